@@ -1,0 +1,114 @@
+// NVFP4: e2m1 values with one e4m3 scale per 16 consecutive K elements, plus an optional per-tensor
+// fp32 global scale g. An element decodes as  e2m1(code) * e4m3(block scale) * g.
+//
+// Block quantization (what the host quantizer here and bwgemm::quantize_nvfp4 on the GPU both do,
+// bit for bit):
+//   amax  = max |x_i| over the 16 elements (NaN if any element is NaN)
+//   scale = e4m3_encode(amax / (6 * g))          round to nearest even, saturating to 448
+//   s     = e4m3_decode(scale) * g               the decoded scale the codes are rounded against
+//   code_i = s == 0 ? 0 : e2m1_encode(x_i / s)   round to nearest even, saturating to +-6
+// An all-zero block (or one whose scale underflows e4m3) gets scale 0 and codes 0.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "bwgemm/formats/e2m1.cuh"
+#include "bwgemm/formats/e4m3.cuh"
+#include "bwgemm/formats/fp16.cuh"
+#include "bwgemm/formats/scale_layout.cuh"
+#include "bwgemm/host/status.hpp"
+
+namespace bwgemm {
+
+// Element types a matrix may hold before quantization.
+BWGEMM_HD BWGEMM_FORCEINLINE float to_f32(float x) { return x; }
+BWGEMM_HD BWGEMM_FORCEINLINE float to_f32(__half x) { return f16_bits_to_f32(__half_raw(x).x); }
+BWGEMM_HD BWGEMM_FORCEINLINE float to_f32(__nv_bfloat16 x) { return bf16_bits_to_f32(__nv_bfloat16_raw(x).x); }
+
+// One 16-element block: writes the e4m3 scale code and 16 e2m1 codes (one per byte, low nibble).
+// x_stride is the distance between consecutive elements (1 for K-contiguous data).
+template <class T>
+BWGEMM_HD BWGEMM_FORCEINLINE void quantize_nvfp4_block(const T* x, float global_scale, uint8_t* scale_code,
+                                                       uint8_t* codes) {
+  float amax = 0.0f;
+  for (int i = 0; i < kNvfp4BlockSize; ++i) {
+    const float a = to_f32(x[i]) < 0.0f ? -to_f32(x[i]) : to_f32(x[i]);
+    if (a > amax || is_nan_f32(a)) amax = is_nan_f32(amax) ? amax : a;
+  }
+  const uint8_t scale = e4m3_encode(amax / (kE2m1Max * global_scale));
+  const float s = e4m3_decode(scale) * global_scale;
+  *scale_code = scale;
+  for (int i = 0; i < kNvfp4BlockSize; ++i) codes[i] = s == 0.0f ? 0 : e2m1_encode(to_f32(x[i]) / s);
+}
+
+// Decoded value of element (row, k) of batch b of an NVFP4 matrix: packed K-major e2m1 data
+// (rows x k/2 bytes per batch, batch outermost, element 2i in the low nibble) with blocked scales.
+BWGEMM_HD BWGEMM_FORCEINLINE float nvfp4_element(const uint8_t* packed, const uint8_t* blocked_scales, int64_t row,
+                                                 int64_t k_index, int64_t batch, int64_t rows, int64_t k,
+                                                 float global_scale = 1.0f) {
+  const uint8_t byte = packed[(batch * rows + row) * (k / 2) + k_index / 2];
+  const uint8_t code = (k_index & 1) ? (byte >> 4) : (byte & 0xF);
+  const uint8_t scale =
+      blocked_scales[blocked_scale_offset(row, k_index / kNvfp4BlockSize, batch, rows, k / kNvfp4BlockSize)];
+  return e2m1_decode(code) * e4m3_decode(scale) * global_scale;
+}
+
+// Checks shared by the host quantizer and the GPU one: K must split into 16-element blocks.
+inline Status validate_nvfp4_shape(int64_t rows, int64_t k, int64_t batch, int64_t ld) {
+  if (rows < 1) return Status::invalid_argument("rows must be >= 1 (got " + std::to_string(rows) + ")");
+  if (batch < 1) return Status::invalid_argument("batch must be >= 1 (got " + std::to_string(batch) + ")");
+  if (k < kNvfp4BlockSize || k % kNvfp4BlockSize != 0)
+    return Status::invalid_argument("K must be a positive multiple of 16, the NVFP4 block size (got " +
+                                    std::to_string(k) + ")");
+  if (ld < k) return Status::invalid_argument("ld must be >= K (got ld = " + std::to_string(ld) + ", K = " +
+                                              std::to_string(k) + ")");
+  return Status::success();
+}
+
+// Host quantizer. x: `batch` row-major rows x k matrices, row stride ld elements, batch stride
+// rows * ld. packed: batch * rows * k / 2 bytes. scales: blocked_scale_bytes(rows, k / 16, batch)
+// bytes in the 128x4 blocked layout (padding zeroed).
+template <class T>
+Status quantize_nvfp4_host(const T* x, int64_t rows, int64_t k, int64_t batch, int64_t ld, float global_scale,
+                           uint8_t* packed, uint8_t* scales) {
+  if (Status s = validate_nvfp4_shape(rows, k, batch, ld); !s.ok()) return s;
+  if (x == nullptr || packed == nullptr || scales == nullptr)
+    return Status::invalid_argument("x, packed and scales must not be null");
+  if (!(global_scale > 0.0f) || is_nan_f32(global_scale) || global_scale > 3.4e38f)
+    return Status::invalid_argument("global_scale must be a positive finite number");
+  const int64_t sf_cols = k / kNvfp4BlockSize;
+  std::memset(scales, 0, static_cast<size_t>(blocked_scale_bytes(rows, sf_cols, batch)));
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t r = 0; r < rows; ++r) {
+      const T* row = x + (b * rows + r) * ld;
+      uint8_t* out = packed + (b * rows + r) * (k / 2);
+      for (int64_t j = 0; j < sf_cols; ++j) {
+        uint8_t codes[kNvfp4BlockSize];
+        uint8_t scale;
+        quantize_nvfp4_block(row + j * kNvfp4BlockSize, global_scale, &scale, codes);
+        scales[blocked_scale_offset(r, j, b, rows, sf_cols)] = scale;
+        for (int i = 0; i < kNvfp4BlockSize; i += 2)
+          out[(j * kNvfp4BlockSize + i) / 2] = static_cast<uint8_t>(codes[i] | (codes[i + 1] << 4));
+      }
+    }
+  }
+  return Status::success();
+}
+
+// Host dequantizer: the inverse view, out is batch x rows x k fp32 (row stride k).
+inline Status dequantize_nvfp4_host(const uint8_t* packed, const uint8_t* scales, int64_t rows, int64_t k,
+                                    int64_t batch, float global_scale, float* out) {
+  if (Status s = validate_nvfp4_shape(rows, k, batch, k); !s.ok()) return s;
+  if (packed == nullptr || scales == nullptr || out == nullptr)
+    return Status::invalid_argument("packed, scales and out must not be null");
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t i = 0; i < k; ++i)
+        out[(b * rows + r) * k + i] = nvfp4_element(packed, scales, r, i, b, rows, k, global_scale);
+  return Status::success();
+}
+
+}  // namespace bwgemm
