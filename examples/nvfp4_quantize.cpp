@@ -22,14 +22,17 @@ int main(int argc, char** argv) {
   for (auto& v : x) v = normal(rng) * (rng() % 64 == 0 ? 8.0f : 1.0f);
 
   std::vector<uint8_t> packed(static_cast<size_t>(rows * k / 2));
-  std::vector<uint8_t> scales(static_cast<size_t>(bwgemm::blocked_scale_bytes(rows, k / bwgemm::kNvfp4BlockSize)));
-  if (bwgemm::Status s = bwgemm::quantize_nvfp4_host(x.data(), rows, k, 1, k, 1.0f, packed.data(), scales.data());
+  std::vector<uint8_t> scales(
+      static_cast<size_t>(bwgemm::blocked_scale_bytes(rows, k / bwgemm::kNvfp4BlockSize)));
+  if (bwgemm::Status s =
+          bwgemm::quantize_nvfp4_host(x.data(), rows, k, 1, k, 1.0f, packed.data(), scales.data());
       !s.ok()) {
     std::fprintf(stderr, "quantize_nvfp4_host: %s\n", s.to_string().c_str());
     return 1;
   }
   std::vector<float> back(x.size());
-  if (bwgemm::Status s = bwgemm::dequantize_nvfp4_host(packed.data(), scales.data(), rows, k, 1, 1.0f, back.data());
+  if (bwgemm::Status s =
+          bwgemm::dequantize_nvfp4_host(packed.data(), scales.data(), rows, k, 1, 1.0f, back.data());
       !s.ok()) {
     std::fprintf(stderr, "dequantize_nvfp4_host: %s\n", s.to_string().c_str());
     return 1;
@@ -48,10 +51,12 @@ int main(int argc, char** argv) {
   std::printf("NVFP4 quantization of a %lld x %lld fp32 matrix (16-element blocks, e4m3 scales)\n",
               static_cast<long long>(rows), static_cast<long long>(k));
   std::printf("  packed data     %zu bytes, blocked scales %zu bytes (%.3f bits per value)\n", packed.size(),
-              scales.size(), 8.0 * static_cast<double>(packed.size() + scales.size()) / static_cast<double>(x.size()));
+              scales.size(),
+              8.0 * static_cast<double>(packed.size() + scales.size()) / static_cast<double>(x.size()));
   std::printf("  mean |error|    %.6f\n", sum_abs / static_cast<double>(x.size()));
   std::printf("  max |error|     %.6f\n", max_abs);
   std::printf("  relative RMS error %.6f\n", std::sqrt(sq_err / sq_ref));
-  std::printf("  exact values    %.2f%%\n", 100.0 * static_cast<double>(exact) / static_cast<double>(x.size()));
+  std::printf("  exact values    %.2f%%\n",
+              100.0 * static_cast<double>(exact) / static_cast<double>(x.size()));
   return 0;
 }

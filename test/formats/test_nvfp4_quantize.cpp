@@ -23,20 +23,24 @@ Quantized quantize(const std::vector<T>& x, int64_t rows, int64_t k, int64_t bat
   q.packed.assign(static_cast<size_t>(batch * rows * k / 2), 0xAA);
   q.scales.assign(static_cast<size_t>(bwgemm::blocked_scale_bytes(rows, k / 16, batch)), 0xAA);
   q.dequant.assign(static_cast<size_t>(batch * rows * k), -1.0f);
-  EXPECT_TRUE(bwgemm::quantize_nvfp4_host(x.data(), rows, k, batch, k, g, q.packed.data(), q.scales.data()).ok());
-  EXPECT_TRUE(bwgemm::dequantize_nvfp4_host(q.packed.data(), q.scales.data(), rows, k, batch, g, q.dequant.data()).ok());
+  EXPECT_TRUE(
+      bwgemm::quantize_nvfp4_host(x.data(), rows, k, batch, k, g, q.packed.data(), q.scales.data()).ok());
+  EXPECT_TRUE(
+      bwgemm::dequantize_nvfp4_host(q.packed.data(), q.scales.data(), rows, k, batch, g, q.dequant.data())
+          .ok());
   return q;
 }
 
 TEST(Nvfp4Quantize, ZeroBlocksGetZeroScaleAndCodes) {
   std::vector<float> x(2 * 32, 0.0f);
-  for (int i = 16; i < 32; ++i) x[static_cast<size_t>(i)] = static_cast<float>(i - 20);  // row 0, block 1 nonzero
+  for (int i = 16; i < 32; ++i)
+    x[static_cast<size_t>(i)] = static_cast<float>(i - 20);  // row 0, block 1 nonzero
   Quantized q = quantize(x, 2, 32);
   EXPECT_EQ(q.scales[static_cast<size_t>(bwgemm::blocked_scale_offset(0, 0, 0, 2, 2))], 0);
   EXPECT_EQ(q.scales[static_cast<size_t>(bwgemm::blocked_scale_offset(1, 1, 0, 2, 2))], 0);
   EXPECT_NE(q.scales[static_cast<size_t>(bwgemm::blocked_scale_offset(0, 1, 0, 2, 2))], 0);
-  for (int i = 0; i < 8; ++i) EXPECT_EQ(q.packed[static_cast<size_t>(i)], 0);   // row 0 block 0
-  for (int i = 16; i < 32; ++i) EXPECT_EQ(q.packed[static_cast<size_t>(i)], 0); // row 1
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(q.packed[static_cast<size_t>(i)], 0);    // row 0 block 0
+  for (int i = 16; i < 32; ++i) EXPECT_EQ(q.packed[static_cast<size_t>(i)], 0);  // row 1
   for (int i = 0; i < 16; ++i) EXPECT_EQ(q.dequant[static_cast<size_t>(i)], 0.0f);
 }
 
@@ -76,8 +80,10 @@ TEST(Nvfp4Quantize, PerElementErrorIsWithinTheBlockBound) {
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t j = 0; j < k / 16; ++j) {
       float amax = 0;
-      for (int i = 0; i < 16; ++i) amax = std::max(amax, std::fabs(x[static_cast<size_t>(r * k + j * 16 + i)]));
-      const uint8_t scale = q.scales[static_cast<size_t>(bwgemm::blocked_scale_offset(r, j, 0, rows, k / 16))];
+      for (int i = 0; i < 16; ++i)
+        amax = std::max(amax, std::fabs(x[static_cast<size_t>(r * k + j * 16 + i)]));
+      const uint8_t scale =
+          q.scales[static_cast<size_t>(bwgemm::blocked_scale_offset(r, j, 0, rows, k / 16))];
       const float s = bwgemm::e4m3_decode(scale);
       // The scale is amax / 6 rounded to nearest e4m3: relative error <= 2^-4 for normal scales.
       ASSERT_LE(std::fabs(s - amax / 6.0f), amax / 6.0f * 0.0625f + 1e-30f);
@@ -96,7 +102,8 @@ TEST(Nvfp4Quantize, PerElementErrorIsWithinTheBlockBound) {
 TEST(Nvfp4Quantize, GlobalScaleDividesTheBlockScale) {
   // Values of magnitude ~1e4 do not fit e4m3 scales (max 448 * 6); a global scale brings them in range.
   std::vector<float> x(16);
-  for (int i = 0; i < 16; ++i) x[static_cast<size_t>(i)] = 1024.0f * bwgemm::e2m1_decode(static_cast<uint8_t>(i));
+  for (int i = 0; i < 16; ++i)
+    x[static_cast<size_t>(i)] = 1024.0f * bwgemm::e2m1_decode(static_cast<uint8_t>(i));
   const float g = 16.0f;
   Quantized q = quantize(x, 1, 16, 1, g);
   EXPECT_EQ(q.scales[0], bwgemm::e4m3_encode(6.0f * 1024.0f / (6.0f * g)));  // 64 = 0x5E... exactly
@@ -153,8 +160,10 @@ TEST(Nvfp4Quantize, RowStrideAndBatchAreHonoured) {
         x[static_cast<size_t>((b * rows + r) * ld + i)] = v;
         dense[static_cast<size_t>((b * rows + r) * k + i)] = v;
       }
-  std::vector<uint8_t> packed(static_cast<size_t>(batch * rows * k / 2)), scales(static_cast<size_t>(bwgemm::blocked_scale_bytes(rows, 2, batch)));
-  ASSERT_TRUE(bwgemm::quantize_nvfp4_host(x.data(), rows, k, batch, ld, 1.0f, packed.data(), scales.data()).ok());
+  std::vector<uint8_t> packed(static_cast<size_t>(batch * rows * k / 2)),
+      scales(static_cast<size_t>(bwgemm::blocked_scale_bytes(rows, 2, batch)));
+  ASSERT_TRUE(
+      bwgemm::quantize_nvfp4_host(x.data(), rows, k, batch, ld, 1.0f, packed.data(), scales.data()).ok());
   Quantized want = quantize(dense, rows, k, batch);
   EXPECT_EQ(packed, want.packed);
   EXPECT_EQ(scales, want.scales);

@@ -25,7 +25,8 @@ struct Tensor {
 // view/reshape: same data, new shape (one dimension may be -1).
 Tensor reshape(Tensor t, std::vector<int64_t> shape) {
   int64_t known = 1, infer = -1;
-  for (size_t i = 0; i < shape.size(); ++i) (shape[i] == -1) ? infer = static_cast<int64_t>(i) : known *= shape[i];
+  for (size_t i = 0; i < shape.size(); ++i)
+    (shape[i] == -1) ? infer = static_cast<int64_t>(i) : known *= shape[i];
   if (infer >= 0) shape[static_cast<size_t>(infer)] = t.size() / known;
   int64_t total = 1;
   for (int64_t s : shape) total *= s;
@@ -66,13 +67,14 @@ TEST(ScaleLayout, FormulaOnHandPickedEntries) {
   // rows = 256, sf_cols = 8 (K = 128): 2 row blocks x 2 column blocks of 512-byte atoms.
   EXPECT_EQ(blocked_scale_offset(0, 0, 0, 256, 8), 0);
   EXPECT_EQ(blocked_scale_offset(0, 3, 0, 256, 8), 3);
-  EXPECT_EQ(blocked_scale_offset(32, 0, 0, 256, 8), 4);     // second 32-row group: next 4 bytes
-  EXPECT_EQ(blocked_scale_offset(1, 0, 0, 256, 8), 16);     // next row in a group: next 16-byte line
+  EXPECT_EQ(blocked_scale_offset(32, 0, 0, 256, 8), 4);  // second 32-row group: next 4 bytes
+  EXPECT_EQ(blocked_scale_offset(1, 0, 0, 256, 8), 16);  // next row in a group: next 16-byte line
   EXPECT_EQ(blocked_scale_offset(127, 3, 0, 256, 8), 31 * 16 + 3 * 4 + 3);
-  EXPECT_EQ(blocked_scale_offset(0, 4, 0, 256, 8), 512);    // next atom along K
+  EXPECT_EQ(blocked_scale_offset(0, 4, 0, 256, 8), 512);     // next atom along K
   EXPECT_EQ(blocked_scale_offset(128, 0, 0, 256, 8), 1024);  // next row block after both K atoms
-  EXPECT_EQ(blocked_scale_offset(0, 0, 1, 256, 8), 2048);   // next batch
-  static_assert(blocked_scale_offset(200, 5, 0, 200, 6) == (1 * 2 + 1) * 512 + 8 * 16 + 2 * 4 + 1, "constexpr");
+  EXPECT_EQ(blocked_scale_offset(0, 0, 1, 256, 8), 2048);    // next batch
+  static_assert(blocked_scale_offset(200, 5, 0, 200, 6) == (1 * 2 + 1) * 512 + 8 * 16 + 2 * 4 + 1,
+                "constexpr");
   EXPECT_EQ(blocked_scale_bytes(256, 8, 1), 2048);
   EXPECT_EQ(blocked_scale_bytes(1, 1, 1), 512);  // everything pads to one atom
   EXPECT_EQ(blocked_scale_bytes(129, 5, 3), 3 * 2 * 2 * 512);
@@ -116,7 +118,8 @@ TEST_P(ScaleLayoutShapes, AgreesWithTheToBlockedRecipe) {
     for (int64_t pos = 0; pos < t.size(); ++pos) {
       const int64_t id = t.data[static_cast<size_t>(pos)];
       const int64_t r = id / (ncb * 4), j = id % (ncb * 4);
-      ASSERT_EQ(blocked_scale_offset(r, j, b, rows, sf_cols), b * nrb * ncb * 512 + pos) << "r " << r << " j " << j;
+      ASSERT_EQ(blocked_scale_offset(r, j, b, rows, sf_cols), b * nrb * ncb * 512 + pos)
+          << "r " << r << " j " << j;
     }
   }
 }

@@ -34,14 +34,20 @@ float cuda_fp4_decode(uint8_t code) {
   __half_raw h = __nv_cvt_fp4_to_halfraw(static_cast<__nv_fp4_storage_t>(code), __NV_E2M1);
   return __half2float(__half(h));
 }
-uint8_t cuda_fp4_encode(float x) { return __nv_cvt_float_to_fp4(x, __NV_E2M1, cudaRoundNearest); }
+uint8_t cuda_fp4_encode(float x) {
+  return __nv_cvt_float_to_fp4(x, __NV_E2M1, cudaRoundNearest);
+}
 float cuda_e4m3_decode(uint8_t code) {
   __half_raw h = __nv_cvt_fp8_to_halfraw(code, __NV_E4M3);
   return __half2float(__half(h));
 }
-uint8_t cuda_e4m3_encode(float x) { return __nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E4M3); }
+uint8_t cuda_e4m3_encode(float x) {
+  return __nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E4M3);
+}
 
-bool same_float(float a, float b) { return std::isnan(a) ? std::isnan(b) : f32_to_bits(a) == f32_to_bits(b); }
+bool same_float(float a, float b) {
+  return std::isnan(a) ? std::isnan(b) : f32_to_bits(a) == f32_to_bits(b);
+}
 
 // Floats around every point of interest: the point itself and its fp32 neighbours.
 std::vector<float> around(const std::vector<float>& points) {
@@ -70,7 +76,8 @@ TEST(E2m1, AllSixteenCodesDecodeAsTheBitDefinitionSays) {
 
 TEST(E2m1, DecodeAgreesWithCudaFp4) {
   for (uint32_t code = 0; code < 16; ++code)
-    EXPECT_TRUE(same_float(bwgemm::e2m1_decode(static_cast<uint8_t>(code)), cuda_fp4_decode(static_cast<uint8_t>(code))))
+    EXPECT_TRUE(same_float(bwgemm::e2m1_decode(static_cast<uint8_t>(code)),
+                           cuda_fp4_decode(static_cast<uint8_t>(code))))
         << "code " << code;
 }
 
@@ -80,13 +87,13 @@ TEST(E2m1, EveryCodeRoundTrips) {
 
 TEST(E2m1, TiesRoundToEvenCode) {
   // Midpoints between neighbours go to the code with mantissa bit 0.
-  EXPECT_EQ(bwgemm::e2m1_encode(0.25f), 0x0);   // 0 | 0.5   -> 0
-  EXPECT_EQ(bwgemm::e2m1_encode(0.75f), 0x2);   // 0.5 | 1   -> 1
-  EXPECT_EQ(bwgemm::e2m1_encode(1.25f), 0x2);   // 1 | 1.5   -> 1
-  EXPECT_EQ(bwgemm::e2m1_encode(1.75f), 0x4);   // 1.5 | 2   -> 2
-  EXPECT_EQ(bwgemm::e2m1_encode(2.5f), 0x4);    // 2 | 3     -> 2
-  EXPECT_EQ(bwgemm::e2m1_encode(3.5f), 0x6);    // 3 | 4     -> 4
-  EXPECT_EQ(bwgemm::e2m1_encode(5.0f), 0x6);    // 4 | 6     -> 4
+  EXPECT_EQ(bwgemm::e2m1_encode(0.25f), 0x0);  // 0 | 0.5   -> 0
+  EXPECT_EQ(bwgemm::e2m1_encode(0.75f), 0x2);  // 0.5 | 1   -> 1
+  EXPECT_EQ(bwgemm::e2m1_encode(1.25f), 0x2);  // 1 | 1.5   -> 1
+  EXPECT_EQ(bwgemm::e2m1_encode(1.75f), 0x4);  // 1.5 | 2   -> 2
+  EXPECT_EQ(bwgemm::e2m1_encode(2.5f), 0x4);   // 2 | 3     -> 2
+  EXPECT_EQ(bwgemm::e2m1_encode(3.5f), 0x6);   // 3 | 4     -> 4
+  EXPECT_EQ(bwgemm::e2m1_encode(5.0f), 0x6);   // 4 | 6     -> 4
   EXPECT_EQ(bwgemm::e2m1_encode(-5.0f), 0xE);
   EXPECT_EQ(bwgemm::e2m1_encode(std::nextafter(5.0f, 6.0f)), 0x7);
 }
@@ -97,15 +104,33 @@ TEST(E2m1, SaturatesAndHandlesSpecials) {
   EXPECT_EQ(bwgemm::e2m1_encode(-1e30f), 0xF);
   EXPECT_EQ(bwgemm::e2m1_encode(std::numeric_limits<float>::infinity()), 0x7);
   EXPECT_EQ(bwgemm::e2m1_encode(-std::numeric_limits<float>::infinity()), 0xF);
-  EXPECT_EQ(bwgemm::e2m1_encode(std::numeric_limits<float>::quiet_NaN()), 0x7);   // documented: NaN -> +6
+  EXPECT_EQ(bwgemm::e2m1_encode(std::numeric_limits<float>::quiet_NaN()), 0x7);  // documented: NaN -> +6
   EXPECT_EQ(bwgemm::e2m1_encode(-std::numeric_limits<float>::quiet_NaN()), 0x7);
   EXPECT_EQ(bwgemm::e2m1_encode(-0.0f), 0x8);
   EXPECT_EQ(bwgemm::e2m1_encode(1e-40f), 0x0);
 }
 
 TEST(E2m1, EncodeAgreesWithCudaFp4) {
-  std::vector<float> points = {0, 0.25f, 0.5f, 0.75f, 1, 1.25f, 1.5f, 1.75f, 2, 2.5f, 3, 3.5f, 4, 5, 6, 7, 8, 1e-40f,
-                               std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()};
+  std::vector<float> points = {0,
+                               0.25f,
+                               0.5f,
+                               0.75f,
+                               1,
+                               1.25f,
+                               1.5f,
+                               1.75f,
+                               2,
+                               2.5f,
+                               3,
+                               3.5f,
+                               4,
+                               5,
+                               6,
+                               7,
+                               8,
+                               1e-40f,
+                               std::numeric_limits<float>::infinity(),
+                               std::numeric_limits<float>::quiet_NaN()};
   std::vector<float> xs = around(points);
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> dist(-8.0f, 8.0f);
@@ -132,7 +157,8 @@ TEST(E4m3, All256CodesDecodeAsTheBitDefinitionSays) {
 
 TEST(E4m3, DecodeAgreesWithCudaFp8) {
   for (uint32_t code = 0; code < 256; ++code)
-    EXPECT_TRUE(same_float(bwgemm::e4m3_decode(static_cast<uint8_t>(code)), cuda_e4m3_decode(static_cast<uint8_t>(code))))
+    EXPECT_TRUE(same_float(bwgemm::e4m3_decode(static_cast<uint8_t>(code)),
+                           cuda_e4m3_decode(static_cast<uint8_t>(code))))
         << "code " << code;
 }
 
@@ -163,7 +189,7 @@ TEST(E4m3, SaturatesToFiniteMaxAndEncodesNaN) {
   EXPECT_EQ(bwgemm::e4m3_encode(-std::numeric_limits<float>::infinity()), 0xFE);
   EXPECT_EQ(bwgemm::e4m3_encode(std::numeric_limits<float>::quiet_NaN()), 0x7F);
   EXPECT_EQ(bwgemm::e4m3_encode(-std::numeric_limits<float>::quiet_NaN()), 0x7F);
-  EXPECT_EQ(bwgemm::e4m3_encode(std::ldexp(1.0f, -10)), 0x00);                       // tie 0 | 2^-9 -> 0
+  EXPECT_EQ(bwgemm::e4m3_encode(std::ldexp(1.0f, -10)), 0x00);  // tie 0 | 2^-9 -> 0
   EXPECT_EQ(bwgemm::e4m3_encode(std::nextafter(std::ldexp(1.0f, -10), 1.0f)), 0x01);
 }
 
@@ -189,18 +215,20 @@ TEST(E4m3, EncodeAgreesWithCudaFp8) {
 // ---------------------------------------------------------------------------------------- ue8m0
 TEST(Ue8m0, All256CodesArePowersOfTwo) {
   for (uint32_t code = 0; code < 255; ++code)
-    EXPECT_EQ(bwgemm::ue8m0_decode(static_cast<uint8_t>(code)), std::ldexp(1.0f, static_cast<int>(code) - 127))
+    EXPECT_EQ(bwgemm::ue8m0_decode(static_cast<uint8_t>(code)),
+              std::ldexp(1.0f, static_cast<int>(code) - 127))
         << "code " << code;
   EXPECT_TRUE(std::isnan(bwgemm::ue8m0_decode(0xFF)));
   for (uint32_t code = 0; code < 255; ++code)
-    EXPECT_TRUE(same_float(bwgemm::ue8m0_decode(static_cast<uint8_t>(code)),
-                           __bfloat162float(__nv_bfloat16(__nv_cvt_e8m0_to_bf16raw(static_cast<uint8_t>(code))))));
+    EXPECT_TRUE(
+        same_float(bwgemm::ue8m0_decode(static_cast<uint8_t>(code)),
+                   __bfloat162float(__nv_bfloat16(__nv_cvt_e8m0_to_bf16raw(static_cast<uint8_t>(code))))));
 }
 
 TEST(Ue8m0, DirectedRoundingAgreesWithCuda) {
-  std::vector<float> xs = around({0, std::ldexp(1.0f, -127), std::ldexp(1.5f, -127), std::ldexp(1.0f, -126), 1.0f,
-                                  1.5f, 3.0f, 1e-30f, 1e30f, 3.4e38f, std::numeric_limits<float>::infinity(),
-                                  std::numeric_limits<float>::quiet_NaN()});
+  std::vector<float> xs = around(
+      {0, std::ldexp(1.0f, -127), std::ldexp(1.5f, -127), std::ldexp(1.0f, -126), 1.0f, 1.5f, 3.0f, 1e-30f,
+       1e30f, 3.4e38f, std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()});
   std::mt19937 rng(3);
   for (int i = 0; i < 200000; ++i) xs.push_back(bits_to_f32(rng()));
   for (float x : xs) {
@@ -218,13 +246,14 @@ TEST(Ue8m0, NearestEvenRoundsAtOnePointFive) {
   EXPECT_EQ(bwgemm::ue8m0_encode(1.0f, R::kNearestEven), 127);
   EXPECT_EQ(bwgemm::ue8m0_encode(1.49f, R::kNearestEven), 127);
   EXPECT_EQ(bwgemm::ue8m0_encode(1.51f, R::kNearestEven), 128);
-  EXPECT_EQ(bwgemm::ue8m0_encode(1.5f, R::kNearestEven), 128);  // tie between codes 127 and 128 -> even 128
-  EXPECT_EQ(bwgemm::ue8m0_encode(3.0f, R::kNearestEven), 128);  // tie between codes 128 and 129 -> even 128
+  EXPECT_EQ(bwgemm::ue8m0_encode(1.5f, R::kNearestEven), 128);   // tie between codes 127 and 128 -> even 128
+  EXPECT_EQ(bwgemm::ue8m0_encode(3.0f, R::kNearestEven), 128);   // tie between codes 128 and 129 -> even 128
   EXPECT_EQ(bwgemm::ue8m0_encode(-3.0f, R::kNearestEven), 128);  // unsigned: magnitude
   EXPECT_EQ(bwgemm::ue8m0_encode(std::numeric_limits<float>::infinity()), 0xFE);
   EXPECT_EQ(bwgemm::ue8m0_encode(std::numeric_limits<float>::quiet_NaN()), 0xFF);
   EXPECT_EQ(bwgemm::ue8m0_encode(0.0f), 0);
-  for (uint8_t code = 0; code < 255; ++code) EXPECT_EQ(bwgemm::ue8m0_encode(bwgemm::ue8m0_decode(code)), code);
+  for (uint8_t code = 0; code < 255; ++code)
+    EXPECT_EQ(bwgemm::ue8m0_encode(bwgemm::ue8m0_decode(code)), code);
 }
 
 // ------------------------------------------------------------------------------------ fp16/bf16
@@ -240,7 +269,8 @@ TEST(Fp16, EncodeAgreesWithCuda) {
   std::mt19937 rng(4);
   std::vector<float> xs = around({65504.0f, 65519.0f, 65520.0f, std::ldexp(1.0f, -24), std::ldexp(1.0f, -25),
                                   std::ldexp(1.5f, -25), std::ldexp(1.0f, -14), 1.0f, 0.0f});
-  for (int i = 0; i < 300000; ++i) xs.push_back(bits_to_f32((rng() & 0x87FFFFFFu) | ((96u + rng() % 48) << 23)));
+  for (int i = 0; i < 300000; ++i)
+    xs.push_back(bits_to_f32((rng() & 0x87FFFFFFu) | ((96u + rng() % 48) << 23)));
   for (uint32_t h = 0; h < 65536; ++h) xs.push_back(bwgemm::f16_bits_to_f32(static_cast<uint16_t>(h)));
   for (float x : xs) {
     const uint16_t want = __half_raw(__float2half_rn(x)).x;
@@ -256,7 +286,8 @@ TEST(Bf16, DecodeAndEncodeAgreeWithCuda) {
   for (uint32_t h = 0; h < 65536; ++h) {
     __nv_bfloat16_raw r;
     r.x = static_cast<uint16_t>(h);
-    ASSERT_TRUE(same_float(bwgemm::bf16_bits_to_f32(static_cast<uint16_t>(h)), __bfloat162float(__nv_bfloat16(r))));
+    ASSERT_TRUE(
+        same_float(bwgemm::bf16_bits_to_f32(static_cast<uint16_t>(h)), __bfloat162float(__nv_bfloat16(r))));
   }
   std::mt19937 rng(5);
   for (int i = 0; i < 300000; ++i) {

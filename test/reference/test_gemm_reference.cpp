@@ -37,14 +37,16 @@ std::vector<double> naive(const bwgemm::ref::GemmArgs<TA, TB, TD>& p) {
           acc += static_cast<double>(to_float(p.a[l * p.batch_stride_a + i * p.lda + kk])) * to_float(bv);
         }
         double v = p.alpha * acc;
-        if (p.beta != 0.0f) v += static_cast<double>(p.beta) * to_float(p.c[l * p.batch_stride_c + i * p.ldc + j]);
+        if (p.beta != 0.0f)
+          v += static_cast<double>(p.beta) * to_float(p.c[l * p.batch_stride_c + i * p.ldc + j]);
         out[static_cast<size_t>((l * p.m + i) * p.n + j)] = v;
       }
   return out;
 }
 
 template <class TA, class TD>
-void check_against_naive(BLayout layout, int64_t m, int64_t n, int64_t k, int64_t batch, float alpha, float beta) {
+void check_against_naive(BLayout layout, int64_t m, int64_t n, int64_t k, int64_t batch, float alpha,
+                         float beta) {
   using TB = TA;
   const int64_t lda = k + 3, ldb = (layout == BLayout::kRowMajorKxN ? n : k) + 5, ldc = n + 2, ldd = n + 1;
   const int64_t b_rows = layout == BLayout::kRowMajorKxN ? k : n;
@@ -76,19 +78,31 @@ void check_against_naive(BLayout layout, int64_t m, int64_t n, int64_t k, int64_
       ASSERT_EQ(to_float(d[static_cast<size_t>(l * m * ldd + i * ldd + n)]), -96.0f);
 }
 
-TEST(GemmReference, HalfInHalfOutKMajorB) { check_against_naive<__half, __half>(BLayout::kColumnMajorKxN, 33, 40, 64, 1, 1.0f, 0.0f); }
-TEST(GemmReference, HalfInFloatOutRowMajorB) { check_against_naive<__half, float>(BLayout::kRowMajorKxN, 17, 24, 48, 2, 0.5f, 0.0f); }
-TEST(GemmReference, BfloatInBfloatOutWithBetaAndC) { check_against_naive<__nv_bfloat16, __nv_bfloat16>(BLayout::kColumnMajorKxN, 20, 16, 32, 1, 1.5f, -0.75f); }
-TEST(GemmReference, FloatInFloatOutBatchedRowMajorB) { check_against_naive<float, float>(BLayout::kRowMajorKxN, 9, 13, 21, 3, 2.0f, 1.0f); }
-TEST(GemmReference, BfloatInHalfOutBatchedWithBeta) { check_against_naive<__nv_bfloat16, __half>(BLayout::kRowMajorKxN, 31, 8, 40, 2, 1.0f, 0.5f); }
+TEST(GemmReference, HalfInHalfOutKMajorB) {
+  check_against_naive<__half, __half>(BLayout::kColumnMajorKxN, 33, 40, 64, 1, 1.0f, 0.0f);
+}
+TEST(GemmReference, HalfInFloatOutRowMajorB) {
+  check_against_naive<__half, float>(BLayout::kRowMajorKxN, 17, 24, 48, 2, 0.5f, 0.0f);
+}
+TEST(GemmReference, BfloatInBfloatOutWithBetaAndC) {
+  check_against_naive<__nv_bfloat16, __nv_bfloat16>(BLayout::kColumnMajorKxN, 20, 16, 32, 1, 1.5f, -0.75f);
+}
+TEST(GemmReference, FloatInFloatOutBatchedRowMajorB) {
+  check_against_naive<float, float>(BLayout::kRowMajorKxN, 9, 13, 21, 3, 2.0f, 1.0f);
+}
+TEST(GemmReference, BfloatInHalfOutBatchedWithBeta) {
+  check_against_naive<__nv_bfloat16, __half>(BLayout::kRowMajorKxN, 31, 8, 40, 2, 1.0f, 0.5f);
+}
 
 TEST(GemmReference, ExactSmallIntegers) {
   // A[i][k] = (i + k) % 5 - 2 and B[k][j] = (k * j) % 3 - 1: every product and sum is a small integer,
   // exact in fp16 and fp32; the expected value is computed in integers.
   const int64_t m = 24, n = 16, k = 128;
-  std::vector<__half> a(static_cast<size_t>(m * k)), b_row(static_cast<size_t>(k * n)), b_col(static_cast<size_t>(n * k));
+  std::vector<__half> a(static_cast<size_t>(m * k)), b_row(static_cast<size_t>(k * n)),
+      b_col(static_cast<size_t>(n * k));
   for (int64_t i = 0; i < m; ++i)
-    for (int64_t kk = 0; kk < k; ++kk) a[static_cast<size_t>(i * k + kk)] = from_float<__half>(static_cast<float>((i + kk) % 5 - 2));
+    for (int64_t kk = 0; kk < k; ++kk)
+      a[static_cast<size_t>(i * k + kk)] = from_float<__half>(static_cast<float>((i + kk) % 5 - 2));
   for (int64_t kk = 0; kk < k; ++kk)
     for (int64_t j = 0; j < n; ++j) {
       const float v = static_cast<float>((kk * j) % 3 - 1);
@@ -116,7 +130,8 @@ TEST(GemmReference, ExactSmallIntegers) {
 TEST(GemmReference, IdentityAndOnes) {
   // A = I (n x n), so D = B exactly; and A = ones, B = ones gives K everywhere.
   const int64_t n = 16, k = 16;
-  std::vector<float> eye(static_cast<size_t>(n * k), 0.0f), b(static_cast<size_t>(k * n)), d(static_cast<size_t>(n * n));
+  std::vector<float> eye(static_cast<size_t>(n * k), 0.0f), b(static_cast<size_t>(k * n)),
+      d(static_cast<size_t>(n * n));
   for (int64_t i = 0; i < n; ++i) eye[static_cast<size_t>(i * k + i)] = 1.0f;
   for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i) - 100.0f;
   bwgemm::ref::GemmArgs<float, float, float> p;
@@ -125,7 +140,8 @@ TEST(GemmReference, IdentityAndOnes) {
   bwgemm::ref::gemm(p);
   EXPECT_EQ(d, b);
   std::vector<float> ones(static_cast<size_t>(n * 1000), 1.0f), d2(static_cast<size_t>(n * n));
-  p.k = 1000, p.a = ones.data(), p.lda = 1000, p.b = ones.data(), p.b_layout = BLayout::kColumnMajorKxN, p.ldb = 1000;
+  p.k = 1000, p.a = ones.data(), p.lda = 1000, p.b = ones.data(), p.b_layout = BLayout::kColumnMajorKxN,
+  p.ldb = 1000;
   p.d = d2.data();
   bwgemm::ref::gemm(p);
   for (float v : d2) ASSERT_EQ(v, 1000.0f);

@@ -66,7 +66,8 @@ TEST(Nvfp4Reference, GemmIsExactForPowerOfTwoScales) {
   std::vector<float> d(static_cast<size_t>(m * n));
   bwgemm::ref::nvfp4_gemm(a.view(), b.view(), 1, 1.0f, d.data());
   for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) ASSERT_EQ(d[static_cast<size_t>(i * n + j)], static_cast<float>(dot(a, b, 0, i, j)));
+    for (int64_t j = 0; j < n; ++j)
+      ASSERT_EQ(d[static_cast<size_t>(i * n + j)], static_cast<float>(dot(a, b, 0, i, j)));
 }
 
 TEST(Nvfp4Reference, DualGemmSiluMatchesNaiveLoopInHalf) {
@@ -86,7 +87,8 @@ TEST(Nvfp4Reference, DualGemmSiluMatchesNaiveLoopInHalf) {
         ASSERT_LE(std::abs(got - want), 1e-3 + 1e-3 * std::abs(want)) << l << "," << i << "," << j;
       }
       for (int64_t j = n; j < ldc; ++j)
-        ASSERT_EQ(bwgemm::ref::to_float(c[static_cast<size_t>((l * m + i) * ldc + j)]), -5.0f) << "padding written";
+        ASSERT_EQ(bwgemm::ref::to_float(c[static_cast<size_t>((l * m + i) * ldc + j)]), -5.0f)
+            << "padding written";
     }
 }
 
@@ -94,7 +96,11 @@ TEST(Nvfp4Reference, DualGemmSiluExactSmallCase) {
   // One row, one column, K = 16: A = all 1.0, B1 = all 0.5, B2 = all 1.5, scales 1.
   // x = 16 * 0.5 = 8, y = 16 * 1.5 = 24: C = silu(8) * 24 = 8 * 24 / (1 + e^-8), rounded to fp16/bf16.
   auto uniform = [](uint8_t code, int64_t rows) {
-    Operand o{rows, 16, 1, std::vector<uint8_t>(static_cast<size_t>(rows * 8), static_cast<uint8_t>(code | (code << 4))), {}};
+    Operand o{rows,
+              16,
+              1,
+              std::vector<uint8_t>(static_cast<size_t>(rows * 8), static_cast<uint8_t>(code | (code << 4))),
+              {}};
     std::vector<uint8_t> plain(static_cast<size_t>(rows), 0x38);  // e4m3 1.0
     o.scales.resize(static_cast<size_t>(bwgemm::blocked_scale_bytes(rows, 1, 1)));
     bwgemm::swizzle_scales_to_blocked(plain.data(), rows, 1, 1, o.scales.data());
@@ -114,7 +120,8 @@ TEST(Nvfp4Reference, DualGemmSiluExactSmallCase) {
 
 TEST(Nvfp4Reference, SiluIsXTimesSigmoid) {
   for (float x : {-20.0f, -3.0f, -0.5f, 0.0f, 0.5f, 3.0f, 20.0f})
-    EXPECT_NEAR(bwgemm::ref::silu(x), x / (1.0 + std::exp(-static_cast<double>(x))), 1e-6 * (1 + std::fabs(x)));
+    EXPECT_NEAR(bwgemm::ref::silu(x), x / (1.0 + std::exp(-static_cast<double>(x))),
+                1e-6 * (1 + std::fabs(x)));
 }
 
 }  // namespace

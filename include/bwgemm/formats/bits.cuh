@@ -36,7 +36,9 @@ BWGEMM_HD constexpr float exp2i(int e) {
   return r;
 }
 
-BWGEMM_HD BWGEMM_FORCEINLINE bool is_nan_f32(float x) { return (f32_to_bits(x) & 0x7FFFFFFFu) > 0x7F800000u; }
+BWGEMM_HD BWGEMM_FORCEINLINE bool is_nan_f32(float x) {
+  return (f32_to_bits(x) & 0x7FFFFFFFu) > 0x7F800000u;
+}
 
 // Round-to-nearest-even of an fp32 value to `mantissa_bits` explicit mantissa bits with a minimum
 // normal exponent `min_exp` (values below 2^min_exp are rounded on the subnormal grid 2^(min_exp -

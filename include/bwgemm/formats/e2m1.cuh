@@ -19,9 +19,9 @@ BWGEMM_HD constexpr float e2m1_decode(uint8_t code) {
   const int exponent_field = c >> 1;
   const int mantissa = c & 1;
   // exponent field 0 is subnormal: 0.5 * mantissa; otherwise (1 + m/2) * 2^(e - 1).
-  const float magnitude = exponent_field == 0 ? 0.5f * static_cast<float>(mantissa)
-                                              : (1.0f + 0.5f * static_cast<float>(mantissa)) *
-                                                    exp2i(exponent_field - 1);
+  const float magnitude = exponent_field == 0
+                              ? 0.5f * static_cast<float>(mantissa)
+                              : (1.0f + 0.5f * static_cast<float>(mantissa)) * exp2i(exponent_field - 1);
   return (code & kE2m1SignBit) ? -magnitude : magnitude;
 }
 

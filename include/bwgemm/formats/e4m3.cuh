@@ -17,7 +17,9 @@ inline constexpr int kE4m3Bias = 7;
 inline constexpr int kE4m3MantissaBits = 3;
 inline constexpr int kE4m3MinNormalExp = 1 - kE4m3Bias;  // -6
 
-BWGEMM_HD constexpr bool e4m3_is_nan(uint8_t code) { return (code & 0x7F) == 0x7F; }
+BWGEMM_HD constexpr bool e4m3_is_nan(uint8_t code) {
+  return (code & 0x7F) == 0x7F;
+}
 
 // Decode any of the 256 codes; NaN codes decode to a quiet fp32 NaN (sign kept).
 BWGEMM_HD BWGEMM_FORCEINLINE float e4m3_decode(uint8_t code) {

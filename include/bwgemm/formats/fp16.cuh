@@ -36,7 +36,9 @@ BWGEMM_HD BWGEMM_FORCEINLINE uint16_t f32_to_f16_bits(float x) {
   return sign | static_cast<uint16_t>(((exp + 15) << 10) | ((vb >> 13) & 0x3FF));
 }
 
-BWGEMM_HD BWGEMM_FORCEINLINE float bf16_bits_to_f32(uint16_t h) { return bits_to_f32(static_cast<uint32_t>(h) << 16); }
+BWGEMM_HD BWGEMM_FORCEINLINE float bf16_bits_to_f32(uint16_t h) {
+  return bits_to_f32(static_cast<uint32_t>(h) << 16);
+}
 
 BWGEMM_HD BWGEMM_FORCEINLINE uint16_t f32_to_bf16_bits(float x) {
   const uint32_t bits = f32_to_bits(x);

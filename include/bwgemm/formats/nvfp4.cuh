@@ -24,9 +24,15 @@
 namespace bwgemm {
 
 // Element types a matrix may hold before quantization.
-BWGEMM_HD BWGEMM_FORCEINLINE float to_f32(float x) { return x; }
-BWGEMM_HD BWGEMM_FORCEINLINE float to_f32(__half x) { return f16_bits_to_f32(__half_raw(x).x); }
-BWGEMM_HD BWGEMM_FORCEINLINE float to_f32(__nv_bfloat16 x) { return bf16_bits_to_f32(__nv_bfloat16_raw(x).x); }
+BWGEMM_HD BWGEMM_FORCEINLINE float to_f32(float x) {
+  return x;
+}
+BWGEMM_HD BWGEMM_FORCEINLINE float to_f32(__half x) {
+  return f16_bits_to_f32(__half_raw(x).x);
+}
+BWGEMM_HD BWGEMM_FORCEINLINE float to_f32(__nv_bfloat16 x) {
+  return bf16_bits_to_f32(__nv_bfloat16_raw(x).x);
+}
 
 // One 16-element block: writes the e4m3 scale code and 16 e2m1 codes (one per byte, low nibble).
 // x_stride is the distance between consecutive elements (1 for K-contiguous data).
@@ -46,9 +52,9 @@ BWGEMM_HD BWGEMM_FORCEINLINE void quantize_nvfp4_block(const T* x, float global_
 
 // Decoded value of element (row, k) of batch b of an NVFP4 matrix: packed K-major e2m1 data
 // (rows x k/2 bytes per batch, batch outermost, element 2i in the low nibble) with blocked scales.
-BWGEMM_HD BWGEMM_FORCEINLINE float nvfp4_element(const uint8_t* packed, const uint8_t* blocked_scales, int64_t row,
-                                                 int64_t k_index, int64_t batch, int64_t rows, int64_t k,
-                                                 float global_scale = 1.0f) {
+BWGEMM_HD BWGEMM_FORCEINLINE float nvfp4_element(const uint8_t* packed, const uint8_t* blocked_scales,
+                                                 int64_t row, int64_t k_index, int64_t batch, int64_t rows,
+                                                 int64_t k, float global_scale = 1.0f) {
   const uint8_t byte = packed[(batch * rows + row) * (k / 2) + k_index / 2];
   const uint8_t code = (k_index & 1) ? (byte >> 4) : (byte & 0xF);
   const uint8_t scale =
@@ -63,8 +69,9 @@ inline Status validate_nvfp4_shape(int64_t rows, int64_t k, int64_t batch, int64
   if (k < kNvfp4BlockSize || k % kNvfp4BlockSize != 0)
     return Status::invalid_argument("K must be a positive multiple of 16, the NVFP4 block size (got " +
                                     std::to_string(k) + ")");
-  if (ld < k) return Status::invalid_argument("ld must be >= K (got ld = " + std::to_string(ld) + ", K = " +
-                                              std::to_string(k) + ")");
+  if (ld < k)
+    return Status::invalid_argument("ld must be >= K (got ld = " + std::to_string(ld) +
+                                    ", K = " + std::to_string(k) + ")");
   return Status::success();
 }
 

@@ -16,14 +16,18 @@
 
 namespace bwgemm {
 
-inline constexpr int kNvfp4BlockSize = 16;     // K elements per e4m3 scale (NVFP4 "block16")
-inline constexpr int kScaleAtomRows = 128;     // rows per 512-byte atom
-inline constexpr int kScaleAtomCols = 4;       // scale columns (64 K elements) per atom
+inline constexpr int kNvfp4BlockSize = 16;  // K elements per e4m3 scale (NVFP4 "block16")
+inline constexpr int kScaleAtomRows = 128;  // rows per 512-byte atom
+inline constexpr int kScaleAtomCols = 4;    // scale columns (64 K elements) per atom
 inline constexpr int kScaleAtomBytes = kScaleAtomRows * kScaleAtomCols;  // 512
-inline constexpr int kScaleAtomRowGroup = 32;  // rows per 16-byte line of an atom
+inline constexpr int kScaleAtomRowGroup = 32;                            // rows per 16-byte line of an atom
 
-BWGEMM_HD constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-BWGEMM_HD constexpr int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
+BWGEMM_HD constexpr int64_t ceil_div(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+BWGEMM_HD constexpr int64_t round_up(int64_t a, int64_t b) {
+  return ceil_div(a, b) * b;
+}
 
 // Byte offset of scale (row, sf_col, batch) in a blocked buffer for a rows x sf_cols matrix.
 // The one function every producer and consumer of the layout calls.
@@ -33,7 +37,8 @@ BWGEMM_HD constexpr int64_t blocked_scale_offset(int64_t row, int64_t sf_col, in
   const int64_t col_blocks = ceil_div(sf_cols, kScaleAtomCols);
   const int64_t atom = (batch * row_blocks + row / kScaleAtomRows) * col_blocks + sf_col / kScaleAtomCols;
   const int64_t in_atom = (row % kScaleAtomRowGroup) * 16 +
-                          ((row % kScaleAtomRows) / kScaleAtomRowGroup) * kScaleAtomCols + sf_col % kScaleAtomCols;
+                          ((row % kScaleAtomRows) / kScaleAtomRowGroup) * kScaleAtomCols +
+                          sf_col % kScaleAtomCols;
   return atom * kScaleAtomBytes + in_atom;
 }
 
@@ -53,8 +58,8 @@ inline void swizzle_scales_to_blocked(const uint8_t* plain, int64_t rows, int64_
 }
 
 // Blocked layout -> plain (batch, rows, sf_cols) row-major scales (padding dropped).
-inline void unswizzle_scales_from_blocked(const uint8_t* blocked, int64_t rows, int64_t sf_cols, int64_t batch,
-                                          uint8_t* plain) {
+inline void unswizzle_scales_from_blocked(const uint8_t* blocked, int64_t rows, int64_t sf_cols,
+                                          int64_t batch, uint8_t* plain) {
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t j = 0; j < sf_cols; ++j)

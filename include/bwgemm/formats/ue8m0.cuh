@@ -38,15 +38,21 @@ BWGEMM_HD BWGEMM_FORCEINLINE uint8_t ue8m0_encode(float x, Ue8m0Rounding mode = 
     // Subnormal fp32: |x| = mantissa * 2^-149 < 2^-126; 2^-127 is mantissa 0x400000.
     constexpr uint32_t kTwoPowMinus127 = 0x400000u;
     switch (mode) {
-      case Ue8m0Rounding::kTowardZero: return 0;  // below 2^-126: floor is 2^-127 or saturates there
-      case Ue8m0Rounding::kTowardPosInf: return mantissa > kTwoPowMinus127 ? 1 : 0;
-      case Ue8m0Rounding::kNearestEven: return mantissa > 0x600000u ? 1 : 0;  // midpoint 1.5 * 2^-127
+      case Ue8m0Rounding::kTowardZero:
+        return 0;  // below 2^-126: floor is 2^-127 or saturates there
+      case Ue8m0Rounding::kTowardPosInf:
+        return mantissa > kTwoPowMinus127 ? 1 : 0;
+      case Ue8m0Rounding::kNearestEven:
+        return mantissa > 0x600000u ? 1 : 0;  // midpoint 1.5 * 2^-127
     }
   }
   uint32_t code = exponent_field;  // |x| = (1 + f) * 2^(code - 127)
   switch (mode) {
-    case Ue8m0Rounding::kTowardZero: break;
-    case Ue8m0Rounding::kTowardPosInf: code += mantissa != 0; break;
+    case Ue8m0Rounding::kTowardZero:
+      break;
+    case Ue8m0Rounding::kTowardPosInf:
+      code += mantissa != 0;
+      break;
     case Ue8m0Rounding::kNearestEven: {
       constexpr uint32_t kHalf = 0x400000u;  // mantissa of 1.5
       if (mantissa > kHalf || (mantissa == kHalf && (code & 1u))) ++code;

@@ -8,21 +8,27 @@ namespace bwgemm {
 
 enum class StatusCode {
   kSuccess = 0,
-  kInvalidArgument,   // a null/misaligned pointer, a bad shape or stride
-  kNotSupported,      // a valid request this build or device cannot serve
-  kDeviceMismatch,    // the current device cannot run the requested kernel
-  kDriverError,       // the CUDA driver or runtime reported an error
+  kInvalidArgument,  // a null/misaligned pointer, a bad shape or stride
+  kNotSupported,     // a valid request this build or device cannot serve
+  kDeviceMismatch,   // the current device cannot run the requested kernel
+  kDriverError,      // the CUDA driver or runtime reported an error
   kInternalError,
 };
 
 inline const char* to_string(StatusCode code) {
   switch (code) {
-    case StatusCode::kSuccess: return "success";
-    case StatusCode::kInvalidArgument: return "invalid argument";
-    case StatusCode::kNotSupported: return "not supported";
-    case StatusCode::kDeviceMismatch: return "device mismatch";
-    case StatusCode::kDriverError: return "driver error";
-    case StatusCode::kInternalError: return "internal error";
+    case StatusCode::kSuccess:
+      return "success";
+    case StatusCode::kInvalidArgument:
+      return "invalid argument";
+    case StatusCode::kNotSupported:
+      return "not supported";
+    case StatusCode::kDeviceMismatch:
+      return "device mismatch";
+    case StatusCode::kDriverError:
+      return "driver error";
+    case StatusCode::kInternalError:
+      return "internal error";
   }
   return "unknown";
 }

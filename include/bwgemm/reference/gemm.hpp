@@ -19,14 +19,22 @@ enum class BLayout {
   kColumnMajorKxN,  // B[k][n] at b[n * ldb + k]   (K-major, "TN": the NVFP4 and cuBLASLt FP4 layout)
 };
 
-inline float to_float(float x) { return x; }
-inline float to_float(__half x) { return bwgemm::to_f32(x); }
-inline float to_float(__nv_bfloat16 x) { return bwgemm::to_f32(x); }
+inline float to_float(float x) {
+  return x;
+}
+inline float to_float(__half x) {
+  return bwgemm::to_f32(x);
+}
+inline float to_float(__nv_bfloat16 x) {
+  return bwgemm::to_f32(x);
+}
 
 template <class T>
 T from_float(float x);
 template <>
-inline float from_float<float>(float x) { return x; }
+inline float from_float<float>(float x) {
+  return x;
+}
 template <>
 inline __half from_float<__half>(float x) {
   __half_raw r;

@@ -27,10 +27,13 @@ struct Nvfp4Matrix {
 // Decodes batch l of an NVFP4 operand into rows x k fp32.
 inline void decode_nvfp4(const Nvfp4Matrix& x, int64_t l, float* out) {
   for (int64_t r = 0; r < x.rows; ++r)
-    for (int64_t kk = 0; kk < x.k; ++kk) out[r * x.k + kk] = nvfp4_element(x.data, x.scales, r, kk, l, x.rows, x.k);
+    for (int64_t kk = 0; kk < x.k; ++kk)
+      out[r * x.k + kk] = nvfp4_element(x.data, x.scales, r, kk, l, x.rows, x.k);
 }
 
-inline float silu(float x) { return x / (1.0f + std::exp(-x)); }
+inline float silu(float x) {
+  return x / (1.0f + std::exp(-x));
+}
 
 // D (fp32, m x n row-major per batch, row stride n) = alpha * A * B^T.
 inline void nvfp4_gemm(const Nvfp4Matrix& a, const Nvfp4Matrix& b, int64_t batch, float alpha, float* d,

@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstdio>
 
-__global__ void encode_kernel(const float* x, uint8_t* codes) { codes[threadIdx.x] = bwgemm::e2m1_encode(x[threadIdx.x]); }
+__global__ void encode_kernel(const float* x, uint8_t* codes) {
+  codes[threadIdx.x] = bwgemm::e2m1_encode(x[threadIdx.x]);
+}
 
 int main() {
   float x[32];
@@ -18,7 +20,7 @@ int main() {
   float back[32], max_err = 0;
   bwgemm::dequantize_nvfp4_host(packed, scales, 1, 32, 1, 1.0f, back);
   for (int i = 0; i < 32; ++i) max_err = std::fmax(max_err, std::fabs(back[i] - x[i]));
-  std::printf("bwgemm %d.%d.%d: quantized 32 values, max error %g\n", BWGEMM_VERSION_MAJOR, BWGEMM_VERSION_MINOR,
-              BWGEMM_VERSION_PATCH, max_err);
+  std::printf("bwgemm %d.%d.%d: quantized 32 values, max error %g\n", BWGEMM_VERSION_MAJOR,
+              BWGEMM_VERSION_MINOR, BWGEMM_VERSION_PATCH, max_err);
   return 0;
 }
