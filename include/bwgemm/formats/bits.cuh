@@ -36,6 +36,24 @@ BWGEMM_HD constexpr float exp2i(int e) {
   return r;
 }
 
+// IEEE round-to-nearest division and multiplication, also under nvcc --use_fast_math: the GPU
+// quantizer must give the same bits as the host one.
+BWGEMM_HD BWGEMM_FORCEINLINE float div_rn(float a, float b) {
+#if BWGEMM_DEVICE_PASS
+  return __fdiv_rn(a, b);
+#else
+  return a / b;
+#endif
+}
+
+BWGEMM_HD BWGEMM_FORCEINLINE float mul_rn(float a, float b) {
+#if BWGEMM_DEVICE_PASS
+  return __fmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+
 BWGEMM_HD BWGEMM_FORCEINLINE bool is_nan_f32(float x) {
   return (f32_to_bits(x) & 0x7FFFFFFFu) > 0x7F800000u;
 }

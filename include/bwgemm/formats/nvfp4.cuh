@@ -40,14 +40,17 @@ template <class T>
 BWGEMM_HD BWGEMM_FORCEINLINE void quantize_nvfp4_block(const T* x, float global_scale, uint8_t* scale_code,
                                                        uint8_t* codes) {
   float amax = 0.0f;
+  bool has_nan = false;
   for (int i = 0; i < kNvfp4BlockSize; ++i) {
-    const float a = to_f32(x[i]) < 0.0f ? -to_f32(x[i]) : to_f32(x[i]);
-    if (a > amax || is_nan_f32(a)) amax = is_nan_f32(amax) ? amax : a;
+    const float magnitude = bits_to_f32(f32_to_bits(to_f32(x[i])) & 0x7FFFFFFFu);
+    has_nan |= is_nan_f32(magnitude);
+    amax = magnitude > amax ? magnitude : amax;
   }
-  const uint8_t scale = e4m3_encode(amax / (kE2m1Max * global_scale));
-  const float s = e4m3_decode(scale) * global_scale;
+  if (has_nan) amax = bits_to_f32(0x7FC00000u);
+  const uint8_t scale = e4m3_encode(div_rn(amax, mul_rn(kE2m1Max, global_scale)));
+  const float s = mul_rn(e4m3_decode(scale), global_scale);
   *scale_code = scale;
-  for (int i = 0; i < kNvfp4BlockSize; ++i) codes[i] = s == 0.0f ? 0 : e2m1_encode(to_f32(x[i]) / s);
+  for (int i = 0; i < kNvfp4BlockSize; ++i) codes[i] = s == 0.0f ? 0 : e2m1_encode(div_rn(to_f32(x[i]), s));
 }
 
 // Decoded value of element (row, k) of batch b of an NVFP4 matrix: packed K-major e2m1 data

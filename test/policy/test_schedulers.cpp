@@ -1,0 +1,88 @@
+// Tile order and the schedulers' tile coverage: for every grid and cluster count, the tiles the
+// clusters visit are exactly the tiles of the grid, each once.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <tuple>
+#include <vector>
+
+#include "bwgemm/scheduler/schedulers.cuh"
+
+namespace {
+
+using bwgemm::sched::kNoTile;
+using bwgemm::sched::TileGrid;
+
+TEST(TileOrder, IsABijectionAndGroupsConsecutiveMTiles) {
+  for (int32_t group_m : {1, 2, 3, 8}) {
+    const TileGrid g{7, 5, 2, group_m};
+    std::set<std::tuple<int, int, int>> seen;
+    for (int32_t id = 0; id < g.total(); ++id) {
+      const auto t = g.tile_at(id);
+      ASSERT_GE(t.m, 0);
+      ASSERT_LT(t.m, 7);
+      ASSERT_GE(t.n, 0);
+      ASSERT_LT(t.n, 5);
+      ASSERT_EQ(t.batch, id / 35);
+      ASSERT_TRUE(seen.insert({t.m, t.n, t.batch}).second) << "tile visited twice, id " << id;
+      if (id % 35 > 0) {  // M moves fastest: a step to the next M tile keeps the N tile
+        const auto prev = g.tile_at(id - 1);
+        if (t.m == prev.m + 1 && t.m / group_m == prev.m / group_m) {
+          EXPECT_EQ(prev.n, t.n) << "id " << id;
+        }
+      }
+    }
+    EXPECT_EQ(static_cast<int32_t>(seen.size()), g.total());
+  }
+  // group_m = 1: groups of one M tile, N advancing inside: plain row-major order.
+  const TileGrid rm{3, 4, 1, 1};
+  for (int32_t id = 0; id < 12; ++id) {
+    EXPECT_EQ(rm.tile_at(id).m, id / 4);
+    EXPECT_EQ(rm.tile_at(id).n, id % 4);
+  }
+  // group_m = 2 on a 4x3 grid: (0,0) (1,0) (0,1) (1,1) (0,2) (1,2) (2,0) (3,0) ...
+  const TileGrid grouped{4, 3, 1, 2};
+  const int want[][2] = {{0, 0}, {1, 0}, {0, 1}, {1, 1}, {0, 2}, {1, 2}, {2, 0}, {3, 0}, {2, 1}};
+  for (int id = 0; id < 9; ++id) {
+    EXPECT_EQ(grouped.tile_at(id).m, want[id][0]) << id;
+    EXPECT_EQ(grouped.tile_at(id).n, want[id][1]) << id;
+  }
+}
+
+template <class S>
+std::vector<int> visits(int32_t total, int32_t clusters) {
+  std::vector<int> count(static_cast<size_t>(total), 0);
+  for (int32_t c = 0; c < clusters; ++c)
+    for (int32_t t = S::first_tile(c, clusters, total); t != kNoTile; t = S::next_tile(t, clusters, total))
+      ++count[static_cast<size_t>(t)];
+  return count;
+}
+
+TEST(Schedulers, StaticPersistentCoversEveryTileOnce) {
+  for (int32_t total : {1, 7, 74, 148, 1000})
+    for (int64_t resident : {1, 3, 74, 148, 2000}) {
+      const TileGrid g{total, 1, 1, 1};
+      const auto clusters = static_cast<int32_t>(bwgemm::sched::StaticPersistent::grid_clusters(g, resident));
+      EXPECT_EQ(clusters, std::min<int64_t>(total, resident));
+      for (int c : visits<bwgemm::sched::StaticPersistent>(total, clusters)) ASSERT_EQ(c, 1);
+    }
+}
+
+TEST(Schedulers, OneTilePerClusterCoversEveryTileOnce) {
+  const TileGrid g{9, 4, 2, 1};
+  const auto clusters = static_cast<int32_t>(bwgemm::sched::OneTilePerCluster::grid_clusters(g, 10));
+  EXPECT_EQ(clusters, 72);
+  for (int c : visits<bwgemm::sched::OneTilePerCluster>(g.total(), clusters)) ASSERT_EQ(c, 1);
+}
+
+TEST(Schedulers, ClcLaunchesOneClusterPerTileAndDecodesCancelledClusters) {
+  const TileGrid g{9, 4, 1, 1};
+  EXPECT_EQ(bwgemm::sched::ClcWorkStealing::grid_clusters(g, 10), 36);
+  EXPECT_EQ(bwgemm::sched::ClcWorkStealing::first_tile(5, 36, 36), 5);
+  EXPECT_EQ(bwgemm::sched::ClcWorkStealing::first_tile(36, 36, 36), kNoTile);
+  // 2-CTA clusters along x: CTAs 2c and 2c+1 form cluster c.
+  EXPECT_EQ(bwgemm::sched::ClcWorkStealing::tile_of_cancelled(14, 2), 7);
+  EXPECT_EQ(bwgemm::sched::ClcWorkStealing::tile_of_cancelled(14, 1), 14);
+}
+
+}  // namespace
