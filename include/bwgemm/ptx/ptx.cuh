@@ -1,0 +1,12 @@
+// Umbrella header of the sm_100a PTX primitive layer (see docs/ptx.md).
+#pragma once
+
+#include <bwgemm/ptx/clc.cuh>
+#include <bwgemm/ptx/cluster.cuh>
+#include <bwgemm/ptx/descriptors.hpp>
+#include <bwgemm/ptx/math.cuh>
+#include <bwgemm/ptx/mbarrier.cuh>
+#include <bwgemm/ptx/misc.cuh>
+#include <bwgemm/ptx/tcgen05.cuh>
+#include <bwgemm/ptx/tma.cuh>
+#include <bwgemm/ptx/types.hpp>
