@@ -7,11 +7,7 @@
 // --use_fast_math. The call is asynchronous on `stream`; it allocates nothing and does not synchronize.
 #pragma once
 
-#if !defined(__CUDACC__)
-#error "bwgemm/quantize.cuh launches a CUDA kernel: compile the including file with nvcc (a .cu file)"
-#endif
-
-#include <cuda_runtime.h>
+#include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -19,6 +15,7 @@
 #include <type_traits>
 
 #include "bwgemm/formats/nvfp4.cuh"
+#include "bwgemm/host/launch.hpp"
 #include "bwgemm/host/status.hpp"
 #include "bwgemm/ptx/misc.cuh"
 
@@ -29,45 +26,60 @@ namespace detail {
 inline constexpr int kQuantizeThreadsPerBlock = 256;
 inline constexpr int kQuantizeMinComputeCapability = 80;
 
+template <class T>
+struct QuantizeParams {
+  const T* x;
+  int64_t rows, k, batch, ld;
+  float global_scale;
+  uint8_t* packed;
+  uint8_t* scales;
+};
+
 // One thread per entry of the padded (batch, rows, K/16) scale grid; padding entries write a zero scale.
 template <class T>
-__global__ void __launch_bounds__(kQuantizeThreadsPerBlock)
-    quantize_nvfp4_kernel(const T* __restrict__ x, int64_t rows, int64_t k, int64_t batch, int64_t ld,
-                          float global_scale, uint8_t* __restrict__ packed, uint8_t* __restrict__ scales) {
-  const int64_t sf_cols = k / kNvfp4BlockSize;
+__global__ void __launch_bounds__(kQuantizeThreadsPerBlock) quantize_nvfp4_kernel(const QuantizeParams<T> p) {
+  const int64_t sf_cols = p.k / kNvfp4BlockSize;
   const int64_t padded_cols = round_up(sf_cols, kScaleAtomCols);
-  const int64_t padded_rows = round_up(rows, kScaleAtomRows);
-  const int64_t total = batch * padded_rows * padded_cols;
+  const int64_t padded_rows = round_up(p.rows, kScaleAtomRows);
+  const int64_t total = p.batch * padded_rows * padded_cols;
   const int64_t stride = static_cast<int64_t>(ptx::grid_dim().x) * ptx::block_dim().x;
   for (int64_t idx = static_cast<int64_t>(ptx::block_idx().x) * ptx::block_dim().x + ptx::thread_idx().x;
        idx < total; idx += stride) {
     const int64_t j = idx % padded_cols;
     const int64_t r = (idx / padded_cols) % padded_rows;
     const int64_t b = idx / (padded_cols * padded_rows);
-    const int64_t scale_offset = blocked_scale_offset(r, j, b, rows, sf_cols);
-    if (r >= rows || j >= sf_cols) {
-      scales[scale_offset] = 0;
+    const int64_t scale_offset = blocked_scale_offset(r, j, b, p.rows, sf_cols);
+    if (r >= p.rows || j >= sf_cols) {
+      p.scales[scale_offset] = 0;
       continue;
     }
     uint8_t codes[kNvfp4BlockSize];
     uint8_t scale;
-    quantize_nvfp4_block(x + (b * rows + r) * ld + j * kNvfp4BlockSize, global_scale, &scale, codes);
-    scales[scale_offset] = scale;
-    uint8_t* out = packed + (b * rows + r) * (k / 2) + j * (kNvfp4BlockSize / 2);
+    quantize_nvfp4_block(p.x + (b * p.rows + r) * p.ld + j * kNvfp4BlockSize, p.global_scale, &scale, codes);
+    p.scales[scale_offset] = scale;
+    uint8_t* out = p.packed + (b * p.rows + r) * (p.k / 2) + j * (kNvfp4BlockSize / 2);
     for (int i = 0; i < kNvfp4BlockSize; i += 2)
       out[i / 2] = static_cast<uint8_t>(codes[i] | (codes[i + 1] << 4));
   }
 }
 
-// Device-accessible memory (device, managed, or mapped host memory)?
-inline bool is_device_accessible(const void* p) {
-  cudaPointerAttributes attr{};
-  if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
-    (void)cudaGetLastError();  // clear the error this query may leave behind
-    return false;
+inline Status require_compute_capability_80() {
+#if BWGEMM_EMULATION
+  return Status::success();
+#else
+  int device = 0, major = 0, minor = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {
+    return Status::device_mismatch(std::string("quantize_nvfp4: no usable CUDA device: ") +
+                                   cudaGetErrorString(cudaGetLastError()));
   }
-  return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged ||
-         (attr.type == cudaMemoryTypeHost && attr.devicePointer != nullptr);
+  if (major * 10 + minor < kQuantizeMinComputeCapability)
+    return Status::device_mismatch("quantize_nvfp4 needs compute capability 8.0 or newer (device " +
+                                   std::to_string(device) + " is " + std::to_string(major) + "." +
+                                   std::to_string(minor) + ")");
+  return Status::success();
+#endif
 }
 
 }  // namespace detail
@@ -87,37 +99,26 @@ Status quantize_nvfp4(const T* x, int64_t rows, int64_t k, int64_t batch, int64_
     return Status::invalid_argument("x, packed and scales must not be null");
   if (reinterpret_cast<uintptr_t>(x) % alignof(T) != 0)
     return Status::invalid_argument("x must be aligned to its element size");
-  for (const void* p :
-       {static_cast<const void*>(x), static_cast<const void*>(packed), static_cast<const void*>(scales)})
-    if (!detail::is_device_accessible(p))
+  const void* const buffers[] = {x, packed, scales};
+  for (const void* ptr : buffers) {
+    if (Status s = host::require_device_pointer(ptr, "x, packed or scales of quantize_nvfp4"); !s.ok()) {
       return Status::invalid_argument(
           "x, packed and scales must be device-accessible memory (not plain host memory)");
-
-  int device = 0, major = 0, minor = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {
-    return Status::driver_error(std::string("cannot query the current device: ") +
-                                cudaGetErrorString(cudaGetLastError()));
+    }
   }
-  if (major * 10 + minor < detail::kQuantizeMinComputeCapability)
-    return Status::device_mismatch("quantize_nvfp4 needs compute capability 8.0 or newer (device " +
-                                   std::to_string(device) + " is " + std::to_string(major) + "." +
-                                   std::to_string(minor) + ")");
+  if (Status s = detail::require_compute_capability_80(); !s.ok()) return s;
 
   const int64_t total =
       batch * round_up(rows, kScaleAtomRows) * round_up(k / kNvfp4BlockSize, kScaleAtomCols);
   constexpr int64_t kMaxBlocks = 1 << 20;  // the kernel strides over the rest
   const int64_t blocks = std::min(ceil_div(total, detail::kQuantizeThreadsPerBlock), kMaxBlocks);
-  detail::quantize_nvfp4_kernel<T>
-      <<<static_cast<unsigned>(blocks), detail::kQuantizeThreadsPerBlock, 0, stream>>>(
-          x, rows, k, batch, ld, global_scale, packed, scales);
-  if (cudaError_t err = cudaGetLastError(); err != cudaSuccess)
-    return Status::driver_error(std::string("quantize_nvfp4 launch failed: ") + cudaGetErrorString(err) +
-                                (err == cudaErrorNoKernelImageForDevice
-                                     ? " (rebuild with this GPU's architecture in CMAKE_CUDA_ARCHITECTURES)"
-                                     : ""));
-  return Status::success();
+  const detail::QuantizeParams<T> params{x, rows, k, batch, ld, global_scale, packed, scales};
+  Status s = host::launch_cluster_kernel(&detail::quantize_nvfp4_kernel<T>, static_cast<uint32_t>(blocks),
+                                         detail::kQuantizeThreadsPerBlock, 1, 0, stream, params);
+  if (!s.ok())
+    return Status(s.code(), "quantize_nvfp4: " + s.message() +
+                                " (is this GPU's architecture in CMAKE_CUDA_ARCHITECTURES?)");
+  return s;
 }
 
 }  // namespace bwgemm

@@ -1,0 +1,179 @@
+// Seeded input generators and the silu-mul kernel (declarations and contracts in kernels.cuh).
+#include "kernels.cuh"
+
+#include <algorithm>
+
+#include "bwgemm/formats/e4m3.cuh"
+#include "bwgemm/formats/scale_layout.cuh"
+#include "common.hpp"
+
+namespace bwgemm::bench {
+namespace {
+
+constexpr int kThreadsPerBlock = 256;                     // elementwise kernels: any multiple of 32 works
+constexpr int64_t kMaxBlocks = 1 << 16;                   // grid-stride loops cover the rest
+constexpr uint64_t kGoldenGamma = 0x9E3779B97F4A7C15ull;  // 2^64 / golden ratio (SplitMix64's increment)
+
+// SplitMix64 finalizer (Steele, Lea, Flood, "Fast splittable pseudorandom number generators",
+// OOPSLA 2014): a counter-based generator, so every element is a pure function of (seed, index).
+__device__ __forceinline__ uint64_t mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+__device__ __forceinline__ uint64_t random_bits(uint64_t seed, uint64_t index) {
+  return mix64(seed + (index + 1) * kGoldenGamma);
+}
+
+// Uniform in [0, 1) with 24 random bits (exact in fp32).
+__device__ __forceinline__ float uniform01(uint64_t bits) {
+  return static_cast<float>(bits >> 40) * (1.0f / 16777216.0f);
+}
+
+int blocks_for(int64_t work_items) {
+  return static_cast<int>(
+      std::clamp<int64_t>((work_items + kThreadsPerBlock - 1) / kThreadsPerBlock, 1, kMaxBlocks));
+}
+
+template <class T>
+__device__ __forceinline__ T from_f32(float v);
+template <>
+__device__ __forceinline__ __half from_f32<__half>(float v) {
+  return __float2half_rn(v);
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 from_f32<__nv_bfloat16>(float v) {
+  return __float2bfloat16_rn(v);
+}
+
+template <class T>
+__device__ __forceinline__ float to_f32(T v);
+template <>
+__device__ __forceinline__ float to_f32<__half>(__half v) {
+  return __half2float(v);
+}
+template <>
+__device__ __forceinline__ float to_f32<__nv_bfloat16>(__nv_bfloat16 v) {
+  return __bfloat162float(v);
+}
+
+template <class T>
+__global__ void fill_uniform_pm1_kernel(T* x, int64_t count, uint64_t seed) {
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count;
+       i += int64_t{gridDim.x} * blockDim.x)
+    x[i] = from_f32<T>(2.0f * uniform01(random_bits(seed, i)) - 1.0f);
+}
+
+__global__ void fill_masked_bytes_kernel(uint8_t* bytes, int64_t count, uint64_t seed, uint8_t mask) {
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count;
+       i += int64_t{gridDim.x} * blockDim.x)
+    bytes[i] = static_cast<uint8_t>(random_bits(seed, i)) & mask;
+}
+
+__global__ void fill_blocked_e4m3_scales_kernel(uint8_t* scales, int64_t rows, int64_t sf_cols,
+                                                uint64_t seed) {
+  const int64_t count = rows * sf_cols;
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count;
+       i += int64_t{gridDim.x} * blockDim.x) {
+    const int64_t row = i / sf_cols, col = i % sf_cols;
+    scales[blocked_scale_offset(row, col, 0, rows, sf_cols)] = e4m3_encode(uniform01(random_bits(seed, i)));
+  }
+}
+
+__device__ __forceinline__ float silu_times(float x, float y) {
+  return x / (1.0f + __expf(-x)) * y;
+}
+
+// Eight elements (16 bytes) per thread per step; needs cols, ld_in, ld_out multiples of 8 and
+// 16-byte aligned rows (checked by the launcher).
+constexpr int kVectorElems = 8;
+
+template <class T>
+__global__ void silu_mul_vec8_kernel(const T* __restrict__ x, const T* __restrict__ y, int64_t ld_in,
+                                     T* __restrict__ out, int64_t ld_out, int64_t rows, int64_t cols) {
+  const int64_t vecs_per_row = cols / kVectorElems;
+  const int64_t total = rows * vecs_per_row;
+  for (int64_t v = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; v < total;
+       v += int64_t{gridDim.x} * blockDim.x) {
+    const int64_t r = v / vecs_per_row, c = (v % vecs_per_row) * kVectorElems;
+    const uint4 xv = *reinterpret_cast<const uint4*>(x + r * ld_in + c);
+    const uint4 yv = *reinterpret_cast<const uint4*>(y + r * ld_in + c);
+    uint4 ov;
+    const T* xe = reinterpret_cast<const T*>(&xv);
+    const T* ye = reinterpret_cast<const T*>(&yv);
+    T* oe = reinterpret_cast<T*>(&ov);
+#pragma unroll
+    for (int i = 0; i < kVectorElems; ++i) oe[i] = from_f32<T>(silu_times(to_f32(xe[i]), to_f32(ye[i])));
+    *reinterpret_cast<uint4*>(out + r * ld_out + c) = ov;
+  }
+}
+
+template <class T>
+__global__ void silu_mul_scalar_kernel(const T* x, const T* y, int64_t ld_in, T* out, int64_t ld_out,
+                                       int64_t rows, int64_t cols) {
+  const int64_t total = rows * cols;
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < total;
+       i += int64_t{gridDim.x} * blockDim.x) {
+    const int64_t r = i / cols, c = i % cols;
+    out[r * ld_out + c] = from_f32<T>(silu_times(to_f32(x[r * ld_in + c]), to_f32(y[r * ld_in + c])));
+  }
+}
+
+bool aligned16(const void* p) {
+  return reinterpret_cast<uintptr_t>(p) % 16 == 0;
+}
+
+}  // namespace
+
+template <class T>
+void fill_uniform_pm1(T* x, int64_t count, uint64_t seed, cudaStream_t stream) {
+  fill_uniform_pm1_kernel<<<blocks_for(count), kThreadsPerBlock, 0, stream>>>(x, count, seed);
+  BWGEMM_BENCH_CUDA(cudaGetLastError());
+}
+template void fill_uniform_pm1<__half>(__half*, int64_t, uint64_t, cudaStream_t);
+template void fill_uniform_pm1<__nv_bfloat16>(__nv_bfloat16*, int64_t, uint64_t, cudaStream_t);
+
+void fill_masked_bytes(uint8_t* bytes, int64_t count, uint64_t seed, uint8_t mask, cudaStream_t stream) {
+  fill_masked_bytes_kernel<<<blocks_for(count), kThreadsPerBlock, 0, stream>>>(bytes, count, seed, mask);
+  BWGEMM_BENCH_CUDA(cudaGetLastError());
+}
+
+void fill_blocked_e4m3_scales(uint8_t* scales, int64_t rows, int64_t sf_cols, uint64_t seed,
+                              cudaStream_t stream) {
+  BWGEMM_BENCH_CUDA(cudaMemsetAsync(scales, 0, static_cast<size_t>(blocked_scale_bytes(rows, sf_cols)),
+                                    stream));  // padding
+  fill_blocked_e4m3_scales_kernel<<<blocks_for(rows * sf_cols), kThreadsPerBlock, 0, stream>>>(scales, rows,
+                                                                                               sf_cols, seed);
+  BWGEMM_BENCH_CUDA(cudaGetLastError());
+}
+
+template <class T>
+void launch_silu_mul(const T* x, const T* y, int64_t ld_in, T* out, int64_t ld_out, int64_t rows,
+                     int64_t cols, cudaStream_t stream) {
+  const bool vectorizable = cols % kVectorElems == 0 && ld_in % kVectorElems == 0 &&
+                            ld_out % kVectorElems == 0 && aligned16(x) && aligned16(y) && aligned16(out);
+  if (vectorizable) {
+    silu_mul_vec8_kernel<T><<<blocks_for(rows * cols / kVectorElems), kThreadsPerBlock, 0, stream>>>(
+        x, y, ld_in, out, ld_out, rows, cols);
+  } else {
+    silu_mul_scalar_kernel<T>
+        <<<blocks_for(rows * cols), kThreadsPerBlock, 0, stream>>>(x, y, ld_in, out, ld_out, rows, cols);
+  }
+  BWGEMM_BENCH_CUDA(cudaGetLastError());
+}
+template void launch_silu_mul<__half>(const __half*, const __half*, int64_t, __half*, int64_t, int64_t,
+                                      int64_t, cudaStream_t);
+template void launch_silu_mul<__nv_bfloat16>(const __nv_bfloat16*, const __nv_bfloat16*, int64_t,
+                                             __nv_bfloat16*, int64_t, int64_t, int64_t, cudaStream_t);
+
+bool bench_kernels_loadable(std::string* why) {
+  cudaFuncAttributes attributes;
+  const cudaError_t status = cudaFuncGetAttributes(&attributes, silu_mul_vec8_kernel<__half>);
+  if (status == cudaSuccess) return true;
+  (void)cudaGetLastError();
+  *why = std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status);
+  return false;
+}
+
+}  // namespace bwgemm::bench

@@ -1,0 +1,411 @@
+// bwgemm_bench: Google Benchmark driver for bwgemm's kernels and their cuBLASLt baselines.
+//
+//   bwgemm_bench [Google Benchmark flags] [--bwgemm_samples=N] [--bwgemm_min_sample_ms=X]
+//                [--bwgemm_warmup_ms=X] [--bwgemm_graphs=0|1] [--bwgemm_device=N]
+//
+// Inspects the GPU first and registers only what it can run (printing what was skipped and why);
+// without a CUDA device it says so and exits 0. docs/performance.md: how to run and how it measures.
+#include <benchmark/benchmark.h>
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cublaslt.hpp"
+#include "kernels.cuh"
+#include "registry.hpp"
+
+namespace bwgemm::bench {
+
+Context& context() {
+  static Context instance;
+  return instance;
+}
+
+void BaselineRegistry::record(const std::string& problem_key, const std::string& implementation,
+                              double median_us) {
+  auto& list = medians_[problem_key];
+  for (auto& entry : list) {
+    if (entry.first == implementation) {  // a repetition: keep the latest
+      entry.second = median_us;
+      return;
+    }
+  }
+  list.emplace_back(implementation, median_us);
+}
+
+std::vector<std::pair<std::string, double>> BaselineRegistry::baselines(
+    const std::string& problem_key) const {
+  const auto it = medians_.find(problem_key);
+  return it == medians_.end() ? std::vector<std::pair<std::string, double>>{} : it->second;
+}
+
+BaselineRegistry& baseline_registry() {
+  static BaselineRegistry instance;
+  return instance;
+}
+
+namespace {
+
+// cuBLAS 12.8 (CUDA 12.8) is the first with NVFP4 (CUDA_R_4F_E2M1, VEC16_UE4M3 scale mode).
+constexpr size_t kMinCublasLtVersionForNvfp4 = 120800;
+
+std::string cc_string(const DeviceInfo& d) {
+  return std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor);
+}
+
+}  // namespace
+
+bool device_meets(const DeviceInfo& device, DeviceRequirement requirement, std::string* why) {
+  switch (requirement) {
+    case DeviceRequirement::kSm80OrNewer:
+      if (device.cc_major >= 8) return true;
+      *why = "needs compute capability 8.0 or newer (this device is " + cc_string(device) + ")";
+      return false;
+    case DeviceRequirement::kSm10x:
+      if (device.cc_major != 10) {
+        *why = "needs compute capability 10.x, block-scaled FP4 tensor cores (this device is " +
+               cc_string(device) + ")";
+        return false;
+      }
+      if (!BWGEMM_BENCH_HAVE_CUBLASLT_NVFP4) {
+        *why =
+            "this binary was built against cuBLAS " + std::to_string(CUBLAS_VERSION) + "; NVFP4 needs 12.8+";
+        return false;
+      }
+      if (cublasLtGetVersion() < kMinCublasLtVersionForNvfp4) {
+        *why = "the cuBLASLt library loaded is version " + std::to_string(cublasLtGetVersion()) +
+               "; NVFP4 needs 12.8+";
+        return false;
+      }
+      return true;
+    case DeviceRequirement::kSm100a:
+      if (device.cc_major == 10 && device.cc_minor == 0) return true;
+      *why = "needs compute capability 10.0 exactly, sm_100a code (this device is " + cc_string(device) + ")";
+      return false;
+  }
+  *why = "unknown requirement";
+  return false;
+}
+
+namespace {
+
+// The last problem built, shared by every implementation of that shape (they run consecutively).
+// Freed before the next one is built, so at most one problem's operand sets are on the device.
+class ProblemCache {
+ public:
+  template <class Problem, class Factory>
+  std::shared_ptr<const Problem> get(const std::string& key, Factory&& make) {
+    if (key != key_) {
+      problem_.reset();
+      key_.clear();
+      std::shared_ptr<const Problem> fresh = make();
+      problem_ = fresh;
+      key_ = key;
+      return fresh;
+    }
+    return std::static_pointer_cast<const Problem>(problem_);
+  }
+  void clear() {
+    problem_.reset();
+    key_.clear();
+  }
+
+ private:
+  std::string key_;
+  std::shared_ptr<const void> problem_;
+};
+
+ProblemCache& problem_cache() {
+  static ProblemCache instance;
+  return instance;
+}
+
+template <class Problem>
+void run_benchmark(benchmark::State& state, const Implementation<Problem>& impl,
+                   const typename Problem::Shape& shape) {
+  Context& ctx = context();
+  const std::string problem_key = std::string(Problem::kGroup) + "/" + shape.key();
+  try {
+    const std::shared_ptr<const Problem> problem = problem_cache().get<Problem>(
+        problem_key, [&] { return std::make_shared<const Problem>(shape, ctx); });
+    const Launch launch = impl.prepare(*problem);
+
+    // Validate before timing: a wrong result must not become a speedup.
+    problem->poison_output(ctx.stream);
+    launch(0, ctx.stream);
+    const CheckResult check = problem->check_output(impl.intermediate_unit_roundoff, ctx.stream);
+    if (impl.expect_invalid) {  // a negative control: passes when validation rejects it
+      if (check.ok) {
+        state.SkipWithError("negative control passed validation: the output check is too weak to catch it");
+        return;
+      }
+      for (auto _ : state) state.SetIterationTime(0);
+      state.counters["rejected"] = 1;
+      state.SetLabel("rejected as expected: " + check.message);
+      return;
+    }
+    if (!check.ok) {
+      state.SkipWithError(check.message.c_str());
+      return;
+    }
+
+    const Timing timing = time_launches(launch, problem->sets(), ctx);
+    for (auto _ : state) state.SetIterationTime(timing.median_us * 1e-6);
+
+    const double seconds = timing.median_us * 1e-6;
+    state.counters["us"] = timing.median_us;
+    state.counters["TFLOP/s"] = problem->flops() / seconds * 1e-12;
+    state.counters["GB/s"] = problem->min_bytes() / seconds * 1e-9;
+    state.counters["baseline"] = impl.is_baseline ? 1 : 0;
+    double best_baseline_us = 0;
+    for (const auto& [name, us] : baseline_registry().baselines(problem_key)) {
+      if (name == impl.name) continue;
+      state.counters["vs_" + name] = us / timing.median_us;
+      if (best_baseline_us == 0 || us < best_baseline_us) best_baseline_us = us;
+    }
+    if (best_baseline_us > 0) state.counters["vs_best_baseline"] = best_baseline_us / timing.median_us;
+    char worst[16];
+    std::snprintf(worst, sizeof(worst), "%.2f", check.worst_fraction);
+    state.SetLabel("median of " + std::to_string(timing.samples) + " x " +
+                   std::to_string(timing.calls_per_sample) + " calls, " + std::to_string(timing.sets) +
+                   " operand sets" + (ctx.timing.use_graphs ? ", graph" : ", stream") +
+                   "; validated, worst error " + worst + " of bound");
+    if (impl.is_baseline) baseline_registry().record(problem_key, impl.name, timing.median_us);
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
+struct GroupReport {
+  int registered = 0;
+  std::vector<std::string> skipped;  // "<implementation>: <why>"
+};
+
+template <class Problem>
+GroupReport register_group(const std::vector<Implementation<Problem>>& impls,
+                           const std::vector<typename Problem::Shape>& shapes, const DeviceInfo& device) {
+  GroupReport report;
+  std::vector<bool> runnable;
+  for (const auto& impl : impls) {
+    std::string why;
+    runnable.push_back(device_meets(device, impl.requirement, &why));
+    if (!runnable.back()) report.skipped.push_back(impl.name + ": " + why);
+  }
+  for (const auto& shape : shapes) {
+    for (size_t i = 0; i < impls.size(); ++i) {
+      const Implementation<Problem>& impl = impls[i];
+      if (!runnable[i] || (impl.supports && !impl.supports(shape))) continue;
+      const std::string name = std::string(Problem::kGroup) + "/" + impl.name + "/" + shape.key();
+      benchmark::RegisterBenchmark(
+          name.c_str(),
+          [impl, shape](benchmark::State& state) { run_benchmark<Problem>(state, impl, shape); })
+          ->UseManualTime()
+          ->Iterations(1)
+          ->Unit(benchmark::kMicrosecond);
+      ++report.registered;
+    }
+  }
+  return report;
+}
+
+template <class Problem>
+int count_candidates(const std::vector<Implementation<Problem>>& impls) {
+  int count = 0;
+  for (const auto& impl : impls) count += impl.is_baseline || impl.expect_invalid ? 0 : 1;
+  return count;
+}
+
+// The ranked NVFP4 dual-GEMM shapes (M, N, K), L = 1 (reference/nvfp4_dual_gemm.md).
+const std::vector<DualShape> kNvfp4DualShapes = {
+    {256, 4096, 7168}, {512, 4096, 7168}, {256, 3072, 4096}, {512, 3072, 7168}};
+
+// bf16 dual GEMM: the NVFP4 task's large-N shapes, and Llama-3-8B's gate/up projection
+// (hidden 4096, intermediate 14336) at 4096 and 8192 tokens.
+const std::vector<DualShape> kBf16DualShapes = {
+    {256, 4096, 7168}, {512, 4096, 7168}, {4096, 14336, 4096}, {8192, 14336, 4096}};
+
+// GEMM (M, N, K): GPU MODE matmul_v2's ranked shape, squares, and Llama-3-8B projections
+// (q/o 4096x4096, gate/up 14336x4096, down 4096x14336) at 1024 and 4096 tokens (4096^3 once).
+std::vector<GemmShape> gemm_shapes() {
+  const int64_t mnk[][3] = {{4096, 5120, 4096},  {2048, 2048, 2048},  {4096, 4096, 4096},
+                            {8192, 8192, 8192},  {1024, 4096, 4096},  {1024, 14336, 4096},
+                            {1024, 4096, 14336}, {4096, 14336, 4096}, {4096, 4096, 14336}};
+  std::vector<GemmShape> shapes;
+  for (const auto& s : mnk)
+    for (ref::BLayout layout : {ref::BLayout::kRowMajorKxN, ref::BLayout::kColumnMajorKxN})
+      shapes.push_back({s[0], s[1], s[2], layout});
+  return shapes;
+}
+
+void print_group(const char* group, const GroupReport& report) {
+  if (report.registered > 0) std::printf("  [run ] %-11s %d benchmarks\n", group, report.registered);
+  for (const auto& why : report.skipped) std::printf("  [skip] %-11s %s\n", group, why.c_str());
+}
+
+// --- command line -----------------------------------------------------------------------------
+
+const char* const kUsage =
+    "bwgemm_bench flags (besides Google Benchmark's --benchmark_*):\n"
+    "  --bwgemm_samples=N         timed samples per benchmark, the median is reported (default 50)\n"
+    "  --bwgemm_min_sample_ms=X   minimum GPU time of one sample of back-to-back calls (default 1)\n"
+    "  --bwgemm_warmup_ms=X       untimed warm-up per benchmark (default 30)\n"
+    "  --bwgemm_graphs=0|1        replay each sample as a CUDA graph (default 1) or enqueue on a stream\n"
+    "  --bwgemm_device=N          CUDA device ordinal (default 0)\n"
+    "  --bwgemm_negative_controls=0|1  also register deliberately wrong baselines that validation must\n"
+    "                             reject (shows the checks work on this device; default 0)\n";
+
+bool parse_number(const char* arg, const char* flag, double* value) {
+  const size_t len = std::strlen(flag);
+  if (std::strncmp(arg, flag, len) != 0 || arg[len] != '=') return false;
+  char* end = nullptr;
+  *value = std::strtod(arg + len + 1, &end);
+  if (end == arg + len + 1 || *end != '\0') {
+    std::fprintf(stderr, "bwgemm_bench: %s needs a number, got '%s'\n", flag, arg + len + 1);
+    std::exit(EXIT_FAILURE);
+  }
+  return true;
+}
+
+struct Options {
+  int device = 0;
+  bool negative_controls = false;
+};
+
+int parse_flags(int argc, char** argv, TimingConfig* timing, Options* options) {
+  for (int i = 1; i < argc; ++i) {
+    double v = 0;
+    if (parse_number(argv[i], "--bwgemm_samples", &v) && v >= 1) {
+      timing->samples = static_cast<int>(v);
+    } else if (parse_number(argv[i], "--bwgemm_min_sample_ms", &v) && v > 0) {
+      timing->min_sample_seconds = v * 1e-3;
+    } else if (parse_number(argv[i], "--bwgemm_warmup_ms", &v) && v >= 0) {
+      timing->warmup_seconds = v * 1e-3;
+    } else if (parse_number(argv[i], "--bwgemm_graphs", &v) && (v == 0 || v == 1)) {
+      timing->use_graphs = v == 1;
+    } else if (parse_number(argv[i], "--bwgemm_device", &v) && v >= 0) {
+      options->device = static_cast<int>(v);
+    } else if (parse_number(argv[i], "--bwgemm_negative_controls", &v) && (v == 0 || v == 1)) {
+      options->negative_controls = v == 1;
+    } else {
+      std::fprintf(stderr, "bwgemm_bench: unrecognized or out-of-range argument '%s'\n%s", argv[i], kUsage);
+      return EXIT_FAILURE;
+    }
+  }
+  return EXIT_SUCCESS;
+}
+
+}  // namespace
+}  // namespace bwgemm::bench
+
+int main(int argc, char** argv) {
+  using namespace bwgemm::bench;
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--help") == 0) std::printf("%s\n", kUsage);
+  benchmark::Initialize(&argc, argv);  // consumes --benchmark_* flags (and handles --help)
+  Context& ctx = context();
+  Options options;
+  if (parse_flags(argc, argv, &ctx.timing, &options) != EXIT_SUCCESS) return EXIT_FAILURE;
+  const int ordinal = options.device;
+
+  int device_count = 0;
+  const cudaError_t count_status = cudaGetDeviceCount(&device_count);
+  if (count_status != cudaSuccess || device_count == 0) {
+    std::printf("no CUDA device: bwgemm_bench measures on a GPU; nothing to run (%s)\n",
+                count_status != cudaSuccess ? cudaGetErrorString(count_status) : "0 devices");
+    return EXIT_SUCCESS;
+  }
+  if (ordinal >= device_count) {
+    std::fprintf(stderr, "bwgemm_bench: --bwgemm_device=%d but only %d CUDA device(s)\n", ordinal,
+                 device_count);
+    return EXIT_FAILURE;
+  }
+
+  DeviceInfo& dev = ctx.device;
+  try {
+    BWGEMM_BENCH_CUDA(cudaSetDevice(ordinal));
+    cudaDeviceProp prop{};
+    BWGEMM_BENCH_CUDA(cudaGetDeviceProperties(&prop, ordinal));
+    int l2 = 0;
+    BWGEMM_BENCH_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, ordinal));
+    size_t free_bytes = 0, total_bytes = 0;
+    BWGEMM_BENCH_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+    dev.ordinal = ordinal;
+    dev.name = prop.name;
+    dev.cc_major = prop.major;
+    dev.cc_minor = prop.minor;
+    dev.sm_count = prop.multiProcessorCount;
+    dev.l2_bytes = l2;
+    dev.free_bytes = static_cast<int64_t>(free_bytes);
+    dev.total_bytes = static_cast<int64_t>(total_bytes);
+    BWGEMM_BENCH_CUDA(cudaStreamCreateWithFlags(&ctx.stream, cudaStreamNonBlocking));
+    BWGEMM_BENCH_CUBLAS(cublasLtCreate(&ctx.lt));
+  } catch (const BenchError& e) {
+    std::fprintf(stderr, "bwgemm_bench: cannot set up device %d: %s\n", ordinal, e.what());
+    return EXIT_FAILURE;
+  }
+
+  int runtime_version = 0, driver_version = 0;
+  cudaRuntimeGetVersion(&runtime_version);
+  cudaDriverGetVersion(&driver_version);
+  const std::string cc = std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor);
+  std::printf("bwgemm_bench: device %d: %s, compute capability %s, %d SMs, L2 %.0f MiB, %.1f GiB free\n",
+              ordinal, dev.name.c_str(), cc.c_str(), dev.sm_count, dev.l2_bytes / kMiB,
+              dev.free_bytes / kMiB / 1024);
+  std::printf("bwgemm_bench: CUDA runtime %d, driver %d, cuBLASLt %zu\n", runtime_version, driver_version,
+              cublasLtGetVersion());
+  std::printf(
+      "bwgemm_bench: median of %d samples, each >= %.2f ms of back-to-back calls (%s) rotating over operand "
+      "sets "
+      "> %.0fx L2; %.0f ms warm-up\n",
+      ctx.timing.samples, ctx.timing.min_sample_seconds * 1e3,
+      ctx.timing.use_graphs ? "CUDA graph" : "stream", kL2RotationFactor, ctx.timing.warmup_seconds * 1e3);
+  benchmark::AddCustomContext("bwgemm_device", dev.name);
+  benchmark::AddCustomContext("bwgemm_compute_capability", cc);
+  benchmark::AddCustomContext("bwgemm_cublaslt_version", std::to_string(cublasLtGetVersion()));
+  benchmark::AddCustomContext("bwgemm_timing", "median of " + std::to_string(ctx.timing.samples) +
+                                                   " samples; L2-cold by rotating operand sets > 3x L2");
+
+  std::string why;
+  if (dev.cc_major < 8) {
+    std::printf("bwgemm_bench: compute capability %s is older than 8.0: nothing to run\n", cc.c_str());
+    return EXIT_SUCCESS;
+  }
+  if (!bench_kernels_loadable(&why)) {
+    std::fprintf(
+        stderr,
+        "bwgemm_bench: this binary has no code for compute capability %s (%s); it was built for CUDA "
+        "architectures %s: add it to CMAKE_CUDA_ARCHITECTURES or BWGEMM_BENCH_EXTRA_CUDA_ARCHITECTURES\n",
+        cc.c_str(), why.c_str(), BWGEMM_BENCH_CUDA_ARCHITECTURES);
+    return EXIT_FAILURE;
+  }
+
+  ImplementationTable table;
+  add_baselines(table);
+  add_bwgemm_candidates(table);
+  if (options.negative_controls) add_negative_controls(table);
+  std::vector<GemmShape> gemm = gemm_shapes();
+  print_group("dual_nvfp4", register_group(table.dual_nvfp4, kNvfp4DualShapes, dev));
+  print_group("gemm_fp16", register_group(table.gemm_fp16, gemm, dev));
+  print_group("gemm_bf16", register_group(table.gemm_bf16, gemm, dev));
+  print_group("dual_bf16", register_group(table.dual_bf16, kBf16DualShapes, dev));
+  const int candidates = count_candidates(table.dual_nvfp4) + count_candidates(table.gemm_fp16) +
+                         count_candidates(table.gemm_bf16) + count_candidates(table.dual_bf16);
+  if (candidates == 0) {
+    std::printf(
+        "  [none] bwgemm kernels: none registered yet (they register in bench/candidates.cu once "
+        "<bwgemm/dual_gemm.cuh> and <bwgemm/gemm.cuh> land)\n");
+  }
+  std::fflush(stdout);
+
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  problem_cache().clear();  // free device memory while the CUDA runtime is still up
+  cublasLtDestroy(ctx.lt);
+  cudaStreamDestroy(ctx.stream);
+  return EXIT_SUCCESS;
+}

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Bar chart of bwgemm_bench results, for docs/performance.md.
+
+Reads the JSON that Google Benchmark writes with
+    bwgemm_bench --benchmark_out=results.json --benchmark_out_format=json
+and writes a PNG: one panel per group (dual_nvfp4, gemm_fp16, gemm_bf16, dual_bf16), one cluster
+of bars per shape, one bar per implementation (baselines and bwgemm kernels), each labelled with
+its speedup over the fastest baseline of that shape (the fastest baseline reads 1.00x).
+
+Usage:
+    python3 bench/plot.py results.json -o docs/images/performance.png [--metric tflops|us] [--log]
+                          [--groups dual_nvfp4,gemm_bf16]
+
+Needs matplotlib (PyPI): python3 -m pip install matplotlib
+
+Benchmark names are <group>/<implementation>/<shape>[/iterations:1/manual_time...]; the counter
+`baseline` (1 or 0) tells baselines from candidates, `us` is the median time per call and
+`TFLOP/s` the matching rate. Failed or skipped benchmarks (error_occurred) and negative controls
+(no `us`) are left out. With
+--benchmark_repetitions, the "median" aggregate is used when present, else the median of the
+repetitions.
+"""
+
+import argparse
+import json
+import statistics
+import sys
+from collections import OrderedDict
+
+
+def load_results(paths):
+    """Returns (context, {group: OrderedDict(shape -> OrderedDict(impl -> record))})."""
+    context = {}
+    runs = OrderedDict()  # (group, impl, shape) -> list of records
+    medians = {}          # (group, impl, shape) -> the "median" aggregate record
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        context = context or data.get("context", {})
+        for b in data.get("benchmarks", []):
+            if b.get("error_occurred") or "us" not in b:  # skipped, or a negative control (never timed)
+                continue
+            parts = b.get("run_name", b["name"]).split("/")
+            if len(parts) < 3:
+                continue
+            key = (parts[0], parts[1], parts[2])
+            if b.get("run_type") == "aggregate":
+                if b.get("aggregate_name") == "median":
+                    medians[key] = b
+                continue
+            runs.setdefault(key, []).append(b)
+    groups = OrderedDict()
+    for key, records in runs.items():
+        group, impl, shape = key
+        source = [medians[key]] if key in medians else records
+        record = {
+            "us": statistics.median(r["us"] for r in source),
+            "tflops": statistics.median(r["TFLOP/s"] for r in source),
+            "baseline": records[0].get("baseline", 0) >= 0.5,
+        }
+        groups.setdefault(group, OrderedDict()).setdefault(shape, OrderedDict())[impl] = record
+    return context, groups
+
+
+def speedups(shape_results):
+    """impl -> fastest baseline's us / impl's us (None when the shape has no baseline)."""
+    baseline_us = [r["us"] for r in shape_results.values() if r["baseline"]]
+    best = min(baseline_us) if baseline_us else None
+    return {impl: (best / r["us"] if best else None) for impl, r in shape_results.items()}
+
+
+def is_baseline(shapes, impl):
+    return any(results[impl]["baseline"] for results in shapes.values() if impl in results)
+
+
+def plot(context, groups, metric, log_scale, output):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(groups)
+    widest = max(len(groups[g]) for g in names)
+    fig, axes = plt.subplots(len(names), 1, figsize=(max(8.0, 1.6 * widest + 2), 3.6 * len(names)), squeeze=False)
+    ylabel = "median time per call (us, lower is better)" if metric == "us" else "TFLOP/s (higher is better)"
+    for ax, group in zip(axes[:, 0], names):
+        shapes = groups[group]
+        impls = []
+        for results in shapes.values():
+            impls.extend(i for i in results if i not in impls)
+        width = 0.8 / len(impls)
+        for index, impl in enumerate(impls):
+            xs, heights, labels = [], [], []
+            for x, (shape, results) in enumerate(shapes.items()):
+                if impl not in results:
+                    continue
+                ratio = speedups(results)[impl]
+                xs.append(x - 0.4 + width * (index + 0.5))
+                heights.append(results[impl][metric])
+                labels.append(f"{ratio:.2f}x" if ratio is not None else "")
+            bars = ax.bar(xs, heights, width, label=impl, hatch="" if is_baseline(shapes, impl) else "//")
+            ax.bar_label(bars, labels=labels, fontsize=7, padding=2)
+        ax.set_xticks(range(len(shapes)))
+        ax.set_xticklabels([s.replace("_", "\n") for s in shapes], fontsize=8)
+        ax.set_title(group)
+        ax.set_ylabel(ylabel, fontsize=8)
+        if log_scale:
+            ax.set_yscale("log")
+        ax.margins(y=0.15)
+        ax.legend(fontsize=7, loc="upper left")
+    device = context.get("bwgemm_device", "unknown device")
+    fig.suptitle(
+        f"bwgemm_bench on {device}\nbar labels: speedup over the fastest baseline of the shape (hatched: bwgemm)",
+        fontsize=10,
+    )
+    fig.tight_layout()
+    fig.savefig(output, dpi=120)
+    plt.close(fig)
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("results", nargs="+", help="Google Benchmark JSON output of bwgemm_bench")
+    parser.add_argument("-o", "--output", default="bwgemm_bench.png", help="PNG to write")
+    parser.add_argument("--metric", choices=("tflops", "us"), default="tflops")
+    parser.add_argument("--log", action="store_true", help="logarithmic y axis")
+    parser.add_argument("--groups", help="comma-separated groups to plot (default: all present)")
+    args = parser.parse_args(argv)
+
+    context, groups = load_results(args.results)
+    if args.groups:
+        wanted = args.groups.split(",")
+        groups = OrderedDict((g, groups[g]) for g in wanted if g in groups)
+    if not groups:
+        print("plot.py: no successful benchmarks in " + ", ".join(args.results), file=sys.stderr)
+        return 1
+    try:
+        plot(context, groups, args.metric, args.log, args.output)
+    except ImportError:
+        print("plot.py: needs matplotlib: python3 -m pip install matplotlib", file=sys.stderr)
+        return 1
+    print(f"wrote {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

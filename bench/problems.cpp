@@ -1,0 +1,370 @@
+#include "problems.hpp"
+
+#include <cmath>
+#include <cstring>
+
+#include "bwgemm/formats/scale_layout.cuh"
+#include "bwgemm/reference/nvfp4_gemm.hpp"
+#include "kernels.cuh"
+#include "timing.hpp"
+
+namespace bwgemm::bench {
+namespace {
+
+constexpr uint64_t kDataSeed = 0x6277'6765'6D6D'0001ull;  // "bwgemm", 1: the fixed input distribution's seed
+constexpr int64_t kValidationColumnBlock = 128;  // = NVFP4 scale atom rows: B row blocks are whole atoms
+constexpr uint8_t kNaNByte = 0xFF;               // 0xFFFF is a NaN in fp16 and in bf16
+constexpr uint8_t kFp4MagnitudeMask = 0x77;      // clears the sign bit of both e2m1 nibbles
+constexpr uint8_t kE4m3MagnitudeMask = 0x7F;
+
+enum class Operand : uint64_t { kA = 1, kB = 2, kAScales = 3, kBScales = 4 };
+
+// Seed of one operand of one rotation set (SplitMix64 of the pair, so sets are unrelated streams).
+uint64_t operand_seed(int set, Operand operand) {
+  uint64_t z =
+      kDataSeed + (static_cast<uint64_t>(set) << 8 | static_cast<uint64_t>(operand)) * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+template <class T>
+void copy_to_host(T* dst, const T* src, size_t count) {
+  BWGEMM_BENCH_CUDA(cudaMemcpy(dst, src, count * sizeof(T), cudaMemcpyDeviceToHost));
+}
+
+// Rows `rows` (each `width` elements at row stride ld) of a device matrix, packed row after row.
+template <class T>
+std::vector<T> copy_rows(const T* src, int64_t ld, const std::vector<int64_t>& rows, int64_t width) {
+  std::vector<T> out(rows.size() * static_cast<size_t>(width));
+  for (size_t i = 0; i < rows.size(); ++i)
+    copy_to_host(out.data() + i * width, src + rows[i] * ld, static_cast<size_t>(width));
+  return out;
+}
+
+// The sampled elements of a device output (row-major, row stride ld) as fp32.
+template <class T>
+std::vector<float> gather_output(const T* d, int64_t ld, const OutputSample& sample) {
+  const std::vector<T> rows = copy_rows(d, ld, sample.rows, ld);
+  const int64_t cols = sample.cols();
+  std::vector<float> out(sample.rows.size() * static_cast<size_t>(cols));
+  for (size_t i = 0; i < sample.rows.size(); ++i)
+    for (int64_t j = 0; j < cols; ++j) out[i * cols + j] = ref::to_float(rows[i * ld + sample.col(j)]);
+  return out;
+}
+
+template <class T>
+std::vector<float> abs_to_float(const std::vector<T>& x) {
+  std::vector<float> out(x.size());
+  for (size_t i = 0; i < x.size(); ++i) out[i] = std::fabs(ref::to_float(x[i]));
+  return out;
+}
+
+// Writes a rows x block result into columns [block_index * block, ...) of a rows x cols sample.
+void scatter_block(const std::vector<float>& block_out, int64_t rows, int64_t block, size_t block_index,
+                   int64_t cols, std::vector<float>* sample_out) {
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < block; ++j)
+      (*sample_out)[i * cols + static_cast<int64_t>(block_index) * block + j] = block_out[i * block + j];
+}
+
+// sum_k a[i][k] b[j][k] for host A rows (S x K) and a K-major B block (w x K), via bwgemm::ref::gemm.
+template <class T>
+std::vector<float> reference_dot(const std::vector<T>& a_rows, const std::vector<T>& b_rows, int64_t s,
+                                 int64_t w, int64_t k) {
+  std::vector<float> out(static_cast<size_t>(s * w));
+  ref::GemmArgs<T, T, float> args;
+  args.m = s;
+  args.n = w;
+  args.k = k;
+  args.a = a_rows.data();
+  args.lda = k;
+  args.b = b_rows.data();
+  args.b_layout = ref::BLayout::kColumnMajorKxN;
+  args.ldb = k;
+  args.d = out.data();
+  args.ldd = w;
+  ref::gemm(args);
+  return out;
+}
+
+std::string name_of(const char* group, const std::string& shape_key) {
+  return std::string(group) + " " + shape_key;
+}
+
+}  // namespace
+
+std::string GemmShape::key() const {
+  return "M" + std::to_string(m) + "_N" + std::to_string(n) + "_K" + std::to_string(k) +
+         (b_layout == ref::BLayout::kRowMajorKxN ? "_Bkn" : "_Bnk");
+}
+
+std::string DualShape::key() const {
+  return "M" + std::to_string(m) + "_N" + std::to_string(n) + "_K" + std::to_string(k);
+}
+
+// ------------------------------------------------------------------------------------------------
+// GEMM
+
+template <class T>
+struct GemmProblem<T>::Reference {
+  std::vector<float> want, abs;
+};
+
+template <class T>
+GemmProblem<T>::GemmProblem(const Shape& shape, const Context& context) : shape_(shape) {
+  const int64_t m = shape.m, n = shape.n, k = shape.k;
+  const int64_t bytes_per_set = static_cast<int64_t>(sizeof(T)) * (m * k + k * n + m * n);
+  const int sets = rotation_sets(bytes_per_set, context.device);
+  for (int s = 0; s < sets; ++s) {
+    a_.emplace_back(static_cast<size_t>(m * k));
+    b_.emplace_back(static_cast<size_t>(k * n));
+    d_.emplace_back(static_cast<size_t>(m * n));
+    fill_uniform_pm1(a_.back().get(), m * k, operand_seed(s, Operand::kA), context.stream);
+    fill_uniform_pm1(b_.back().get(), k * n, operand_seed(s, Operand::kB), context.stream);
+    operands_.push_back({a_.back().get(), b_.back().get(), d_.back().get()});
+  }
+  BWGEMM_BENCH_CUDA(cudaStreamSynchronize(context.stream));
+  sample_ = make_output_sample(m, n, kValidationColumnBlock, /*aligned_blocks=*/false);
+}
+
+template <class T>
+void GemmProblem<T>::poison_output(cudaStream_t stream) const {
+  BWGEMM_BENCH_CUDA(cudaMemsetAsync(operands_[0].d, kNaNByte, d_[0].bytes(), stream));
+}
+
+template <class T>
+CheckResult GemmProblem<T>::check_output(double /*u_mid*/, cudaStream_t stream) const {
+  BWGEMM_BENCH_CUDA(cudaStreamSynchronize(stream));
+  const int64_t n = shape_.n, k = shape_.k, s = static_cast<int64_t>(sample_.rows.size()),
+                w = sample_.col_block;
+  const int64_t cols = sample_.cols();
+  if (!reference_) {
+    auto reference = std::make_shared<Reference>();
+    reference->want.resize(static_cast<size_t>(s * cols));
+    reference->abs.resize(static_cast<size_t>(s * cols));
+    const std::vector<T> a_rows = copy_rows(operands_[0].a, k, sample_.rows, k);
+    const std::vector<float> a_abs = abs_to_float(a_rows);
+    for (size_t blk = 0; blk < sample_.col_starts.size(); ++blk) {
+      const int64_t j0 = sample_.col_starts[blk];
+      std::vector<T> b_block(static_cast<size_t>(w * k));
+      ref::GemmArgs<T, T, float> args;
+      args.m = s;
+      args.n = w;
+      args.k = k;
+      args.a = a_rows.data();
+      args.lda = k;
+      args.b = b_block.data();
+      args.b_layout = shape_.b_layout;
+      if (shape_.b_layout == ref::BLayout::kRowMajorKxN) {  // K rows of w columns
+        BWGEMM_BENCH_CUDA(cudaMemcpy2D(b_block.data(), w * sizeof(T), operands_[0].b + j0, n * sizeof(T),
+                                       w * sizeof(T), k, cudaMemcpyDeviceToHost));
+        args.ldb = w;
+      } else {  // w rows of K
+        copy_to_host(b_block.data(), operands_[0].b + j0 * k, static_cast<size_t>(w * k));
+        args.ldb = k;
+      }
+      std::vector<float> out(static_cast<size_t>(s * w)), out_abs(static_cast<size_t>(s * w));
+      args.d = out.data();
+      args.ldd = w;
+      ref::gemm(args);
+      const std::vector<float> b_abs = abs_to_float(b_block);
+      ref::GemmArgs<float, float, float> abs_args;
+      abs_args.m = s;
+      abs_args.n = w;
+      abs_args.k = k;
+      abs_args.a = a_abs.data();
+      abs_args.lda = k;
+      abs_args.b = b_abs.data();
+      abs_args.b_layout = shape_.b_layout;
+      abs_args.ldb = args.ldb;
+      abs_args.d = out_abs.data();
+      abs_args.ldd = w;
+      ref::gemm(abs_args);
+      scatter_block(out, s, w, blk, cols, &reference->want);
+      scatter_block(out_abs, s, w, blk, cols, &reference->abs);
+    }
+    reference_ = reference;
+  }
+  const std::vector<float> got = gather_output(operands_[0].d, n, sample_);
+  return check_gemm_output(got, reference_->want, reference_->abs, GemmTraits<T>::kUnitRoundoff,
+                           kAccumulationTolerance, sample_, name_of(kGroup, shape_.key()));
+}
+
+template class GemmProblem<__half>;
+template class GemmProblem<__nv_bfloat16>;
+
+// ------------------------------------------------------------------------------------------------
+// bf16 dual GEMM
+
+struct DualBf16Problem::Reference {
+  std::vector<float> x, y, abs_x, abs_y;
+};
+
+DualBf16Problem::DualBf16Problem(const Shape& shape, const Context& context) : shape_(shape) {
+  const int64_t m = shape.m, n = shape.n, k = shape.k;
+  const int64_t bytes_per_set = 2 * (m * k + 2 * n * k + m * n);
+  const int sets = rotation_sets(bytes_per_set, context.device);
+  for (int s = 0; s < sets; ++s) {
+    a_.emplace_back(static_cast<size_t>(m * k));
+    b12_.emplace_back(static_cast<size_t>(2 * n * k));
+    c_.emplace_back(static_cast<size_t>(m * n));
+    fill_uniform_pm1(a_.back().get(), m * k, operand_seed(s, Operand::kA), context.stream);
+    fill_uniform_pm1(b12_.back().get(), 2 * n * k, operand_seed(s, Operand::kB), context.stream);
+    const __nv_bfloat16* b12 = b12_.back().get();
+    operands_.push_back({a_.back().get(), b12, b12 + n * k, b12, c_.back().get()});
+  }
+  BWGEMM_BENCH_CUDA(cudaStreamSynchronize(context.stream));
+  sample_ = make_output_sample(m, n, kValidationColumnBlock, /*aligned_blocks=*/false);
+}
+
+void DualBf16Problem::poison_output(cudaStream_t stream) const {
+  BWGEMM_BENCH_CUDA(cudaMemsetAsync(operands_[0].c, kNaNByte, c_[0].bytes(), stream));
+}
+
+CheckResult DualBf16Problem::check_output(double u_mid, cudaStream_t stream) const {
+  BWGEMM_BENCH_CUDA(cudaStreamSynchronize(stream));
+  const int64_t n = shape_.n, k = shape_.k, s = static_cast<int64_t>(sample_.rows.size()),
+                w = sample_.col_block;
+  const int64_t cols = sample_.cols();
+  if (!reference_) {
+    auto reference = std::make_shared<Reference>();
+    for (auto* v : {&reference->x, &reference->y, &reference->abs_x, &reference->abs_y})
+      v->resize(static_cast<size_t>(s * cols));
+    const std::vector<__nv_bfloat16> a_rows = copy_rows(operands_[0].a, k, sample_.rows, k);
+    const std::vector<float> a_abs = abs_to_float(a_rows);
+    for (size_t blk = 0; blk < sample_.col_starts.size(); ++blk) {
+      const int64_t j0 = sample_.col_starts[blk];
+      for (int branch = 0; branch < 2; ++branch) {
+        const __nv_bfloat16* b = branch == 0 ? operands_[0].b1 : operands_[0].b2;
+        std::vector<__nv_bfloat16> b_rows(static_cast<size_t>(w * k));
+        copy_to_host(b_rows.data(), b + j0 * k, b_rows.size());
+        const std::vector<float> dot = reference_dot(a_rows, b_rows, s, w, k);
+        const std::vector<float> dot_abs = reference_dot(a_abs, abs_to_float(b_rows), s, w, k);
+        scatter_block(dot, s, w, blk, cols, branch == 0 ? &reference->x : &reference->y);
+        scatter_block(dot_abs, s, w, blk, cols, branch == 0 ? &reference->abs_x : &reference->abs_y);
+      }
+    }
+    reference_ = reference;
+  }
+  const std::vector<float> got = gather_output(operands_[0].c, n, sample_);
+  const Reference& r = *reference_;
+  return check_dual_output(got, r.x, r.y, r.abs_x, r.abs_y, u_mid, kBf16UnitRoundoff, kAccumulationTolerance,
+                           sample_, name_of(kGroup, shape_.key()));
+}
+
+// ------------------------------------------------------------------------------------------------
+// NVFP4 dual GEMM
+
+struct Nvfp4DualProblem::Reference {
+  std::vector<float> x, y, abs_x, abs_y;
+};
+
+Nvfp4DualProblem::Nvfp4DualProblem(const Shape& shape, const Context& context) : shape_(shape) {
+  const int64_t m = shape.m, n = shape.n, k = shape.k;
+  if (k % kNvfp4BlockSize != 0 || n % kScaleAtomRows != 0) {
+    throw BenchError("NVFP4 dual GEMM problem " + shape.key() +
+                     " needs K % 16 == 0 and N % 128 == 0 (got K = " + std::to_string(k) +
+                     ", N = " + std::to_string(n) + ")");
+  }
+  const int64_t sf_cols = k / kNvfp4BlockSize;
+  const int64_t a_scale_bytes = blocked_scale_bytes(m, sf_cols),
+                b12_scale_bytes = blocked_scale_bytes(2 * n, sf_cols);
+  const int64_t bytes_per_set = m * k / 2 + a_scale_bytes + n * k + b12_scale_bytes + 2 * m * n;
+  const int sets = rotation_sets(bytes_per_set, context.device);
+  for (int s = 0; s < sets; ++s) {
+    a_.emplace_back(static_cast<size_t>(m * k / 2));
+    a_scales_.emplace_back(static_cast<size_t>(a_scale_bytes));
+    b12_.emplace_back(static_cast<size_t>(n * k));  // 2N rows of K/2 bytes
+    b12_scales_.emplace_back(static_cast<size_t>(b12_scale_bytes));
+    c_.emplace_back(static_cast<size_t>(m * n));
+    fill_masked_bytes(a_.back().get(), m * k / 2, operand_seed(s, Operand::kA), kFp4ByteMask, context.stream);
+    fill_masked_bytes(b12_.back().get(), n * k, operand_seed(s, Operand::kB), kFp4ByteMask, context.stream);
+    fill_blocked_e4m3_scales(a_scales_.back().get(), m, sf_cols, operand_seed(s, Operand::kAScales),
+                             context.stream);
+    fill_blocked_e4m3_scales(b12_scales_.back().get(), 2 * n, sf_cols, operand_seed(s, Operand::kBScales),
+                             context.stream);
+    Operands o;
+    o.a = a_.back().get();
+    o.a_scales = a_scales_.back().get();
+    o.b12 = o.b1 = b12_.back().get();
+    o.b12_scales = o.b1_scales = b12_scales_.back().get();
+    o.b2 = o.b12 + n * k / 2;
+    // N % 128 == 0: rows N.. of the 2N-row blocked layout start exactly where B1's N-row buffer ends.
+    o.b2_scales = o.b12_scales + blocked_scale_bytes(n, sf_cols);
+    o.c = c_.back().get();
+    operands_.push_back(o);
+  }
+  BWGEMM_BENCH_CUDA(cudaStreamSynchronize(context.stream));
+  sample_ = make_output_sample(m, n, kValidationColumnBlock, /*aligned_blocks=*/true);
+}
+
+double Nvfp4DualProblem::min_bytes() const {
+  const int64_t m = shape_.m, n = shape_.n, k = shape_.k;
+  return static_cast<double>(m * k / 2 + n * k + (m + 2 * n) * (k / kNvfp4BlockSize) + 2 * m * n);
+}
+
+void Nvfp4DualProblem::poison_output(cudaStream_t stream) const {
+  BWGEMM_BENCH_CUDA(cudaMemsetAsync(operands_[0].c, kNaNByte, c_[0].bytes(), stream));
+}
+
+CheckResult Nvfp4DualProblem::check_output(double u_mid, cudaStream_t stream) const {
+  BWGEMM_BENCH_CUDA(cudaStreamSynchronize(stream));
+  const int64_t m = shape_.m, n = shape_.n, k = shape_.k;
+  const int64_t s = static_cast<int64_t>(sample_.rows.size()), w = sample_.col_block, cols = sample_.cols();
+  const int64_t row_bytes = k / 2, sf_cols = k / kNvfp4BlockSize;
+  if (!reference_) {
+    auto reference = std::make_shared<Reference>();
+    for (auto* v : {&reference->x, &reference->y, &reference->abs_x, &reference->abs_y})
+      v->resize(static_cast<size_t>(s * cols));
+
+    // The sampled rows of A as an s-row NVFP4 matrix: packed rows, scales re-laid out through the
+    // formats layer (blocked -> plain -> pick rows -> blocked).
+    const std::vector<uint8_t> a_rows = copy_rows(operands_[0].a, row_bytes, sample_.rows, row_bytes);
+    std::vector<uint8_t> a_blocked(static_cast<size_t>(blocked_scale_bytes(m, sf_cols)));
+    copy_to_host(a_blocked.data(), operands_[0].a_scales, a_blocked.size());
+    std::vector<uint8_t> a_plain(static_cast<size_t>(m * sf_cols)),
+        sample_plain(static_cast<size_t>(s * sf_cols));
+    unswizzle_scales_from_blocked(a_blocked.data(), m, sf_cols, 1, a_plain.data());
+    for (int64_t i = 0; i < s; ++i)
+      std::memcpy(&sample_plain[i * sf_cols], &a_plain[sample_.rows[i] * sf_cols],
+                  static_cast<size_t>(sf_cols));
+    std::vector<uint8_t> a_scales(static_cast<size_t>(blocked_scale_bytes(s, sf_cols)));
+    swizzle_scales_to_blocked(sample_plain.data(), s, sf_cols, 1, a_scales.data());
+
+    std::vector<uint8_t> a_rows_abs = a_rows, a_scales_abs = a_scales;
+    for (auto& byte : a_rows_abs) byte &= kFp4MagnitudeMask;
+    for (auto& byte : a_scales_abs) byte &= kE4m3MagnitudeMask;
+    const ref::Nvfp4Matrix a{a_rows.data(), a_scales.data(), s, k};
+    const ref::Nvfp4Matrix a_abs{a_rows_abs.data(), a_scales_abs.data(), s, k};
+
+    // B rows [row0, row0 + w) of [B1; B2]: whole 128-row scale atoms, so their blocked scales are
+    // one contiguous run that is itself the blocked layout of a w-row matrix.
+    const int64_t block_scale_bytes = blocked_scale_bytes(w, sf_cols);
+    std::vector<float> dot(static_cast<size_t>(s * w));
+    for (size_t blk = 0; blk < sample_.col_starts.size(); ++blk) {
+      for (int branch = 0; branch < 2; ++branch) {
+        const int64_t row0 = sample_.col_starts[blk] + (branch == 0 ? 0 : n);
+        std::vector<uint8_t> b_rows(static_cast<size_t>(w * row_bytes)),
+            b_scales(static_cast<size_t>(block_scale_bytes));
+        copy_to_host(b_rows.data(), operands_[0].b12 + row0 * row_bytes, b_rows.size());
+        copy_to_host(b_scales.data(),
+                     operands_[0].b12_scales + blocked_scale_offset(row0, 0, 0, 2 * n, sf_cols),
+                     b_scales.size());
+        ref::nvfp4_gemm(a, ref::Nvfp4Matrix{b_rows.data(), b_scales.data(), w, k}, 1, 1.0f, dot.data());
+        scatter_block(dot, s, w, blk, cols, branch == 0 ? &reference->x : &reference->y);
+        for (auto& byte : b_rows) byte &= kFp4MagnitudeMask;
+        for (auto& byte : b_scales) byte &= kE4m3MagnitudeMask;
+        ref::nvfp4_gemm(a_abs, ref::Nvfp4Matrix{b_rows.data(), b_scales.data(), w, k}, 1, 1.0f, dot.data());
+        scatter_block(dot, s, w, blk, cols, branch == 0 ? &reference->abs_x : &reference->abs_y);
+      }
+    }
+    reference_ = reference;
+  }
+  const std::vector<float> got = gather_output(operands_[0].c, n, sample_);
+  const Reference& r = *reference_;
+  return check_dual_output(got, r.x, r.y, r.abs_x, r.abs_y, u_mid, kFp16UnitRoundoff,
+                           kFp4AccumulationTolerance, sample_, name_of(kGroup, shape_.key()));
+}
+
+}  // namespace bwgemm::bench

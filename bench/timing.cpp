@@ -1,0 +1,166 @@
+#include "timing.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <string>
+
+namespace bwgemm::bench {
+namespace {
+
+// A sample never holds more calls than this (bounds graph size for very short kernels).
+constexpr int kMaxCallsPerSample = 4096;
+constexpr int kMinWarmupRuns = 2;  // even with --bwgemm_warmup_ms=0
+
+class Event {
+ public:
+  Event() { BWGEMM_BENCH_CUDA(cudaEventCreate(&event_)); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  ~Event() { cudaEventDestroy(event_); }
+  cudaEvent_t get() const { return event_; }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+// `calls` back-to-back calls cycling through the operand sets, replayed as one CUDA graph or,
+// without graphs, enqueued on the stream each time.
+class Batch {
+ public:
+  Batch(const Launch& launch, int sets, int calls, bool use_graph, cudaStream_t stream)
+      : launch_(launch), sets_(sets), calls_(calls), stream_(stream) {
+    if (!use_graph) return;
+    BWGEMM_BENCH_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    try {
+      enqueue();
+    } catch (...) {
+      cudaGraph_t partial = nullptr;
+      cudaStreamEndCapture(stream, &partial);
+      if (partial != nullptr) cudaGraphDestroy(partial);
+      (void)cudaGetLastError();
+      throw;
+    }
+    BWGEMM_BENCH_CUDA(cudaStreamEndCapture(stream, &graph_));
+    const cudaError_t status = cudaGraphInstantiate(&exec_, graph_, 0);
+    if (status != cudaSuccess) {
+      throw BenchError(std::string("cudaGraphInstantiate failed: ") + cudaGetErrorString(status) +
+                       " (try --bwgemm_graphs=0)");
+    }
+  }
+  Batch(const Batch&) = delete;
+  Batch& operator=(const Batch&) = delete;
+  ~Batch() {
+    if (exec_ != nullptr) cudaGraphExecDestroy(exec_);
+    if (graph_ != nullptr) cudaGraphDestroy(graph_);
+  }
+
+  int calls() const { return calls_; }
+
+  void run() {
+    if (exec_ != nullptr) {
+      BWGEMM_BENCH_CUDA(cudaGraphLaunch(exec_, stream_));
+    } else {
+      enqueue();
+    }
+  }
+
+ private:
+  void enqueue() {
+    for (int i = 0; i < calls_; ++i) launch_(i % sets_, stream_);
+  }
+
+  const Launch& launch_;
+  int sets_;
+  int calls_;
+  cudaStream_t stream_;
+  cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t exec_ = nullptr;
+};
+
+// Seconds of GPU time for one run of the batch.
+double time_batch(Batch& batch, const Event& start, const Event& stop, cudaStream_t stream) {
+  BWGEMM_BENCH_CUDA(cudaEventRecord(start.get(), stream));
+  batch.run();
+  BWGEMM_BENCH_CUDA(cudaEventRecord(stop.get(), stream));
+  BWGEMM_BENCH_CUDA(cudaEventSynchronize(stop.get()));
+  BWGEMM_BENCH_CUDA(cudaGetLastError());  // a failed kernel launch inside the batch
+  float ms = 0;
+  BWGEMM_BENCH_CUDA(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+  return ms * 1e-3;
+}
+
+}  // namespace
+
+int rotation_sets(int64_t bytes_per_set, const DeviceInfo& device) {
+  const double needed = kL2RotationFactor * static_cast<double>(device.l2_bytes);
+  int sets =
+      std::max(kMinRotationSets, static_cast<int>(std::ceil(needed / static_cast<double>(bytes_per_set))));
+  const double budget = kRotationMemoryFraction * static_cast<double>(device.free_bytes);
+  const int affordable = static_cast<int>(budget / static_cast<double>(bytes_per_set));
+  if (affordable < kMinRotationSets) {
+    throw BenchError("problem needs " + std::to_string(kMinRotationSets) + " x " +
+                     std::to_string(static_cast<int64_t>(bytes_per_set / kMiB)) +
+                     " MiB of operand sets, more than half of the device memory free at start-up");
+  }
+  return std::min(sets, affordable);
+}
+
+double median_of(std::vector<double> values) {
+  if (values.empty()) return 0.0;
+  const size_t mid = values.size() / 2;
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
+  const double upper = values[mid];
+  if (values.size() % 2 == 1) return upper;
+  const double lower = *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid));
+  return 0.5 * (lower + upper);
+}
+
+Timing time_launches(const Launch& launch, int sets, const Context& context) {
+  const TimingConfig& config = context.timing;
+  cudaStream_t stream = context.stream;
+  Event start, stop;
+
+  // Estimate the time per call from one pass over the sets (run twice: the first run pays for
+  // lazy module loading and clock ramp-up).
+  auto probe = std::make_unique<Batch>(launch, sets, sets, config.use_graphs, stream);
+  probe->run();
+  const double probe_seconds = time_batch(*probe, start, stop, stream) / sets;
+
+  int calls = sets;
+  if (probe_seconds > 0) {
+    const double wanted = std::ceil(config.min_sample_seconds / probe_seconds);
+    calls = static_cast<int>(std::min<double>(wanted, kMaxCallsPerSample));
+    calls = std::max(sets, (calls + sets - 1) / sets * sets);  // whole passes over the sets
+  }
+  std::unique_ptr<Batch> batch =
+      calls == sets ? std::move(probe)
+                    : std::make_unique<Batch>(launch, sets, calls, config.use_graphs, stream);
+
+  using Clock = std::chrono::steady_clock;
+  const auto warmup_begin = Clock::now();
+  for (int run = 0;; ++run) {
+    const std::chrono::duration<double> elapsed = Clock::now() - warmup_begin;
+    if (run >= kMinWarmupRuns && elapsed.count() >= config.warmup_seconds) break;
+    batch->run();
+    // Keep the queue short: the host clock measures the warm-up.
+    BWGEMM_BENCH_CUDA(cudaStreamSynchronize(stream));
+  }
+
+  std::vector<double> per_call_us;
+  per_call_us.reserve(static_cast<size_t>(config.samples));
+  for (int s = 0; s < config.samples; ++s)
+    per_call_us.push_back(time_batch(*batch, start, stop, stream) * 1e6 / batch->calls());
+
+  Timing timing;
+  timing.median_us = median_of(per_call_us);
+  timing.min_us = *std::min_element(per_call_us.begin(), per_call_us.end());
+  timing.max_us = *std::max_element(per_call_us.begin(), per_call_us.end());
+  timing.samples = config.samples;
+  timing.calls_per_sample = batch->calls();
+  timing.sets = sets;
+  return timing;
+}
+
+}  // namespace bwgemm::bench

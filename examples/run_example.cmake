@@ -1,0 +1,9 @@
+# Runs the main example: natively where a compute-capability-10.0 GPU is present, otherwise (exit code 77
+# from the native build) the emulator build on a small shape.
+execute_process(COMMAND ${NATIVE} RESULT_VARIABLE rc)
+if(rc EQUAL 77)
+  execute_process(COMMAND ${EMULATED} RESULT_VARIABLE rc)
+endif()
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "the example failed (exit code ${rc})")
+endif()

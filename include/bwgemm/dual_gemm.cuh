@@ -1,0 +1,225 @@
+// bwgemm's NVFP4 dual GEMM with a fused gated epilogue, the gated MLP of modern LLMs:
+//
+//   C[m, n, l] = silu(alpha1 * sum_k A[m,k,l] B1[n,k,l]) * (alpha2 * sum_k A[m,k,l] B2[n,k,l])
+//
+// Operands are NVFP4: packed e2m1 K-major data (two per byte, element 2i in the low nibble; row r of an
+// M x K matrix is K/2 contiguous bytes; batch outermost) plus e4m3 scales, one per 16 K elements, in the
+// 128x4 blocked layout (docs/formats.md; bwgemm::quantize_nvfp4 produces both). C is fp16 or bf16,
+// row-major with row stride ldc, batch stride m * ldc.
+//
+//   bwgemm::DualGemmArguments<__half> args;
+//   args.m = 512; args.n = 4096; args.k = 7168;
+//   args.a = {a_data, a_scales}; args.b1 = {...}; args.b2 = {...}; args.c = c;
+//   bwgemm::Status s = bwgemm::dual_gemm_nvfp4(args, stream);        // picks a kernel from the shape
+//   // or an explicit kernel:
+//   using Cfg = bwgemm::sm100::DualGemmConfig<128, 5, 2, bwgemm::sched::ClcWorkStealing>;
+//   s = bwgemm::DualGemm<Cfg>::run(args, stream);
+//
+// Shapes: M >= 1 (rows past M read as zero, stores masked), N a multiple of 16, K a multiple of 64,
+// batch >= 1. The call validates everything first and launches nothing on error; it is asynchronous on
+// `stream`, allocates nothing and does not synchronize. The kernels need a GPU of compute capability 10.0.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "bwgemm/epilogue/functors.cuh"
+#include "bwgemm/formats/scale_layout.cuh"
+#include "bwgemm/host/launch.hpp"
+#include "bwgemm/host/status.hpp"
+#include "bwgemm/host/tensor_map.hpp"
+#include "bwgemm/kernels/sm100/dual_gemm_config.cuh"
+#include "bwgemm/kernels/sm100/dual_gemm_kernel.cuh"
+
+namespace bwgemm {
+
+// One NVFP4 operand in device memory.
+struct Nvfp4Tensor {
+  const void* data = nullptr;    // rows x K/2 bytes per batch (16-byte aligned)
+  const void* scales = nullptr;  // blocked_scale_bytes(rows, K/16, batch) bytes (16-byte aligned)
+};
+
+template <class Out = __half, class Epilogue = epi::SiluMul>
+struct DualGemmArguments {
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  Nvfp4Tensor a;   // M x K
+  Nvfp4Tensor b1;  // N x K: the gate projection
+  Nvfp4Tensor b2;  // N x K: the up projection
+  Out* c = nullptr;
+  int64_t ldc = 0;                     // elements between rows of C; 0 means n
+  float alpha1 = 1.0f, alpha2 = 1.0f;  // per-tensor scales (NVFP4 global scales of A times B1, A times B2)
+  Epilogue epilogue{};                 // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
+};
+
+namespace detail {
+
+inline bool aligned16(const void* p) {
+  return reinterpret_cast<uintptr_t>(p) % 16 == 0;
+}
+
+// Packed e2m1 operand of `rows` x k per batch as a rank-3 tensor map (K, rows, batch).
+inline Status nvfp4_data_map(const void* data, int64_t rows, int64_t k, int64_t batch, uint32_t box_rows,
+                             CUtensorMap* out) {
+  TensorMapDesc d;
+  d.data_type = TensorMapDataType::kFp4E2M1Packed;
+  d.rank = 3;
+  d.global_address = data;
+  d.global_dims[0] = static_cast<uint64_t>(k);
+  d.global_dims[1] = static_cast<uint64_t>(rows);
+  d.global_dims[2] = static_cast<uint64_t>(batch);
+  d.global_strides_bytes[0] = static_cast<uint64_t>(k / 2);
+  d.global_strides_bytes[1] = static_cast<uint64_t>(rows * k / 2);
+  d.box_dims[0] = 256;  // one 128-byte swizzle row of fp4
+  d.box_dims[1] = box_rows;
+  d.box_dims[2] = 1;
+  d.swizzle = TensorMapSwizzle::k128B;
+  return encode_tensor_map(d, out);
+}
+
+// Blocked scales of a `rows` x k operand as 16-bit words: (256 words = one 512-byte atom, K/64 atoms,
+// row blocks of 128, batch); a box is the 4 atoms (256 K elements) of one row block.
+inline Status nvfp4_scale_map(const void* scales, int64_t rows, int64_t k, int64_t batch, CUtensorMap* out) {
+  const int64_t k_atoms = ceil_div(k / kNvfp4BlockSize, kScaleAtomCols);
+  const int64_t row_blocks = ceil_div(rows, kScaleAtomRows);
+  TensorMapDesc d;
+  d.data_type = TensorMapDataType::kUInt16;
+  d.rank = 4;
+  d.global_address = scales;
+  d.global_dims[0] = kScaleAtomBytes / 2;
+  d.global_dims[1] = static_cast<uint64_t>(k_atoms);
+  d.global_dims[2] = static_cast<uint64_t>(row_blocks);
+  d.global_dims[3] = static_cast<uint64_t>(batch);
+  d.global_strides_bytes[0] = kScaleAtomBytes;
+  d.global_strides_bytes[1] = static_cast<uint64_t>(k_atoms * kScaleAtomBytes);
+  d.global_strides_bytes[2] = static_cast<uint64_t>(row_blocks * k_atoms * kScaleAtomBytes);
+  d.box_dims[0] = kScaleAtomBytes / 2;
+  d.box_dims[1] = 4;  // 4 atoms = 256 K elements, one stage
+  d.box_dims[2] = 1;
+  d.box_dims[3] = 1;
+  d.swizzle = TensorMapSwizzle::kNone;
+  return encode_tensor_map(d, out);
+}
+
+}  // namespace detail
+
+template <class Cfg>
+struct DualGemm {
+  using Arguments = DualGemmArguments<typename Cfg::Out, typename Cfg::Epilogue>;
+  using Params = sm100::DualGemmParams<Cfg>;
+  static constexpr int64_t kMaxExtent = (int64_t{1} << 31) - 1;
+
+  // Host-side checks only (no device access): shapes, pointers, alignment, strides.
+  static Status can_implement(const Arguments& a) {
+    const auto str = [](int64_t v) { return std::to_string(v); };
+    if (a.m < 1) return Status::invalid_argument("M must be >= 1 (got " + str(a.m) + ")");
+    if (a.n < 16 || a.n % 16 != 0)
+      return Status::invalid_argument("N must be a positive multiple of 16 (got " + str(a.n) + ")");
+    if (a.k < 64 || a.k % 64 != 0)
+      return Status::invalid_argument("K must be a positive multiple of 64 (got " + str(a.k) + ")");
+    if (a.batch < 1) return Status::invalid_argument("batch must be >= 1 (got " + str(a.batch) + ")");
+    if (a.m > kMaxExtent || a.n > kMaxExtent || a.k > kMaxExtent || a.batch > 65535)
+      return Status::invalid_argument("M, N, K must be < 2^31 and batch <= 65535");
+    const int64_t ldc = a.ldc == 0 ? a.n : a.ldc;
+    if (ldc < a.n || ldc % 8 != 0)
+      return Status::invalid_argument("ldc must be >= N and a multiple of 8 (16-byte rows) (got " + str(ldc) +
+                                      ")");
+    const struct {
+      const void* p;
+      const char* name;
+    } ptrs[] = {{a.a.data, "A data"},
+                {a.a.scales, "A scales"},
+                {a.b1.data, "B1 data"},
+                {a.b1.scales, "B1 scales"},
+                {a.b2.data, "B2 data"},
+                {a.b2.scales, "B2 scales"},
+                {a.c, "C"}};
+    for (const auto& q : ptrs) {
+      if (q.p == nullptr) return Status::invalid_argument(std::string(q.name) + " is null");
+      if (!detail::aligned16(q.p))
+        return Status::invalid_argument(std::string(q.name) + " must be 16-byte aligned");
+    }
+    if (!std::isfinite(a.alpha1) || !std::isfinite(a.alpha2))
+      return Status::invalid_argument("alpha1 and alpha2 must be finite");
+    const sched::TileGrid tiles = tile_grid(a);
+    if (static_cast<int64_t>(tiles.tiles_m) * tiles.tiles_n * tiles.batch > kMaxExtent)
+      return Status::invalid_argument("too many output tiles for one launch");
+    return Status::success();
+  }
+
+  static sched::TileGrid tile_grid(const Arguments& a) {
+    constexpr int32_t kGroupM = 8;  // M tiles sharing each N tile in the L2-friendly order
+    return sched::TileGrid{static_cast<int32_t>(ceil_div(a.m, Cfg::kClusterM)),
+                           static_cast<int32_t>(ceil_div(a.n, Cfg::kBlockN)), static_cast<int32_t>(a.batch),
+                           kGroupM};
+  }
+
+  static Status run(const Arguments& a, cudaStream_t stream = nullptr) {
+    if (Status s = can_implement(a); !s.ok()) return s;
+    if (Status s = host::require_compute_capability_100("bwgemm::DualGemm"); !s.ok()) return s;
+    const void* const operands[] = {a.a.data,  a.a.scales,  a.b1.data, a.b1.scales,
+                                    a.b2.data, a.b2.scales, a.c};
+    for (const void* ptr : operands) {
+      if (Status s = host::require_device_pointer(ptr, "an operand of bwgemm::DualGemm"); !s.ok()) return s;
+    }
+
+    Params p;
+    if (Status s = detail::nvfp4_data_map(a.a.data, a.m, a.k, a.batch, Cfg::kBlockM, &p.tmap_a); !s.ok())
+      return s;
+    if (Status s = detail::nvfp4_data_map(a.b1.data, a.n, a.k, a.batch, Cfg::kBRowsPerCta, &p.tmap_b1);
+        !s.ok())
+      return s;
+    if (Status s = detail::nvfp4_data_map(a.b2.data, a.n, a.k, a.batch, Cfg::kBRowsPerCta, &p.tmap_b2);
+        !s.ok())
+      return s;
+    if (Status s = detail::nvfp4_scale_map(a.a.scales, a.m, a.k, a.batch, &p.tmap_sfa); !s.ok()) return s;
+    if (Status s = detail::nvfp4_scale_map(a.b1.scales, a.n, a.k, a.batch, &p.tmap_sfb1); !s.ok()) return s;
+    if (Status s = detail::nvfp4_scale_map(a.b2.scales, a.n, a.k, a.batch, &p.tmap_sfb2); !s.ok()) return s;
+    p.c = a.c;
+    p.ldc = a.ldc == 0 ? a.n : a.ldc;
+    p.m = static_cast<int32_t>(a.m);
+    p.n = static_cast<int32_t>(a.n);
+    p.k = static_cast<int32_t>(a.k);
+    p.tiles = tile_grid(a);
+    p.alpha1 = a.alpha1;
+    p.alpha2 = a.alpha2;
+    p.epilogue = a.epilogue;
+    // Keep the operand more tiles re-read (B when M > N) in L2; stream the other.
+    const bool keep_b = a.m > a.n;
+    p.cache_hint_a = keep_b ? ptx::kL2EvictFirst : ptx::kL2EvictLast;
+    p.cache_hint_b = keep_b ? ptx::kL2EvictLast : ptx::kL2EvictFirst;
+
+    auto* kernel = &sm100::dual_gemm_kernel<Cfg>;
+    int64_t resident = 1;
+    if constexpr (std::is_same_v<typename Cfg::Scheduler, sched::StaticPersistent>) {
+      if (Status s =
+              host::resident_clusters(kernel, Cfg::kThreads, Cfg::kCtaGroup, Cfg::kSmemBytes, &resident);
+          !s.ok())
+        return s;
+    }
+    p.num_clusters = static_cast<int32_t>(Cfg::Scheduler::grid_clusters(p.tiles, resident));
+    return host::launch_cluster_kernel(kernel, static_cast<uint32_t>(p.num_clusters * Cfg::kCtaGroup),
+                                       Cfg::kThreads, Cfg::kCtaGroup, Cfg::kSmemBytes, stream, p);
+  }
+};
+
+// The kernels the default entry point chooses from (docs/api.md has the table and the reasoning):
+//   M <= 256 : BlockN 64, 7 stages, CTA pair, static persistent, double-buffered accumulators: more tiles to
+//              spread over the SMs when M is small (seed 000's persistent kernel for M = 256).
+//   M > 256  : BlockN 128, 5 stages, CTA pair, Cluster Launch Control work stealing.
+template <class Out>
+using DualGemmSmallM = sm100::DualGemmConfig<64, 7, 2, sched::StaticPersistent, epi::SiluMul, Out>;
+template <class Out>
+using DualGemmLargeM = sm100::DualGemmConfig<128, 5, 2, sched::ClcWorkStealing, epi::SiluMul, Out>;
+
+template <class Out>
+Status dual_gemm_nvfp4(const DualGemmArguments<Out>& args, cudaStream_t stream = nullptr) {
+  if (args.m <= 256) return DualGemm<DualGemmSmallM<Out>>::run(args, stream);
+  return DualGemm<DualGemmLargeM<Out>>::run(args, stream);
+}
+
+}  // namespace bwgemm

@@ -1,0 +1,289 @@
+// The TMA engine of the emulator (ptx/tma.cuh): cp.async.bulk.tensor tile loads and stores, PTX ISA
+// 9.7.9.25.5 "cp.async.bulk.tensor" and 5.5 "Tensors" (tensor maps, bounding box, traversal stride,
+// out-of-bounds fill, swizzle).
+//
+// A load is an asynchronous operation: when it completes (see machine.hpp), it reads the box from global
+// memory, writes it to shared memory of each destination CTA with the tensor map's swizzle, and performs
+// complete_tx of the box's bytes on each destination's barrier. Modelled:
+//  * every element type bwgemm uses (4-bit packed fp4, 8-, 16-, 32-bit), ranks 1-5;
+//  * boxes with traversal (element) strides: ceil(box[i] / stride[i]) elements per dimension, packed densely
+//    in shared memory (dimension 0 fastest; rows of ceil(box[0]/stride[0]) * element bytes);
+//  * out-of-bounds elements (any coordinate < 0 or >= the global dimension) are filled with zero, or with
+//    the canonical NaN for float types under NAN_REQUEST_ZERO_FMA; they still count in the transaction bytes;
+//  * swizzle none / 32B / 64B / 128B applied to shared-window addresses (swizzle.hpp);
+//  * .multicast::cluster: the box lands at the same offset in every CTA of cta_mask, and each destination's
+//    barrier at the barrier's offset receives complete_tx (with .cta_group::2: the barrier in the destination's
+//    pair CTA that has the barrier address's parity, so both CTAs of a pair can report to the even CTA);
+//  * cache hints are accepted and ignored.
+// Not modelled (reported when used): interleaved layouts, SWIZZLE_128B_ATOM_32B, 16U4_ALIGN16B.
+#pragma once
+
+#include <cuda.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+
+#include <bwgemm/emu/machine.hpp>
+#include <bwgemm/emu/mbarrier.hpp>
+#include <bwgemm/emu/shared_memory.hpp>
+#include <bwgemm/emu/swizzle.hpp>
+#include <bwgemm/emu/tensor_map.hpp>
+
+namespace bwgemm::emu {
+namespace detail {
+
+// cp.async.bulk.tensor shared-memory operands are 128-byte aligned (PTX ISA 9.7.9.25.5.1).
+inline constexpr uint32_t kTmaSmemAlignment = 128;
+
+struct TmaBox {
+  TmaRecord map;
+  int32_t coords[kTmaMaxRank] = {};
+  uint32_t count[kTmaMaxRank] = {1, 1, 1, 1, 1};  // elements per dimension after the traversal stride
+  uint32_t row_bytes = 0;                          // dimension-0 extent in shared memory
+  uint32_t total_bytes = 0;
+};
+
+inline TmaBox decode_box(const CUtensorMap* tensor_map, const int32_t* coords, uint32_t rank, const char* what) {
+  Machine& m = machine();
+  TmaBox box;
+  if (tensor_map == nullptr || !read_tma_record(tensor_map, &box.map)) {
+    m.fail(std::string(what) + ": the tensor map was not encoded by bwgemm::encode_tensor_map in the "
+           "emulation build");
+  }
+  const TmaRecord& r = box.map;
+  if (r.rank != rank) {
+    m.fail(std::string(what) + ": " + std::to_string(rank) + " coordinates for a tensor map of rank " +
+           std::to_string(r.rank));
+  }
+  if (r.flags & (kTmaSwizzleAtom32B | kTmaAlign16BSlots | kTmaInterleaved)) {
+    m.fail(std::string(what) + ": the tensor map uses a feature the emulator does not model "
+           "(interleave, SWIZZLE_128B_ATOM_32B or 16U4_ALIGN16B)");
+  }
+  uint64_t elements = 1;
+  for (uint32_t i = 0; i < rank; ++i) {
+    box.coords[i] = coords[i];
+    box.count[i] = (r.box_dims[i] + r.element_strides[i] - 1) / r.element_strides[i];
+    elements *= box.count[i];
+  }
+  box.row_bytes = box.count[0] * r.element_bits / 8;
+  box.total_bytes = static_cast<uint32_t>(elements * r.element_bits / 8);
+  if (r.swizzle_span != 0 && box.row_bytes > r.swizzle_span) {
+    m.fail(std::string(what) + ": a box row of " + std::to_string(box.row_bytes) + " bytes exceeds the " +
+           std::to_string(r.swizzle_span) + "-byte swizzle span");
+  }
+  return box;
+}
+
+// Calls f(smem_byte_offset_in_box_before_swizzle, bit_shift_in_byte, global_element_ptr_or_null, global_bit_shift)
+// for every element of the box; the global pointer is null for out-of-bounds elements.
+template <class F>
+void for_each_box_element(const TmaBox& box, F&& f) {
+  const TmaRecord& r = box.map;
+  const uint32_t bits = r.element_bits;
+  uint32_t j[kTmaMaxRank] = {};
+  const uint64_t rows = static_cast<uint64_t>(box.count[1]) * box.count[2] * box.count[3] * box.count[4];
+  for (uint64_t row = 0; row < rows; ++row) {
+    uint64_t rest = row;
+    for (uint32_t d = 1; d < kTmaMaxRank; ++d) {
+      j[d] = static_cast<uint32_t>(rest % box.count[d]);
+      rest /= box.count[d];
+    }
+    bool row_in_bounds = true;
+    uint64_t row_offset = 0;  // bytes
+    for (uint32_t d = 1; d < r.rank; ++d) {
+      const int64_t c = static_cast<int64_t>(box.coords[d]) + static_cast<int64_t>(j[d]) * r.element_strides[d];
+      row_in_bounds = row_in_bounds && c >= 0 && static_cast<uint64_t>(c) < r.global_dims[d];
+      row_offset += static_cast<uint64_t>(c) * r.global_strides[d];
+    }
+    for (uint32_t j0 = 0; j0 < box.count[0]; ++j0) {
+      const int64_t c0 = static_cast<int64_t>(box.coords[0]) + static_cast<int64_t>(j0) * r.element_strides[0];
+      const bool in = row_in_bounds && c0 >= 0 && static_cast<uint64_t>(c0) < r.global_dims[0];
+      const uint64_t smem_bit = row * box.row_bytes * 8 + static_cast<uint64_t>(j0) * bits;
+      uint8_t* g = nullptr;
+      uint32_t gshift = 0;
+      if (in) {
+        const uint64_t gbit = static_cast<uint64_t>(c0) * bits;
+        g = reinterpret_cast<uint8_t*>(r.global_address + row_offset + gbit / 8);
+        gshift = static_cast<uint32_t>(gbit % 8);
+      }
+      f(static_cast<uint32_t>(smem_bit / 8), static_cast<uint32_t>(smem_bit % 8), g, gshift);
+    }
+  }
+}
+
+// The fill value of an out-of-bounds element.
+inline uint32_t oob_fill_value(const TmaRecord& r) {
+  if (!(r.flags & kTmaOobNan) || !(r.flags & kTmaFloat)) return 0;
+  return r.element_bits == 32 ? 0x7FFFFFFFu : (r.element_bits == 16 ? 0x7FFFu : 0u);
+}
+
+// Copies the box into `cta`'s shared memory at window offset `dst_offset`.
+inline void tma_write_box(const TmaBox& box, Cta& cta, uint32_t dst_offset) {
+  const TmaRecord& r = box.map;
+  const uint32_t bytes = (r.element_bits + 7) / 8;
+  const uint32_t fill = oob_fill_value(r);
+  for_each_box_element(box, [&](uint32_t off, uint32_t shift, const uint8_t* g, uint32_t gshift) {
+    uint8_t* s = cta.smem + swizzle_address(dst_offset + off, r.swizzle_span);
+    if (r.element_bits == 4) {
+      const uint8_t v = g ? static_cast<uint8_t>((*g >> gshift) & 0xF) : static_cast<uint8_t>(fill & 0xF);
+      *s = static_cast<uint8_t>((*s & ~(0xF << shift)) | (v << shift));
+    } else if (g) {
+      std::memcpy(s, g, bytes);
+    } else {
+      std::memcpy(s, &fill, bytes);
+    }
+  });
+}
+
+inline void tma_read_box(const TmaBox& box, const Cta& cta, uint32_t src_offset) {
+  const TmaRecord& r = box.map;
+  const uint32_t bytes = (r.element_bits + 7) / 8;
+  for_each_box_element(box, [&](uint32_t off, uint32_t shift, uint8_t* g, uint32_t gshift) {
+    if (g == nullptr) return;  // out-of-bounds elements are not written
+    const uint8_t* s = cta.smem + swizzle_address(src_offset + off, r.swizzle_span);
+    if (r.element_bits == 4) {
+      const uint8_t v = static_cast<uint8_t>((*s >> shift) & 0xF);
+      *g = static_cast<uint8_t>((*g & ~(0xF << gshift)) | (v << gshift));
+    } else {
+      std::memcpy(g, s, bytes);
+    }
+  });
+}
+
+template <int CtaGroup, int Rank>
+void tma_load_impl(uint32_t dst, const CUtensorMap* tensor_map, uint32_t bar, const int32_t (&coords)[Rank],
+                   bool multicast, uint16_t cta_mask) {
+  static_assert(CtaGroup == 1 || CtaGroup == 2, "cta_group must be 1 or 2");
+  Machine& m = machine();
+  m.on_call();
+  const char* what = multicast ? "cp.async.bulk.tensor.multicast::cluster" : "cp.async.bulk.tensor";
+  const TmaBox box = decode_box(tensor_map, coords, Rank, what);
+  Cta& issuer = m.cta();
+  Cluster& cl = *issuer.cluster;
+  const uint32_t bar_rank = bar >> ptx::kClusterRankAddressShift;
+  struct Target {
+    Cta* cta;
+    uint32_t dst_offset;
+    Cta* bar_cta;
+    uint32_t bar_offset;
+  };
+  std::vector<Target> targets;
+  auto add_target = [&](uint32_t rank) {
+    const uint32_t dst_addr = (rank << ptx::kClusterRankAddressShift) | (dst & kSharedOffsetMask);
+    SharedLocation d = resolve_shared_cluster(cl, dst_addr, box.total_bytes, kTmaSmemAlignment, what);
+    uint32_t b_rank = bar_rank;
+    if (multicast) b_rank = CtaGroup == 2 ? ((rank & ~1u) | (bar_rank & 1u)) : rank;
+    const uint32_t bar_addr = (b_rank << ptx::kClusterRankAddressShift) | (bar & kSharedOffsetMask);
+    SharedLocation b = resolve_shared_cluster(cl, bar_addr, kMbarrierBytes, kMbarrierBytes, what);
+    targets.push_back({d.cta, d.offset, b.cta, b.offset});
+  };
+  if (multicast) {
+    if (cta_mask == 0) m.fail(std::string(what) + ": empty cta_mask");
+    for (uint32_t rank = 0; rank < kMaxClusterSize; ++rank) {
+      if (!(cta_mask >> rank & 1u)) continue;
+      if (rank >= cl.ctas.size()) {
+        m.fail(std::string(what) + ": cta_mask " + format_hex(cta_mask) + " names CTA rank " + std::to_string(rank) +
+               " of a cluster of " + std::to_string(cl.ctas.size()));
+      }
+      add_target(rank);
+    }
+  } else {
+    add_target(dst >> ptx::kClusterRankAddressShift);
+  }
+  AsyncOp op;
+  op.what = std::string(what) + " of " + std::to_string(box.total_bytes) + " bytes to " + describe_shared(dst) +
+            " signalling mbarrier " + describe_shared(bar) + m.where();
+  op.run = [box, targets, what = op.what] {
+    for (const Target& t : targets) {
+      tma_write_box(box, *t.cta, t.dst_offset);
+      complete_tx(*t.bar_cta, t.bar_offset, box.total_bytes, what);
+    }
+  };
+  m.post_async(std::move(op));
+}
+
+}  // namespace detail
+
+template <int CtaGroup, int Rank>
+void tma_load(uint32_t dst, const CUtensorMap* tensor_map, uint32_t bar, const int32_t (&coords)[Rank],
+              uint64_t /*cache_policy*/ = 0) {
+  detail::tma_load_impl<CtaGroup, Rank>(dst, tensor_map, bar, coords, false, 0);
+}
+
+template <int CtaGroup, int Rank>
+void tma_load_multicast(uint32_t dst, const CUtensorMap* tensor_map, uint32_t bar, const int32_t (&coords)[Rank],
+                        uint16_t cta_mask, uint64_t /*cache_policy*/ = 0) {
+  detail::tma_load_impl<CtaGroup, Rank>(dst, tensor_map, bar, coords, true, cta_mask);
+}
+
+template <int Rank>
+void tma_store(const CUtensorMap* tensor_map, uint32_t src, const int32_t (&coords)[Rank]) {
+  auto& m = detail::machine();
+  m.on_call();
+  const char* what = "cp.async.bulk.tensor (shared::cta -> global)";
+  const detail::TmaBox box = detail::decode_box(tensor_map, coords, Rank, what);
+  detail::SharedLocation s =
+      detail::resolve_shared_cta(src, box.total_bytes, detail::kTmaSmemAlignment, what);
+  detail::Thread& t = m.thread();
+  std::shared_ptr<int> group = t.open_bulk_group;
+  ++*group;
+  detail::AsyncOp op;
+  op.what = std::string(what) + " of " + std::to_string(box.total_bytes) + " bytes from " +
+            detail::describe_shared(src) + m.where();
+  op.run = [box, s, group] {
+    detail::tma_read_box(box, *s.cta, s.offset);
+    --*group;
+  };
+  m.post_async(std::move(op));
+}
+
+inline void tma_store_commit_group() {
+  auto& m = detail::machine();
+  m.on_call();
+  detail::Thread& t = m.thread();
+  t.bulk_groups.push_back(t.open_bulk_group);
+  t.open_bulk_group = std::make_shared<int>(0);
+}
+
+namespace detail {
+inline void bulk_wait(int max_pending, const char* what) {
+  Machine& m = machine();
+  m.on_call();
+  Thread* t = &m.thread();
+  auto pending = [t] {
+    int n = 0;
+    for (const auto& g : t->bulk_groups) n += *g > 0;
+    return n;
+  };
+  m.block([pending, max_pending] { return pending() <= max_pending; },
+          [pending, what] { return std::string(what) + ": " + std::to_string(pending()) + " bulk group(s) pending"; });
+  auto& groups = t->bulk_groups;
+  groups.erase(std::remove_if(groups.begin(), groups.end(), [](const auto& g) { return *g == 0; }), groups.end());
+}
+}  // namespace detail
+
+template <int MaxPending>
+void tma_store_wait_read() {
+  detail::bulk_wait(MaxPending, "cp.async.bulk.wait_group.read");
+}
+template <int MaxPending>
+void tma_store_wait() {
+  detail::bulk_wait(MaxPending, "cp.async.bulk.wait_group");
+}
+
+inline void fence_proxy_async_shared_cta() { detail::machine().on_call(); }
+
+inline void tma_prefetch_descriptor(const CUtensorMap* tensor_map) {
+  auto& m = detail::machine();
+  m.on_call();
+  detail::TmaRecord r;
+  if (tensor_map == nullptr || !detail::read_tma_record(tensor_map, &r)) {
+    m.fail("prefetch.tensormap: the tensor map was not encoded by bwgemm::encode_tensor_map in the emulation build");
+  }
+}
+
+}  // namespace bwgemm::emu

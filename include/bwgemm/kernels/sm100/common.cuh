@@ -1,0 +1,143 @@
+// Pieces shared by the sm_100a kernels (dual GEMM and GEMM): hardware limits, tensor-memory column
+// budgeting, the CTA-group helpers for barriers that live in the even CTA of a pair, and the tile stream
+// that walks a scheduler's tiles (including the Cluster Launch Control response pipeline).
+#pragma once
+
+#include <cstdint>
+
+#include "bwgemm/common.cuh"
+#include "bwgemm/pipeline/pipeline_state.cuh"
+#include "bwgemm/ptx/ptx.cuh"
+#include "bwgemm/scheduler/schedulers.cuh"
+
+namespace bwgemm::sm100 {
+
+// Hardware facts of B200 / sm_100a (shared/reference/nvfp4_dual_gemm.md, "Hardware facts").
+inline constexpr int kWarpSize = 32;
+inline constexpr int kTmemLanes = 128;  // tensor memory: 128 lanes x 512 columns x 32 bit
+inline constexpr int kTmemMaxColumns = 512;
+inline constexpr int kTmemMinAllocColumns = 32;      // tcgen05.alloc: a power of two >= 32 columns
+inline constexpr int kMaxDynamicSmemBytes = 232448;  // 227 KB opt-in shared memory per block
+inline constexpr int kSmemAlignment = 1024;          // 128B-swizzle atoms (8 rows x 128 B) must be aligned
+inline constexpr int kClcStages = 2;                 // CLC responses in flight (seed 004)
+inline constexpr int kClcResponseBytes = 16;         // clusterlaunchcontrol.try_cancel writes a .b128
+
+// Smallest legal tcgen05.alloc column count holding `used` columns.
+BWGEMM_HD constexpr int tmem_alloc_columns(int used) {
+  int cols = kTmemMinAllocColumns;
+  while (cols < used) cols *= 2;
+  return cols;
+}
+
+BWGEMM_HD constexpr uint32_t round_up_u32(uint32_t x, uint32_t a) {
+  return (x + a - 1) / a * a;
+}
+
+// The mask of every CTA of a CTA pair (or of the single CTA) for multicast arrivals and loads.
+template <int CtaGroup>
+inline constexpr uint16_t kPairMask = static_cast<uint16_t>((1u << CtaGroup) - 1u);
+
+// A barrier that lives in the even CTA of the pair: its shared::cluster address as seen from any CTA of
+// the pair. With one CTA it is the local barrier.
+template <int CtaGroup>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE uint32_t pair_barrier(uint32_t local_bar) {
+  return CtaGroup == 2 ? ptx::even_cta_address(local_bar) : local_bar;
+}
+
+// Arrive once on a barrier of the even CTA (or the local one with one CTA).
+template <int CtaGroup>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void arrive_on_pair_barrier(uint32_t local_bar) {
+  if constexpr (CtaGroup == 2) {
+    ptx::mbarrier_arrive_cluster(ptx::even_cta_address(local_bar));
+  } else {
+    ptx::mbarrier_arrive(local_bar);
+  }
+}
+
+// Arrive with an expected transaction byte count on a barrier of the even CTA (or the local one).
+template <int CtaGroup>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void arrive_expect_tx_on_pair_barrier(uint32_t local_bar, uint32_t bytes) {
+  if constexpr (CtaGroup == 2) {
+    ptx::mbarrier_arrive_expect_tx_cluster(ptx::even_cta_address(local_bar), bytes);
+  } else {
+    ptx::mbarrier_arrive_expect_tx(local_bar, bytes);
+  }
+}
+
+// tcgen05.commit to a barrier in every CTA of the pair (multicast) or the local one.
+template <int CtaGroup>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void commit_to_pair(uint32_t local_bar) {
+  if constexpr (CtaGroup == 2) {
+    ptx::tcgen05_commit_multicast<2>(local_bar, kPairMask<2>);
+  } else {
+    ptx::tcgen05_commit<1>(local_bar);
+  }
+}
+
+// Barrier addresses of the Cluster Launch Control pipeline of one CTA.
+struct ClcBarriers {
+  uint32_t full;       // kClcStages barriers: a response landed (complete_tx of 16 bytes)
+  uint32_t empty;      // kClcStages barriers in the even CTA: every consumer has read the response
+  uint32_t responses;  // kClcStages 16-byte response slots
+  BWGEMM_DEVICE uint32_t full_at(uint32_t i) const { return full + 8 * i; }
+  BWGEMM_DEVICE uint32_t empty_at(uint32_t i) const { return empty + 8 * i; }
+  BWGEMM_DEVICE uint32_t response_at(uint32_t i) const { return responses + kClcResponseBytes * i; }
+};
+
+// The sequence of linear tile ids one cluster computes under scheduler S. Every warp role that walks the
+// tiles owns one. With CLC, next() reads the next response and, when `consumer` is set, releases it (one
+// arrival per consuming warp; the kernel sizes the empty barrier to match).
+template <class Scheduler, int CtaGroup>
+struct TileStream {
+  int32_t tile = sched::kNoTile;
+  int32_t num_clusters = 0;
+  int32_t total = 0;
+  ClcBarriers clc{};
+  PipelineState<kClcStages> clc_state{};
+
+  BWGEMM_DEVICE TileStream(int32_t cluster, int32_t clusters, int32_t tiles, ClcBarriers barriers)
+      : tile(Scheduler::first_tile(cluster, clusters, tiles)),
+        num_clusters(clusters),
+        total(tiles),
+        clc(barriers) {}
+
+  BWGEMM_DEVICE bool valid() const { return tile != sched::kNoTile; }
+
+  // Moves to the next tile. `release` is true in exactly one thread of each consuming warp.
+  BWGEMM_DEVICE void next(bool release) {
+    if constexpr (Scheduler::kUsesClc) {
+      ptx::mbarrier_wait_parity(clc.full_at(clc_state.index), clc_state.consumer_parity());
+      const ptx::ClcResponse r = ptx::clc_query(clc.response_at(clc_state.index));
+      if (release) arrive_on_pair_barrier<CtaGroup>(clc.empty_at(clc_state.index));
+      clc_state.advance();
+      tile = r.is_canceled ? Scheduler::tile_of_cancelled(r.first_cta.x, CtaGroup) : sched::kNoTile;
+    } else {
+      tile = Scheduler::next_tile(tile, num_clusters, total);
+    }
+  }
+};
+
+// The scheduler warp of the even CTA (CLC only, one elected thread): keeps asking the hardware for a
+// not-yet-started cluster to cancel, one response slot ahead, until the answer is "none left".
+template <int CtaGroup>
+BWGEMM_DEVICE void run_clc_scheduler(const ClcBarriers& clc) {
+  PipelineState<kClcStages> st;
+  for (;;) {
+    ptx::mbarrier_wait_parity(clc.empty_at(st.index), st.producer_parity());
+    // Each CTA's copy of the response completes 16 bytes on its own barrier at the same offset.
+    for (uint32_t rank = 0; rank < static_cast<uint32_t>(CtaGroup); ++rank)
+      ptx::mbarrier_arrive_expect_tx_cluster(ptx::mapa_shared_cluster(clc.full_at(st.index), rank),
+                                             kClcResponseBytes);
+    if constexpr (CtaGroup == 2) {
+      ptx::clc_try_cancel_multicast(clc.response_at(st.index), clc.full_at(st.index));
+    } else {
+      ptx::clc_try_cancel(clc.response_at(st.index), clc.full_at(st.index));
+    }
+    ptx::mbarrier_wait_parity(clc.full_at(st.index), st.consumer_parity());
+    const bool canceled = ptx::clc_query(clc.response_at(st.index)).is_canceled;
+    st.advance();
+    if (!canceled) break;  // every consumer reads this same "none left" answer and stops
+  }
+}
+
+}  // namespace bwgemm::sm100

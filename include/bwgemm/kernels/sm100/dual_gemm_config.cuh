@@ -1,0 +1,145 @@
+// DualGemmConfig: every knob of the sm_100a NVFP4 dual GEMM and everything derived from them.
+//
+//   using Cfg = bwgemm::sm100::DualGemmConfig<128, 5, 2, bwgemm::sched::ClcWorkStealing>;
+//
+// Tile: each CTA owns 128 output rows (the 128 tensor-memory lanes); a pair of CTAs (CtaGroup 2) issues
+// one M = 256 tcgen05.mma from the even CTA with the B tile split between the two CTAs (seed 000).
+// BlockN output columns per cluster; BlockK = 256 fp4 elements per pipeline stage, i.e. one 128-byte
+// swizzle row per operand row. Both accumulators (gate A·B1ᵀ and up A·B2ᵀ) live in tensor memory.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "bwgemm/epilogue/functors.cuh"
+#include "bwgemm/kernels/sm100/common.cuh"
+#include "bwgemm/scheduler/schedulers.cuh"
+
+namespace bwgemm {
+
+// L2 eviction hints on the operand loads.
+enum class L2CacheHints {
+  kNone,     // no .L2::cache_hint
+  kByShape,  // keep the operand that is re-read by more tiles (B when M > N, else A) with evict_last and
+             // stream the other with evict_first (the GPU MODE winners' rule, seed 000)
+};
+
+namespace sm100 {
+
+template <int BlockN_, int Stages_, int CtaGroup_, class Scheduler_, class Epilogue_ = epi::SiluMul,
+          class Out_ = __half, L2CacheHints Hints_ = L2CacheHints::kByShape>
+struct DualGemmConfig {
+  using Scheduler = Scheduler_;
+  using Epilogue = Epilogue_;
+  using Out = Out_;
+  static constexpr L2CacheHints kHints = Hints_;
+  // The same kernel with another epilogue functor or output type.
+  template <class E>
+  using WithEpilogue = DualGemmConfig<BlockN_, Stages_, CtaGroup_, Scheduler_, E, Out_, Hints_>;
+  template <class O>
+  using WithOut = DualGemmConfig<BlockN_, Stages_, CtaGroup_, Scheduler_, Epilogue_, O, Hints_>;
+
+  // ---- knobs -------------------------------------------------------------------------------------------
+  static constexpr int kBlockN = BlockN_;  // output columns per cluster tile = MMA N
+  static constexpr int kStages = Stages_;  // shared-memory pipeline depth
+  static constexpr int kCtaGroup = CtaGroup_;
+
+  // ---- tile shape --------------------------------------------------------------------------------------
+  static constexpr int kBlockM = 128;                       // output rows per CTA = tensor-memory lanes
+  static constexpr int kClusterM = kBlockM * kCtaGroup;     // MMA M: 128 (cta_group::1) or 256 (::2)
+  static constexpr int kBlockK = 256;                       // fp4 elements per stage: 128 bytes per row
+  static constexpr int kMmaK = 64;                          // K of one kind::mxf4nvf4 MMA (32 bytes)
+  static constexpr int kMmasPerStage = kBlockK / kMmaK;     // 4
+  static constexpr int kBRowsPerCta = kBlockN / kCtaGroup;  // B rows each CTA loads (the pair splits B)
+  static constexpr int kRowBytes = kBlockK / 2;             // 128: one 128B-swizzle row
+
+  // ---- scale factors (128x4 blocked layout: 512-byte atoms of 128 rows x 64 K elements) ----------------
+  static constexpr int kScaleAtomBytes = 512;
+  static constexpr int kScaleAtomsPerStage = kBlockK / 64;                   // 4
+  static constexpr int kScaleBytes = kScaleAtomsPerStage * kScaleAtomBytes;  // one 128-row block: 2 KB
+
+  // ---- shared memory per stage (offsets from the stage base; every piece 1024-byte aligned) -----------
+  static constexpr int kABytes = kBlockM * kRowBytes;
+  static constexpr int kBBytes = kBRowsPerCta * kRowBytes;
+  static constexpr int kAOffset = 0;
+  static constexpr int kB1Offset = kAOffset + kABytes;
+  static constexpr int kB2Offset = kB1Offset + kBBytes;
+  static constexpr int kSfaOffset = kB2Offset + kBBytes;
+  static constexpr int kSfb1Offset = kSfaOffset + kScaleBytes;
+  static constexpr int kSfb2Offset = kSfb1Offset + kScaleBytes;
+  static constexpr int kStageBytes = kSfb2Offset + kScaleBytes;
+  // Transaction bytes each stage's full barrier (in the even CTA) receives per CTA, by producer warp.
+  static constexpr uint32_t kOperandTxBytes = kABytes + 2 * kBBytes;
+  // SFA of this CTA; the even CTA multicasts SFB1 and SFB2 to the whole pair, and a multicast load counts
+  // its bytes once per destination CTA (seed 000's note on complete_tx with .multicast::cluster).
+  static constexpr uint32_t kScaleTxBytesEven = kScaleBytes + kCtaGroup * 2 * kScaleBytes;
+  static constexpr uint32_t kScaleTxBytesOdd = kScaleBytes;
+
+  // ---- warps -------------------------------------------------------------------------------------------
+  static constexpr int kEpilogueWarps = 4;  // one per 32-lane quarter of tensor memory
+  static constexpr int kOperandWarp = 4;    // TMA of A, B1, B2
+  static constexpr int kScaleWarp = 5;      // TMA of SFA, SFB1, SFB2
+  static constexpr int kMmaWarp = 6;        // tcgen05.cp + tcgen05.mma (even CTA), TMEM alloc (every CTA)
+  static constexpr int kSchedulerWarp = 7;  // CLC try_cancel (even CTA); initialises the barriers
+  static constexpr int kWarps = 8;
+  static constexpr int kThreads = kWarps * kWarpSize;
+  // Warps that read each CLC response and release it: per CTA the two producers and the epilogue warps,
+  // plus the MMA warp of the even CTA.
+  static constexpr int kClcConsumerArrivals = kCtaGroup * (2 + kEpilogueWarps) + 1;
+
+  // ---- accumulators and tensor memory ------------------------------------------------------------------
+  static constexpr bool kPersistent = !std::is_same_v<Scheduler, sched::OneTilePerCluster>;
+  static constexpr int kAccColumnsPerStage = 2 * kBlockN;  // ACC1 (gate) then ACC2 (up), fp32
+  // Double-buffer the accumulators when a cluster computes several tiles and they fit with the scales.
+  static constexpr int kScaleColumnsPerAtomA = kCtaGroup == 2 ? 8 : 4;  // seed 000 reserves 8 for M = 256
+  static constexpr int kScaleColumnsPerAtomB = 4;  // 32x128b.warpx4: 4 columns of 32-bit per 128-row atom
+  static constexpr int kScaleColumns =
+      kScaleAtomsPerStage * (kScaleColumnsPerAtomA + 2 * kScaleColumnsPerAtomB);
+  static constexpr int kAccStages =
+      (kPersistent && 2 * kAccColumnsPerStage + kScaleColumns <= kTmemMaxColumns) ? 2 : 1;
+  static constexpr int kAccColumns = kAccStages * kAccColumnsPerStage;
+  static constexpr int kSfaColumn = kAccColumns;
+  static constexpr int kSfb1Column = kSfaColumn + kScaleAtomsPerStage * kScaleColumnsPerAtomA;
+  static constexpr int kSfb2Column = kSfb1Column + kScaleAtomsPerStage * kScaleColumnsPerAtomB;
+  static constexpr int kTmemColumnsUsed = kSfb2Column + kScaleAtomsPerStage * kScaleColumnsPerAtomB;
+  static constexpr int kTmemColumns = tmem_alloc_columns(kTmemColumnsUsed);
+
+  // ---- epilogue ----------------------------------------------------------------------------------------
+  static constexpr int kEpilogueColumns = 32;  // columns per tcgen05.ld .32x32b.x32 of each accumulator
+
+  // ---- shared memory layout after the stages -----------------------------------------------------------
+  static constexpr int kBarrierOffset = kStages * kStageBytes;
+  static constexpr int kFullBarriers = kBarrierOffset;                         // [kStages], even CTA
+  static constexpr int kEmptyBarriers = kFullBarriers + 8 * kStages;           // [kStages]
+  static constexpr int kAccFullBarriers = kEmptyBarriers + 8 * kStages;        // [kAccStages]
+  static constexpr int kAccEmptyBarriers = kAccFullBarriers + 8 * kAccStages;  // [kAccStages], even CTA
+  static constexpr int kClcFullBarriers = kAccEmptyBarriers + 8 * kAccStages;  // [kClcStages]
+  static constexpr int kClcEmptyBarriers = kClcFullBarriers + 8 * kClcStages;  // [kClcStages], even CTA
+  static constexpr int kClcResponses = static_cast<int>(round_up_u32(kClcEmptyBarriers + 8 * kClcStages, 16));
+  static constexpr int kTmemBaseSlot = kClcResponses + kClcResponseBytes * kClcStages;
+  // + kSmemAlignment: the kernel aligns the dynamic buffer's start up to 1024 bytes itself.
+  static constexpr int kSmemBytes = kTmemBaseSlot + 16 + kSmemAlignment;
+
+  // ---- the limits, explained ---------------------------------------------------------------------------
+  static_assert(kCtaGroup == 1 || kCtaGroup == 2,
+                "CtaGroup is 1 (one CTA, M = 128) or 2 (a CTA pair, M = 256)");
+  static_assert(kBlockN == 32 || kBlockN == 64 || kBlockN == 128,
+                "BlockN must be 32, 64 or 128: two fp32 accumulators of N columns plus the scale factors "
+                "must fit the 512 tensor-memory columns, and the SFB column offset selects 32-row groups");
+  static_assert(kBRowsPerCta >= 8, "each CTA's B tile needs at least one 8-row swizzle atom");
+  static_assert(kStages >= 2, "at least two pipeline stages are needed to overlap loads and MMAs");
+  static_assert(kStageBytes % kSmemAlignment == 0, "stages must keep 1024-byte alignment");
+  static_assert(kSmemBytes <= kMaxDynamicSmemBytes,
+                "too many stages: Stages x StageBytes exceeds the 227 KB of shared memory (lower Stages)");
+  static_assert(kTmemColumnsUsed <= kTmemMaxColumns,
+                "accumulators and scale factors exceed 512 TMEM columns");
+  static_assert(kBlockN % kEpilogueColumns == 0, "BlockN must be a multiple of the epilogue's 32 columns");
+  static_assert(std::is_same_v<Out, __half> || std::is_same_v<Out, __nv_bfloat16>,
+                "Out is __half or __nv_bfloat16");
+};
+
+}  // namespace sm100
+}  // namespace bwgemm

@@ -1,0 +1,327 @@
+// The emulator's execution model: special registers, warp collectives, CTA and cluster barriers, shared
+// memory and cluster addressing, mbarrier semantics and misuse reports, deadlock reports, resident clusters.
+// Every kernel here is written against the bwgemm::ptx wrappers, as library kernels are.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <set>
+#include <vector>
+
+#include <bwgemm/emu/backend.hpp>
+#include <bwgemm/ptx/cluster.cuh>
+#include <bwgemm/ptx/mbarrier.cuh>
+#include <bwgemm/ptx/misc.cuh>
+
+namespace {
+
+using bwgemm::emu::EmuResult;
+using bwgemm::emu::LaunchConfig;
+namespace ptx = bwgemm::ptx;
+
+LaunchConfig config(ptx::Dim3 grid, ptx::Dim3 block, ptx::Dim3 cluster = {1, 1, 1}, uint32_t smem = 0,
+                    uint32_t resident = 1) {
+  LaunchConfig cfg;
+  cfg.grid = grid;
+  cfg.block = block;
+  cfg.cluster = cluster;
+  cfg.dynamic_smem_bytes = smem;
+  cfg.max_resident_clusters = resident;
+  return cfg;
+}
+
+struct ThreadRecord {
+  ptx::Dim3 tid, ctaid, cluster_ctaid, clusterid;
+  uint32_t rank, lane, warp, smid;
+};
+
+__global__ void record_registers(ThreadRecord* out) {
+  const ptx::Dim3 t = ptx::thread_idx();
+  const ptx::Dim3 b = ptx::block_idx();
+  const ptx::Dim3 nt = ptx::block_dim();
+  const ptx::Dim3 nb = ptx::grid_dim();
+  const uint32_t cta = b.x + nb.x * (b.y + nb.y * b.z);
+  const uint32_t tid = t.x + nt.x * (t.y + nt.y * t.z);
+  ThreadRecord& r = out[cta * (nt.x * nt.y * nt.z) + tid];
+  r = {t, b, ptx::cluster_cta_id(), ptx::cluster_id(), ptx::cluster_ctarank(), ptx::lane_idx(), ptx::warp_idx(),
+       ptx::sm_id()};
+}
+
+TEST(EmuRuntime, SpecialRegistersDescribeGridClusterAndThread) {
+  // grid 4x2 CTAs in clusters of 2x1, block 40x2 threads (80 threads: warps 0..2, the last partial).
+  const LaunchConfig cfg = config({4, 2, 1}, {40, 2, 1}, {2, 1, 1}, 0, 2);
+  std::vector<ThreadRecord> rec(8 * 80);
+  const EmuResult r = bwgemm::emu::launch(cfg, record_registers, rec.data());
+  ASSERT_TRUE(r.ok) << r.message;
+  for (uint32_t by = 0; by < 2; ++by) {
+    for (uint32_t bx = 0; bx < 4; ++bx) {
+      for (uint32_t ty = 0; ty < 2; ++ty) {
+        for (uint32_t tx = 0; tx < 40; ++tx) {
+          const uint32_t linear = ty * 40 + tx;
+          const ThreadRecord& q = rec[(by * 4 + bx) * 80 + linear];
+          EXPECT_EQ(q.tid.x, tx);
+          EXPECT_EQ(q.tid.y, ty);
+          EXPECT_EQ(q.ctaid.x, bx);
+          EXPECT_EQ(q.ctaid.y, by);
+          EXPECT_EQ(q.cluster_ctaid.x, bx % 2);
+          EXPECT_EQ(q.rank, bx % 2);
+          EXPECT_EQ(q.clusterid.x, bx / 2);
+          EXPECT_EQ(q.clusterid.y, by);
+          EXPECT_EQ(q.lane, linear % 32);
+          EXPECT_EQ(q.warp, linear / 32);
+          EXPECT_LT(q.smid, 4u);  // 2 resident clusters x 2 CTAs
+        }
+      }
+    }
+  }
+}
+
+__global__ void elect_and_shuffle(uint32_t* elected, uint32_t* shuffled) {
+  const uint32_t tid = ptx::thread_idx().x;
+  if (ptx::elect_one_sync()) elected[tid / 32] += 1 + tid % 32 * 100;  // lane 0 elected: +1
+  // Rotate values by one lane.
+  shuffled[tid] = ptx::shfl_sync<uint32_t>(0xFFFFFFFFu, tid * 3, (ptx::lane_idx() + 1) % 32);
+}
+
+TEST(EmuRuntime, ElectPicksOneLaneAndShuffleMovesValues) {
+  std::vector<uint32_t> elected(2), shuffled(64);
+  const EmuResult r = bwgemm::emu::launch(config({1, 1, 1}, {64, 1, 1}), elect_and_shuffle, elected.data(),
+                                          shuffled.data());
+  ASSERT_TRUE(r.ok) << r.message;
+  EXPECT_EQ(elected[0], 1u);
+  EXPECT_EQ(elected[1], 1u);
+  for (uint32_t t = 0; t < 64; ++t) EXPECT_EQ(shuffled[t], ((t / 32) * 32 + (t + 1) % 32) * 3) << t;
+}
+
+__global__ void syncthreads_publish(uint32_t* out) {
+  auto* smem = static_cast<uint32_t*>(ptx::dynamic_smem_ptr());
+  const uint32_t tid = ptx::thread_idx().x;
+  smem[tid] = tid * 7;
+  ptx::sync_threads();
+  out[tid] = smem[(tid + 1) % 128];
+}
+
+TEST(EmuRuntime, SyncThreadsOrdersSharedMemoryWrites) {
+  std::vector<uint32_t> out(128);
+  const EmuResult r = bwgemm::emu::launch(config({1, 1, 1}, {128, 1, 1}, {1, 1, 1}, 512), syncthreads_publish,
+                                          out.data());
+  ASSERT_TRUE(r.ok) << r.message;
+  for (uint32_t t = 0; t < 128; ++t) EXPECT_EQ(out[t], (t + 1) % 128 * 7);
+}
+
+// Warps 0-1 produce, then bar.arrive 1; warps 2-3 bar.sync 1 and consume (a 128-thread named barrier).
+__global__ void named_barrier_handoff(uint32_t* out) {
+  auto* smem = static_cast<uint32_t*>(ptx::dynamic_smem_ptr());
+  const uint32_t tid = ptx::thread_idx().x;
+  if (tid < 64) {
+    smem[tid] = tid + 1000;
+    ptx::named_barrier_arrive(1, 128);
+  } else {
+    ptx::named_barrier_sync(1, 128);
+    out[tid - 64] = smem[tid - 64];
+  }
+}
+
+TEST(EmuRuntime, NamedBarrierArriveReleasesSyncingWarps) {
+  std::vector<uint32_t> out(64);
+  const EmuResult r = bwgemm::emu::launch(config({1, 1, 1}, {128, 1, 1}, {1, 1, 1}, 256), named_barrier_handoff,
+                                          out.data());
+  ASSERT_TRUE(r.ok) << r.message;
+  for (uint32_t t = 0; t < 64; ++t) EXPECT_EQ(out[t], t + 1000);
+}
+
+// Each CTA writes its rank into the peer's shared memory through a shared::cluster address (mapa), then a
+// cluster barrier; each reads what the peer wrote. Also checks the even-CTA address trick (bit 24).
+__global__ void cluster_exchange(uint32_t* out, uint32_t* addresses) {
+  const uint32_t rank = ptx::cluster_ctarank();
+  const uint32_t base = ptx::dynamic_smem_base();
+  const uint32_t tid = ptx::thread_idx().x;
+  if (tid == 0) {
+    const uint32_t peer = ptx::mapa_shared_cluster(base, rank ^ 1u);
+    *static_cast<uint32_t*>(ptx::shared_address_to_pointer(peer)) = 100 + rank;
+    addresses[rank] = base;
+    addresses[2 + rank] = ptx::even_cta_address(base);
+  }
+  ptx::cluster_sync();
+  if (tid == 0) out[ptx::block_idx().x] = *static_cast<uint32_t*>(ptx::dynamic_smem_ptr());
+  ptx::cluster_sync();
+}
+
+TEST(EmuRuntime, ClusterAddressingReachesThePeerCta) {
+  std::vector<uint32_t> out(4), addresses(4);
+  const EmuResult r = bwgemm::emu::launch(config({4, 1, 1}, {64, 1, 1}, {2, 1, 1}, 64, 1), cluster_exchange,
+                                          out.data(), addresses.data());
+  ASSERT_TRUE(r.ok) << r.message;
+  EXPECT_EQ(out[0], 101u);
+  EXPECT_EQ(out[1], 100u);
+  EXPECT_EQ(out[2], 101u);
+  EXPECT_EQ(out[3], 100u);
+  EXPECT_EQ(addresses[0], bwgemm::emu::kSharedWindowBase);
+  EXPECT_EQ(addresses[1], bwgemm::emu::kSharedWindowBase | (1u << 24));
+  EXPECT_EQ(addresses[3], addresses[0]);  // rank 1's address with bit 24 cleared names rank 0's object
+}
+
+// mbarrier phases: 4 warps arrive (one elected lane each) on a count-4 barrier twice; waiter threads see
+// phases complete in order; a phase-1 wait issued first returns at once.
+__global__ void mbarrier_phases(uint32_t* out) {
+  const uint32_t bar = ptx::dynamic_smem_base();
+  const uint32_t tid = ptx::thread_idx().x;
+  const uint32_t warp = tid / 32;
+  if (tid == 0) {
+    ptx::mbarrier_init(bar, 4);
+    ptx::fence_mbarrier_init();
+  }
+  ptx::sync_threads();
+  ptx::mbarrier_wait_parity(bar, 1);  // the phase "before" phase 0 counts as complete
+  for (uint32_t phase = 0; phase < 2; ++phase) {
+    if (ptx::elect_one_sync()) {
+      out[warp * 2 + phase] = 1;
+      ptx::mbarrier_arrive(bar);
+    }
+    ptx::mbarrier_wait_parity(bar, phase);
+    // Every warp's write of this phase happened before the phase completed.
+    for (uint32_t w = 0; w < 4; ++w) {
+      if (out[w * 2 + phase] != 1) out[8] = 1;
+    }
+  }
+}
+
+TEST(EmuRuntime, MbarrierPhasesCompleteAfterExpectedArrivals) {
+  std::vector<uint32_t> out(9, 0);
+  const EmuResult r =
+      bwgemm::emu::launch(config({1, 1, 1}, {128, 1, 1}, {1, 1, 1}, 64), mbarrier_phases, out.data());
+  ASSERT_TRUE(r.ok) << r.message;
+  EXPECT_EQ(out[8], 0u) << "a waiter passed a phase before all arrivals";
+}
+
+__global__ void mbarrier_too_many_arrivals() {
+  const uint32_t bar = ptx::dynamic_smem_base();
+  if (ptx::thread_idx().x == 0) {
+    ptx::mbarrier_init(bar, 2);
+    ptx::mbarrier_expect_tx(bar, 64);  // keeps the phase open after two arrivals
+    ptx::mbarrier_arrive(bar);
+    ptx::mbarrier_arrive(bar);
+    ptx::mbarrier_arrive(bar);
+  }
+}
+
+TEST(EmuRuntime, MbarrierReportsMoreArrivalsThanExpected) {
+  const EmuResult r = bwgemm::emu::launch(config({1, 1, 1}, {32, 1, 1}, {1, 1, 1}, 64), mbarrier_too_many_arrivals);
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.message.find("more arrivals than expected"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("0x400"), std::string::npos) << r.message;
+}
+
+__global__ void mbarrier_wait_previous_parity() {
+  const uint32_t bar = ptx::dynamic_smem_base();
+  if (ptx::thread_idx().x == 0) {
+    ptx::mbarrier_init(bar, 1);
+    ptx::mbarrier_arrive_expect_tx(bar, 32);  // phase 0 now waits for 32 bytes
+    ptx::mbarrier_wait_parity(bar, 1);
+  }
+}
+
+TEST(EmuRuntime, WaitOnThePreviousParityReturnsAtOnce) {
+  const EmuResult r = bwgemm::emu::launch(config({1, 1, 1}, {32, 1, 1}, {1, 1, 1}, 64), mbarrier_wait_previous_parity);
+  // wait(1) returns at once (phase 0 still open), the thread exits with the barrier pending: no deadlock.
+  EXPECT_TRUE(r.ok) << r.message;
+}
+
+__global__ void mbarrier_never_completes(uint32_t expected_bytes) {
+  const uint32_t bar = ptx::dynamic_smem_base() + 16;
+  const uint32_t tid = ptx::thread_idx().x;
+  if (tid == 0) ptx::mbarrier_init(bar, 1);
+  ptx::sync_threads();
+  if (tid / 32 == 1 && ptx::elect_one_sync()) ptx::mbarrier_arrive_expect_tx(bar, expected_bytes);
+  ptx::mbarrier_wait_parity(bar, 0);
+}
+
+TEST(EmuRuntime, DeadlockReportListsEveryWarpWithBarrierState) {
+  const EmuResult r =
+      bwgemm::emu::launch(config({1, 1, 1}, {64, 1, 1}, {1, 1, 1}, 64), mbarrier_never_completes, 48u);
+  ASSERT_FALSE(r.ok);
+  const std::string& m = r.message;
+  EXPECT_NE(m.find("deadlock"), std::string::npos) << m;
+  EXPECT_NE(m.find("warp 0 lanes 0-31: mbarrier.try_wait.parity on mbarrier 0x410"), std::string::npos) << m;
+  EXPECT_NE(m.find("warp 1 lanes 0-31"), std::string::npos) << m;
+  EXPECT_NE(m.find("parity 0 to complete"), std::string::npos) << m;
+  EXPECT_NE(m.find("pending arrivals 0 of 1, tx-count 48"), std::string::npos) << m;
+}
+
+__global__ void out_of_range_barrier() {
+  if (ptx::thread_idx().x == 0) ptx::mbarrier_init(ptx::dynamic_smem_base() + 64, 1);
+}
+
+TEST(EmuRuntime, SharedMemoryAccessOutsideTheWindowStops) {
+  const EmuResult r = bwgemm::emu::launch(config({1, 1, 1}, {32, 1, 1}, {1, 1, 1}, 64), out_of_range_barrier);
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.message.find("outside the dynamic shared memory"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("thread 0 (warp 0, lane 0)"), std::string::npos) << r.message;
+}
+
+__global__ void mismatched_collectives() {
+  if (ptx::lane_idx() == 0) {
+    (void)ptx::elect_one_sync();
+  } else {
+    (void)ptx::shfl_sync<uint32_t>(0xFFFFFFFFu, 1u, 0);
+  }
+}
+
+TEST(EmuRuntime, DivergentWarpCollectivesAreReported) {
+  const EmuResult r = bwgemm::emu::launch(config({1, 1, 1}, {32, 1, 1}), mismatched_collectives);
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.message.find("warp-collective mismatch"), std::string::npos) << r.message;
+}
+
+__global__ void elect_after_lane_exit() {
+  if (ptx::lane_idx() >= 16) return;
+  (void)ptx::elect_one_sync();  // membermask 0xFFFFFFFF includes the exited lanes
+}
+
+TEST(EmuRuntime, CollectiveWaitingForExitedLanesIsReported) {
+  const EmuResult r = bwgemm::emu::launch(config({1, 1, 1}, {32, 1, 1}), elect_after_lane_exit);
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.message.find("exited"), std::string::npos) << r.message;
+}
+
+// Persistent-style kernel: with 2 resident clusters of 2 CTAs, at most 2 clusters ever run at once, and the
+// SM ids of running CTAs are distinct.
+struct Occupancy {
+  int running = 0;
+  int max_running = 0;
+  std::set<uint32_t> smids_running;
+  bool smid_clash = false;
+};
+
+__global__ void occupancy_probe(Occupancy* occ) {
+  const uint32_t tid = ptx::thread_idx().x;
+  if (tid == 0) {
+    if (!occ->smids_running.insert(ptx::sm_id()).second) occ->smid_clash = true;
+    occ->max_running = std::max(occ->max_running, ++occ->running);
+  }
+  ptx::cluster_sync();  // everyone has registered before anyone leaves
+  for (int i = 0; i < 3; ++i) ptx::sync_threads();
+  ptx::cluster_sync();
+  if (tid == 0) {
+    occ->smids_running.erase(ptx::sm_id());
+    --occ->running;
+  }
+}
+
+TEST(EmuRuntime, ResidentClusterLimitBoundsConcurrency) {
+  Occupancy occ;
+  const EmuResult r =
+      bwgemm::emu::launch(config({12, 1, 1}, {64, 1, 1}, {2, 1, 1}, 0, 2), occupancy_probe, &occ);
+  ASSERT_TRUE(r.ok) << r.message;
+  EXPECT_EQ(occ.max_running, 4);  // 2 clusters x 2 CTAs
+  EXPECT_FALSE(occ.smid_clash);
+  EXPECT_EQ(occ.running, 0);
+}
+
+TEST(EmuRuntime, InvalidLaunchConfigurationIsRejected) {
+  const EmuResult r = bwgemm::emu::launch(config({3, 1, 1}, {32, 1, 1}, {2, 1, 1}), out_of_range_barrier);
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.message.find("multiples of the cluster"), std::string::npos) << r.message;
+}
+
+}  // namespace

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Compile report of bwgemm's shipped sm_100a kernels.
+
+Joins the resource usage ptxas gave each kernel (cuobjdump -res-usage on the compiled binary) with the
+Config constants the binary itself prints, then either checks the limits (--check: no spills, no stack,
+registers within the launch bounds) or writes the table into docs/kernels.md between the markers
+<!-- kernel-report:begin --> and <!-- kernel-report:end --> (--write).
+
+    kernel_report.py --binary build/.../kernel_instances --cuobjdump cuobjdump [--check] [--write docs/kernels.md]
+"""
+import argparse
+import re
+import subprocess
+import sys
+
+MAX_REGISTERS = 255  # __launch_bounds__(256, 1): 65536 registers / 256 threads, capped at 255 per thread
+BEGIN, END = "<!-- kernel-report:begin -->", "<!-- kernel-report:end -->"
+
+
+def resource_usage(cuobjdump, binary):
+    out = subprocess.run([cuobjdump, "-res-usage", binary], check=True, capture_output=True, text=True).stdout
+    usage, name = {}, None
+    for line in out.splitlines():
+        m = re.search(r"Function (\S+):", line)
+        if m:
+            name = m.group(1)
+            continue
+        m = re.search(r"REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:(\d+)", line)
+        if m and name:
+            usage[name] = dict(zip(("reg", "stack", "shared", "local"), map(int, m.groups())))
+            name = None
+    names = list(usage)
+    demangled = subprocess.run(["c++filt"], input="\n".join(names), check=True, capture_output=True,
+                               text=True).stdout.splitlines()
+    keyed = {}
+    for mangled, pretty in zip(names, demangled):
+        m = re.search(r"(dual_gemm_kernel)<bwgemm::sm100::DualGemmConfig<(\d+), (\d+), (\d+), "
+                      r"bwgemm::sched::(\w+), bwgemm::epi::(\w+), (\w+),", pretty)
+        if not m or m.group(6) != "SiluMul":
+            continue  # test-only instantiations (other epilogues) are not shipped kernels
+        key = (m.group(1), m.group(2), m.group(3), m.group(4), m.group(5), m.group(7))
+        keyed[key] = usage[mangled]
+    return keyed
+
+
+def configs(binary):
+    rows = []
+    out = subprocess.run([binary], check=True, capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        parts = line.split("|")
+        fields = dict(p.split("=") for p in parts[6:])
+        rows.append((tuple(parts[:6]), {k: int(v) for k, v in fields.items()}))
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--binary", required=True)
+    ap.add_argument("--cuobjdump", required=True)
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--write")
+    args = ap.parse_args()
+
+    usage = resource_usage(args.cuobjdump, args.binary)
+    rows = configs(args.binary)
+    problems, table = [], []
+    table.append("| kernel | BlockN | stages | CTA group | scheduler | out | registers | spills/stack | "
+                 "shared memory (B) | TMEM columns | acc stages |")
+    table.append("|---|---|---|---|---|---|---|---|---|---|---|")
+    for key, c in rows:
+        u = usage.get(key)
+        if u is None:
+            problems.append(f"no resource usage found for {key}")
+            continue
+        if u["local"] or u["stack"]:
+            problems.append(f"{key}: {u['local']} bytes of local memory, {u['stack']} bytes of stack (spills)")
+        if u["reg"] > MAX_REGISTERS:
+            problems.append(f"{key}: {u['reg']} registers > {MAX_REGISTERS}")
+        if c["smem"] > 232448:
+            problems.append(f"{key}: {c['smem']} bytes of shared memory > 232448")
+        table.append(f"| {key[0]} | {key[1]} | {key[2]} | {key[3]} | {key[4]} | {key[5]} | {u['reg']} | "
+                     f"{u['local'] + u['stack']} | {c['smem']} | {c['tmem']} | {c['acc_stages']} |")
+    print("\n".join(table))
+    for p in problems:
+        print("PROBLEM:", p, file=sys.stderr)
+    if args.write:
+        with open(args.write) as f:
+            doc = f.read()
+        if BEGIN not in doc or END not in doc:
+            sys.exit(f"{args.write} has no {BEGIN} ... {END} markers")
+        head, rest = doc.split(BEGIN, 1)
+        _, tail = rest.split(END, 1)
+        with open(args.write, "w") as f:
+            f.write(head + BEGIN + "\n" + "\n".join(table) + "\n" + END + tail)
+        print(f"wrote the table into {args.write}")
+    if args.check:
+        if problems:
+            sys.exit(1)
+        print(f"{len(rows)} shipped kernels: no spills, no stack, registers <= {MAX_REGISTERS}")
+
+
+if __name__ == "__main__":
+    main()
