@@ -56,14 +56,14 @@ std::vector<uint8_t> expected_image(uint32_t rank) {
       }
     }
   }
-  expect_f16_box(img, kMulticastOffset, kMulticastCoords[0], kMulticastCoords[1], 64, 8, 1, 1, 128);
+  expect_f16_box(img, kMulticastOffset, kMulticastX, kMulticastY, 64, 8, 1, 1, 128);
   return img;
 }
 
-std::vector<uint8_t> run_in_emulator(bwgemm::emu::EmuResult* result, uint32_t delay = 0) {
+std::vector<uint8_t> run_in_emulator(bwgemm::emu::EmuResult* result, uint32_t delay = 0, bool fp4_as_bytes = false) {
   Tensors t;
   Maps maps;
-  EXPECT_TRUE(make_maps(t.f16.data(), t.fp4.data(), &maps).ok());
+  EXPECT_TRUE(make_maps(t.f16.data(), t.fp4.data(), &maps, fp4_as_bytes).ok());
   std::vector<uint8_t> out(kClusterCtas * kDataBytes, 0);
   bwgemm::emu::LaunchConfig cfg;
   cfg.grid = {kClusterCtas, 1, 1};
@@ -87,6 +87,15 @@ TEST(EmuTma, LoadsMatchTheIsaModelForEverySwizzleAndOutOfBoundsFill) {
   }
 }
 
+TEST(EmuTma, PackedFp4AndByteViewsOfOneTensorLoadTheSameBytes) {
+  bwgemm::emu::EmuResult r0, r1;
+  const std::vector<uint8_t> packed = run_in_emulator(&r0);
+  const std::vector<uint8_t> bytes = run_in_emulator(&r1, 0, /*fp4_as_bytes=*/true);
+  ASSERT_TRUE(r0.ok) << r0.message;
+  ASSERT_TRUE(r1.ok) << r1.message;
+  EXPECT_EQ(packed, bytes);
+}
+
 TEST(EmuTma, RandomCompletionDelaysGiveTheSameBytes) {
   bwgemm::emu::EmuResult r0, r1;
   const std::vector<uint8_t> immediate = run_in_emulator(&r0);
@@ -103,7 +112,7 @@ TEST(EmuTma, MatchesTheH200ByteForByte) {
   if (!f) GTEST_SKIP() << "no GPU golden file at " << path << " (produce it with test/emu/tma_h200/run.sh)";
   const std::vector<uint8_t> golden((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   bwgemm::emu::EmuResult r;
-  const std::vector<uint8_t> out = run_in_emulator(&r);
+  const std::vector<uint8_t> out = run_in_emulator(&r, 0, /*fp4_as_bytes=*/true);
   ASSERT_TRUE(r.ok) << r.message;
   ASSERT_EQ(golden.size(), out.size());
   for (size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], golden[i]) << "byte " << i;

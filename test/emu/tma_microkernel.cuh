@@ -5,7 +5,8 @@
 // A 2-CTA cluster runs these loads, each onto its own mbarrier with an exact arrive.expect_tx byte count:
 //   fp16 2-D boxes with 128B, 64B and 32B swizzle, partly out of bounds (zero fill, negative coordinates);
 //   an unswizzled fp16 box with element strides {2, 3};
-//   a packed-fp4 (16U4_ALIGN8B) 3-D box in seed 000's layout, 128B swizzle, rows out of bounds;
+//   a packed-fp4 (16U4_ALIGN8B) 3-D box in seed 000's layout, 128B swizzle, rows out of bounds (viewed as
+//   bytes on sm_90a, which has no packed 4-bit tensor maps);
 //   a multicast of one fp16 box from CTA 0 into both CTAs (each CTA's barrier expects the bytes);
 //   a peer-CTA arrival: both CTAs arrive on CTA 0's count-2 barrier through shared::cluster addresses.
 // Then every CTA dumps its shared-memory data region to global memory.
@@ -51,7 +52,7 @@ static __constant__ const Load kLoads[] = {
 };
 inline constexpr int kNumLoads = 5;
 inline constexpr uint32_t kMulticastOffset = 8192;
-inline constexpr int32_t kMulticastCoords[2] = {8, 20};
+inline constexpr int32_t kMulticastX = 8, kMulticastY = 20;
 inline constexpr uint32_t kMulticastBytes = 8 * 128;
 inline constexpr uint32_t kDataBytes = 9216;                     // dumped per CTA
 inline constexpr uint32_t kBarrierOffset = kDataBytes;           // kNumLoads + 2 barriers follow
@@ -98,7 +99,8 @@ __global__ void __launch_bounds__(kThreads) tma_probe_kernel(const __grid_consta
   // The multicast may reach CTA 1 before CTA 1's arrive.expect_tx: its tx-count then goes negative while
   // the arrival is still pending, which the mbarrier allows.
   if (rank == 0 && tid == 32) {
-    ptx::tma_load_multicast(base + kMulticastOffset, &maps.m[kMap128], mc_bar, kMulticastCoords, 0x3);
+    const int32_t mc_coords[2] = {kMulticastX, kMulticastY};
+    ptx::tma_load_multicast(base + kMulticastOffset, &maps.m[kMap128], mc_bar, mc_coords, 0x3);
   }
   for (int i = 0; i < kNumLoads; ++i) ptx::mbarrier_wait_parity(bars + 8 * i, 0);
   ptx::mbarrier_wait_parity(mc_bar, 0);
@@ -120,8 +122,10 @@ struct Tensors {
   }
 };
 
-// Tensor-map descriptions over device (or, in the emulator, host) copies of the tensors.
-inline bwgemm::Status make_maps(const void* f16, const void* fp4, Maps* maps) {
+// Tensor-map descriptions over device (or, in the emulator, host) copies of the tensors. Packed-fp4 tensor
+// maps need an sm_100 device; with fp4_as_bytes the same tensor is described as bytes ({128 bytes, rows,
+// K / 256}), which puts exactly the same bytes into shared memory (the H200 run uses that view).
+inline bwgemm::Status make_maps(const void* f16, const void* fp4, Maps* maps, bool fp4_as_bytes) {
   using namespace bwgemm;
   auto f16_map = [&](uint32_t box_w, uint32_t box_h, TensorMapSwizzle s, uint32_t es0, uint32_t es1) {
     TensorMapDesc d;
@@ -143,15 +147,15 @@ inline bwgemm::Status make_maps(const void* f16, const void* fp4, Maps* maps) {
       f16_map(16, 8, TensorMapSwizzle::k32B, 1, 1), f16_map(16, 6, TensorMapSwizzle::kNone, 2, 3), {}};
   // Seed 000's A layout: {256 fp4 (128 bytes), rows, K / 256}, strides {row bytes, 128}.
   TensorMapDesc& q = descs[kMapFp4];
-  q.data_type = TensorMapDataType::kFp4E2M1Packed;
+  q.data_type = fp4_as_bytes ? TensorMapDataType::kUInt8 : TensorMapDataType::kFp4E2M1Packed;
   q.rank = 3;
   q.global_address = fp4;
-  q.global_dims[0] = 256;
+  q.global_dims[0] = fp4_as_bytes ? 128 : 256;
   q.global_dims[1] = kFp4Rows;
   q.global_dims[2] = kFp4K / 256;
   q.global_strides_bytes[0] = kFp4K / 2;
   q.global_strides_bytes[1] = 128;
-  q.box_dims[0] = 256;
+  q.box_dims[0] = fp4_as_bytes ? 128 : 256;
   q.box_dims[1] = 16;
   q.box_dims[2] = 2;
   q.swizzle = TensorMapSwizzle::k128B;

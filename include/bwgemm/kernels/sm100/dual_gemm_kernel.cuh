@@ -21,6 +21,7 @@
 
 #include <cstdint>
 
+#include "bwgemm/epilogue/store.cuh"
 #include "bwgemm/formats/bits.cuh"
 #include "bwgemm/kernels/sm100/common.cuh"
 #include "bwgemm/kernels/sm100/dual_gemm_config.cuh"
@@ -59,19 +60,6 @@ inline constexpr uint64_t kOperandDescBase =
 // apart, no swizzle (seed 000's SF_desc_base).
 inline constexpr uint64_t kScaleDescBase =
     ptx::SmemDescriptor{0, 0, 8 * 16, 0, false, ptx::SmemSwizzle::kNone}.encode();
-
-template <class Out>
-BWGEMM_DEVICE BWGEMM_FORCEINLINE uint32_t pack_two(float lo, float hi) {
-  uint16_t a, b;
-  if constexpr (std::is_same_v<Out, __half>) {
-    a = __half_as_ushort(__float2half_rn(lo));
-    b = __half_as_ushort(__float2half_rn(hi));
-  } else {
-    a = __bfloat16_as_ushort(__float2bfloat16_rn(lo));
-    b = __bfloat16_as_ushort(__float2bfloat16_rn(hi));
-  }
-  return static_cast<uint32_t>(a) | (static_cast<uint32_t>(b) << 16);
-}
 
 }  // namespace detail
 
@@ -283,19 +271,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         if (row < p.m) {
           const int32_t c0 = col0 + chunk * Cfg::kEpilogueColumns;
 #pragma unroll
-          for (int v = 0; v < Cfg::kEpilogueColumns; v += 8) {  // 8 outputs = one 16-byte store
-            if (c0 + v + 8 > p.n) break;                        // N is a multiple of 8: whole vectors only
-            uint32_t words[4];
+          for (int v = 0; v < Cfg::kEpilogueColumns; v += epi::kStoreVector) {
+            if (c0 + v + epi::kStoreVector > p.n) break;  // N is a multiple of 8: whole vectors only
+            float out[epi::kStoreVector];
 #pragma unroll
-            for (int i = 0; i < 4; ++i) {
-              const float lo =
-                  p.epilogue(p.alpha1 * bits_to_f32(gate[v + 2 * i]), p.alpha2 * bits_to_f32(up[v + 2 * i]));
-              const float hi = p.epilogue(p.alpha1 * bits_to_f32(gate[v + 2 * i + 1]),
-                                          p.alpha2 * bits_to_f32(up[v + 2 * i + 1]));
-              words[i] = detail::pack_two<typename Cfg::Out>(lo, hi);
-            }
-            const uint4 packed{words[0], words[1], words[2], words[3]};
-            *reinterpret_cast<uint4*>(out_row + c0 + v) = packed;
+            for (int i = 0; i < epi::kStoreVector; ++i)
+              out[i] = p.epilogue(p.alpha1 * bits_to_f32(gate[v + i]), p.alpha2 * bits_to_f32(up[v + i]));
+            epi::store8(out_row + c0 + v, out);
           }
         }
       }
