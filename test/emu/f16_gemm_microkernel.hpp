@@ -34,13 +34,15 @@ struct Shape {
 };
 
 struct Faults {
-  int32_t expect_tx_delta = 0;          // added to the producer's arrive.expect_tx byte count
-  bool skip_epilogue_wait = false;      // epilogue reads TMEM without waiting for the MMA's commit
-  uint32_t a_desc_swizzle_override = 0; // nonzero: this sm_100 swizzle code replaces A's 128B (2)
+  int32_t expect_tx_delta = 0;           // added to the producer's arrive.expect_tx byte count
+  bool skip_epilogue_wait = false;       // epilogue reads TMEM without waiting for the MMA's commit
+  uint32_t a_desc_swizzle_override = 0;  // nonzero: this sm_100 swizzle code replaces A's 128B (2)
 };
 
 // seed 004: desc_encode(x) = (x & 0x3FFFF) >> 4
-constexpr uint64_t desc_encode(uint64_t x) { return (x & 0x3'FFFFULL) >> 4ULL; }
+constexpr uint64_t desc_encode(uint64_t x) {
+  return (x & 0x3'FFFFULL) >> 4ULL;
+}
 
 template <int CtaGroup>
 __global__ void __launch_bounds__(kThreads)
@@ -105,15 +107,15 @@ __global__ void __launch_bounds__(kThreads)
     // seed 004's instruction and shared memory descriptors.
     constexpr uint32_t kMmaM = kBlockM * CtaGroup;
     constexpr uint32_t kMmaN = S::kBlockN;
-    constexpr uint32_t i_desc = (1U << 4U) | (0U << 7U) | (0U << 10U) | (1U << 16U) | (kMmaN >> 3U << 17U) |
-                                (kMmaM >> 4U << 24U);
+    constexpr uint32_t i_desc =
+        (1U << 4U) | (0U << 7U) | (0U << 10U) | (1U << 16U) | (kMmaN >> 3U << 17U) | (kMmaM >> 4U << 24U);
     static_assert(i_desc == ptx::InstrDescF16{ptx::MmaDFormat::kF32, ptx::MmaF16Format::kF16,
                                               ptx::MmaF16Format::kF16, false, false, ptx::MmaMajor::kK,
                                               ptx::MmaMajor::kMN, kMmaM, kMmaN}
                                 .encode());
     constexpr uint64_t a_desc_base = (desc_encode(8 * 128) << 32ULL) | (1ULL << 46ULL) | (2ULL << 61ULL);
-    constexpr uint64_t b_desc_base =
-        (desc_encode(kBlockK * 128) << 16ULL) | (desc_encode(8 * 128) << 32ULL) | (1ULL << 46ULL) | (2ULL << 61ULL);
+    constexpr uint64_t b_desc_base = (desc_encode(kBlockK * 128) << 16ULL) | (desc_encode(8 * 128) << 32ULL) |
+                                     (1ULL << 46ULL) | (2ULL << 61ULL);
     uint64_t a_base = a_desc_base;
     if (faults.a_desc_swizzle_override != 0) {
       a_base = (a_desc_base & ~(7ULL << 61)) | (uint64_t{faults.a_desc_swizzle_override} << 61);

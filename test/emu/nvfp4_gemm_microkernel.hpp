@@ -35,12 +35,14 @@ inline constexpr int kSfaTmem = 2 * kBlockN;
 inline constexpr int kSfbTmem = kSfaTmem + kSfaColsPerK * (kBlockK / kMmaK);
 inline constexpr int kTmemCols = 256;
 
-constexpr uint64_t desc_encode(uint64_t x) { return (x & 0x3'FFFFULL) >> 4ULL; }
+constexpr uint64_t desc_encode(uint64_t x) {
+  return (x & 0x3'FFFFULL) >> 4ULL;
+}
 
 __global__ void __launch_bounds__(kThreads)
     nvfp4_gemm_kernel(const __grid_constant__ CUtensorMap a_tmap, const __grid_constant__ CUtensorMap b_tmap,
-                      const __grid_constant__ CUtensorMap sfa_tmap, const __grid_constant__ CUtensorMap sfb_tmap,
-                      float* c, int n_total, int k_total) {
+                      const __grid_constant__ CUtensorMap sfa_tmap,
+                      const __grid_constant__ CUtensorMap sfb_tmap, float* c, int n_total, int k_total) {
   const uint32_t warp = ptx::warp_idx();
   const uint32_t rank = ptx::cluster_ctarank();
   const uint32_t smem = ptx::dynamic_smem_base();
@@ -72,8 +74,8 @@ __global__ void __launch_bounds__(kThreads)
 
   // seed 000's instruction and shared-memory descriptors.
   constexpr uint32_t i_desc = (1U << 7U) | (1U << 10U) | ((uint32_t)kBlockN >> 3U << 17U) | (2U << 27U);
-  static_assert(i_desc == ptx::InstrDescMxf4Nvf4{ptx::MmaF4Format::kE2M1, ptx::MmaF4Format::kE2M1, false, false,
-                                                 ptx::MmaMajor::kK, ptx::MmaMajor::kK, 256, kBlockN}
+  static_assert(i_desc == ptx::InstrDescMxf4Nvf4{ptx::MmaF4Format::kE2M1, ptx::MmaF4Format::kE2M1, false,
+                                                 false, ptx::MmaMajor::kK, ptx::MmaMajor::kK, 256, kBlockN}
                               .encode());
   constexpr int kSboAb = 8 * 128;
   constexpr int kSboSf = 8 * 16;
@@ -132,7 +134,8 @@ __global__ void __launch_bounds__(kThreads)
         const uint32_t scale_a = taddr + kSfaTmem + k2 * kSfaColsPerK;
         const uint32_t scale_b = taddr + kSfbTmem + k2 * kSfbColsPerK + scale_b_base_off;
         const bool enable_d = k2 == 0 ? it != 0 : true;
-        ptx::tcgen05_mma_mxf4nvf4<kCtaGroup>(taddr + kAccTmem, a_desc, b_desc, i_desc, scale_a, scale_b, enable_d);
+        ptx::tcgen05_mma_mxf4nvf4<kCtaGroup>(taddr + kAccTmem, a_desc, b_desc, i_desc, scale_a, scale_b,
+                                             enable_d);
       }
       ptx::tcgen05_commit_multicast<kCtaGroup>(mma_bar + stage * 8, (1u << kCtaGroup) - 1u);
       stage = (stage + 1) % kStages;
@@ -157,8 +160,10 @@ __global__ void __launch_bounds__(kThreads)
   if (warp == 0) ptx::tcgen05_dealloc<kCtaGroup>(taddr, kTmemCols);
 }
 
-// seed 000's init_AB_tmap: {256 fp4, rows, K / 256}, strides {K / 2, 128}, box {256, box_rows, BLOCK_K / 256}.
-inline bwgemm::Status make_ab_tmap(CUtensorMap* map, const void* ptr, uint64_t rows, uint64_t k, uint32_t box_rows) {
+// seed 000's init_AB_tmap: {256 fp4, rows, K / 256}, strides {K / 2, 128}, box {256, box_rows, BLOCK_K /
+// 256}.
+inline bwgemm::Status make_ab_tmap(CUtensorMap* map, const void* ptr, uint64_t rows, uint64_t k,
+                                   uint32_t box_rows) {
   bwgemm::TensorMapDesc d;
   d.data_type = bwgemm::TensorMapDataType::kFp4E2M1Packed;
   d.rank = 3;

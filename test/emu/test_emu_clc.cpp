@@ -19,7 +19,8 @@ struct Log {
   std::vector<uint32_t> peer_seen;  // tiles the odd CTA decoded (it must agree with the even one)
 };
 
-// Persistent CLC loop of seed 004, reduced to one thread per CTA: do the own tile, then steal until none left.
+// Persistent CLC loop of seed 004, reduced to one thread per CTA: do the own tile, then steal until none
+// left.
 __global__ void clc_steal(Log* log) {
   const uint32_t tid = ptx::thread_idx().x;
   const uint32_t rank = ptx::cluster_ctarank();

@@ -19,7 +19,8 @@ struct Problem {
   int m, n, k;
   std::vector<uint16_t> a, b;  // fp16 bits, A: M x K, B: K x N, row-major
   std::vector<float> want;
-  Problem(int m_, int n_, int k_) : m(m_), n(n_), k(k_), a(size_t(m_) * k_), b(size_t(k_) * n_), want(size_t(m_) * n_) {
+  Problem(int m_, int n_, int k_)
+      : m(m_), n(n_), k(k_), a(size_t(m_) * k_), b(size_t(k_) * n_), want(size_t(m_) * n_) {
     uint32_t s = 12345;
     auto small = [&s] {
       s = s * 1103515245u + 12345u;

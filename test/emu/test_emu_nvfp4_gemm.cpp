@@ -24,7 +24,8 @@ struct Problem {
     auto next = [&s] { return s = s * 1664525u + 1013904223u; };
     const float values[] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, -0.5f, -1.0f, -2.0f};
     const float scales[] = {0.5f, 1.0f, 2.0f, 4.0f};
-    auto fill = [&](int rows, std::vector<uint8_t>& packed, std::vector<uint8_t>& blocked, std::vector<float>& dq) {
+    auto fill = [&](int rows, std::vector<uint8_t>& packed, std::vector<uint8_t>& blocked,
+                    std::vector<float>& dq) {
       packed.assign(size_t(rows) * k / 2, 0);
       std::vector<uint8_t> plain(size_t(rows) * (k / 16));
       for (auto& p : plain) p = bwgemm::e4m3_encode(scales[(next() >> 8) % 4]);

@@ -43,7 +43,13 @@ __global__ void record_registers(ThreadRecord* out) {
   const uint32_t cta = b.x + nb.x * (b.y + nb.y * b.z);
   const uint32_t tid = t.x + nt.x * (t.y + nt.y * t.z);
   ThreadRecord& r = out[cta * (nt.x * nt.y * nt.z) + tid];
-  r = {t, b, ptx::cluster_cta_id(), ptx::cluster_id(), ptx::cluster_ctarank(), ptx::lane_idx(), ptx::warp_idx(),
+  r = {t,
+       b,
+       ptx::cluster_cta_id(),
+       ptx::cluster_id(),
+       ptx::cluster_ctarank(),
+       ptx::lane_idx(),
+       ptx::warp_idx(),
        ptx::sm_id()};
 }
 
@@ -85,8 +91,8 @@ __global__ void elect_and_shuffle(uint32_t* elected, uint32_t* shuffled) {
 
 TEST(EmuRuntime, ElectPicksOneLaneAndShuffleMovesValues) {
   std::vector<uint32_t> elected(2), shuffled(64);
-  const EmuResult r = bwgemm::emu::launch(config({1, 1, 1}, {64, 1, 1}), elect_and_shuffle, elected.data(),
-                                          shuffled.data());
+  const EmuResult r =
+      bwgemm::emu::launch(config({1, 1, 1}, {64, 1, 1}), elect_and_shuffle, elected.data(), shuffled.data());
   ASSERT_TRUE(r.ok) << r.message;
   EXPECT_EQ(elected[0], 1u);
   EXPECT_EQ(elected[1], 1u);
@@ -103,8 +109,8 @@ __global__ void syncthreads_publish(uint32_t* out) {
 
 TEST(EmuRuntime, SyncThreadsOrdersSharedMemoryWrites) {
   std::vector<uint32_t> out(128);
-  const EmuResult r = bwgemm::emu::launch(config({1, 1, 1}, {128, 1, 1}, {1, 1, 1}, 512), syncthreads_publish,
-                                          out.data());
+  const EmuResult r =
+      bwgemm::emu::launch(config({1, 1, 1}, {128, 1, 1}, {1, 1, 1}, 512), syncthreads_publish, out.data());
   ASSERT_TRUE(r.ok) << r.message;
   for (uint32_t t = 0; t < 128; ++t) EXPECT_EQ(out[t], (t + 1) % 128 * 7);
 }
@@ -124,8 +130,8 @@ __global__ void named_barrier_handoff(uint32_t* out) {
 
 TEST(EmuRuntime, NamedBarrierArriveReleasesSyncingWarps) {
   std::vector<uint32_t> out(64);
-  const EmuResult r = bwgemm::emu::launch(config({1, 1, 1}, {128, 1, 1}, {1, 1, 1}, 256), named_barrier_handoff,
-                                          out.data());
+  const EmuResult r =
+      bwgemm::emu::launch(config({1, 1, 1}, {128, 1, 1}, {1, 1, 1}, 256), named_barrier_handoff, out.data());
   ASSERT_TRUE(r.ok) << r.message;
   for (uint32_t t = 0; t < 64; ++t) EXPECT_EQ(out[t], t + 1000);
 }
@@ -206,7 +212,8 @@ __global__ void mbarrier_too_many_arrivals() {
 }
 
 TEST(EmuRuntime, MbarrierReportsMoreArrivalsThanExpected) {
-  const EmuResult r = bwgemm::emu::launch(config({1, 1, 1}, {32, 1, 1}, {1, 1, 1}, 64), mbarrier_too_many_arrivals);
+  const EmuResult r =
+      bwgemm::emu::launch(config({1, 1, 1}, {32, 1, 1}, {1, 1, 1}, 64), mbarrier_too_many_arrivals);
   ASSERT_FALSE(r.ok);
   EXPECT_NE(r.message.find("more arrivals than expected"), std::string::npos) << r.message;
   EXPECT_NE(r.message.find("0x400"), std::string::npos) << r.message;
@@ -222,7 +229,8 @@ __global__ void mbarrier_wait_previous_parity() {
 }
 
 TEST(EmuRuntime, WaitOnThePreviousParityReturnsAtOnce) {
-  const EmuResult r = bwgemm::emu::launch(config({1, 1, 1}, {32, 1, 1}, {1, 1, 1}, 64), mbarrier_wait_previous_parity);
+  const EmuResult r =
+      bwgemm::emu::launch(config({1, 1, 1}, {32, 1, 1}, {1, 1, 1}, 64), mbarrier_wait_previous_parity);
   // wait(1) returns at once (phase 0 still open), the thread exits with the barrier pending: no deadlock.
   EXPECT_TRUE(r.ok) << r.message;
 }

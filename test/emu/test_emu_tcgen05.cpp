@@ -34,7 +34,8 @@ __global__ void ld_outside_lane_quarter() {
 TEST(EmuTcgen05, LoadOutsideTheWarpsLaneQuarterIsReported) {
   const auto r = bwgemm::emu::launch(one_cta(64), ld_outside_lane_quarter);
   ASSERT_FALSE(r.ok);
-  EXPECT_NE(r.message.find("warp 1 may access tensor-memory lanes 32..63 only"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("warp 1 may access tensor-memory lanes 32..63 only"), std::string::npos)
+      << r.message;
 }
 
 __global__ void alloc_without_dealloc() {

@@ -16,14 +16,15 @@ namespace {
 
 using namespace tma_probe;
 
-// Independent expectation of one fp16 2-D box: dense rows of box_w/es0 elements, swizzle on the 16-byte chunk
-// index by (offset / 128) % (span / 16), zero outside the tensor.
+// Independent expectation of one fp16 2-D box: dense rows of box_w elements (TMA ignores the dimension-0
+// traversal stride), ceil(box_h / es1) rows, swizzle on the 16-byte chunk index by (offset / 128) % (span /
+// 16), zero outside the tensor.
 void expect_f16_box(std::vector<uint8_t>& img, uint32_t region, int32_t x0, int32_t y0, uint32_t box_w,
-                    uint32_t box_h, uint32_t es0, uint32_t es1, uint32_t span) {
-  const uint32_t nw = box_w / es0, nh = (box_h + es1 - 1) / es1;
+                    uint32_t box_h, uint32_t es1, uint32_t span) {
+  const uint32_t nw = box_w, nh = (box_h + es1 - 1) / es1;
   for (uint32_t r = 0; r < nh; ++r) {
     for (uint32_t c = 0; c < nw; ++c) {
-      const int64_t x = x0 + int64_t(c) * es0, y = y0 + int64_t(r) * es1;
+      const int64_t x = x0 + int64_t(c), y = y0 + int64_t(r) * es1;
       const bool in = x >= 0 && x < kF16Cols && y >= 0 && y < kF16Rows;
       const uint16_t v = in ? f16_value(uint32_t(y), uint32_t(x)) : 0;
       uint32_t o = r * nw * 2 + c * 2;
@@ -39,10 +40,11 @@ std::vector<uint8_t> expected_image(uint32_t rank) {
   const uint32_t spans[] = {128, 64, 32};
   const uint32_t widths[] = {64, 32, 16};
   for (int i = 0; i < 3; ++i) {
-    expect_f16_box(img, kLoads[i].smem_offset, kLoads[i].coords[rank][0], kLoads[i].coords[rank][1], widths[i], 8,
-                   1, 1, spans[i]);
+    expect_f16_box(img, kLoads[i].smem_offset, kLoads[i].coords[rank][0], kLoads[i].coords[rank][1],
+                   widths[i], 8, 1, spans[i]);
   }
-  expect_f16_box(img, kLoads[3].smem_offset, kLoads[3].coords[rank][0], kLoads[3].coords[rank][1], 16, 6, 2, 3, 0);
+  expect_f16_box(img, kLoads[3].smem_offset, kLoads[3].coords[rank][0], kLoads[3].coords[rank][1], 16, 6, 3,
+                 0);
   // fp4: box {256 fp4 = 128 bytes, 16 rows, 2 k-blocks}, 128B swizzle, rows >= kFp4Rows zero.
   const Load& q = kLoads[4];
   for (uint32_t kb = 0; kb < 2; ++kb) {
@@ -56,11 +58,12 @@ std::vector<uint8_t> expected_image(uint32_t rank) {
       }
     }
   }
-  expect_f16_box(img, kMulticastOffset, kMulticastX, kMulticastY, 64, 8, 1, 1, 128);
+  expect_f16_box(img, kMulticastOffset, kMulticastX, kMulticastY, 64, 8, 1, 128);
   return img;
 }
 
-std::vector<uint8_t> run_in_emulator(bwgemm::emu::EmuResult* result, uint32_t delay = 0, bool fp4_as_bytes = false) {
+std::vector<uint8_t> run_in_emulator(bwgemm::emu::EmuResult* result, uint32_t delay = 0,
+                                     bool fp4_as_bytes = false) {
   Tensors t;
   Maps maps;
   EXPECT_TRUE(make_maps(t.f16.data(), t.fp4.data(), &maps, fp4_as_bytes).ok());
@@ -116,6 +119,34 @@ TEST(EmuTma, MatchesTheH200ByteForByte) {
   ASSERT_TRUE(r.ok) << r.message;
   ASSERT_EQ(golden.size(), out.size());
   for (size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], golden[i]) << "byte " << i;
+}
+
+}  // namespace
+
+namespace {
+
+// An H200 faults on a tile load whose innermost start coordinate is not 16-byte aligned; the emulator says
+// so.
+__global__ void misaligned_tma(const __grid_constant__ tma_probe::Maps maps) {
+  namespace ptx = bwgemm::ptx;
+  const uint32_t base = ptx::dynamic_smem_base();
+  if (ptx::thread_idx().x == 0) {
+    ptx::mbarrier_init(base + 1024, 1);
+    const int32_t c[2] = {3, 0};  // 6 bytes into a row of fp16
+    ptx::tma_load(base, &maps.m[tma_probe::kMap128], base + 1024, c);
+  }
+}
+
+TEST(EmuTma, MisalignedInnermostCoordinateIsReported) {
+  tma_probe::Tensors t;
+  tma_probe::Maps maps;
+  ASSERT_TRUE(tma_probe::make_maps(t.f16.data(), t.fp4.data(), &maps, false).ok());
+  bwgemm::emu::LaunchConfig cfg;
+  cfg.dynamic_smem_bytes = 2048;
+  const auto r = bwgemm::emu::launch(cfg, misaligned_tma, maps);
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.message.find("innermost coordinate 3 is not at a 16-byte boundary"), std::string::npos)
+      << r.message;
 }
 
 }  // namespace

@@ -4,7 +4,8 @@
 //
 // A 2-CTA cluster runs these loads, each onto its own mbarrier with an exact arrive.expect_tx byte count:
 //   fp16 2-D boxes with 128B, 64B and 32B swizzle, partly out of bounds (zero fill, negative coordinates);
-//   an unswizzled fp16 box with element strides {2, 3};
+//   an unswizzled fp16 box with element strides {2, 3} (the dimension-0 stride is ignored by TMA);
+// (innermost start coordinates are 16-byte aligned: an H200 faults on a misaligned one).
 //   a packed-fp4 (16U4_ALIGN8B) 3-D box in seed 000's layout, 128B swizzle, rows out of bounds (viewed as
 //   bytes on sm_90a, which has no packed 4-bit tensor maps);
 //   a multicast of one fp16 box from CTA 0 into both CTAs (each CTA's barrier expects the bytes);
@@ -25,17 +26,21 @@
 namespace tma_probe {
 
 // The global tensors.
-inline constexpr uint32_t kF16Rows = 40, kF16Cols = 72;       // row pitch 144 bytes
-inline constexpr uint32_t kFp4Rows = 48, kFp4K = 512;         // 256 bytes per row
+inline constexpr uint32_t kF16Rows = 40, kF16Cols = 72;  // row pitch 144 bytes
+inline constexpr uint32_t kFp4Rows = 48, kFp4K = 512;    // 256 bytes per row
 inline constexpr uint32_t kThreads = 64;
 inline constexpr uint32_t kClusterCtas = 2;
 
-inline uint16_t f16_value(uint32_t r, uint32_t c) { return static_cast<uint16_t>(r * 256 + c + 1); }
-inline uint8_t fp4_byte(uint32_t r, uint32_t byte) { return static_cast<uint8_t>((r * 37 + byte * 11 + 5) & 0xFF); }
+inline uint16_t f16_value(uint32_t r, uint32_t c) {
+  return static_cast<uint16_t>(r * 256 + c + 1);
+}
+inline uint8_t fp4_byte(uint32_t r, uint32_t byte) {
+  return static_cast<uint8_t>((r * 37 + byte * 11 + 5) & 0xFF);
+}
 
 // One box load of the scenario list.
 struct Load {
-  int map;             // index into the tensor maps
+  int map;               // index into the tensor maps
   uint32_t smem_offset;  // in the data region (1024-aligned for swizzled boxes)
   int32_t coords[2][3];  // per CTA rank; fp16 maps use two coordinates
   uint32_t bytes;        // box bytes (the expect_tx count)
@@ -46,23 +51,24 @@ inline constexpr int kMap128 = 0, kMap64 = 1, kMap32 = 2, kMapStrided = 3, kMapF
 static __constant__ const Load kLoads[] = {
     {kMap128, 0, {{16, 36, 0}, {-8, 2, 0}}, 8 * 128},
     {kMap64, 1024, {{40, 4, 0}, {0, 33, 0}}, 8 * 64},
-    {kMap32, 2048, {{60, 10, 0}, {8, 39, 0}}, 8 * 32},
-    {kMapStrided, 3072, {{1, 0, 0}, {57, 30, 0}}, 2 * 16},
+    {kMap32, 2048, {{64, 10, 0}, {8, 39, 0}}, 8 * 32},
+    {kMapStrided, 3072, {{8, 1, 0}, {64, 37, 0}}, 2 * 32},
     {kMapFp4, 4096, {{0, 40, 0}, {0, 8, 0}}, 2 * 16 * 128},
 };
 inline constexpr int kNumLoads = 5;
 inline constexpr uint32_t kMulticastOffset = 8192;
 inline constexpr int32_t kMulticastX = 8, kMulticastY = 20;
 inline constexpr uint32_t kMulticastBytes = 8 * 128;
-inline constexpr uint32_t kDataBytes = 9216;                     // dumped per CTA
-inline constexpr uint32_t kBarrierOffset = kDataBytes;           // kNumLoads + 2 barriers follow
+inline constexpr uint32_t kDataBytes = 9216;            // dumped per CTA
+inline constexpr uint32_t kBarrierOffset = kDataBytes;  // kNumLoads + 2 barriers follow
 inline constexpr uint32_t kSmemBytes = kDataBytes + 8 * (kNumLoads + 2);
 
 struct Maps {
   CUtensorMap m[kNumMaps];
 };
 
-__global__ void __launch_bounds__(kThreads) tma_probe_kernel(const __grid_constant__ Maps maps, uint8_t* out) {
+__global__ void __launch_bounds__(kThreads)
+    tma_probe_kernel(const __grid_constant__ Maps maps, uint8_t* out) {
   namespace ptx = bwgemm::ptx;
   const uint32_t tid = ptx::thread_idx().x;
   const uint32_t rank = ptx::cluster_ctarank();
@@ -142,9 +148,11 @@ inline bwgemm::Status make_maps(const void* f16, const void* fp4, Maps* maps, bo
     d.swizzle = s;
     return d;
   };
-  TensorMapDesc descs[kNumMaps] = {
-      f16_map(64, 8, TensorMapSwizzle::k128B, 1, 1), f16_map(32, 8, TensorMapSwizzle::k64B, 1, 1),
-      f16_map(16, 8, TensorMapSwizzle::k32B, 1, 1), f16_map(16, 6, TensorMapSwizzle::kNone, 2, 3), {}};
+  TensorMapDesc descs[kNumMaps] = {f16_map(64, 8, TensorMapSwizzle::k128B, 1, 1),
+                                   f16_map(32, 8, TensorMapSwizzle::k64B, 1, 1),
+                                   f16_map(16, 8, TensorMapSwizzle::k32B, 1, 1),
+                                   f16_map(16, 6, TensorMapSwizzle::kNone, 2, 3),
+                                   {}};
   // Seed 000's A layout: {256 fp4 (128 bytes), rows, K / 256}, strides {row bytes, 128}.
   TensorMapDesc& q = descs[kMapFp4];
   q.data_type = fp4_as_bytes ? TensorMapDataType::kUInt8 : TensorMapDataType::kFp4E2M1Packed;

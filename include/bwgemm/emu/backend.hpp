@@ -15,7 +15,7 @@
 #include <bwgemm/emu/machine.hpp>
 #include <bwgemm/emu/math_ops.hpp>
 #include <bwgemm/emu/mbarrier.hpp>
+#include <bwgemm/emu/tcgen05.hpp>
 #include <bwgemm/emu/tensor_map.hpp>
 #include <bwgemm/emu/thread_ops.hpp>
-#include <bwgemm/emu/tcgen05.hpp>
 #include <bwgemm/emu/tma.hpp>

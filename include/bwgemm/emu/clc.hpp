@@ -27,7 +27,8 @@ inline constexpr uint32_t kClcResponseAlignment = 16;
 inline void issue_try_cancel(uint32_t response_smem, uint32_t bar, bool multicast) {
   Machine& m = machine();
   m.on_call();
-  const char* what = multicast ? "clusterlaunchcontrol.try_cancel.multicast::cluster::all" : "clusterlaunchcontrol.try_cancel";
+  const char* what = multicast ? "clusterlaunchcontrol.try_cancel.multicast::cluster::all"
+                               : "clusterlaunchcontrol.try_cancel";
   resolve_shared_cta(response_smem, ptx::kClcResponseBytes, kClcResponseAlignment, what);
   resolve_shared_cta(bar, kMbarrierBytes, kMbarrierBytes, what);
   Cta& issuer = m.cta();

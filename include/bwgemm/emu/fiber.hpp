@@ -39,8 +39,8 @@ class Fiber {
     const std::size_t page = page_bytes();
     stack_bytes_ = (stack_bytes + page - 1) / page * page;
     mapping_bytes_ = stack_bytes_ + page;
-    void* p = mmap(nullptr, mapping_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
+    void* p = mmap(nullptr, mapping_bytes_, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) {
       std::fprintf(stderr, "bwgemm emu: mmap of a %zu-byte fiber stack failed\n", mapping_bytes_);
       std::abort();
@@ -94,16 +94,17 @@ class Fiber {
 };
 
 // SIGSEGV handler that reports fiber stack overflows; other faults go to the previous handler.
-inline struct sigaction g_previous_segv_action{};
+inline struct sigaction g_previous_segv_action {};
 
 inline void on_segv(int sig, siginfo_t* info, void* uc) {
   Fiber* f = g_running_fiber;
   if (f != nullptr && info != nullptr && f->in_guard_page(info->si_addr)) {
     char msg[256];
-    const int n = std::snprintf(msg, sizeof msg,
-                                "bwgemm emu: stack overflow of an emulated GPU thread (fiber stack %zu bytes); "
-                                "raise LaunchConfig::stack_bytes\n",
-                                f->stack_bytes());
+    const int n =
+        std::snprintf(msg, sizeof msg,
+                      "bwgemm emu: stack overflow of an emulated GPU thread (fiber stack %zu bytes); "
+                      "raise LaunchConfig::stack_bytes\n",
+                      f->stack_bytes());
     if (n > 0) (void)!write(2, msg, static_cast<std::size_t>(n));
     std::abort();
   }
@@ -123,7 +124,7 @@ inline void on_segv(int sig, siginfo_t* info, void* uc) {
 inline void install_stack_overflow_handler() {
   static std::once_flag once;
   std::call_once(once, [] {
-    struct sigaction sa{};
+    struct sigaction sa {};
     sa.sa_sigaction = &on_segv;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);

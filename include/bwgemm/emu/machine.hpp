@@ -50,7 +50,7 @@ struct AbortLaunch {
 };
 
 struct Wait {
-  std::function<bool()> ready;           // evaluated by the scheduler; the thread resumes once true
+  std::function<bool()> ready;            // evaluated by the scheduler; the thread resumes once true
   std::function<std::string()> describe;  // for the deadlock report, evaluated when the report is written
 };
 
@@ -93,7 +93,7 @@ struct Warp {
 };
 
 struct NamedBarrier {
-  uint32_t expected = 0;  // threads; 0 while idle
+  uint32_t expected = 0;     // threads; 0 while idle
   bool all_threads = false;  // bar.sync 0 without a count: every non-exited thread of the CTA
   uint32_t arrived = 0;
   uint64_t generation = 0;
@@ -212,8 +212,9 @@ struct Machine {
   std::string where() const {
     if (g_thread == nullptr) return {};
     const Thread& t = *g_thread;
-    return " [CTA " + format_dim3(t.cta->ctaid) + ", cluster rank " + std::to_string(t.cta->rank) + ", thread " +
-           std::to_string(t.tid) + " (warp " + std::to_string(t.warp) + ", lane " + std::to_string(t.lane) + ")]";
+    return " [CTA " + format_dim3(t.cta->ctaid) + ", cluster rank " + std::to_string(t.cta->rank) +
+           ", thread " + std::to_string(t.tid) + " (warp " + std::to_string(t.warp) + ", lane " +
+           std::to_string(t.lane) + ")]";
   }
 
   // Ends the launch with `message`. On a fiber: switches to the scheduler for good. On the scheduler's stack
@@ -379,7 +380,8 @@ struct Machine {
                                      uint32_t col_hi) const {
     for (const auto& op : async_ops) {
       for (const auto& w : op.tmem_writes) {
-        if (w.cta == c && lane_lo < w.lane_hi && w.lane_lo < lane_hi && col_lo < w.col_hi && w.col_lo < col_hi) {
+        if (w.cta == c && lane_lo < w.lane_hi && w.lane_lo < lane_hi && col_lo < w.col_hi &&
+            w.col_lo < col_hi) {
           return &op;
         }
       }
@@ -491,7 +493,8 @@ struct Machine {
   void fill_slots() {
     for (uint32_t slot = 0; slot < slot_busy.size(); ++slot) {
       if (slot_busy[slot]) continue;
-      while (next_cluster < cluster_status.size() && cluster_status[next_cluster] != ClusterStatus::kNotStarted) {
+      while (next_cluster < cluster_status.size() &&
+             cluster_status[next_cluster] != ClusterStatus::kNotStarted) {
         ++next_cluster;
       }
       if (next_cluster >= cluster_status.size()) return;
@@ -501,7 +504,8 @@ struct Machine {
 
   // clusterlaunchcontrol.try_cancel: the next cluster that has not started, or -1 when none is left.
   int64_t cancel_next_cluster() {
-    while (next_cluster < cluster_status.size() && cluster_status[next_cluster] != ClusterStatus::kNotStarted) {
+    while (next_cluster < cluster_status.size() &&
+           cluster_status[next_cluster] != ClusterStatus::kNotStarted) {
       ++next_cluster;
     }
     if (next_cluster >= cluster_status.size()) return -1;
@@ -520,8 +524,8 @@ struct Machine {
       }
       for (const auto& c : cl.ctas) {
         for (const auto& a : c->tmem.allocations()) {
-          throw AbortLaunch{"bwgemm emu: CTA " + format_dim3(c->ctaid) + " (cluster rank " + std::to_string(c->rank) +
-                            ") exited with " + std::to_string(a.columns) +
+          throw AbortLaunch{"bwgemm emu: CTA " + format_dim3(c->ctaid) + " (cluster rank " +
+                            std::to_string(c->rank) + ") exited with " + std::to_string(a.columns) +
                             " tensor-memory columns still allocated at column " + std::to_string(a.column) +
                             " (missing tcgen05.dealloc)"};
         }
@@ -548,7 +552,8 @@ struct Machine {
     if (c.x == 0 || c.y == 0 || c.z == 0) return "cluster dimensions must be >= 1";
     if (b.x * b.y * b.z > 1024) return "more than 1024 threads per CTA";
     if (c.x * c.y * c.z > kMaxClusterSize) return "more than 16 CTAs per cluster";
-    if (g.x % c.x || g.y % c.y || g.z % c.z) return "grid dimensions must be multiples of the cluster dimensions";
+    if (g.x % c.x || g.y % c.y || g.z % c.z)
+      return "grid dimensions must be multiples of the cluster dimensions";
     if (cfg.dynamic_smem_bytes > kMaxDynamicSharedBytes) return "dynamic shared memory above 232448 bytes";
     if (cfg.max_resident_clusters == 0) return "max_resident_clusters must be >= 1";
     return {};
@@ -556,7 +561,8 @@ struct Machine {
 
   // ------------------------------------------------------------------------------------------------
   std::string report_threads(const char* headline) {
-    std::string r = std::string("bwgemm emu: ") + headline + " (scheduler step " + std::to_string(step) + ")\n";
+    std::string r =
+        std::string("bwgemm emu: ") + headline + " (scheduler step " + std::to_string(step) + ")\n";
     for (const auto& cl : resident) {
       for (const auto& c : cl->ctas) {
         r += "CTA " + format_dim3(c->ctaid) + " (cluster " + format_dim3(cl->clusterid) + ", rank " +
@@ -568,10 +574,12 @@ struct Machine {
             const uint32_t tid = w * kWarpSize + lane;
             if (tid >= c->threads.size()) break;
             const Thread& t = *c->threads[tid];
-            std::string what = t.state == ThreadState::kExited    ? "exited"
-                               : t.state == ThreadState::kRunnable ? "runnable"
-                               : (t.wait.describe ? t.wait.describe() : "blocked");
-            auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& p) { return p.first == what; });
+            std::string what = t.state == ThreadState::kExited ? "exited"
+                               : t.state == ThreadState::kRunnable
+                                   ? "runnable"
+                                   : (t.wait.describe ? t.wait.describe() : "blocked");
+            auto g =
+                std::find_if(groups.begin(), groups.end(), [&](const auto& p) { return p.first == what; });
             if (g == groups.end()) {
               groups.emplace_back(what, 1u << lane);
             } else {
@@ -633,8 +641,8 @@ struct Machine {
         fill_slots();
         if (!resumed && !resident.empty()) {
           if (async_ops.empty()) {
-            throw AbortLaunch{report_threads(
-                "deadlock: every thread is blocked and no asynchronous operation is pending")};
+            throw AbortLaunch{
+                report_threads("deadlock: every thread is blocked and no asynchronous operation is pending")};
           }
           uint64_t next = UINT64_MAX;
           for (const auto& op : async_ops) next = std::min(next, op.ready_step);
@@ -642,8 +650,9 @@ struct Machine {
           const std::size_t before = async_ops.size();
           run_due_async();
           if (async_ops.size() == before) {
-            throw AbortLaunch{report_threads("internal error: no thread can run and no asynchronous operation "
-                                             "is due")};
+            throw AbortLaunch{
+                report_threads("internal error: no thread can run and no asynchronous operation "
+                               "is due")};
           }
         }
       }

@@ -15,7 +15,11 @@ inline float flush_subnormal(float x) {
 }
 }  // namespace detail
 
-inline float ex2_approx(float x) { return detail::flush_subnormal(std::exp2(detail::flush_subnormal(x))); }
-inline float rcp_approx(float x) { return detail::flush_subnormal(1.0f / detail::flush_subnormal(x)); }
+inline float ex2_approx(float x) {
+  return detail::flush_subnormal(std::exp2(detail::flush_subnormal(x)));
+}
+inline float rcp_approx(float x) {
+  return detail::flush_subnormal(1.0f / detail::flush_subnormal(x));
+}
 
 }  // namespace bwgemm::emu

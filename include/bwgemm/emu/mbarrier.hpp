@@ -47,8 +47,9 @@ inline void complete_tx(Cta& c, uint32_t offset, uint32_t bytes, const std::stri
     m.fail(what + ": complete_tx on " + describe_shared(addr) + " where no mbarrier was initialised");
   }
   const std::string err = it->second.complete_tx(bytes);
-  if (!err.empty()) m.fail(what + ": complete_tx of " + std::to_string(bytes) + " bytes on mbarrier " +
-                           describe_shared(addr) + ": " + err);
+  if (!err.empty())
+    m.fail(what + ": complete_tx of " + std::to_string(bytes) + " bytes on mbarrier " +
+           describe_shared(addr) + ": " + err);
 }
 
 inline void wait_parity(const SharedLocation& loc, uint32_t bar, uint32_t parity, const char* what) {
@@ -71,7 +72,9 @@ inline void mbarrier_init(uint32_t bar, uint32_t arrive_count) {
   detail::check(m, loc.cta->mbarriers[loc.offset].init(arrive_count), "mbarrier.init", bar);
 }
 
-inline void fence_mbarrier_init() { detail::machine().on_call(); }
+inline void fence_mbarrier_init() {
+  detail::machine().on_call();
+}
 
 inline void mbarrier_arrive(uint32_t bar) {
   detail::machine().on_call();
@@ -89,15 +92,15 @@ inline void mbarrier_arrive_expect_tx(uint32_t bar, uint32_t tx_bytes) {
 }
 inline void mbarrier_arrive_expect_tx_cluster(uint32_t cluster_bar, uint32_t tx_bytes) {
   detail::machine().on_call();
-  detail::arrive(detail::mbarrier_cluster(cluster_bar, "mbarrier.arrive.expect_tx.shared::cluster"), cluster_bar,
-                 1, tx_bytes, "mbarrier.arrive.expect_tx.shared::cluster");
+  detail::arrive(detail::mbarrier_cluster(cluster_bar, "mbarrier.arrive.expect_tx.shared::cluster"),
+                 cluster_bar, 1, tx_bytes, "mbarrier.arrive.expect_tx.shared::cluster");
 }
 inline void mbarrier_expect_tx(uint32_t bar, uint32_t tx_bytes) {
   auto& m = detail::machine();
   m.on_call();
   auto loc = detail::mbarrier_cta(bar, "mbarrier.expect_tx");
-  detail::check(m, detail::mbarrier_at(loc, bar, "mbarrier.expect_tx").expect_tx(tx_bytes), "mbarrier.expect_tx",
-                bar);
+  detail::check(m, detail::mbarrier_at(loc, bar, "mbarrier.expect_tx").expect_tx(tx_bytes),
+                "mbarrier.expect_tx", bar);
 }
 
 template <ptx::Scope S>

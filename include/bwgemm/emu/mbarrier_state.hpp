@@ -26,8 +26,8 @@ inline constexpr int64_t kMbarrierMaxTxCount = (1 << 20) - 1;
 class MbarrierState {
  public:
   std::string init(uint32_t count) {
-    if (count < 1 || count > kMbarrierMaxArrivals) return "mbarrier.init count " + std::to_string(count) +
-                                                          " is outside [1, 2^20-1]";
+    if (count < 1 || count > kMbarrierMaxArrivals)
+      return "mbarrier.init count " + std::to_string(count) + " is outside [1, 2^20-1]";
     expected_ = count;
     pending_ = count;
     tx_ = 0;
@@ -64,8 +64,8 @@ class MbarrierState {
     tx_ -= bytes;
     if (pending_ == 0 && tx_ < 0) {
       return "transaction underflow: complete_tx of " + std::to_string(bytes) +
-             " bytes exceeds the bytes expected after every arrival is in (tx-count now " + std::to_string(tx_) +
-             ") " + describe();
+             " bytes exceeds the bytes expected after every arrival is in (tx-count now " +
+             std::to_string(tx_) + ") " + describe();
     }
     if (tx_ < -kMbarrierMaxTxCount) return "tx-count underflow below -(2^20-1) " + describe();
     complete_phase_if_done();

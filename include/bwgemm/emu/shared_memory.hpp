@@ -27,8 +27,8 @@ inline uint32_t shared_address(const Cta& c, uint32_t offset) {
 }
 
 inline std::string describe_shared(uint32_t addr) {
-  return format_hex(addr) + " (CTA rank " + std::to_string(addr >> ptx::kClusterRankAddressShift) + ", offset " +
-         format_hex(addr & kSharedOffsetMask) + ")";
+  return format_hex(addr) + " (CTA rank " + std::to_string(addr >> ptx::kClusterRankAddressShift) +
+         ", offset " + format_hex(addr & kSharedOffsetMask) + ")";
 }
 
 // Checks [offset, offset + bytes) of `c` and the alignment.
@@ -40,8 +40,8 @@ inline void check_shared_range(Machine& m, const Cta& c, uint32_t addr, uint32_t
            ", " + format_hex(c.smem_end) + ")");
   }
   if (align > 1 && offset % align != 0) {
-    m.fail(std::string(what) + ": shared address " + describe_shared(addr) + " is not " + std::to_string(align) +
-           "-byte aligned");
+    m.fail(std::string(what) + ": shared address " + describe_shared(addr) + " is not " +
+           std::to_string(align) + "-byte aligned");
   }
 }
 
@@ -74,7 +74,8 @@ inline SharedLocation resolve_shared_cluster(Cluster& cl, uint32_t addr, uint32_
   check_shared_range(m, c, addr, offset, bytes, align, what);
   return {&c, offset};
 }
-inline SharedLocation resolve_shared_cluster(uint32_t addr, uint32_t bytes, uint32_t align, const char* what) {
+inline SharedLocation resolve_shared_cluster(uint32_t addr, uint32_t bytes, uint32_t align,
+                                             const char* what) {
   return resolve_shared_cluster(*machine().cta().cluster, addr, bytes, align, what);
 }
 
@@ -98,7 +99,8 @@ inline void* shared_to_generic(uint32_t addr, const char* what) {
   const uint32_t rank = addr >> ptx::kClusterRankAddressShift;
   const uint32_t offset = addr & kSharedOffsetMask;
   if (rank >= cl.ctas.size() || offset > cl.ctas[rank]->smem_end) {
-    m.fail(std::string(what) + ": shared address " + describe_shared(addr) + " is outside this cluster's shared memory");
+    m.fail(std::string(what) + ": shared address " + describe_shared(addr) +
+           " is outside this cluster's shared memory");
   }
   return cl.ctas[rank]->smem + offset;
 }

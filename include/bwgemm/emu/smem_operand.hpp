@@ -76,13 +76,22 @@ inline SmemOperand decode_operand(uint64_t raw, bool k_major, uint32_t element_b
     m.fail(w + ": bits 46-48 must hold the sm_100 descriptor version 0b001");
   }
   switch (op.desc.swizzle) {
-    case ptx::SmemSwizzle::kNone: op.span = 0; break;
-    case ptx::SmemSwizzle::k32B: op.span = 32; break;
-    case ptx::SmemSwizzle::k64B: op.span = 64; break;
-    case ptx::SmemSwizzle::k128B: op.span = 128; break;
+    case ptx::SmemSwizzle::kNone:
+      op.span = 0;
+      break;
+    case ptx::SmemSwizzle::k32B:
+      op.span = 32;
+      break;
+    case ptx::SmemSwizzle::k64B:
+      op.span = 64;
+      break;
+    case ptx::SmemSwizzle::k128B:
+      op.span = 128;
+      break;
     case ptx::SmemSwizzle::k128BBase32B:
       m.fail(w + ": the 128-byte swizzle with 32-byte atomicity is not modelled by the emulator");
-    default: m.fail(w + ": bits 61-63 hold no sm_100 swizzling mode");
+    default:
+      m.fail(w + ": bits 61-63 hold no sm_100 swizzling mode");
   }
   if (op.desc.base_offset != 0) m.fail(w + ": a nonzero matrix base offset is not modelled by the emulator");
   if (op.desc.lbo_absolute) m.fail(w + ": the absolute leading-dimension mode (bit 52) is not modelled");
@@ -102,10 +111,14 @@ inline uint32_t read_operand_element(const SmemOperand& op, const Cta& cta, uint
   }
   const uint8_t* p = cta.smem + off;
   switch (op.element_bits) {
-    case 4: return (*p >> shift) & 0xFu;
-    case 8: return *p;
-    case 16: return static_cast<uint32_t>(p[0] | (p[1] << 8));
-    default: return static_cast<uint32_t>(p[0] | (p[1] << 8) | (p[2] << 16) | (static_cast<uint32_t>(p[3]) << 24));
+    case 4:
+      return (*p >> shift) & 0xFu;
+    case 8:
+      return *p;
+    case 16:
+      return static_cast<uint32_t>(p[0] | (p[1] << 8));
+    default:
+      return static_cast<uint32_t>(p[0] | (p[1] << 8) | (p[2] << 16) | (static_cast<uint32_t>(p[3]) << 24));
   }
 }
 

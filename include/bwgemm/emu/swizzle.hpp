@@ -20,8 +20,10 @@ inline constexpr uint32_t swizzle_address(uint32_t addr, uint32_t span_bytes) {
   return addr ^ (((addr >> kSwizzleRowShift) & mask) << 4);
 }
 
-static_assert(swizzle_address(0x400 + 128 * 3 + 16 * 1, 128) == 0x400 + 128 * 3 + 16 * 2, "row 3 chunk 1 -> 2");
-static_assert(swizzle_address(0x400 + 128 * 1 + 16 * 0, 32) == 0x400 + 128 * 1 + 16 * 1, "32B: bit 7 -> bit 4");
+static_assert(swizzle_address(0x400 + 128 * 3 + 16 * 1, 128) == 0x400 + 128 * 3 + 16 * 2,
+              "row 3 chunk 1 -> 2");
+static_assert(swizzle_address(0x400 + 128 * 1 + 16 * 0, 32) == 0x400 + 128 * 1 + 16 * 1,
+              "32B: bit 7 -> bit 4");
 static_assert(swizzle_address(0x400 + 128 * 5, 64) == 0x400 + 128 * 5 + 16 * 1, "64B: row 5 & 3 = 1");
 
 }  // namespace bwgemm::emu::detail

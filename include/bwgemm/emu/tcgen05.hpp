@@ -1,9 +1,9 @@
 // tcgen05 in the emulator (ptx/tcgen05.cuh), PTX ISA 9.7.16 "TensorCore 5th Generation Family Instructions".
 //
 //  * alloc / dealloc / relinquish_alloc_permit (9.7.16.7.1): warp-wide; power-of-two column counts >= 32,
-//    first fit aligned to the size; an alloc that does not fit waits for a dealloc (and shows up in a deadlock
-//    report); a CTA that exits with columns allocated is reported. With cta_group::2 each CTA of the pair
-//    allocates in its own tensor memory (one warp in each executes it).
+//    first fit aligned to the size; an alloc that does not fit waits for a dealloc (and shows up in a
+//    deadlock report); a CTA that exits with columns allocated is reported. With cta_group::2 each CTA of the
+//    pair allocates in its own tensor memory (one warp in each executes it).
 //  * mma (9.7.16.10.9) kind::f16 (f16/bf16 -> f32) and kind::mxf4nvf4.block16 (e2m1 with ue4m3 scales):
 //    cta_group::1 with M = 128 (D row m in lane m), cta_group::2 with M = 256 issued by the even CTA of the
 //    pair: A rows 0-127 from the even CTA's shared memory and 128-255 from the odd one's (same descriptor),
@@ -89,8 +89,8 @@ struct MmaJob {
 inline uint32_t tmem_scale_word(const Cta& c, uint32_t lane, uint32_t column, const std::string& what,
                                 const LaunchConfig& cfg) {
   if (cfg.report_uninitialized_tmem_reads && !c.tmem.written(lane, column)) {
-    machine().fail(what + ": scale factors read from tensor memory lane " + std::to_string(lane) + " column " +
-                   std::to_string(column) + " of CTA rank " + std::to_string(c.rank) +
+    machine().fail(what + ": scale factors read from tensor memory lane " + std::to_string(lane) +
+                   " column " + std::to_string(column) + " of CTA rank " + std::to_string(c.rank) +
                    ", which no tcgen05.cp/mma has written");
   }
   return c.tmem.read(lane, column);
@@ -145,7 +145,8 @@ inline void run_mma(const MmaJob& job) {
           const uint32_t w = tmem_scale_word(c, n % kTmemLanes, job.sfb_column + n / 32, job.what, m.cfg);
           uint8_t sb[kBlocks];
           for (uint32_t j = 0; j < kBlocks; ++j) sb[j] = static_cast<uint8_t>(w >> (8 * j));
-          d = arith::mma_nvfp4_element(a4.data(), b4.data(), sa, sb, static_cast<int>(job.k), cval, job.accumulate);
+          d = arith::mma_nvfp4_element(a4.data(), b4.data(), sa, sb, static_cast<int>(job.k), cval,
+                                       job.accumulate);
         }
         c.tmem.write(r, col, d);
       }
@@ -162,8 +163,9 @@ void issue_mma(MmaJob job, uint32_t d_tmem, const char* what) {
   }
   const uint32_t expected_m = CtaGroup == 1 ? 128u : 256u;
   if (job.m != expected_m) {
-    m.fail(std::string(what) + ": instruction descriptor M = " + std::to_string(job.m) + "; the emulator models M = " +
-           std::to_string(expected_m) + " for cta_group::" + std::to_string(CtaGroup));
+    m.fail(std::string(what) + ": instruction descriptor M = " + std::to_string(job.m) +
+           "; the emulator models M = " + std::to_string(expected_m) +
+           " for cta_group::" + std::to_string(CtaGroup));
   }
   if (job.n == 0 || job.n % 16 != 0 || job.n > 256) {
     m.fail(std::string(what) + ": instruction descriptor N = " + std::to_string(job.n) +
@@ -211,7 +213,8 @@ void issue_commit(uint32_t bar, uint16_t cta_mask, bool multicast) {
     for (const SharedLocation& t : targets) {
       auto it = t.cta->mbarriers.find(t.offset);
       if (it == t.cta->mbarriers.end()) {
-        machine().fail(what + ": no mbarrier was initialised at " + describe_shared(shared_address(*t.cta, t.offset)));
+        machine().fail(what + ": no mbarrier was initialised at " +
+                       describe_shared(shared_address(*t.cta, t.offset)));
       }
       const std::string err = it->second.arrive(1);
       if (!err.empty()) machine().fail(what + ": " + err);
@@ -229,7 +232,8 @@ void tcgen05_alloc(uint32_t dst_smem, uint32_t ncols) {
   if (!warp_aligned("tcgen05.alloc.sync.aligned")) return;  // the lowest lane allocates for the warp
   const char* what = "tcgen05.alloc";
   if (!detail::TensorMemory::valid_column_count(ncols)) {
-    m.fail(std::string(what) + ": " + std::to_string(ncols) + " columns; must be a power of two in [32, 512]");
+    m.fail(std::string(what) + ": " + std::to_string(ncols) +
+           " columns; must be a power of two in [32, 512]");
   }
   detail::SharedLocation dst = detail::resolve_shared_cta(dst_smem, detail::kTmemAddressBytes, 4, what);
   detail::cta_group_members<CtaGroup>(what);  // validates the pair
@@ -240,8 +244,9 @@ void tcgen05_alloc(uint32_t dst_smem, uint32_t ncols) {
     detail::Cta* cp = &c;
     m.block([cp, ncols] { return cp->tmem.find_free(ncols) >= 0; },
             [cp, ncols] {
-              return "tcgen05.alloc of " + std::to_string(ncols) + " columns waits: " +
-                     std::to_string(cp->tmem.free_columns()) + " of 512 tensor-memory columns free";
+              return "tcgen05.alloc of " + std::to_string(ncols) +
+                     " columns waits: " + std::to_string(cp->tmem.free_columns()) +
+                     " of 512 tensor-memory columns free";
             });
     column = c.tmem.try_alloc(ncols);
   }
@@ -274,7 +279,8 @@ void tcgen05_mma_f16(uint32_t d_tmem, uint64_t a_desc, uint64_t b_desc, uint32_t
   m.on_call();
   const char* what = "tcgen05.mma.kind::f16";
   const ptx::InstrDescF16 id = ptx::decode_instr_desc_f16(idesc);
-  if (id.d_format != ptx::MmaDFormat::kF32) m.fail(std::string(what) + ": only an f32 accumulator is modelled");
+  if (id.d_format != ptx::MmaDFormat::kF32)
+    m.fail(std::string(what) + ": only an f32 accumulator is modelled");
   if (static_cast<uint8_t>(id.a_format) > 1 || id.a_format != id.b_format) {
     m.fail(std::string(what) + ": A and B formats must both be f16 or both bf16");
   }
@@ -294,8 +300,8 @@ void tcgen05_mma_f16(uint32_t d_tmem, uint64_t a_desc, uint64_t b_desc, uint32_t
 }
 
 template <int CtaGroup, ptx::CollectorUsage Collector>
-void tcgen05_mma_mxf4nvf4(uint32_t d_tmem, uint64_t a_desc, uint64_t b_desc, uint32_t idesc, uint32_t sfa_tmem,
-                          uint32_t sfb_tmem, bool accumulate) {
+void tcgen05_mma_mxf4nvf4(uint32_t d_tmem, uint64_t a_desc, uint64_t b_desc, uint32_t idesc,
+                          uint32_t sfa_tmem, uint32_t sfb_tmem, bool accumulate) {
   auto& m = detail::machine();
   m.on_call();
   const char* what = "tcgen05.mma.kind::mxf4nvf4.block16";
@@ -337,22 +343,27 @@ void tcgen05_commit_multicast(uint32_t bar, uint16_t cta_mask) {
   detail::issue_commit<CtaGroup>(bar, cta_mask, true);
 }
 
-inline void tcgen05_fence_before_thread_sync() { detail::machine().on_call(); }
-inline void tcgen05_fence_after_thread_sync() { detail::machine().on_call(); }
+inline void tcgen05_fence_before_thread_sync() {
+  detail::machine().on_call();
+}
+inline void tcgen05_fence_after_thread_sync() {
+  detail::machine().on_call();
+}
 
 template <int CtaGroup, ptx::TmemCopyShape Shape>
 void tcgen05_cp(uint32_t taddr, uint64_t s_desc) {
   auto& m = detail::machine();
   m.on_call();
-  const char* what = Shape == ptx::TmemCopyShape::k32x128bWarpx4 ? "tcgen05.cp.32x128b.warpx4"
-                                                                  : "tcgen05.cp.128x128b";
+  const char* what =
+      Shape == ptx::TmemCopyShape::k32x128bWarpx4 ? "tcgen05.cp.32x128b.warpx4" : "tcgen05.cp.128x128b";
   if constexpr (Shape != ptx::TmemCopyShape::k32x128bWarpx4 && Shape != ptx::TmemCopyShape::k128x128b) {
     m.fail("tcgen05.cp: only the .32x128b.warpx4 and .128x128b shapes are modelled by the emulator");
   }
   constexpr uint32_t kRows = Shape == ptx::TmemCopyShape::k32x128bWarpx4 ? 32 : 128;
   constexpr uint32_t kRowBytes = 16;  // 128 bits
   constexpr uint32_t kColumns = kRowBytes / 4;
-  if (detail::tmem_lane(taddr) != 0) m.fail(std::string(what) + ": the tensor-memory address must be at lane 0");
+  if (detail::tmem_lane(taddr) != 0)
+    m.fail(std::string(what) + ": the tensor-memory address must be at lane 0");
   const uint32_t column = detail::tmem_column(taddr);
   const std::vector<detail::Cta*> ctas = detail::cta_group_members<CtaGroup>(what);
   for (detail::Cta* c : ctas) detail::check_tmem_columns(*c, column, kColumns, what);
@@ -366,7 +377,8 @@ void tcgen05_cp(uint32_t taddr, uint64_t s_desc) {
       for (uint32_t row = 0; row < kRows; ++row) {
         uint32_t words[kColumns] = {};
         for (uint32_t byte = 0; byte < kRowBytes; ++byte) {
-          words[byte / 4] |= detail::read_operand_element(src, *c, row, byte, what.c_str()) << (8 * (byte % 4));
+          words[byte / 4] |= detail::read_operand_element(src, *c, row, byte, what.c_str())
+                             << (8 * (byte % 4));
         }
         // .warpx4: the 32 rows are replicated into each of the four 32-lane quarters.
         for (uint32_t lane = row; lane < detail::kTmemLanes; lane += kRows) {
@@ -402,12 +414,14 @@ void tcgen05_ld_32x32b(uint32_t taddr, uint32_t (&out)[N]) {
     m.fail(std::string(what) + ": reads tensor memory lane " + std::to_string(lane) + " columns [" +
            std::to_string(column) + ", " + std::to_string(column + N) +
            ") that an uncompleted asynchronous operation still writes (missing wait on its tcgen05.commit "
-           "barrier?): " + w->what);
+           "barrier?): " +
+           w->what);
   }
   for (int i = 0; i < N; ++i) {
     if (m.cfg.report_uninitialized_tmem_reads && !c.tmem.written(lane, column + i)) {
       m.fail(std::string(what) + ": reads tensor memory lane " + std::to_string(lane) + " column " +
-             std::to_string(column + i) + " that no tcgen05.mma/cp has written since allocation (missing wait "
+             std::to_string(column + i) +
+             " that no tcgen05.mma/cp has written since allocation (missing wait "
              "on the MMA's commit barrier?)");
     }
     out[i] = c.tmem.read(lane, column + i);

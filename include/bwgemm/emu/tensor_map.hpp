@@ -20,11 +20,11 @@ inline constexpr uint32_t kTmaRecordMagic = 0x4D454D42;  // "BMEM": a tensor map
 inline constexpr uint32_t kTmaMaxRank = 5;
 
 enum TmaRecordFlags : uint8_t {
-  kTmaOobNan = 1,           // CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
-  kTmaFloat = 2,            // a floating-point element type (the NaN fill applies)
-  kTmaSwizzleAtom32B = 4,   // CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B (not modelled)
-  kTmaAlign16BSlots = 8,    // CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B (not modelled)
-  kTmaInterleaved = 16,     // an interleaved layout (not modelled)
+  kTmaOobNan = 1,          // CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
+  kTmaFloat = 2,           // a floating-point element type (the NaN fill applies)
+  kTmaSwizzleAtom32B = 4,  // CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B (not modelled)
+  kTmaAlign16BSlots = 8,   // CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B (not modelled)
+  kTmaInterleaved = 16,    // an interleaved layout (not modelled)
 };
 
 struct TmaRecord {

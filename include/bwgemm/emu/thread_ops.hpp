@@ -19,29 +19,54 @@
 namespace bwgemm::emu {
 
 // ---- special registers (PTX ISA 10) ----
-inline ptx::Dim3 thread_idx() { return detail::machine().thread().tid3; }
-inline ptx::Dim3 block_dim() { return detail::machine().cfg.block; }
-inline ptx::Dim3 block_idx() { return detail::machine().cta().ctaid; }
-inline ptx::Dim3 grid_dim() { return detail::machine().cfg.grid; }
-inline uint32_t lane_idx() { return detail::machine().thread().lane; }
-inline uint32_t sm_id() { return detail::machine().cta().smid; }
-inline uint32_t dynamic_smem_size() { return detail::machine().cfg.dynamic_smem_bytes; }
-inline uint32_t cluster_ctarank() { return detail::machine().cta().rank; }
-inline uint32_t cluster_size() { return detail::machine().cluster_size; }
-inline ptx::Dim3 cluster_cta_id() { return detail::machine().cta().cluster_ctaid; }
-inline ptx::Dim3 cluster_shape() { return detail::machine().cfg.cluster; }
-inline ptx::Dim3 cluster_id() { return detail::machine().cta().cluster->clusterid; }
-inline ptx::Dim3 cluster_grid_shape() { return detail::machine().grid_clusters; }
+inline ptx::Dim3 thread_idx() {
+  return detail::machine().thread().tid3;
+}
+inline ptx::Dim3 block_dim() {
+  return detail::machine().cfg.block;
+}
+inline ptx::Dim3 block_idx() {
+  return detail::machine().cta().ctaid;
+}
+inline ptx::Dim3 grid_dim() {
+  return detail::machine().cfg.grid;
+}
+inline uint32_t lane_idx() {
+  return detail::machine().thread().lane;
+}
+inline uint32_t sm_id() {
+  return detail::machine().cta().smid;
+}
+inline uint32_t dynamic_smem_size() {
+  return detail::machine().cfg.dynamic_smem_bytes;
+}
+inline uint32_t cluster_ctarank() {
+  return detail::machine().cta().rank;
+}
+inline uint32_t cluster_size() {
+  return detail::machine().cluster_size;
+}
+inline ptx::Dim3 cluster_cta_id() {
+  return detail::machine().cta().cluster_ctaid;
+}
+inline ptx::Dim3 cluster_shape() {
+  return detail::machine().cfg.cluster;
+}
+inline ptx::Dim3 cluster_id() {
+  return detail::machine().cta().cluster->clusterid;
+}
+inline ptx::Dim3 cluster_grid_shape() {
+  return detail::machine().grid_clusters;
+}
 
 // ---- warp collectives ----
 inline bool elect_one_sync(uint32_t member_mask) {
   auto& m = detail::machine();
   m.on_call();
-  return m.warp_collective("elect.sync", member_mask, 0,
-                           [](const auto&, uint32_t mask, auto& out) {
-                             const int leader = __builtin_ctz(mask);  // the lowest lane of the membermask
-                             for (uint32_t l = 0; l < detail::kWarpSize; ++l) out[l] = (l == uint32_t(leader));
-                           }) != 0;
+  return m.warp_collective("elect.sync", member_mask, 0, [](const auto&, uint32_t mask, auto& out) {
+    const int leader = __builtin_ctz(mask);  // the lowest lane of the membermask
+    for (uint32_t l = 0; l < detail::kWarpSize; ++l) out[l] = (l == uint32_t(leader));
+  }) != 0;
 }
 
 // threadIdx.x / 32 broadcast from lane 0 (a shfl.sync over the whole warp, as ptx::warp_idx does).
@@ -92,9 +117,9 @@ inline void sync_warp(uint32_t member_mask) {
 inline bool warp_aligned(const char* op) {
   auto& m = detail::machine();
   return m.warp_collective(op, m.warp_live_mask(), 0, [](const auto&, uint32_t mask, auto& out) {
-           const uint32_t leader = static_cast<uint32_t>(__builtin_ctz(mask));
-           for (uint32_t l = 0; l < detail::kWarpSize; ++l) out[l] = l == leader;
-         }) != 0;
+    const uint32_t leader = static_cast<uint32_t>(__builtin_ctz(mask));
+    for (uint32_t l = 0; l < detail::kWarpSize; ++l) out[l] = l == leader;
+  }) != 0;
 }
 
 // ---- CTA barriers (bar.sync / bar.arrive) ----
@@ -104,10 +129,12 @@ inline void named_barrier(uint32_t id, uint32_t num_threads, bool all_threads, b
   m.on_call();
   Cta& c = m.cta();
   const char* op = wait ? "bar.sync" : "bar.arrive";
-  if (id >= kNamedBarriers) m.fail(std::string(op) + ": barrier id " + std::to_string(id) + " is not in 0..15");
+  if (id >= kNamedBarriers)
+    m.fail(std::string(op) + ": barrier id " + std::to_string(id) + " is not in 0..15");
   if (!all_threads && (num_threads == 0 || num_threads % kWarpSize != 0 || num_threads > c.threads.size())) {
     m.fail(std::string(op) + ": thread count " + std::to_string(num_threads) +
-           " must be a nonzero multiple of 32 and at most the CTA's " + std::to_string(c.threads.size()) + " threads");
+           " must be a nonzero multiple of 32 and at most the CTA's " + std::to_string(c.threads.size()) +
+           " threads");
   }
   NamedBarrier& b = c.named[id];
   if (b.arrived == 0) {
@@ -129,12 +156,15 @@ inline void named_barrier(uint32_t id, uint32_t num_threads, bool all_threads, b
           [bp, cp, id] {
             const uint32_t need = bp->all_threads ? cp->live_threads : bp->expected;
             return "bar.sync " + std::to_string(id) + ": " + std::to_string(bp->arrived) + " of " +
-                   std::to_string(need) + " threads arrived" + (bp->all_threads ? " (all non-exited threads)" : "");
+                   std::to_string(need) + " threads arrived" +
+                   (bp->all_threads ? " (all non-exited threads)" : "");
           });
 }
 }  // namespace detail
 
-inline void sync_threads() { detail::named_barrier(0, 0, /*all_threads=*/true, /*wait=*/true); }
+inline void sync_threads() {
+  detail::named_barrier(0, 0, /*all_threads=*/true, /*wait=*/true);
+}
 inline void named_barrier_sync(uint32_t id, uint32_t num_threads) {
   detail::named_barrier(id, num_threads, false, true);
 }
@@ -155,7 +185,9 @@ inline void cluster_arrive_release() {
   ++cl.barrier_arrived;
   m.complete_cluster_barrier_if_done(cl);
 }
-inline void cluster_arrive_relaxed() { cluster_arrive_release(); }
+inline void cluster_arrive_relaxed() {
+  cluster_arrive_release();
+}
 
 inline void cluster_wait() {
   auto& m = detail::machine();
@@ -177,19 +209,28 @@ inline uint32_t mapa_shared_cluster(uint32_t addr, uint32_t cta_rank) {
   auto& m = detail::machine();
   m.on_call();
   if (cta_rank >= m.cluster_size) {
-    m.fail("mapa: CTA rank " + std::to_string(cta_rank) + " in a cluster of " + std::to_string(m.cluster_size));
+    m.fail("mapa: CTA rank " + std::to_string(cta_rank) + " in a cluster of " +
+           std::to_string(m.cluster_size));
   }
   return (cta_rank << ptx::kClusterRankAddressShift) | (addr & kSharedOffsetMask);
 }
 
 // ---- shared memory pointers ----
-inline uint32_t to_shared_address(const void* ptr) { return detail::generic_to_shared(ptr, "cvta.to.shared"); }
+inline uint32_t to_shared_address(const void* ptr) {
+  return detail::generic_to_shared(ptr, "cvta.to.shared");
+}
 inline void* shared_address_to_pointer(uint32_t smem_addr) {
   return detail::shared_to_generic(smem_addr, "cvta.shared");
 }
-inline void* dynamic_smem_ptr() { return detail::machine().cta().smem + kSharedWindowBase; }
-inline uint32_t dynamic_smem_base() { return detail::shared_address(detail::machine().cta(), kSharedWindowBase); }
+inline void* dynamic_smem_ptr() {
+  return detail::machine().cta().smem + kSharedWindowBase;
+}
+inline uint32_t dynamic_smem_base() {
+  return detail::shared_address(detail::machine().cta(), kSharedWindowBase);
+}
 
-[[noreturn]] inline void trap() { detail::machine().fail("trap: the kernel executed trap (ptx::trap)"); }
+[[noreturn]] inline void trap() {
+  detail::machine().fail("trap: the kernel executed trap (ptx::trap)");
+}
 
 }  // namespace bwgemm::emu

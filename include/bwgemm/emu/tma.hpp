@@ -6,14 +6,18 @@
 // memory, writes it to shared memory of each destination CTA with the tensor map's swizzle, and performs
 // complete_tx of the box's bytes on each destination's barrier. Modelled:
 //  * every element type bwgemm uses (4-bit packed fp4, 8-, 16-, 32-bit), ranks 1-5;
-//  * boxes with traversal (element) strides: ceil(box[i] / stride[i]) elements per dimension, packed densely
-//    in shared memory (dimension 0 fastest; rows of ceil(box[0]/stride[0]) * element bytes);
+//  * boxes with traversal (element) strides: ceil(box[i] / stride[i]) elements in dimensions i >= 1 (the
+//  stride
+//    of dimension 0 is ignored, as cuda.h documents for non-interleaved maps), packed densely in shared
+//    memory (dimension 0 fastest, rows of box[0] * element bytes);
+//  * the innermost start coordinate must be at a 16-byte boundary (an H200 faults otherwise; reported);
 //  * out-of-bounds elements (any coordinate < 0 or >= the global dimension) are filled with zero, or with
 //    the canonical NaN for float types under NAN_REQUEST_ZERO_FMA; they still count in the transaction bytes;
 //  * swizzle none / 32B / 64B / 128B applied to shared-window addresses (swizzle.hpp);
 //  * .multicast::cluster: the box lands at the same offset in every CTA of cta_mask, and each destination's
-//    barrier at the barrier's offset receives complete_tx (with .cta_group::2: the barrier in the destination's
-//    pair CTA that has the barrier address's parity, so both CTAs of a pair can report to the even CTA);
+//    barrier at the barrier's offset receives complete_tx (with .cta_group::2: the barrier in the
+//    destination's pair CTA that has the barrier address's parity, so both CTAs of a pair can report to the
+//    even CTA);
 //  * cache hints are accepted and ignored.
 // Not modelled (reported when used): interleaved layouts, SWIZZLE_128B_ATOM_32B, 16U4_ALIGN16B.
 #pragma once
@@ -43,15 +47,17 @@ struct TmaBox {
   TmaRecord map;
   int32_t coords[kTmaMaxRank] = {};
   uint32_t count[kTmaMaxRank] = {1, 1, 1, 1, 1};  // elements per dimension after the traversal stride
-  uint32_t row_bytes = 0;                          // dimension-0 extent in shared memory
+  uint32_t row_bytes = 0;                         // dimension-0 extent in shared memory
   uint32_t total_bytes = 0;
 };
 
-inline TmaBox decode_box(const CUtensorMap* tensor_map, const int32_t* coords, uint32_t rank, const char* what) {
+inline TmaBox decode_box(const CUtensorMap* tensor_map, const int32_t* coords, uint32_t rank,
+                         const char* what) {
   Machine& m = machine();
   TmaBox box;
   if (tensor_map == nullptr || !read_tma_record(tensor_map, &box.map)) {
-    m.fail(std::string(what) + ": the tensor map was not encoded by bwgemm::encode_tensor_map in the "
+    m.fail(std::string(what) +
+           ": the tensor map was not encoded by bwgemm::encode_tensor_map in the "
            "emulation build");
   }
   const TmaRecord& r = box.map;
@@ -60,14 +66,27 @@ inline TmaBox decode_box(const CUtensorMap* tensor_map, const int32_t* coords, u
            std::to_string(r.rank));
   }
   if (r.flags & (kTmaSwizzleAtom32B | kTmaAlign16BSlots | kTmaInterleaved)) {
-    m.fail(std::string(what) + ": the tensor map uses a feature the emulator does not model "
+    m.fail(std::string(what) +
+           ": the tensor map uses a feature the emulator does not model "
            "(interleave, SWIZZLE_128B_ATOM_32B or 16U4_ALIGN16B)");
   }
+  // Traversal strides apply to dimensions 1.. only: cuda.h (cuTensorMapEncodeTiled) says the first element
+  // of elementStrides is ignored without interleave, and an H200 delivers full rows (checked by
+  // test/emu/tma_h200).
+  box.map.element_strides[0] = 1;
   uint64_t elements = 1;
   for (uint32_t i = 0; i < rank; ++i) {
     box.coords[i] = coords[i];
-    box.count[i] = (r.box_dims[i] + r.element_strides[i] - 1) / r.element_strides[i];
+    box.count[i] = (r.box_dims[i] + box.map.element_strides[i] - 1) / box.map.element_strides[i];
     elements *= box.count[i];
+  }
+  // An H200 faults (illegal instruction) on a tile load whose innermost start coordinate is not 16-byte
+  // aligned (test/emu/tma_h200): report it instead of loading.
+  if ((static_cast<int64_t>(coords[0]) * r.element_bits) % (8 * 16) != 0) {
+    m.fail(std::string(what) + ": the innermost coordinate " + std::to_string(coords[0]) +
+           " is not at a 16-byte "
+           "boundary (" +
+           std::to_string(r.element_bits) + "-bit elements); the GPU faults on such a load");
   }
   box.row_bytes = box.count[0] * r.element_bits / 8;
   box.total_bytes = static_cast<uint32_t>(elements * r.element_bits / 8);
@@ -78,8 +97,8 @@ inline TmaBox decode_box(const CUtensorMap* tensor_map, const int32_t* coords, u
   return box;
 }
 
-// Calls f(smem_byte_offset_in_box_before_swizzle, bit_shift_in_byte, global_element_ptr_or_null, global_bit_shift)
-// for every element of the box; the global pointer is null for out-of-bounds elements.
+// Calls f(smem_byte_offset_in_box_before_swizzle, bit_shift_in_byte, global_element_ptr_or_null,
+// global_bit_shift) for every element of the box; the global pointer is null for out-of-bounds elements.
 template <class F>
 void for_each_box_element(const TmaBox& box, F&& f) {
   const TmaRecord& r = box.map;
@@ -95,12 +114,14 @@ void for_each_box_element(const TmaBox& box, F&& f) {
     bool row_in_bounds = true;
     uint64_t row_offset = 0;  // bytes
     for (uint32_t d = 1; d < r.rank; ++d) {
-      const int64_t c = static_cast<int64_t>(box.coords[d]) + static_cast<int64_t>(j[d]) * r.element_strides[d];
+      const int64_t c =
+          static_cast<int64_t>(box.coords[d]) + static_cast<int64_t>(j[d]) * r.element_strides[d];
       row_in_bounds = row_in_bounds && c >= 0 && static_cast<uint64_t>(c) < r.global_dims[d];
       row_offset += static_cast<uint64_t>(c) * r.global_strides[d];
     }
     for (uint32_t j0 = 0; j0 < box.count[0]; ++j0) {
-      const int64_t c0 = static_cast<int64_t>(box.coords[0]) + static_cast<int64_t>(j0) * r.element_strides[0];
+      const int64_t c0 =
+          static_cast<int64_t>(box.coords[0]) + static_cast<int64_t>(j0) * r.element_strides[0];
       const bool in = row_in_bounds && c0 >= 0 && static_cast<uint64_t>(c0) < r.global_dims[0];
       const uint64_t smem_bit = row * box.row_bytes * 8 + static_cast<uint64_t>(j0) * bits;
       uint8_t* g = nullptr;
@@ -186,8 +207,8 @@ void tma_load_impl(uint32_t dst, const CUtensorMap* tensor_map, uint32_t bar, co
     for (uint32_t rank = 0; rank < kMaxClusterSize; ++rank) {
       if (!(cta_mask >> rank & 1u)) continue;
       if (rank >= cl.ctas.size()) {
-        m.fail(std::string(what) + ": cta_mask " + format_hex(cta_mask) + " names CTA rank " + std::to_string(rank) +
-               " of a cluster of " + std::to_string(cl.ctas.size()));
+        m.fail(std::string(what) + ": cta_mask " + format_hex(cta_mask) + " names CTA rank " +
+               std::to_string(rank) + " of a cluster of " + std::to_string(cl.ctas.size()));
       }
       add_target(rank);
     }
@@ -195,8 +216,8 @@ void tma_load_impl(uint32_t dst, const CUtensorMap* tensor_map, uint32_t bar, co
     add_target(dst >> ptx::kClusterRankAddressShift);
   }
   AsyncOp op;
-  op.what = std::string(what) + " of " + std::to_string(box.total_bytes) + " bytes to " + describe_shared(dst) +
-            " signalling mbarrier " + describe_shared(bar) + m.where();
+  op.what = std::string(what) + " of " + std::to_string(box.total_bytes) + " bytes to " +
+            describe_shared(dst) + " signalling mbarrier " + describe_shared(bar) + m.where();
   op.run = [box, targets, what = op.what] {
     for (const Target& t : targets) {
       tma_write_box(box, *t.cta, t.dst_offset);
@@ -215,8 +236,8 @@ void tma_load(uint32_t dst, const CUtensorMap* tensor_map, uint32_t bar, const i
 }
 
 template <int CtaGroup, int Rank>
-void tma_load_multicast(uint32_t dst, const CUtensorMap* tensor_map, uint32_t bar, const int32_t (&coords)[Rank],
-                        uint16_t cta_mask, uint64_t /*cache_policy*/ = 0) {
+void tma_load_multicast(uint32_t dst, const CUtensorMap* tensor_map, uint32_t bar,
+                        const int32_t (&coords)[Rank], uint16_t cta_mask, uint64_t /*cache_policy*/ = 0) {
   detail::tma_load_impl<CtaGroup, Rank>(dst, tensor_map, bar, coords, true, cta_mask);
 }
 
@@ -260,9 +281,12 @@ inline void bulk_wait(int max_pending, const char* what) {
     return n;
   };
   m.block([pending, max_pending] { return pending() <= max_pending; },
-          [pending, what] { return std::string(what) + ": " + std::to_string(pending()) + " bulk group(s) pending"; });
+          [pending, what] {
+            return std::string(what) + ": " + std::to_string(pending()) + " bulk group(s) pending";
+          });
   auto& groups = t->bulk_groups;
-  groups.erase(std::remove_if(groups.begin(), groups.end(), [](const auto& g) { return *g == 0; }), groups.end());
+  groups.erase(std::remove_if(groups.begin(), groups.end(), [](const auto& g) { return *g == 0; }),
+               groups.end());
 }
 }  // namespace detail
 
@@ -275,14 +299,18 @@ void tma_store_wait() {
   detail::bulk_wait(MaxPending, "cp.async.bulk.wait_group");
 }
 
-inline void fence_proxy_async_shared_cta() { detail::machine().on_call(); }
+inline void fence_proxy_async_shared_cta() {
+  detail::machine().on_call();
+}
 
 inline void tma_prefetch_descriptor(const CUtensorMap* tensor_map) {
   auto& m = detail::machine();
   m.on_call();
   detail::TmaRecord r;
   if (tensor_map == nullptr || !detail::read_tma_record(tensor_map, &r)) {
-    m.fail("prefetch.tensormap: the tensor map was not encoded by bwgemm::encode_tensor_map in the emulation build");
+    m.fail(
+        "prefetch.tensormap: the tensor map was not encoded by bwgemm::encode_tensor_map in the emulation "
+        "build");
   }
 }
 

@@ -15,9 +15,15 @@ inline constexpr uint32_t kTmemColumns = 512;
 inline constexpr uint32_t kTmemMinAllocColumns = 32;
 inline constexpr uint32_t kTmemLanesPerWarp = 32;  // a warp reaches lanes 32*(warp%4) .. +31
 
-inline constexpr uint32_t tmem_lane(uint32_t addr) { return addr >> 16; }
-inline constexpr uint32_t tmem_column(uint32_t addr) { return addr & 0xFFFFu; }
-inline constexpr uint32_t tmem_address(uint32_t lane, uint32_t column) { return (lane << 16) | column; }
+inline constexpr uint32_t tmem_lane(uint32_t addr) {
+  return addr >> 16;
+}
+inline constexpr uint32_t tmem_column(uint32_t addr) {
+  return addr & 0xFFFFu;
+}
+inline constexpr uint32_t tmem_address(uint32_t lane, uint32_t column) {
+  return (lane << 16) | column;
+}
 
 class TensorMemory {
  public:
@@ -54,8 +60,9 @@ class TensorMemory {
     for (auto it = allocations_.begin(); it != allocations_.end(); ++it) {
       if (it->column == column) {
         if (it->columns != columns) {
-          return "tcgen05.dealloc of " + std::to_string(columns) + " columns at column " + std::to_string(column) +
-                 ", but that allocation has " + std::to_string(it->columns) + " columns";
+          return "tcgen05.dealloc of " + std::to_string(columns) + " columns at column " +
+                 std::to_string(column) + ", but that allocation has " + std::to_string(it->columns) +
+                 " columns";
         }
         allocations_.erase(it);
         return {};
