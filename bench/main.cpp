@@ -87,6 +87,10 @@ bool device_meets(const DeviceInfo& device, DeviceRequirement requirement, std::
       if (device.cc_major == 10 && device.cc_minor == 0) return true;
       *why = "needs compute capability 10.0 exactly, sm_100a code (this device is " + cc_string(device) + ")";
       return false;
+    case DeviceRequirement::kSm90a:
+      if (device.cc_major == 9 && device.cc_minor == 0) return true;
+      *why = "needs compute capability 9.0 exactly, sm_90a code (this device is " + cc_string(device) + ")";
+      return false;
   }
   *why = "unknown requirement";
   return false;
@@ -387,6 +391,7 @@ int main(int argc, char** argv) {
   ImplementationTable table;
   add_baselines(table);
   add_bwgemm_candidates(table);
+  add_bwgemm_sm90_candidates(table);
   if (options.negative_controls) add_negative_controls(table);
   std::vector<GemmShape> gemm = gemm_shapes();
   print_group("dual_nvfp4", register_group(table.dual_nvfp4, kNvfp4DualShapes, dev));

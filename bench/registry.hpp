@@ -26,6 +26,7 @@ enum class DeviceRequirement {
   kSm80OrNewer,  // cuBLAS fp16/bf16 baselines
   kSm10x,        // cuBLASLt NVFP4 (block-scaled FP4 tensor cores): compute capability 10.x
   kSm100a,       // bwgemm's Blackwell kernels: exactly compute capability 10.0 (sm_100a code)
+  kSm90a,        // bwgemm's Hopper kernels: exactly compute capability 9.0 (sm_90a code)
 };
 
 // Whether `device` satisfies `requirement`; if not, *why says what is missing.
@@ -69,6 +70,9 @@ void add_negative_controls(ImplementationTable& table);
 
 // candidates.cu: bwgemm's kernels (none yet).
 void add_bwgemm_candidates(ImplementationTable& table);
+
+// candidates_sm90.cu: bwgemm's Hopper (sm_90a) kernels.
+void add_bwgemm_sm90_candidates(ImplementationTable& table);
 
 // Medians (us per call) of the baselines measured so far, per problem key "<group>/<shape key>".
 class BaselineRegistry {

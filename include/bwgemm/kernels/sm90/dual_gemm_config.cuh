@@ -1,0 +1,91 @@
+// sm90::DualGemmConfig: every knob of the sm_90a (Hopper) fp16/bf16 dual GEMM and everything derived from
+// them.
+//
+//   using Cfg = bwgemm::sm90::DualGemmConfig<128, 4, bwgemm::sched::StaticPersistent>;
+//
+// Tile: 128 output rows x BlockN output columns per CTA. Two consumer warpgroups split the rows (64 each,
+// the M of one wgmma); each issues one m64n(2·BlockN)k16 wgmma per 16 K that reads the B1 tile and the B2
+// tile as one operand (they are adjacent in shared memory), so gate and up accumulate in one register
+// fragment: columns [0, BlockN) are A·B1ᵀ, [BlockN, 2·BlockN) are A·B2ᵀ, and each A tile is read once for
+// both. A producer warpgroup issues the TMA loads (BlockK = 64 16-bit elements = one 128-byte swizzle row
+// per operand row and stage).
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "bwgemm/epilogue/functors.cuh"
+#include "bwgemm/kernels/sm90/common.cuh"
+#include "bwgemm/scheduler/schedulers.cuh"
+
+namespace bwgemm::sm90 {
+
+template <int BlockN_, int Stages_, class Scheduler_ = sched::StaticPersistent, class In_ = __nv_bfloat16,
+          class Out_ = __nv_bfloat16, class Epilogue_ = epi::SiluMul>
+struct DualGemmConfig {
+  using Scheduler = Scheduler_;
+  using In = In_;
+  using Out = Out_;
+  using Epilogue = Epilogue_;
+  // The same kernel with another epilogue functor, input or output type.
+  template <class E>
+  using WithEpilogue = DualGemmConfig<BlockN_, Stages_, Scheduler_, In_, Out_, E>;
+  template <class I, class O>
+  using WithTypes = DualGemmConfig<BlockN_, Stages_, Scheduler_, I, O, Epilogue_>;
+
+  // ---- knobs -------------------------------------------------------------------------------------------
+  static constexpr int kBlockN = BlockN_;  // output columns per CTA tile (of each of B1 and B2)
+  static constexpr int kStages = Stages_;  // shared-memory pipeline depth
+
+  // ---- tile shape --------------------------------------------------------------------------------------
+  static constexpr int kConsumerWarpgroups = 2;
+  static constexpr int kWarpgroupM = kWgmmaM;                                       // 64 rows per consumer
+  static constexpr int kBlockM = kConsumerWarpgroups * kWarpgroupM;                 // 128
+  static constexpr int kMmaN = 2 * kBlockN;                                         // B1 rows then B2 rows
+  static constexpr int kBlockK = static_cast<int>(ptx::kSw128Elements16);           // 64: one 128-byte row
+  static constexpr int kMmasPerStage = kBlockK / static_cast<int>(ptx::kWgmmaK16);  // 4
+  static constexpr int kAccRegs = kMmaN / 2;  // fp32 accumulator registers per consumer thread
+
+  // ---- shared memory per stage (offsets from the stage base; every piece 1024-byte aligned) -----------
+  static constexpr int kRowBytes = static_cast<int>(ptx::kSw128RowBytes);
+  static constexpr int kABytes = kBlockM * kRowBytes;
+  static constexpr int kBBytes = kBlockN * kRowBytes;
+  static constexpr int kAOffset = 0;
+  static constexpr int kB1Offset = kAOffset + kABytes;
+  static constexpr int kB2Offset = kB1Offset + kBBytes;  // directly after B1: one N = 2·BlockN operand
+  static constexpr int kStageBytes = kB2Offset + kBBytes;
+  static constexpr uint32_t kTxBytes = kStageBytes;  // TMA writes whole boxes (out-of-bounds zero-filled)
+
+  // ---- warps -------------------------------------------------------------------------------------------
+  static constexpr int kProducerWarpgroup = 0;  // warp 0 issues TMA; warp 1 prefetches the tensor maps
+  static constexpr int kThreads = (1 + kConsumerWarpgroups) * kWarpgroupThreads;
+  static constexpr int kProducerRegs = kProducerRegisters;
+  static constexpr int kConsumerRegs = kConsumerRegisters;
+
+  // ---- shared memory layout after the stages -----------------------------------------------------------
+  static constexpr int kFullBarriers = kStages * kStageBytes;         // [kStages]: TMA landed
+  static constexpr int kEmptyBarriers = kFullBarriers + 8 * kStages;  // [kStages]: both consumers done
+  // + kSmemAlignment: the kernel aligns the dynamic buffer's start up to 1024 bytes itself.
+  static constexpr int kSmemBytes = kEmptyBarriers + 8 * kStages + kSmemAlignment;
+
+  // ---- the limits, explained ---------------------------------------------------------------------------
+  static_assert(std::is_same_v<In, __half> || std::is_same_v<In, __nv_bfloat16>,
+                "In is __half or __nv_bfloat16");
+  static_assert(std::is_same_v<Out, __half> || std::is_same_v<Out, __nv_bfloat16>,
+                "Out is __half or __nv_bfloat16");
+  static_assert(kBlockN == 32 || kBlockN == 64 || kBlockN == 96 || kBlockN == 128,
+                "BlockN must be 32, 64, 96 or 128: the wgmma N = 2·BlockN must be <= 256 and one of "
+                "ptx::kWgmmaSupportedN, and the TMA box of B (BlockN rows) at most 256 rows");
+  static_assert(ptx::kWgmmaSupportedN<kMmaN>, "2·BlockN is not a wgmma N ptx::wgmma_ss supports");
+  static_assert(kStages >= 2, "at least two stages: one loading while one is consumed");
+  static_assert(kSmemBytes <= kMaxDynamicSmemBytes,
+                "the stages do not fit the 227 KB of shared memory: fewer Stages or a smaller BlockN");
+  static_assert(!Scheduler::kUsesClc,
+                "Cluster Launch Control is sm_100 only: OneTilePerCluster or StaticPersistent");
+  static_assert(kAccRegs + 64 <= kConsumerRegs, "the accumulators need registers to spare");
+};
+
+}  // namespace bwgemm::sm90

@@ -1,0 +1,178 @@
+// The sm_90a (Hopper) fp16/bf16 dual GEMM with a fused gated epilogue, warp-specialized and persistent:
+//
+//   C = epilogue(alpha1 · A·B1ᵀ, alpha2 · A·B2ᵀ),  A: M x K, B1, B2: N x K (all K-major), C: M x N
+//
+// Roles (384 threads, three warpgroups; sm90::DualGemmConfig):
+//   warpgroup 0   producer: setmaxnreg down to 40; warp 0's elected thread loads A, B1, B2 tiles with TMA
+//                 into a ring of kStages stages (full barrier: complete_tx of the stage's bytes)
+//   warpgroups 1,2 consumers: setmaxnreg up to 232; consumer c owns rows 64c..64c+63 of the 128-row tile and
+//                 issues, per 16 K, one wgmma m64n(2·BlockN)k16 over [B1 tile; B2 tile]; it releases a stage
+//                 (one arrival per consumer on the empty barrier) once wgmma.wait_group says the wgmmas that
+//                 read it are done, one stage behind the issue; then applies the epilogue functor to the
+//                 register fragment and stores C directly from registers.
+// Both roles walk the same tiles of a sched::TileGrid under Cfg::Scheduler (StaticPersistent: one CTA per
+// SM strides over the tiles, so the producer already loads the next tile during the epilogue).
+//
+// Shared memory (carved from the dynamic buffer, aligned up to 1024 bytes):
+//   [stage 0: A 128x64 | B1 BlockNx64 | B2 BlockNx64] ... [stage S-1] | full[S] | empty[S]
+// every tile 128-byte swizzled as TMA writes it and wgmma reads it (K-major, SBO 1024).
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+
+#include "bwgemm/kernels/sm90/common.cuh"
+#include "bwgemm/kernels/sm90/dual_gemm_config.cuh"
+#include "bwgemm/pipeline/pipeline_state.cuh"
+#include "bwgemm/ptx/descriptors_sm90.hpp"
+#include "bwgemm/ptx/mbarrier.cuh"
+#include "bwgemm/ptx/misc.cuh"
+#include "bwgemm/ptx/tma.cuh"
+#include "bwgemm/ptx/wgmma.cuh"
+#include "bwgemm/scheduler/schedulers.cuh"
+#include "bwgemm/scheduler/tile_order.cuh"
+
+namespace bwgemm::sm90 {
+
+// Kernel parameters. Passed as a __grid_constant__, so the tensor maps stay in parameter space.
+template <class Cfg>
+struct DualGemmParams {
+  CUtensorMap tmap_a;   // (K, M, batch), box (64, 128, 1), 128B swizzle
+  CUtensorMap tmap_b1;  // (K, N, batch), box (64, BlockN, 1), 128B swizzle
+  CUtensorMap tmap_b2;
+  typename Cfg::Out* c = nullptr;  // m x n per batch, row stride ldc, batch stride m * ldc
+  int64_t ldc = 0;
+  int32_t m = 0, n = 0, k = 0;
+  sched::TileGrid tiles{};
+  int32_t num_ctas = 0;  // the grid (the scheduler's stride)
+  float alpha1 = 1.0f, alpha2 = 1.0f;
+  typename Cfg::Epilogue epilogue{};  // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
+};
+
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::kThreads, 1)
+    dual_gemm_kernel(const __grid_constant__ DualGemmParams<Cfg> p) {
+  using namespace ::bwgemm::ptx;
+  using Scheduler = typename Cfg::Scheduler;
+  using In = typename Cfg::In;
+
+  const uint32_t warp = warp_idx();
+  const uint32_t warpgroup = warp / 4;
+
+  const uint32_t smem = round_up_u32(dynamic_smem_base(), kSmemAlignment);
+  const BarrierArray<Cfg::kStages> full{smem + Cfg::kFullBarriers};
+  const BarrierArray<Cfg::kStages> empty{smem + Cfg::kEmptyBarriers};
+
+  // ---- set-up ------------------------------------------------------------------------------------------
+  if (warp == 0 && elect_one_sync()) {
+    for (uint32_t s = 0; s < Cfg::kStages; ++s) {
+      mbarrier_init(full[s], 1);                          // the producer's arrive.expect_tx
+      mbarrier_init(empty[s], Cfg::kConsumerWarpgroups);  // one arrival per consumer warpgroup
+    }
+    fence_mbarrier_init();
+  }
+  if (warp == 1 && elect_one_sync()) {
+    tma_prefetch_descriptor(&p.tmap_a);
+    tma_prefetch_descriptor(&p.tmap_b1);
+    tma_prefetch_descriptor(&p.tmap_b2);
+  }
+  sync_threads();
+
+  const int32_t cta = static_cast<int32_t>(block_idx().x);
+  const int32_t total = p.tiles.total();
+  const int32_t k_iters = (p.k + Cfg::kBlockK - 1) / Cfg::kBlockK;
+
+  if (warpgroup == Cfg::kProducerWarpgroup) {
+    // ---- producer ------------------------------------------------------------------------------------
+    warpgroup_reg_dealloc<Cfg::kProducerRegs>();
+    if (warp == 0 && elect_one_sync()) {
+      PipelineState<Cfg::kStages> stage;
+      for (int32_t tile = Scheduler::first_tile(cta, p.num_ctas, total); tile != sched::kNoTile;
+           tile = Scheduler::next_tile(tile, p.num_ctas, total)) {
+        const sched::TileCoord t = p.tiles.tile_at(tile);
+        const int32_t m0 = t.m * Cfg::kBlockM;
+        const int32_t n0 = t.n * Cfg::kBlockN;
+        for (int32_t kb = 0; kb < k_iters; ++kb, stage.advance()) {
+          mbarrier_wait_parity(empty[stage.index], stage.producer_parity());
+          const uint32_t bar = full[stage.index];
+          mbarrier_arrive_expect_tx(bar, Cfg::kTxBytes);
+          const uint32_t base = smem + stage.index * Cfg::kStageBytes;
+          const int32_t k0 = kb * Cfg::kBlockK;
+          tma_load(base + Cfg::kAOffset, &p.tmap_a, bar, {k0, m0, t.batch});
+          tma_load(base + Cfg::kB1Offset, &p.tmap_b1, bar, {k0, n0, t.batch});
+          tma_load(base + Cfg::kB2Offset, &p.tmap_b2, bar, {k0, n0, t.batch});
+        }
+      }
+    }
+  } else {
+    // ---- consumers -----------------------------------------------------------------------------------
+    warpgroup_reg_alloc<Cfg::kConsumerRegs>();
+    const uint32_t consumer = warpgroup - 1;
+    const uint32_t thread = thread_idx().x % kWarpgroupThreads;
+    const uint32_t warp_in_group = thread / kWarpSize;
+    const uint32_t lane = thread % kWarpSize;
+    const uint32_t a_offset = Cfg::kAOffset + consumer * Cfg::kWarpgroupM * Cfg::kRowBytes;
+
+    PipelineState<Cfg::kStages> stage;
+    for (int32_t tile = Scheduler::first_tile(cta, p.num_ctas, total); tile != sched::kNoTile;
+         tile = Scheduler::next_tile(tile, p.num_ctas, total)) {
+      const sched::TileCoord t = p.tiles.tile_at(tile);
+
+      float acc[Cfg::kAccRegs];
+#pragma unroll
+      for (int i = 0; i < Cfg::kAccRegs; ++i) acc[i] = 0.0f;
+      wgmma_fence_operand(acc);
+
+      uint32_t previous = 0;  // the stage the last batch of wgmmas read
+      for (int32_t kb = 0; kb < k_iters; ++kb) {
+        mbarrier_wait_parity(full[stage.index], stage.consumer_parity());
+        const uint32_t base = smem + stage.index * Cfg::kStageBytes;
+        wgmma_fence();
+#pragma unroll
+        for (int j = 0; j < Cfg::kMmasPerStage; ++j) {
+          const uint32_t k_bytes = static_cast<uint32_t>(j) * kWgmmaK16BytesKMajor;
+          const uint64_t a_desc = wgmma_desc_with_address(kWgmmaKMajorSw128Desc, base + a_offset + k_bytes);
+          const uint64_t b_desc =
+              wgmma_desc_with_address(kWgmmaKMajorSw128Desc, base + Cfg::kB1Offset + k_bytes);
+          wgmma_ss<In, Cfg::kMmaN>(acc, a_desc, b_desc, kb > 0 || j > 0);
+        }
+        wgmma_commit_group();
+        // The batch before this one is done: its stage can be refilled.
+        wgmma_wait_group<1>();
+        if (kb > 0 && thread == 0) mbarrier_arrive(empty[previous]);
+        previous = stage.index;
+        stage.advance();
+      }
+      wgmma_wait_group<0>();
+      wgmma_fence_operand(acc);
+      if (thread == 0) mbarrier_arrive(empty[previous]);
+
+      // ---- epilogue: fragment -> functor -> C --------------------------------------------------------
+      // Thread (warp w, lane l) holds rows 16w + l/4 (+8) and columns 8j + 2(l%4) (+1) of its 64-row slice:
+      // gate at acc[4j + 2h + e], up at acc[kBlockN / 2 + 4j + 2h + e] (ptx/wgmma.cuh).
+      const int32_t row0 = t.m * Cfg::kBlockM + static_cast<int32_t>(consumer) * Cfg::kWarpgroupM +
+                           static_cast<int32_t>(warp_in_group * 16 + lane / 4);
+      const int32_t col0 = t.n * Cfg::kBlockN + static_cast<int32_t>(2 * (lane % 4));
+      typename Cfg::Out* c_batch = p.c + static_cast<int64_t>(t.batch) * p.m * p.ldc;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int32_t row = row0 + 8 * h;
+        if (row >= p.m) continue;
+        typename Cfg::Out* c_row = c_batch + static_cast<int64_t>(row) * p.ldc;
+#pragma unroll
+        for (int j = 0; j < Cfg::kBlockN / 8; ++j) {
+          const int32_t col = col0 + 8 * j;
+          if (col >= p.n) continue;
+          const int g = 4 * j + 2 * h;
+          const int u = Cfg::kBlockN / 2 + g;
+          const float v0 = p.epilogue(p.alpha1 * acc[g], p.alpha2 * acc[u]);
+          const float v1 = p.epilogue(p.alpha1 * acc[g + 1], p.alpha2 * acc[u + 1]);
+          store_pair(c_row + col, v0, v1, col + 1 < p.n);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace bwgemm::sm90

@@ -1,0 +1,196 @@
+// bwgemm's Hopper (sm_90a) fp16/bf16 dual GEMM with a fused gated epilogue:
+//
+//   C[m, n, l] = silu(alpha1 · sum_k A[m,k,l] B1[n,k,l]) · (alpha2 · sum_k A[m,k,l] B2[n,k,l])
+//
+// A: M x K row-major (row stride lda), B1, B2: N x K row-major (the nn.Linear weight layout, row stride
+// ldb), C: M x N row-major (row stride ldc); batches packed (batch strides M·lda, N·ldb, M·ldc). Inputs
+// fp16 or bf16 (both the same type), C fp16 or bf16, fp32 accumulation.
+//
+//   bwgemm::sm90::DualGemmArguments<__nv_bfloat16> args;
+//   args.m = 512; args.n = 4096; args.k = 7168;
+//   args.a = a; args.b1 = w_gate; args.b2 = w_up; args.c = c;
+//   bwgemm::Status s = bwgemm::sm90::dual_gemm(args, stream);        // picks a kernel from the shape
+//   // or an explicit kernel:
+//   using Cfg = bwgemm::sm90::DualGemmConfig<128, 4, bwgemm::sched::StaticPersistent>;
+//   s = bwgemm::sm90::DualGemm<Cfg>::run(args, stream);
+//
+// Shapes: any M, N, K >= 1 (tiles past the edges read zeros through TMA, stores are masked); lda, ldb
+// multiples of 8 (TMA needs 16-byte row strides), ldc a multiple of 8. The call validates everything first
+// and launches nothing on error; it is asynchronous on `stream`, allocates nothing and does not
+// synchronize. The kernels need a GPU of compute capability 9.0 (H100/H200) exactly.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "bwgemm/epilogue/functors.cuh"
+#include "bwgemm/formats/scale_layout.cuh"  // ceil_div
+#include "bwgemm/host/launch.hpp"
+#include "bwgemm/host/status.hpp"
+#include "bwgemm/host/tensor_map.hpp"
+#include "bwgemm/kernels/sm90/dual_gemm_config.cuh"
+#include "bwgemm/kernels/sm90/dual_gemm_kernel.cuh"
+#include "bwgemm/sm90/device.hpp"
+
+namespace bwgemm::sm90 {
+
+template <class In = __nv_bfloat16, class Out = In, class Epilogue = epi::SiluMul>
+struct DualGemmArguments {
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  const In* a = nullptr;               // M x K, row stride lda
+  const In* b1 = nullptr;              // N x K, row stride ldb: the gate projection
+  const In* b2 = nullptr;              // N x K, row stride ldb: the up projection
+  Out* c = nullptr;                    // M x N, row stride ldc
+  int64_t lda = 0, ldb = 0, ldc = 0;   // 0 means K, K and N
+  float alpha1 = 1.0f, alpha2 = 1.0f;  // scales of A·B1ᵀ and A·B2ᵀ, applied before the epilogue
+  Epilogue epilogue{};                 // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
+};
+
+namespace detail {
+
+template <class T>
+constexpr TensorMapDataType tensor_map_type() {
+  return std::is_same_v<T, __half> ? TensorMapDataType::kFloat16 : TensorMapDataType::kBFloat16;
+}
+
+// A K-major fp16/bf16 operand of `rows` x k per batch (row stride ld) as a rank-3 tensor map
+// (K, rows, batch) whose box is one 128-byte swizzle row (64 elements) by `box_rows` rows.
+template <class T>
+Status k_major_operand_map(const T* data, int64_t rows, int64_t k, int64_t ld, int64_t batch,
+                           uint32_t box_rows, CUtensorMap* out) {
+  TensorMapDesc d;
+  d.data_type = tensor_map_type<T>();
+  d.rank = 3;
+  d.global_address = data;
+  d.global_dims[0] = static_cast<uint64_t>(k);
+  d.global_dims[1] = static_cast<uint64_t>(rows);
+  d.global_dims[2] = static_cast<uint64_t>(batch);
+  d.global_strides_bytes[0] = static_cast<uint64_t>(ld) * sizeof(T);
+  d.global_strides_bytes[1] = static_cast<uint64_t>(rows * ld) * sizeof(T);
+  d.box_dims[0] = ptx::kSw128Elements16;
+  d.box_dims[1] = box_rows;
+  d.box_dims[2] = 1;
+  d.swizzle = TensorMapSwizzle::k128B;
+  d.l2_promotion = TensorMapL2Promotion::k256B;
+  return encode_tensor_map(d, out);
+}
+
+}  // namespace detail
+
+template <class Cfg>
+struct DualGemm {
+  using In = typename Cfg::In;
+  using Out = typename Cfg::Out;
+  using Arguments = DualGemmArguments<In, Out, typename Cfg::Epilogue>;
+  using Params = DualGemmParams<Cfg>;
+  static constexpr int64_t kMaxExtent = (int64_t{1} << 31) - 1;
+
+  // Host-side checks only (no device access): shapes, pointers, alignment, strides.
+  static Status can_implement(const Arguments& a) {
+    const auto str = [](int64_t v) { return std::to_string(v); };
+    if (a.m < 1) return Status::invalid_argument("M must be >= 1 (got " + str(a.m) + ")");
+    if (a.n < 1) return Status::invalid_argument("N must be >= 1 (got " + str(a.n) + ")");
+    if (a.k < 1) return Status::invalid_argument("K must be >= 1 (got " + str(a.k) + ")");
+    if (a.batch < 1) return Status::invalid_argument("batch must be >= 1 (got " + str(a.batch) + ")");
+    if (a.m > kMaxExtent || a.n > kMaxExtent || a.k > kMaxExtent || a.batch > 65535)
+      return Status::invalid_argument("M, N, K must be < 2^31 and batch <= 65535");
+    const int64_t lda = a.lda == 0 ? a.k : a.lda;
+    const int64_t ldb = a.ldb == 0 ? a.k : a.ldb;
+    const int64_t ldc = a.ldc == 0 ? a.n : a.ldc;
+    if (lda < a.k || lda % 8 != 0)
+      return Status::invalid_argument("lda must be >= K and a multiple of 8 (16-byte rows for TMA) (got " +
+                                      str(lda) + ", K = " + str(a.k) + ")");
+    if (ldb < a.k || ldb % 8 != 0)
+      return Status::invalid_argument("ldb must be >= K and a multiple of 8 (16-byte rows for TMA) (got " +
+                                      str(ldb) + ", K = " + str(a.k) + ")");
+    if (ldc < a.n || ldc % 8 != 0)
+      return Status::invalid_argument("ldc must be >= N and a multiple of 8 (16-byte rows) (got " + str(ldc) +
+                                      ", N = " + str(a.n) + ")");
+    const struct {
+      const void* p;
+      const char* name;
+    } ptrs[] = {{a.a, "A"}, {a.b1, "B1"}, {a.b2, "B2"}, {a.c, "C"}};
+    for (const auto& q : ptrs) {
+      if (q.p == nullptr) return Status::invalid_argument(std::string(q.name) + " is null");
+      if (reinterpret_cast<uintptr_t>(q.p) % 16 != 0)
+        return Status::invalid_argument(std::string(q.name) + " must be 16-byte aligned");
+    }
+    if (!std::isfinite(a.alpha1) || !std::isfinite(a.alpha2))
+      return Status::invalid_argument("alpha1 and alpha2 must be finite");
+    const sched::TileGrid tiles = tile_grid(a);
+    if (static_cast<int64_t>(tiles.tiles_m) * tiles.tiles_n * tiles.batch > kMaxExtent)
+      return Status::invalid_argument("too many output tiles for one launch");
+    return Status::success();
+  }
+
+  static sched::TileGrid tile_grid(const Arguments& a) {
+    constexpr int32_t kGroupM = 8;  // M tiles sharing each N tile in the L2-friendly order
+    return sched::TileGrid{static_cast<int32_t>(ceil_div(a.m, Cfg::kBlockM)),
+                           static_cast<int32_t>(ceil_div(a.n, Cfg::kBlockN)), static_cast<int32_t>(a.batch),
+                           kGroupM};
+  }
+
+  static Status run(const Arguments& a, cudaStream_t stream = nullptr) {
+    if (Status s = can_implement(a); !s.ok()) return s;
+    if (Status s = require_compute_capability_90("bwgemm::sm90::DualGemm"); !s.ok()) return s;
+    const void* const operands[] = {a.a, a.b1, a.b2, a.c};
+    for (const void* ptr : operands) {
+      if (Status s = host::require_device_pointer(ptr, "an operand of bwgemm::sm90::DualGemm"); !s.ok())
+        return s;
+    }
+    const int64_t lda = a.lda == 0 ? a.k : a.lda;
+    const int64_t ldb = a.ldb == 0 ? a.k : a.ldb;
+
+    Params p;
+    if (Status s = detail::k_major_operand_map(a.a, a.m, a.k, lda, a.batch, Cfg::kBlockM, &p.tmap_a); !s.ok())
+      return s;
+    if (Status s = detail::k_major_operand_map(a.b1, a.n, a.k, ldb, a.batch, Cfg::kBlockN, &p.tmap_b1);
+        !s.ok())
+      return s;
+    if (Status s = detail::k_major_operand_map(a.b2, a.n, a.k, ldb, a.batch, Cfg::kBlockN, &p.tmap_b2);
+        !s.ok())
+      return s;
+    p.c = a.c;
+    p.ldc = a.ldc == 0 ? a.n : a.ldc;
+    p.m = static_cast<int32_t>(a.m);
+    p.n = static_cast<int32_t>(a.n);
+    p.k = static_cast<int32_t>(a.k);
+    p.tiles = tile_grid(a);
+    p.alpha1 = a.alpha1;
+    p.alpha2 = a.alpha2;
+    p.epilogue = a.epilogue;
+
+    auto* kernel = &dual_gemm_kernel<Cfg>;
+    int64_t resident = 1;
+    if constexpr (std::is_same_v<typename Cfg::Scheduler, sched::StaticPersistent>) {
+      if (Status s = host::resident_clusters(kernel, Cfg::kThreads, 1, Cfg::kSmemBytes, &resident); !s.ok())
+        return s;
+    }
+    p.num_ctas = static_cast<int32_t>(Cfg::Scheduler::grid_clusters(p.tiles, resident));
+    return host::launch_cluster_kernel(kernel, static_cast<uint32_t>(p.num_ctas), Cfg::kThreads, 1,
+                                       Cfg::kSmemBytes, stream, p);
+  }
+};
+
+// The kernels the default entry point chooses from (docs/hopper.md):
+//   M·batch <= 256 : BlockN 64, 6 stages: a 128 x 64 tile pair doubles the tiles, filling the 132 SMs
+//   otherwise      : BlockN 128, 4 stages: one m64n256k16 wgmma per 16 K covers gate and up (as a 128 x 256
+//                    GEMM tile), the widest tile the registers allow
+template <class In, class Out>
+using DualGemmSmallM = DualGemmConfig<64, 6, sched::StaticPersistent, In, Out, epi::SiluMul>;
+template <class In, class Out>
+using DualGemmLargeM = DualGemmConfig<128, 4, sched::StaticPersistent, In, Out, epi::SiluMul>;
+
+template <class In, class Out>
+Status dual_gemm(const DualGemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
+  if (args.m * args.batch <= 256) return DualGemm<DualGemmSmallM<In, Out>>::run(args, stream);
+  return DualGemm<DualGemmLargeM<In, Out>>::run(args, stream);
+}
+
+}  // namespace bwgemm::sm90
