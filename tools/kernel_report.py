@@ -13,7 +13,7 @@ import re
 import subprocess
 import sys
 
-MAX_REGISTERS = 255  # __launch_bounds__(256, 1): 65536 registers / 256 threads, capped at 255 per thread
+MAX_REGISTERS = 255  # __launch_bounds__(<= 256 threads, 1): 65536 registers / 256 threads, capped at 255 per thread
 BEGIN, END = "<!-- kernel-report:begin -->", "<!-- kernel-report:end -->"
 
 
@@ -34,9 +34,10 @@ def resource_usage(cuobjdump, binary):
                                text=True).stdout.splitlines()
     keyed = {}
     for mangled, pretty in zip(names, demangled):
-        m = re.search(r"(dual_gemm_kernel)<bwgemm::sm100::DualGemmConfig<(\d+), (\d+), (\d+), "
-                      r"bwgemm::sched::(\w+), bwgemm::epi::(\w+), (\w+),", pretty)
-        if not m or m.group(6) != "SiluMul":
+        m = re.search(r"\b(dual_gemm_kernel|gemm_kernel)<bwgemm::sm100::(?:Dual)?GemmConfig<(\d+), (\d+), (\d+), "
+                      r"bwgemm::sched::(\w+), bwgemm::epi::(\w+), (\w+)[,>]", pretty)
+        shipped_epilogue = {"dual_gemm_kernel": "SiluMul", "gemm_kernel": "LinearCombination"}
+        if not m or m.group(6) != shipped_epilogue[m.group(1)]:
             continue  # test-only instantiations (other epilogues) are not shipped kernels
         key = (m.group(1), m.group(2), m.group(3), m.group(4), m.group(5), m.group(7))
         keyed[key] = usage[mangled]
@@ -78,7 +79,8 @@ def main():
             problems.append(f"{key}: {u['reg']} registers > {MAX_REGISTERS}")
         if c["smem"] > 232448:
             problems.append(f"{key}: {c['smem']} bytes of shared memory > 232448")
-        table.append(f"| {key[0]} | {key[1]} | {key[2]} | {key[3]} | {key[4]} | {key[5]} | {u['reg']} | "
+        stages = str(c["stages"]) if key[2] != "0" else f"{c['stages']} (max)"
+        table.append(f"| {key[0]} | {key[1]} | {stages} | {key[3]} | {key[4]} | {key[5]} | {u['reg']} | "
                      f"{u['local'] + u['stack']} | {c['smem']} | {c['tmem']} | {c['acc_stages']} |")
     print("\n".join(table))
     for p in problems:

@@ -58,10 +58,6 @@ struct DualGemmArguments {
 
 namespace detail {
 
-inline bool aligned16(const void* p) {
-  return reinterpret_cast<uintptr_t>(p) % 16 == 0;
-}
-
 // Packed e2m1 operand of `rows` x k per batch as a rank-3 tensor map (K, rows, batch).
 inline Status nvfp4_data_map(const void* data, int64_t rows, int64_t k, int64_t batch, uint32_t box_rows,
                              CUtensorMap* out) {
@@ -140,7 +136,7 @@ struct DualGemm {
                 {a.c, "C"}};
     for (const auto& q : ptrs) {
       if (q.p == nullptr) return Status::invalid_argument(std::string(q.name) + " is null");
-      if (!detail::aligned16(q.p))
+      if (!host::is_aligned16(q.p))
         return Status::invalid_argument(std::string(q.name) + " must be 16-byte aligned");
     }
     if (!std::isfinite(a.alpha1) || !std::isfinite(a.alpha2))
@@ -193,17 +189,7 @@ struct DualGemm {
     p.cache_hint_a = keep_b ? ptx::kL2EvictFirst : ptx::kL2EvictLast;
     p.cache_hint_b = keep_b ? ptx::kL2EvictLast : ptx::kL2EvictFirst;
 
-    auto* kernel = &sm100::dual_gemm_kernel<Cfg>;
-    int64_t resident = 1;
-    if constexpr (std::is_same_v<typename Cfg::Scheduler, sched::StaticPersistent>) {
-      if (Status s =
-              host::resident_clusters(kernel, Cfg::kThreads, Cfg::kCtaGroup, Cfg::kSmemBytes, &resident);
-          !s.ok())
-        return s;
-    }
-    p.num_clusters = static_cast<int32_t>(Cfg::Scheduler::grid_clusters(p.tiles, resident));
-    return host::launch_cluster_kernel(kernel, static_cast<uint32_t>(p.num_clusters * Cfg::kCtaGroup),
-                                       Cfg::kThreads, Cfg::kCtaGroup, Cfg::kSmemBytes, stream, p);
+    return host::launch_tile_kernel<Cfg>(&sm100::dual_gemm_kernel<Cfg>, p, stream);
   }
 };
 

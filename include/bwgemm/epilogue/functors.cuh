@@ -6,6 +6,8 @@
 // (docs/extending.md). Functors hold their parameters by value: they travel in the kernel arguments.
 #pragma once
 
+#include <type_traits>
+
 #include "bwgemm/common.cuh"
 #include "bwgemm/ptx/math.cuh"
 
@@ -29,6 +31,16 @@ struct LinearCombination {
   BWGEMM_HD float operator()(float acc) const { return alpha * acc; }
   BWGEMM_HD float operator()(float acc, float c) const { return alpha * acc + beta * c; }
 };
+
+// Whether a single-accumulator kernel must read its source operand C for functor `f`: a functor that takes
+// (acc, c) reads it; LinearCombination only when beta != 0 (D = alpha A B reads no C).
+template <class F>
+constexpr bool reads_source(const F& /*f*/) {
+  return std::is_invocable_v<const F&, float, float>;
+}
+inline bool reads_source(const LinearCombination& f) {
+  return f.beta != 0.0f;
+}
 
 // out = silu(gate) * up,  silu(x) = x / (1 + e^-x) = x * sigmoid(x). (The dual GEMM applies its
 // per-tensor scales first: gate = alpha1 * A·B1ᵀ, up = alpha2 * A·B2ᵀ.)

@@ -1,6 +1,7 @@
-// The last step of an epilogue: fp32 values -> the output type -> global memory, 8 consecutive columns
-// of one row at a time (one 16-byte store for fp16/bf16, two for fp32). Rows and column vectors outside
-// the output are masked by the caller (kernels check row < M and col + 8 <= N; N is a multiple of 8).
+// The global-memory ends of an epilogue, 8 consecutive columns of one row at a time: store8 converts fp32
+// values to the output type and stores them (one 16-byte store for fp16/bf16, two for fp32); load8 reads a
+// source operand (the GEMM's C) the same way and widens it to fp32. Rows and column vectors outside the
+// output are masked by the caller (kernels check row < M and col + 8 <= N; N is a multiple of 8).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -42,6 +43,37 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void store8(Out* dst, const float (&v)[kStoreVe
     const uint4 packed{pack_two<Out>(v[0], v[1]), pack_two<Out>(v[2], v[3]), pack_two<Out>(v[4], v[5]),
                        pack_two<Out>(v[6], v[7])};
     *reinterpret_cast<uint4*>(dst) = packed;
+  }
+}
+
+// The 16-bit value in the low (hi = false) or high half of a 32-bit word as fp32.
+template <class T>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE float unpack_half(uint32_t word, bool hi) {
+  static_assert(std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>, "16-bit types only");
+  const auto bits = static_cast<unsigned short>(hi ? word >> 16 : word & 0xFFFFu);
+  if constexpr (std::is_same_v<T, __half>) {
+    return __half2float(__ushort_as_half(bits));
+  } else {
+    return __bfloat162float(__ushort_as_bfloat16(bits));
+  }
+}
+
+// Loads src[0..7] as fp32 into v; src must be 16-byte aligned.
+template <class T>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void load8(const T* src, float (&v)[kStoreVector]) {
+  if constexpr (std::is_same_v<T, float>) {
+    const float4 lo = reinterpret_cast<const float4*>(src)[0];
+    const float4 hi = reinterpret_cast<const float4*>(src)[1];
+    v[0] = lo.x, v[1] = lo.y, v[2] = lo.z, v[3] = lo.w;
+    v[4] = hi.x, v[5] = hi.y, v[6] = hi.z, v[7] = hi.w;
+  } else {
+    const uint4 packed = *reinterpret_cast<const uint4*>(src);
+    const uint32_t words[4] = {packed.x, packed.y, packed.z, packed.w};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      v[2 * i] = unpack_half<T>(words[i], false);
+      v[2 * i + 1] = unpack_half<T>(words[i], true);
+    }
   }
 }
 

@@ -1,13 +1,16 @@
 // Host-side launch plumbing shared by the public entry points: the device check of the sm_100a kernels,
-// device-pointer checks, the number of co-resident clusters, and the cluster launch itself. In the CPU
+// device-pointer and alignment checks, the number of co-resident clusters, the cluster launch itself, and
+// the launch of a kernel that walks a tile grid under a scheduler. In the CPU
 // emulation build (BWGEMM_EMULATION=1) the same calls run the kernel in the emulator instead.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "bwgemm/common.cuh"
 #include "bwgemm/host/status.hpp"
+#include "bwgemm/scheduler/schedulers.cuh"
 
 #if BWGEMM_EMULATION
 #include <cuda_runtime_api.h>  // cudaStream_t
@@ -48,8 +51,9 @@ inline Status require_compute_capability_100(const char* entry_point) {
   if (err == cudaSuccess) err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
   if (err != cudaSuccess) {
     (void)cudaGetLastError();
-    return Status::device_mismatch(std::string(entry_point) + ": no usable CUDA device (" +
-                                   cudaGetErrorString(err) + ")");
+    return Status::device_mismatch(std::string(entry_point) +
+                                   " runs sm_100a kernels, which need a GPU of compute capability 10.0; "
+                                   "no usable CUDA device here (" + cudaGetErrorString(err) + ")");
   }
   if (major != 10 || minor != 0) {
     return Status::device_mismatch(std::string(entry_point) +
@@ -60,6 +64,11 @@ inline Status require_compute_capability_100(const char* entry_point) {
   }
   return Status::success();
 #endif
+}
+
+// TMA base addresses and the epilogue's vector loads and stores need 16-byte alignment.
+inline bool is_aligned16(const void* p) {
+  return reinterpret_cast<uintptr_t>(p) % 16 == 0;
 }
 
 // Global memory the GPU can read and write (device, managed or mapped host memory)?
@@ -157,6 +166,22 @@ Status resident_clusters(void (*kernel)(const Params), uint32_t block_x, uint32_
   *clusters = n;
   return Status::success();
 #endif
+}
+
+// Launches a kernel whose Config walks `params.tiles` under Cfg::Scheduler: the grid is the scheduler's
+// cluster count (for a persistent scheduler, bounded by the clusters that fit on the device at once),
+// stored in params.num_clusters, in clusters of Cfg::kCtaGroup CTAs.
+template <class Cfg, class Params>
+Status launch_tile_kernel(void (*kernel)(const Params), Params& params, cudaStream_t stream) {
+  int64_t resident = 1;
+  if constexpr (std::is_same_v<typename Cfg::Scheduler, sched::StaticPersistent>) {
+    if (Status s = resident_clusters(kernel, Cfg::kThreads, Cfg::kCtaGroup, Cfg::kSmemBytes, &resident);
+        !s.ok())
+      return s;
+  }
+  params.num_clusters = static_cast<int32_t>(Cfg::Scheduler::grid_clusters(params.tiles, resident));
+  return launch_cluster_kernel(kernel, static_cast<uint32_t>(params.num_clusters * Cfg::kCtaGroup),
+                               Cfg::kThreads, Cfg::kCtaGroup, Cfg::kSmemBytes, stream, params);
 }
 
 }  // namespace host

@@ -10,14 +10,12 @@
 #include <vector>
 
 #include "bwgemm/formats/nvfp4.cuh"
+#include "bwgemm/layout.hpp"
 #include "bwgemm/reference/parallel.hpp"
 
 namespace bwgemm::ref {
 
-enum class BLayout {
-  kRowMajorKxN,     // B[k][n] at b[k * ldb + n]   (N-major; GPU MODE matmul_v2, seed 004)
-  kColumnMajorKxN,  // B[k][n] at b[n * ldb + k]   (K-major, "TN": the NVFP4 and cuBLASLt FP4 layout)
-};
+using ::bwgemm::BLayout;  // bwgemm/layout.hpp
 
 inline float to_float(float x) {
   return x;

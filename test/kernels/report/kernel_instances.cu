@@ -5,19 +5,42 @@
 #include <type_traits>
 
 #include "bwgemm/dual_gemm.cuh"
+#include "bwgemm/gemm.cuh"
 #include "bwgemm/kernels/sm100/dual_gemm_configs.cuh"
+#include "bwgemm/kernels/sm100/gemm_configs.cuh"
 
 namespace {
 
+template <class Out>
+const char* out_name() {
+  if constexpr (std::is_same_v<Out, __half>) return "__half";
+  if constexpr (std::is_same_v<Out, __nv_bfloat16>) return "__nv_bfloat16";
+  return "float";
+}
+
+template <class Cfg>
+struct IsGemmConfig : std::false_type {};
+template <int N, int S, int G, class Sc, class E, class O>
+struct IsGemmConfig<bwgemm::sm100::GemmConfig<N, S, G, Sc, E, O>> : std::true_type {};
+
+// The key (kernel|BlockN|Stages template argument|CtaGroup|scheduler|out) matches the kernel's demangled
+// name; the fields after it are the derived constants (stages: the resolved count when Stages is 0).
 template <class Cfg>
 void instantiate_and_describe() {
   // Taking the kernel's address instantiates it for the device.
-  volatile auto kernel = &bwgemm::sm100::dual_gemm_kernel<Cfg>;
-  (void)kernel;
-  const char* out = std::is_same_v<typename Cfg::Out, __half> ? "__half" : "__nv_bfloat16";
-  std::printf("dual_gemm_kernel|%d|%d|%d|%s|%s|threads=%d|smem=%d|tmem=%d|acc_stages=%d\n", Cfg::kBlockN,
-              Cfg::kStages, Cfg::kCtaGroup, Cfg::Scheduler::kName, out, Cfg::kThreads, Cfg::kSmemBytes,
-              Cfg::kTmemColumns, Cfg::kAccStages);
+  if constexpr (IsGemmConfig<Cfg>::value) {
+    volatile auto kernel = &bwgemm::sm100::gemm_kernel<Cfg>;
+    (void)kernel;
+  } else {
+    volatile auto kernel = &bwgemm::sm100::dual_gemm_kernel<Cfg>;
+    (void)kernel;
+  }
+  int stages_argument = Cfg::kStages;
+  if constexpr (IsGemmConfig<Cfg>::value) stages_argument = Cfg::kStagesRequested;
+  std::printf("%s|%d|%d|%d|%s|%s|stages=%d|threads=%d|smem=%d|tmem=%d|acc_stages=%d\n",
+              IsGemmConfig<Cfg>::value ? "gemm_kernel" : "dual_gemm_kernel", Cfg::kBlockN, stages_argument,
+              Cfg::kCtaGroup, Cfg::Scheduler::kName, out_name<typename Cfg::Out>(), Cfg::kStages,
+              Cfg::kThreads, Cfg::kSmemBytes, Cfg::kTmemColumns, Cfg::kAccStages);
 }
 
 template <class... Cs>
@@ -29,5 +52,7 @@ void describe_all(bwgemm::sm100::ConfigList<Cs...>) {
 
 int main() {
   describe_all(bwgemm::sm100::ShippedDualGemmConfigs{});
+  describe_all(bwgemm::sm100::ShippedGemmConfigs{});
+  describe_all(bwgemm::sm100::ShippedGemmOutputVariants{});
   return 0;
 }

@@ -1,6 +1,7 @@
 // Pieces shared by the sm_100a kernels (dual GEMM and GEMM): hardware limits, tensor-memory column
-// budgeting, the CTA-group helpers for barriers that live in the even CTA of a pair, and the tile stream
-// that walks a scheduler's tiles (including the Cluster Launch Control response pipeline).
+// budgeting, the shared-memory tail of barriers every kernel places after its stages, the CTA-group helpers
+// for barriers that live in the even CTA of a pair, and the tile stream that walks a scheduler's tiles
+// (including the Cluster Launch Control response pipeline); ConfigList for the lists of shipped kernels.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +32,36 @@ BWGEMM_HD constexpr int tmem_alloc_columns(int used) {
 
 BWGEMM_HD constexpr uint32_t round_up_u32(uint32_t x, uint32_t a) {
   return (x + a - 1) / a * a;
+}
+
+// A list of kernel Configs (the shipped kernels of a family: tests, compile report).
+template <class... Configs>
+struct ConfigList {};
+
+// The shared-memory tail every sm_100a kernel places after its operand stages (byte offsets from its
+// start): the stage and accumulator barriers, the Cluster Launch Control response ring, and the slot
+// tcgen05.alloc writes the tensor-memory base address to.
+template <int Stages, int AccStages>
+struct BarrierLayout {
+  static constexpr int kFullBarriers = 0;                                      // [Stages], even CTA
+  static constexpr int kEmptyBarriers = kFullBarriers + 8 * Stages;            // [Stages]
+  static constexpr int kAccFullBarriers = kEmptyBarriers + 8 * Stages;         // [AccStages]
+  static constexpr int kAccEmptyBarriers = kAccFullBarriers + 8 * AccStages;   // [AccStages], even CTA
+  static constexpr int kClcFullBarriers = kAccEmptyBarriers + 8 * AccStages;   // [kClcStages]
+  static constexpr int kClcEmptyBarriers = kClcFullBarriers + 8 * kClcStages;  // [kClcStages], even CTA
+  static constexpr int kClcResponses = static_cast<int>(round_up_u32(kClcEmptyBarriers + 8 * kClcStages, 16));
+  static constexpr int kTmemBaseSlot = kClcResponses + kClcResponseBytes * kClcStages;
+  static constexpr int kBytes = kTmemBaseSlot + 16;
+};
+
+// A barrier among the threads of a CTA (one CTA) or of the CTA pair (the cluster).
+template <int CtaGroup>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void cta_group_sync() {
+  if constexpr (CtaGroup == 2) {
+    ptx::cluster_sync();
+  } else {
+    ptx::sync_threads();
+  }
 }
 
 // The mask of every CTA of a CTA pair (or of the single CTA) for multicast arrivals and loads.

@@ -112,16 +112,17 @@ struct DualGemmConfig {
 
   // ---- shared memory layout after the stages -----------------------------------------------------------
   static constexpr int kBarrierOffset = kStages * kStageBytes;
-  static constexpr int kFullBarriers = kBarrierOffset;                         // [kStages], even CTA
-  static constexpr int kEmptyBarriers = kFullBarriers + 8 * kStages;           // [kStages]
-  static constexpr int kAccFullBarriers = kEmptyBarriers + 8 * kStages;        // [kAccStages]
-  static constexpr int kAccEmptyBarriers = kAccFullBarriers + 8 * kAccStages;  // [kAccStages], even CTA
-  static constexpr int kClcFullBarriers = kAccEmptyBarriers + 8 * kAccStages;  // [kClcStages]
-  static constexpr int kClcEmptyBarriers = kClcFullBarriers + 8 * kClcStages;  // [kClcStages], even CTA
-  static constexpr int kClcResponses = static_cast<int>(round_up_u32(kClcEmptyBarriers + 8 * kClcStages, 16));
-  static constexpr int kTmemBaseSlot = kClcResponses + kClcResponseBytes * kClcStages;
+  using Barriers = BarrierLayout<kStages, kAccStages>;
+  static constexpr int kFullBarriers = kBarrierOffset + Barriers::kFullBarriers;
+  static constexpr int kEmptyBarriers = kBarrierOffset + Barriers::kEmptyBarriers;
+  static constexpr int kAccFullBarriers = kBarrierOffset + Barriers::kAccFullBarriers;
+  static constexpr int kAccEmptyBarriers = kBarrierOffset + Barriers::kAccEmptyBarriers;
+  static constexpr int kClcFullBarriers = kBarrierOffset + Barriers::kClcFullBarriers;
+  static constexpr int kClcEmptyBarriers = kBarrierOffset + Barriers::kClcEmptyBarriers;
+  static constexpr int kClcResponses = kBarrierOffset + Barriers::kClcResponses;
+  static constexpr int kTmemBaseSlot = kBarrierOffset + Barriers::kTmemBaseSlot;
   // + kSmemAlignment: the kernel aligns the dynamic buffer's start up to 1024 bytes itself.
-  static constexpr int kSmemBytes = kTmemBaseSlot + 16 + kSmemAlignment;
+  static constexpr int kSmemBytes = kBarrierOffset + Barriers::kBytes + kSmemAlignment;
 
   // ---- the limits, explained ---------------------------------------------------------------------------
   static_assert(kCtaGroup == 1 || kCtaGroup == 2,

@@ -6,9 +6,6 @@
 
 namespace bwgemm::sm100 {
 
-template <class... Configs>
-struct ConfigList {};
-
 using ShippedDualGemmConfigs =
     ConfigList<DualGemmConfig<64, 7, 2, sched::StaticPersistent>,    // default for M <= 256
                DualGemmConfig<128, 5, 2, sched::ClcWorkStealing>,    // default for M > 256

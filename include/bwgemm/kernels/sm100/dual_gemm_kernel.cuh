@@ -112,11 +112,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     tcgen05_relinquish_alloc_permit<kCtaGroup>();
   }
   tcgen05_fence_before_thread_sync();
-  if constexpr (kCtaGroup == 2) {
-    cluster_sync();  // barriers and tensor memory of both CTAs are ready
-  } else {
-    sync_threads();
-  }
+  cta_group_sync<kCtaGroup>();  // barriers and tensor memory of both CTAs are ready
   tcgen05_fence_after_thread_sync();
   const uint32_t tmem = *tmem_base_slot;
 
@@ -286,11 +282,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 
   // ---- teardown ----------------------------------------------------------------------------------------
   tcgen05_fence_before_thread_sync();
-  if constexpr (kCtaGroup == 2) {
-    cluster_sync();  // no CTA leaves while its peer may still signal its barriers or read its memory
-  } else {
-    sync_threads();
-  }
+  // No CTA leaves while its peer may still signal its barriers or read its memory.
+  cta_group_sync<kCtaGroup>();
   if (warp == Cfg::kMmaWarp) {
     tcgen05_fence_after_thread_sync();
     tcgen05_dealloc<kCtaGroup>(tmem, Cfg::kTmemColumns);

@@ -1,0 +1,282 @@
+// bwgemm's FP16/BF16 GEMM for Blackwell (sm_100a), fp32 accumulation:
+//
+//   D[m, n, l] = alpha * sum_k A[m,k,l] B[k,n,l] + beta * C[m,n,l]      (epi::LinearCombination, default)
+//
+// A is fp16 or bf16, M x K row-major (row stride lda). B has A's type and is either K x N row-major
+// (BLayout::kRowMajorKxN, row stride ldb >= N; the GPU MODE matmul_v2 layout, seed 004) or N x K
+// row-major, i.e. K-major (BLayout::kColumnMajorKxN, ldb >= K; nn.Linear weights). C and D are M x N
+// row-major in fp16, bf16 or fp32 (D's type, the Config's Out); with beta == 0 C is not read (and may be
+// null). Batches sit at element strides (0: packed, e.g. M * lda).
+//
+//   bwgemm::GemmArguments<__half> args;                 // In = Out = __half
+//   args.m = 4096; args.n = 4096; args.k = 4096;
+//   args.a = a; args.b = b; args.b_layout = bwgemm::BLayout::kRowMajorKxN; args.d = d;
+//   args.epilogue = {alpha, beta}; args.c = c;          // optional: D = alpha A B + beta C
+//   bwgemm::Status s = bwgemm::gemm(args, stream);      // picks a kernel from the shape
+//   // or an explicit kernel:
+//   using Cfg = bwgemm::sm100::GemmConfig<256, 0, 2, bwgemm::sched::ClcWorkStealing>;
+//   s = bwgemm::Gemm<Cfg>::run(args, stream);
+//
+// Shapes: M, N and K positive multiples of 8 (rows stay 16-byte aligned); tiles past M, N and K are masked
+// (loads zero-filled by TMA, stores skipped). Leading dimensions and batch strides keep every row 16-byte
+// aligned. The call validates everything first and launches nothing on error; it is asynchronous on
+// `stream`, allocates nothing and does not synchronize. The kernels need a GPU of compute capability 10.0.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "bwgemm/epilogue/functors.cuh"
+#include "bwgemm/formats/scale_layout.cuh"  // ceil_div
+#include "bwgemm/host/launch.hpp"
+#include "bwgemm/host/status.hpp"
+#include "bwgemm/host/tensor_map.hpp"
+#include "bwgemm/kernels/sm100/gemm_config.cuh"
+#include "bwgemm/kernels/sm100/gemm_kernel.cuh"
+#include "bwgemm/layout.hpp"
+
+namespace bwgemm {
+
+template <class In, class Out = In, class Epilogue = epi::LinearCombination>
+struct GemmArguments {
+  static_assert(std::is_same_v<In, __half> || std::is_same_v<In, __nv_bfloat16>,
+                "A and B are __half or __nv_bfloat16");
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  const In* a = nullptr;       // M x K row-major
+  int64_t lda = 0;             // elements between rows of A; 0 means K
+  int64_t batch_stride_a = 0;  // elements between batches of A; 0 means M * lda
+  const In* b = nullptr;
+  BLayout b_layout = BLayout::kRowMajorKxN;
+  int64_t ldb = 0;                      // 0 means N (K x N row-major) or K (N x K)
+  int64_t batch_stride_b = 0;           // 0 means K * ldb or N * ldb
+  const Out* c = nullptr;               // M x N row-major; read only when the epilogue reads it (beta != 0)
+  int64_t ldc = 0, batch_stride_c = 0;  // 0 means N, M * ldc
+  Out* d = nullptr;                     // M x N row-major
+  int64_t ldd = 0, batch_stride_d = 0;  // 0 means N, M * ldd
+  Epilogue epilogue{};  // D = epilogue(A·B) or epilogue(A·B, C); default {alpha = 1, beta = 0}
+};
+
+namespace detail {
+
+template <class In>
+constexpr TensorMapDataType gemm_tensor_map_type() {
+  return std::is_same_v<In, __half> ? TensorMapDataType::kFloat16 : TensorMapDataType::kBFloat16;
+}
+
+// A rank-3 tensor map (inner, outer, batch) of 16-bit elements with row stride `ld` and batch stride
+// `batch_stride` (elements), box (box_inner, box_outer, 1).
+inline Status gemm_operand_map(TensorMapDataType type, const void* data, int64_t inner, int64_t outer,
+                               int64_t batch, int64_t ld, int64_t batch_stride, uint32_t box_inner,
+                               uint32_t box_outer, TensorMapSwizzle swizzle, CUtensorMap* out) {
+  TensorMapDesc d;
+  d.data_type = type;
+  d.rank = 3;
+  d.global_address = data;
+  d.global_dims[0] = static_cast<uint64_t>(inner);
+  d.global_dims[1] = static_cast<uint64_t>(outer);
+  d.global_dims[2] = static_cast<uint64_t>(batch);
+  d.global_strides_bytes[0] = static_cast<uint64_t>(ld) * 2;
+  d.global_strides_bytes[1] = static_cast<uint64_t>(batch_stride) * 2;
+  d.box_dims[0] = box_inner;
+  d.box_dims[1] = box_outer;
+  d.box_dims[2] = 1;
+  d.swizzle = swizzle;
+  d.oob_fill = TensorMapOobFill::kZero;  // the M, N and K tails read as zero
+  return encode_tensor_map(d, out);
+}
+
+// The strides with their defaults filled in.
+struct GemmStrides {
+  int64_t lda, ldb, ldc, ldd, batch_stride_a, batch_stride_b, batch_stride_c, batch_stride_d;
+};
+
+template <class Args>
+GemmStrides gemm_strides(const Args& a) {
+  GemmStrides s{};
+  const bool kxn = a.b_layout == BLayout::kRowMajorKxN;
+  s.lda = a.lda == 0 ? a.k : a.lda;
+  s.ldb = a.ldb == 0 ? (kxn ? a.n : a.k) : a.ldb;
+  s.ldc = a.ldc == 0 ? a.n : a.ldc;
+  s.ldd = a.ldd == 0 ? a.n : a.ldd;
+  s.batch_stride_a = a.batch_stride_a == 0 ? a.m * s.lda : a.batch_stride_a;
+  s.batch_stride_b = a.batch_stride_b == 0 ? (kxn ? a.k : a.n) * s.ldb : a.batch_stride_b;
+  s.batch_stride_c = a.batch_stride_c == 0 ? a.m * s.ldc : a.batch_stride_c;
+  s.batch_stride_d = a.batch_stride_d == 0 ? a.m * s.ldd : a.batch_stride_d;
+  return s;
+}
+
+}  // namespace detail
+
+template <class Cfg>
+struct Gemm {
+  using Out = typename Cfg::Out;
+  using Epilogue = typename Cfg::Epilogue;
+  template <class In>
+  using Arguments = GemmArguments<In, Out, Epilogue>;
+  static constexpr int64_t kMaxExtent = (int64_t{1} << 31) - 1;
+
+  // Host-side checks only (no device access): shapes, pointers, alignment, strides, the functor.
+  template <class In>
+  static Status can_implement(const GemmArguments<In, Out, Epilogue>& a) {
+    const auto str = [](int64_t v) { return std::to_string(v); };
+    const auto multiple_of_8 = [](int64_t v) { return v >= 8 && v % 8 == 0; };
+    if (!multiple_of_8(a.m))
+      return Status::invalid_argument("M must be a positive multiple of 8 (got " + str(a.m) + ")");
+    if (!multiple_of_8(a.n))
+      return Status::invalid_argument("N must be a positive multiple of 8 (got " + str(a.n) + ")");
+    if (!multiple_of_8(a.k))
+      return Status::invalid_argument("K must be a positive multiple of 8 (16-byte rows) (got " + str(a.k) +
+                                      ")");
+    if (a.batch < 1 || a.batch > 65535)
+      return Status::invalid_argument("batch must be in [1, 65535] (got " + str(a.batch) + ")");
+    if (a.m > kMaxExtent || a.n > kMaxExtent || a.k > kMaxExtent)
+      return Status::invalid_argument("M, N and K must be < 2^31");
+    if (a.b_layout != BLayout::kRowMajorKxN && a.b_layout != BLayout::kColumnMajorKxN)
+      return Status::invalid_argument("b_layout is not a BLayout");
+
+    const detail::GemmStrides s = detail::gemm_strides(a);
+    const bool kxn = a.b_layout == BLayout::kRowMajorKxN;
+    // Rows of 16-bit inputs are 16-byte aligned at multiples of 8 elements; of D and C at 16 / sizeof(Out).
+    constexpr int64_t kInAlign = 8, kOutAlign = 16 / static_cast<int64_t>(sizeof(Out));
+    const struct {
+      int64_t ld, min;
+      int64_t align;
+      const char* name;
+      const char* rule;
+    } lds[] = {
+        {s.lda, a.k, kInAlign, "lda", ">= K and a multiple of 8"},
+        {s.ldb, kxn ? a.n : a.k, kInAlign, "ldb",
+         kxn ? ">= N (B is K x N row-major) and a multiple of 8" : ">= K (B is N x K) and a multiple of 8"},
+        {s.ldc, a.n, kOutAlign, "ldc", ">= N with 16-byte rows"},
+        {s.ldd, a.n, kOutAlign, "ldd", ">= N with 16-byte rows"}};
+    for (const auto& l : lds) {
+      if (l.ld < l.min || l.ld % l.align != 0)
+        return Status::invalid_argument(std::string(l.name) + " must be " + l.rule + " (got " + str(l.ld) +
+                                        ")");
+    }
+    if (a.batch > 1) {
+      const struct {
+        int64_t stride, min;
+        int64_t align;
+        const char* name;
+      } strides[] = {{s.batch_stride_a, 1, kInAlign, "batch_stride_a"},
+                     {s.batch_stride_b, 1, kInAlign, "batch_stride_b"},
+                     {s.batch_stride_c, 1, kOutAlign, "batch_stride_c"},
+                     {s.batch_stride_d, a.m * s.ldd, kOutAlign, "batch_stride_d"}};
+      for (const auto& b : strides) {
+        if (b.stride < b.min || b.stride % b.align != 0)
+          return Status::invalid_argument(std::string(b.name) + " must keep batches 16-byte aligned" +
+                                          (b.min > 1 ? " and not overlap (>= M * ldd)" : "") + " (got " +
+                                          str(b.stride) + ")");
+      }
+    }
+
+    const bool read_c = epi::reads_source(a.epilogue);
+    const struct {
+      const void* p;
+      bool required;
+      const char* name;
+      const char* why;
+    } ptrs[] = {{a.a, true, "A", ""},
+                {a.b, true, "B", ""},
+                {a.d, true, "D", ""},
+                {a.c, read_c, "C", " but the epilogue reads it (beta != 0)"}};
+    for (const auto& q : ptrs) {
+      if (!q.required) continue;
+      if (q.p == nullptr) return Status::invalid_argument(std::string(q.name) + " is null" + q.why);
+      if (!host::is_aligned16(q.p))
+        return Status::invalid_argument(std::string(q.name) + " must be 16-byte aligned");
+    }
+    if constexpr (std::is_same_v<Epilogue, epi::LinearCombination>) {
+      if (!std::isfinite(a.epilogue.alpha) || !std::isfinite(a.epilogue.beta))
+        return Status::invalid_argument("alpha and beta must be finite");
+    }
+    const sched::TileGrid tiles = tile_grid(a.m, a.n, a.batch);
+    if (static_cast<int64_t>(tiles.tiles_m) * tiles.tiles_n * tiles.batch > kMaxExtent)
+      return Status::invalid_argument("too many output tiles for one launch");
+    return Status::success();
+  }
+
+  static sched::TileGrid tile_grid(int64_t m, int64_t n, int64_t batch) {
+    constexpr int32_t kGroupM = 8;  // M tiles sharing each N tile in the L2-friendly order
+    return sched::TileGrid{static_cast<int32_t>(ceil_div(m, Cfg::kClusterM)),
+                           static_cast<int32_t>(ceil_div(n, Cfg::kBlockN)), static_cast<int32_t>(batch),
+                           kGroupM};
+  }
+
+  template <class In>
+  static Status run(const GemmArguments<In, Out, Epilogue>& a, cudaStream_t stream = nullptr) {
+    if (Status s = can_implement(a); !s.ok()) return s;
+    if (Status s = host::require_compute_capability_100("bwgemm::Gemm"); !s.ok()) return s;
+    const bool read_c = epi::reads_source(a.epilogue);
+    const void* const operands[] = {a.a, a.b, a.d, read_c ? a.c : a.d};
+    for (const void* ptr : operands) {
+      if (Status s = host::require_device_pointer(ptr, "an operand of bwgemm::Gemm"); !s.ok()) return s;
+    }
+
+    const detail::GemmStrides st = detail::gemm_strides(a);
+    const bool kxn = a.b_layout == BLayout::kRowMajorKxN;
+    constexpr TensorMapDataType type = detail::gemm_tensor_map_type<In>();
+    sm100::GemmParams<Cfg> p;
+    if (Status s = detail::gemm_operand_map(type, a.a, a.k, a.m, a.batch, st.lda, st.batch_stride_a,
+                                            Cfg::kBlockK, Cfg::kBlockM, TensorMapSwizzle::k128B, &p.tmap_a);
+        !s.ok())
+      return s;
+    if (kxn) {
+      const TensorMapSwizzle swizzle =
+          Cfg::kBMnSpanBytes == 128 ? TensorMapSwizzle::k128B : TensorMapSwizzle::k64B;
+      if (Status s = detail::gemm_operand_map(type, a.b, a.n, a.k, a.batch, st.ldb, st.batch_stride_b,
+                                              Cfg::kBChunkColumns, Cfg::kBlockK, swizzle, &p.tmap_b);
+          !s.ok())
+        return s;
+    } else {
+      if (Status s =
+              detail::gemm_operand_map(type, a.b, a.k, a.n, a.batch, st.ldb, st.batch_stride_b, Cfg::kBlockK,
+                                       Cfg::kBColumnsPerCta, TensorMapSwizzle::k128B, &p.tmap_b);
+          !s.ok())
+        return s;
+    }
+    p.d = a.d;
+    p.c = read_c ? a.c : nullptr;
+    p.ldd = st.ldd, p.batch_stride_d = st.batch_stride_d;
+    p.ldc = st.ldc, p.batch_stride_c = st.batch_stride_c;
+    p.m = static_cast<int32_t>(a.m);
+    p.n = static_cast<int32_t>(a.n);
+    p.k = static_cast<int32_t>(a.k);
+    p.tiles = tile_grid(a.m, a.n, a.batch);
+    p.idesc = Cfg::instr_desc(std::is_same_v<In, __half> ? ptx::MmaF16Format::kF16 : ptx::MmaF16Format::kBF16,
+                              a.b_layout);
+    p.b = Cfg::b_operand(a.b_layout);
+    p.b_mn_major = kxn;
+    p.read_c = read_c;
+    p.epilogue = a.epilogue;
+    return host::launch_tile_kernel<Cfg>(&sm100::gemm_kernel<Cfg>, p, stream);
+  }
+};
+
+// The kernels the default entry point chooses from (docs/api.md has the table and the reasoning):
+//   M <= 128       : BlockN 64, one CTA (M = 128), static persistent: many N tiles to spread over the SMs.
+//   128 < M <= 512 : BlockN 128, CTA pair (M = 256), Cluster Launch Control work stealing.
+//   M > 512        : BlockN 256, CTA pair, CLC work stealing: seed 004's kernel.
+// Every one takes as many stages as fit in 227 KB.
+template <class Out>
+using GemmSmallM = sm100::GemmConfig<64, 0, 1, sched::StaticPersistent, epi::LinearCombination, Out>;
+template <class Out>
+using GemmMediumM = sm100::GemmConfig<128, 0, 2, sched::ClcWorkStealing, epi::LinearCombination, Out>;
+template <class Out>
+using GemmLargeM = sm100::GemmConfig<256, 0, 2, sched::ClcWorkStealing, epi::LinearCombination, Out>;
+
+template <class In, class Out>
+Status gemm(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
+  if (args.m <= 128) return Gemm<GemmSmallM<Out>>::run(args, stream);
+  if (args.m <= 512) return Gemm<GemmMediumM<Out>>::run(args, stream);
+  return Gemm<GemmLargeM<Out>>::run(args, stream);
+}
+
+}  // namespace bwgemm
