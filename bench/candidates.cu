@@ -1,8 +1,8 @@
 // bwgemm's own kernels as benchmark candidates. Compiled by nvcc for CMAKE_CUDA_ARCHITECTURES only
 // (object library bwgemm_bench_candidates: sm_100a code must not meet the compute_80 PTX target).
 //
-// Registered: the NVFP4 dual GEMM (bwgemm::dual_gemm_nvfp4, the default Config choice). The GEMM family
-// registers here once <bwgemm/gemm.cuh> lands (issue 6).
+// Registered: the NVFP4 dual GEMM (bwgemm::dual_gemm_nvfp4) and the FP16/BF16 GEMM (bwgemm::gemm, both B
+// layouts), each through its default Config choice.
 //
 // How to register one (a few lines per group; the harness does the rest):
 //
@@ -23,13 +23,43 @@
 //   table.dual_nvfp4.push_back(impl);
 //
 // The same for table.gemm_fp16 / table.gemm_bf16 (GemmProblem<T>, operands a, b, d; shape m, n, k,
-// b_layout) once <bwgemm/gemm.cuh> lands, and table.dual_bf16 for a Hopper backend. The harness
+// b_layout), and table.dual_bf16 for a Hopper backend. The harness
 // validates each candidate against the host reference (operand set 0) before timing it, reports
 // us, TFLOP/s, GB/s, and vs_<baseline> for every baseline of the same shape measured in the run.
 #include "bwgemm/dual_gemm.cuh"
+#include "bwgemm/gemm.cuh"
 #include "registry.hpp"
 
 namespace bwgemm::bench {
+
+namespace {
+
+// bwgemm::gemm on GemmProblem<T>'s operands: D = A·B, T in and out, B as the shape says.
+template <class T>
+Implementation<GemmProblem<T>> gemm_candidate() {
+  Implementation<GemmProblem<T>> impl;
+  impl.name = "bwgemm";
+  impl.requirement = DeviceRequirement::kSm100a;
+  impl.intermediate_unit_roundoff = 0.0;  // one rounding: fp32 accumulators to T
+  impl.supports = [](const GemmShape& s) { return s.m % 8 == 0 && s.n % 8 == 0 && s.k % 8 == 0; };
+  impl.prepare = [](const GemmProblem<T>& problem) -> Launch {
+    return [&problem](int set, cudaStream_t stream) {
+      const GemmOperands<T>& o = problem.operands(set);
+      const GemmShape& s = problem.shape();
+      bwgemm::GemmArguments<T> args;
+      args.m = s.m, args.n = s.n, args.k = s.k;
+      args.a = o.a;
+      args.b = o.b;
+      args.b_layout = s.b_layout;  // ldb defaults to N (K x N) or K (N x K), as the problem stores B
+      args.d = o.d;
+      const bwgemm::Status st = bwgemm::gemm(args, stream);
+      if (!st.ok()) throw BenchError(st.to_string());
+    };
+  };
+  return impl;
+}
+
+}  // namespace
 
 void add_bwgemm_candidates(ImplementationTable& table) {
   Implementation<Nvfp4DualProblem> dual;
@@ -51,7 +81,8 @@ void add_bwgemm_candidates(ImplementationTable& table) {
     };
   };
   table.dual_nvfp4.push_back(dual);
-  // The GEMM family registers in table.gemm_fp16 / table.gemm_bf16 once <bwgemm/gemm.cuh> lands (issue 6).
+  table.gemm_fp16.push_back(gemm_candidate<__half>());
+  table.gemm_bf16.push_back(gemm_candidate<__nv_bfloat16>());
 }
 
 }  // namespace bwgemm::bench

@@ -1,0 +1,2 @@
+// The GEMM example compiled as host C++ against the CPU emulator (bwgemm::emu).
+#include "gemm.cu"
