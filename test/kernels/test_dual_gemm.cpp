@@ -240,6 +240,23 @@ TYPED_TEST(DualGemmTest, RejectsBadArgumentsAndLaunchesNothing) {
   EXPECT_EQ(buf[0], 0) << "a rejected call wrote memory";
 }
 
+#if !BWGEMM_EMULATION
+// Natively, a device that is not compute capability 10.0 (or no device at all) gets a clear status and no
+// launch: the sm_100a code would not run there.
+TEST(DualGemmDevice, OtherDevicesAreRefusedWithAMessage) {
+  std::string why;
+  if (bwgemm_test::can_run_sm100(&why)) GTEST_SKIP() << "this machine has a compute-capability-10.0 GPU";
+  alignas(16) static uint8_t buf[64];
+  bwgemm::DualGemmArguments<__half> args;
+  args.m = 128, args.n = 128, args.k = 256;
+  args.a = args.b1 = args.b2 = {buf, buf};
+  args.c = reinterpret_cast<__half*>(buf);
+  const bwgemm::Status s = bwgemm::dual_gemm_nvfp4(args);
+  EXPECT_EQ(s.code(), bwgemm::StatusCode::kDeviceMismatch) << s.to_string();
+  EXPECT_NE(s.message().find("10.0"), std::string::npos) << s.message();
+}
+#endif
+
 // A user-supplied epilogue functor (the docs/extending.md example): squared-ReLU gating.
 struct ReluSquaredGate {
   BWGEMM_HD float operator()(float gate, float up) const {
