@@ -115,6 +115,73 @@ struct ClcBarriers {
   BWGEMM_DEVICE uint32_t response_at(uint32_t i) const { return responses + kClcResponseBytes * i; }
 };
 
+// The barriers and the tensor-memory slot of one CTA of a tcgen05 kernel, at the offsets Cfg derives from
+// BarrierLayout. Arrival counts: `full[s]` (in the even CTA) gets Cfg::kProducerWarps arrivals from each
+// CTA of the pair; `empty[s]` and `acc_full[a]` one tcgen05.commit; `acc_empty[a]` (even CTA) one per
+// epilogue warp of each CTA; the CLC ring as TileStream and run_clc_scheduler use it.
+template <class Cfg>
+struct KernelBarriers {
+  BarrierArray<Cfg::kStages> full;
+  BarrierArray<Cfg::kStages> empty;
+  BarrierArray<Cfg::kAccStages> acc_full;
+  BarrierArray<Cfg::kAccStages> acc_empty;
+  ClcBarriers clc;
+  uint32_t tmem_base_slot;
+
+  BWGEMM_DEVICE explicit KernelBarriers(uint32_t smem)
+      : full{smem + Cfg::kFullBarriers},
+        empty{smem + Cfg::kEmptyBarriers},
+        acc_full{smem + Cfg::kAccFullBarriers},
+        acc_empty{smem + Cfg::kAccEmptyBarriers},
+        clc{smem + Cfg::kClcFullBarriers, smem + Cfg::kClcEmptyBarriers, smem + Cfg::kClcResponses},
+        tmem_base_slot(smem + Cfg::kTmemBaseSlot) {}
+
+  // One thread per CTA.
+  BWGEMM_DEVICE void init() const {
+    for (uint32_t s = 0; s < Cfg::kStages; ++s) {
+      ptx::mbarrier_init(full[s], Cfg::kProducerWarps * Cfg::kCtaGroup);
+      ptx::mbarrier_init(empty[s], 1);
+    }
+    for (uint32_t a = 0; a < Cfg::kAccStages; ++a) {
+      ptx::mbarrier_init(acc_full[a], 1);
+      ptx::mbarrier_init(acc_empty[a], Cfg::kEpilogueWarps * Cfg::kCtaGroup);
+    }
+    for (uint32_t i = 0; i < kClcStages; ++i) {
+      ptx::mbarrier_init(clc.full_at(i), 1);
+      ptx::mbarrier_init(clc.empty_at(i), Cfg::kClcConsumerArrivals);
+    }
+    ptx::fence_mbarrier_init();
+  }
+};
+
+// The start every tcgen05 kernel shares, run by all threads: the scheduler warp initialises the barriers,
+// the MMA warp allocates Cfg::kTmemColumns of tensor memory (in both CTAs of a pair), then the CTA
+// pair synchronizes. Returns the tensor-memory base address.
+template <class Cfg>
+BWGEMM_DEVICE uint32_t start_kernel(uint32_t warp, const KernelBarriers<Cfg>& bars) {
+  if (warp == Cfg::kSchedulerWarp && ptx::elect_one_sync()) bars.init();
+  if (warp == Cfg::kMmaWarp) {
+    ptx::tcgen05_alloc<Cfg::kCtaGroup>(bars.tmem_base_slot, Cfg::kTmemColumns);
+    ptx::tcgen05_relinquish_alloc_permit<Cfg::kCtaGroup>();
+  }
+  ptx::tcgen05_fence_before_thread_sync();
+  cta_group_sync<Cfg::kCtaGroup>();  // barriers and tensor memory of both CTAs are ready
+  ptx::tcgen05_fence_after_thread_sync();
+  return *static_cast<volatile uint32_t*>(ptx::shared_address_to_pointer(bars.tmem_base_slot));
+}
+
+// The end every tcgen05 kernel shares, run by all threads: no CTA leaves while its peer may still signal
+// its barriers or read its memory; then the MMA warp frees the tensor memory.
+template <class Cfg>
+BWGEMM_DEVICE void finish_kernel(uint32_t warp, uint32_t tmem) {
+  ptx::tcgen05_fence_before_thread_sync();
+  cta_group_sync<Cfg::kCtaGroup>();
+  if (warp == Cfg::kMmaWarp) {
+    ptx::tcgen05_fence_after_thread_sync();
+    ptx::tcgen05_dealloc<Cfg::kCtaGroup>(tmem, Cfg::kTmemColumns);
+  }
+}
+
 // The sequence of linear tile ids one cluster computes under scheduler S. Every warp role that walks the
 // tiles owns one. With CLC, next() reads the next response and, when `consumer` is set, releases it (one
 // arrival per consuming warp; the kernel sizes the empty barrier to match).

@@ -82,6 +82,8 @@ struct DualGemmConfig {
   static constexpr int kEpilogueWarps = 4;  // one per 32-lane quarter of tensor memory
   static constexpr int kOperandWarp = 4;    // TMA of A, B1, B2
   static constexpr int kScaleWarp = 5;      // TMA of SFA, SFB1, SFB2
+  static constexpr int kProducerWarps =
+      2;  // warps per CTA arriving on each stage's full barrier: operand and scale producer
   static constexpr int kMmaWarp = 6;        // tcgen05.cp + tcgen05.mma (even CTA), TMEM alloc (every CTA)
   static constexpr int kSchedulerWarp = 7;  // CLC try_cancel (even CTA); initialises the barriers
   static constexpr int kWarps = 8;

@@ -77,44 +77,16 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 
   // Shared memory: everything is carved from the dynamic buffer, aligned up to 1024 bytes.
   const uint32_t smem = round_up_u32(dynamic_smem_base(), kSmemAlignment);
-  const BarrierArray<Cfg::kStages> full{smem + Cfg::kFullBarriers};
-  const BarrierArray<Cfg::kStages> empty{smem + Cfg::kEmptyBarriers};
-  const BarrierArray<Cfg::kAccStages> acc_full{smem + Cfg::kAccFullBarriers};
-  const BarrierArray<Cfg::kAccStages> acc_empty{smem + Cfg::kAccEmptyBarriers};
-  const ClcBarriers clc{smem + Cfg::kClcFullBarriers, smem + Cfg::kClcEmptyBarriers,
-                        smem + Cfg::kClcResponses};
-  auto* tmem_base_slot =
-      static_cast<volatile uint32_t*>(shared_address_to_pointer(smem + Cfg::kTmemBaseSlot));
+  const KernelBarriers<Cfg> bars(smem);
+  const auto& [full, empty, acc_full, acc_empty, clc, tmem_base_slot] = bars;
 
   // ---- set-up ------------------------------------------------------------------------------------------
-  if (warp == Cfg::kSchedulerWarp && elect_one_sync()) {
-    for (uint32_t s = 0; s < Cfg::kStages; ++s) {
-      mbarrier_init(full[s], 2 * kCtaGroup);  // operand + scale producer of each CTA
-      mbarrier_init(empty[s], 1);             // one tcgen05.commit
-    }
-    for (uint32_t a = 0; a < Cfg::kAccStages; ++a) {
-      mbarrier_init(acc_full[a], 1);
-      mbarrier_init(acc_empty[a], Cfg::kEpilogueWarps * kCtaGroup);
-    }
-    for (uint32_t i = 0; i < kClcStages; ++i) {
-      mbarrier_init(clc.full_at(i), 1);
-      mbarrier_init(clc.empty_at(i), Cfg::kClcConsumerArrivals);
-    }
-    fence_mbarrier_init();
-  }
   if (warp == Cfg::kOperandWarp && elect_one_sync()) {
     tma_prefetch_descriptor(&p.tmap_a);
     tma_prefetch_descriptor(&p.tmap_b1);
     tma_prefetch_descriptor(&p.tmap_b2);
   }
-  if (warp == Cfg::kMmaWarp) {
-    tcgen05_alloc<kCtaGroup>(smem + Cfg::kTmemBaseSlot, Cfg::kTmemColumns);
-    tcgen05_relinquish_alloc_permit<kCtaGroup>();
-  }
-  tcgen05_fence_before_thread_sync();
-  cta_group_sync<kCtaGroup>();  // barriers and tensor memory of both CTAs are ready
-  tcgen05_fence_after_thread_sync();
-  const uint32_t tmem = *tmem_base_slot;
+  const uint32_t tmem = start_kernel<Cfg>(warp, bars);
 
   const int32_t cluster = static_cast<int32_t>(block_idx().x / kCtaGroup);
   const int32_t k_iters = (p.k + Cfg::kBlockK - 1) / Cfg::kBlockK;
@@ -280,14 +252,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     }
   }
 
-  // ---- teardown ----------------------------------------------------------------------------------------
-  tcgen05_fence_before_thread_sync();
-  // No CTA leaves while its peer may still signal its barriers or read its memory.
-  cta_group_sync<kCtaGroup>();
-  if (warp == Cfg::kMmaWarp) {
-    tcgen05_fence_after_thread_sync();
-    tcgen05_dealloc<kCtaGroup>(tmem, Cfg::kTmemColumns);
-  }
+  finish_kernel<Cfg>(warp, tmem);
 }
 
 }  // namespace bwgemm::sm100

@@ -78,6 +78,8 @@ struct GemmConfig {
   // ---- warps -------------------------------------------------------------------------------------------
   static constexpr int kEpilogueWarps = 4;  // one per 32-lane quarter of tensor memory
   static constexpr int kProducerWarp = 4;   // TMA of A and B
+  static constexpr int kProducerWarps =
+      1;  // warps per CTA arriving on each stage's full barrier: the one TMA producer
   static constexpr int kMmaWarp = 5;        // tcgen05.mma (even CTA), TMEM alloc (every CTA)
   static constexpr int kSchedulerWarp = 6;  // CLC try_cancel (even CTA); initialises the barriers
   static constexpr int kWarps = 7;          // seed 004's 7 warps
