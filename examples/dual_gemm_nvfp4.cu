@@ -25,39 +25,18 @@
 #include "bwgemm/quantize.cuh"
 #include "bwgemm/reference/nvfp4_gemm.hpp"
 
+#include "example_memory.hpp"
+
 #if !BWGEMM_EMULATION
 #include <cuda_runtime.h>
 #endif
 
 namespace {
 
-constexpr int kNoSuitableGpu = 77;  // exit code: the native build found no compute-capability-10.0 GPU
-
-// Device memory: cudaMalloc natively; host memory in the emulator (its global memory).
-void* device_alloc(size_t bytes) {
-#if BWGEMM_EMULATION
-  return std::aligned_alloc(256, (bytes + 255) / 256 * 256);
-#else
-  void* p = nullptr;
-  if (cudaMalloc(&p, bytes) != cudaSuccess) return nullptr;
-  return p;
-#endif
-}
-void device_free(void* p) {
-#if BWGEMM_EMULATION
-  std::free(p);
-#else
-  cudaFree(p);
-#endif
-}
-void copy(void* dst, const void* src, size_t bytes, bool to_device) {
-#if BWGEMM_EMULATION
-  (void)to_device;
-  std::memcpy(dst, src, bytes);
-#else
-  cudaMemcpy(dst, src, bytes, to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost);
-#endif
-}
+using example::copy;
+using example::device_alloc;
+using example::device_free;
+using example::kNoSuitableGpu;
 
 bool check(const bwgemm::Status& s, const char* what) {
   if (!s.ok()) std::fprintf(stderr, "%s: %s\n", what, s.to_string().c_str());
