@@ -3,19 +3,65 @@
 // sm_100a or compute_80 targets of the rest of the binary. Registered with DeviceRequirement::kSm90a, so they
 // run only on a GPU of compute capability 9.0 (H100/H200).
 //
-// Registered: the bf16 dual GEMM (bwgemm::sm90::dual_gemm, the default Config choice) in dual_bf16.
+// Registered:
+//   dual_bf16  bwgemm_sm90          bwgemm::sm90::dual_gemm (the default Config choice)
+//              bwgemm_sm90_cluster2 the same tiles in clusters of two CTAs along M, B1/B2 multicast
+//   gemm_fp16, bwgemm_sm90          bwgemm::sm90::gemm (the default Config choice), both B layouts
+//   gemm_bf16  bwgemm_sm90_cluster2 sm90::GemmLargeCluster2: the 128 x 256 tile in clusters of two CTAs
+//                                   along M, B multicast (not the default: slower so far)
+#include <type_traits>
+
 #include "bwgemm/sm90/dual_gemm.cuh"
+#include "bwgemm/sm90/gemm.cuh"
 #include "registry.hpp"
 
 namespace bwgemm::bench {
 
-void add_bwgemm_sm90_candidates(ImplementationTable& table) {
+namespace {
+
+// D = A·B on GemmProblem<T>'s operands (T in and out, B as the shape says) through `run`.
+template <class T, class Run>
+Implementation<GemmProblem<T>> sm90_gemm_candidate(const char* name, Run run) {
+  Implementation<GemmProblem<T>> impl;
+  impl.name = name;
+  impl.requirement = DeviceRequirement::kSm90a;
+  impl.intermediate_unit_roundoff = 0.0;  // one rounding: fp32 accumulators to T
+  impl.supports = [](const GemmShape& s) { return s.m % 8 == 0 && s.n % 8 == 0 && s.k % 8 == 0; };
+  impl.prepare = [run](const GemmProblem<T>& problem) -> Launch {
+    return [&problem, run](int set, cudaStream_t stream) {
+      const GemmOperands<T>& o = problem.operands(set);
+      const GemmShape& s = problem.shape();
+      bwgemm::sm90::GemmArguments<T> args;
+      args.m = s.m, args.n = s.n, args.k = s.k;
+      args.a = o.a;
+      args.b = o.b;
+      args.b_layout = s.b_layout;  // ldb defaults to N (K x N) or K (N x K), as the problem stores B
+      args.d = o.d;
+      const bwgemm::Status st = run(args, stream);
+      if (!st.ok()) throw BenchError(st.to_string());
+    };
+  };
+  return impl;
+}
+
+template <class T>
+void add_gemm(std::vector<Implementation<GemmProblem<T>>>& group) {
+  group.push_back(sm90_gemm_candidate<T>(
+      "bwgemm_sm90", [](const sm90::GemmArguments<T>& a, cudaStream_t s) { return sm90::gemm(a, s); }));
+  group.push_back(
+      sm90_gemm_candidate<T>("bwgemm_sm90_cluster2", [](const sm90::GemmArguments<T>& a, cudaStream_t s) {
+        return sm90::Gemm<sm90::GemmLargeCluster2<T>>::run(a, s);
+      }));
+}
+
+template <class Run>
+Implementation<DualBf16Problem> sm90_dual_candidate(const char* name, Run run) {
   Implementation<DualBf16Problem> dual;
-  dual.name = "bwgemm_sm90";
+  dual.name = name;
   dual.requirement = DeviceRequirement::kSm90a;
   dual.intermediate_unit_roundoff = 0.0;  // fused: fp32 accumulators feed the SiLU epilogue
-  dual.prepare = [](const DualBf16Problem& problem) -> Launch {
-    return [&problem](int set, cudaStream_t stream) {
+  dual.prepare = [run](const DualBf16Problem& problem) -> Launch {
+    return [&problem, run](int set, cudaStream_t stream) {
       const DualBf16Operands& o = problem.operands(set);
       const DualShape& s = problem.shape();
       bwgemm::sm90::DualGemmArguments<__nv_bfloat16> args;
@@ -24,11 +70,24 @@ void add_bwgemm_sm90_candidates(ImplementationTable& table) {
       args.b1 = o.b1;
       args.b2 = o.b2;
       args.c = o.c;
-      const bwgemm::Status st = bwgemm::sm90::dual_gemm(args, stream);
+      const bwgemm::Status st = run(args, stream);
       if (!st.ok()) throw BenchError(st.to_string());
     };
   };
-  table.dual_bf16.push_back(dual);
+  return dual;
+}
+
+}  // namespace
+
+void add_bwgemm_sm90_candidates(ImplementationTable& table) {
+  using DualArgs = sm90::DualGemmArguments<__nv_bfloat16>;
+  table.dual_bf16.push_back(sm90_dual_candidate(
+      "bwgemm_sm90", [](const DualArgs& a, cudaStream_t s) { return sm90::dual_gemm(a, s); }));
+  table.dual_bf16.push_back(
+      sm90_dual_candidate("bwgemm_sm90_cluster2",
+                          [](const DualArgs& a, cudaStream_t s) { return sm90::dual_gemm_cluster2(a, s); }));
+  add_gemm<__half>(table.gemm_fp16);
+  add_gemm<__nv_bfloat16>(table.gemm_bf16);
 }
 
 }  // namespace bwgemm::bench

@@ -273,6 +273,34 @@ TEST(Sm90DualGemmExact, Fp16LargeConfig) {
   }
 }
 
+// Clusters of two CTAs along M sharing B1/B2 through TMA multicast (both tile shapes).
+template <class In, class Out>
+using LargeClusterExact =
+    typename sm90::DualGemmLargeMCluster2<In, Out>::template WithEpilogue<bwgemm::epi::Multiply>;
+template <class In, class Out>
+using SmallClusterExact =
+    typename sm90::DualGemmSmallMCluster2<In, Out>::template WithEpilogue<bwgemm::epi::Multiply>;
+
+TEST(Sm90DualGemmExact, Bf16Cluster2Configs) {
+  BWGEMM_REQUIRE_SM90();
+  for (const Shape& s : kExactShapes) {
+    check_dual_gemm<bf16, bf16, bwgemm::epi::Multiply>(s, Tier::kExact, 1.0f, 1.0f,
+                                                       explicit_config<LargeClusterExact<bf16, bf16>>());
+    check_dual_gemm<bf16, bf16, bwgemm::epi::Multiply>(s, Tier::kExact, 0.5f, 2.0f,
+                                                       explicit_config<SmallClusterExact<bf16, bf16>>());
+  }
+}
+
+TEST(Sm90DualGemmRealistic, Bf16Cluster2) {
+  BWGEMM_REQUIRE_SM90();
+  check_dual_gemm<bf16, bf16, bwgemm::epi::SiluMul>(
+      {1000, 1048, 1000}, Tier::kRealistic, 0.75f, 1.25f,
+      [](const sm90::DualGemmArguments<bf16, bf16>& args) { return sm90::dual_gemm_cluster2(args); }, 10);
+  check_dual_gemm<bf16, bf16, bwgemm::epi::SiluMul>(
+      {256, 1024, 2048}, Tier::kRealistic, 1.0f, 1.0f,
+      [](const sm90::DualGemmArguments<bf16, bf16>& args) { return sm90::dual_gemm_cluster2(args); }, 14);
+}
+
 TEST(Sm90DualGemmExact, Bf16InFp16Out) {
   BWGEMM_REQUIRE_SM90();
   check_dual_gemm<bf16, f16, bwgemm::epi::Multiply>({200, 136, 72}, Tier::kExact, 1.0f, 1.0f,

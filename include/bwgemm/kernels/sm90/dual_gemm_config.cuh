@@ -24,7 +24,7 @@
 namespace bwgemm::sm90 {
 
 template <int BlockN_, int Stages_, class Scheduler_ = sched::StaticPersistent, class In_ = __nv_bfloat16,
-          class Out_ = __nv_bfloat16, class Epilogue_ = epi::SiluMul>
+          class Out_ = __nv_bfloat16, class Epilogue_ = epi::SiluMul, int ClusterM_ = 1>
 struct DualGemmConfig {
   using Scheduler = Scheduler_;
   using In = In_;
@@ -32,18 +32,22 @@ struct DualGemmConfig {
   using Epilogue = Epilogue_;
   // The same kernel with another epilogue functor, input or output type.
   template <class E>
-  using WithEpilogue = DualGemmConfig<BlockN_, Stages_, Scheduler_, In_, Out_, E>;
+  using WithEpilogue = DualGemmConfig<BlockN_, Stages_, Scheduler_, In_, Out_, E, ClusterM_>;
   template <class I, class O>
-  using WithTypes = DualGemmConfig<BlockN_, Stages_, Scheduler_, I, O, Epilogue_>;
+  using WithTypes = DualGemmConfig<BlockN_, Stages_, Scheduler_, I, O, Epilogue_, ClusterM_>;
 
   // ---- knobs -------------------------------------------------------------------------------------------
   static constexpr int kBlockN = BlockN_;  // output columns per CTA tile (of each of B1 and B2)
   static constexpr int kStages = Stages_;  // shared-memory pipeline depth
+  // CTAs per cluster, stacked along M: they need the same B1/B2 tiles, so each loads half of them and
+  // multicasts it to both (TMA .multicast::cluster), halving B's L2 -> SM traffic.
+  static constexpr int kClusterM = ClusterM_;
 
   // ---- tile shape --------------------------------------------------------------------------------------
   static constexpr int kConsumerWarpgroups = 2;
   static constexpr int kWarpgroupM = kWgmmaM;                                       // 64 rows per consumer
   static constexpr int kBlockM = kConsumerWarpgroups * kWarpgroupM;                 // 128
+  static constexpr int kClusterBlockM = kBlockM * kClusterM;                        // rows per cluster tile
   static constexpr int kMmaN = 2 * kBlockN;                                         // B1 rows then B2 rows
   static constexpr int kBlockK = static_cast<int>(ptx::kSw128Elements16);           // 64: one 128-byte row
   static constexpr int kMmasPerStage = kBlockK / static_cast<int>(ptx::kWgmmaK16);  // 4
@@ -58,6 +62,10 @@ struct DualGemmConfig {
   static constexpr int kB2Offset = kB1Offset + kBBytes;  // directly after B1: one N = 2·BlockN operand
   static constexpr int kStageBytes = kB2Offset + kBBytes;
   static constexpr uint32_t kTxBytes = kStageBytes;  // TMA writes whole boxes (out-of-bounds zero-filled)
+  static constexpr int kBRowsPerCta = kBlockN / kClusterM;       // B1/B2 box rows one CTA loads
+  static constexpr int kBSliceBytes = kBRowsPerCta * kRowBytes;  // its offset in each B tile
+  // Arrivals that free a stage: every consumer warpgroup of every CTA its producer's multicast wrote to.
+  static constexpr int kEmptyArrivals = kConsumerWarpgroups * kClusterM;
 
   // ---- warps -------------------------------------------------------------------------------------------
   static constexpr int kProducerWarpgroup = 0;  // warp 0 issues TMA; warp 1 prefetches the tensor maps
@@ -80,6 +88,8 @@ struct DualGemmConfig {
                 "BlockN must be 32, 64, 96 or 128: the wgmma N = 2·BlockN must be <= 256 and one of "
                 "ptx::kWgmmaSupportedN, and the TMA box of B (BlockN rows) at most 256 rows");
   static_assert(ptx::kWgmmaSupportedN<kMmaN>, "2·BlockN is not a wgmma N ptx::wgmma_ss supports");
+  static_assert(kClusterM == 1 || kClusterM == 2, "ClusterM is 1 or 2 (a pair of CTAs sharing B1/B2)");
+  static_assert(kBSliceBytes % kSmemAlignment == 0, "each CTA's slice of B must start on a swizzle atom");
   static_assert(kStages >= 2, "at least two stages: one loading while one is consumed");
   static_assert(kSmemBytes <= kMaxDynamicSmemBytes,
                 "the stages do not fit the 227 KB of shared memory: fewer Stages or a smaller BlockN");

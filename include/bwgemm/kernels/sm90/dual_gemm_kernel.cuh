@@ -25,6 +25,7 @@
 #include "bwgemm/kernels/sm90/common.cuh"
 #include "bwgemm/kernels/sm90/dual_gemm_config.cuh"
 #include "bwgemm/pipeline/pipeline_state.cuh"
+#include "bwgemm/ptx/cluster.cuh"
 #include "bwgemm/ptx/descriptors_sm90.hpp"
 #include "bwgemm/ptx/mbarrier.cuh"
 #include "bwgemm/ptx/misc.cuh"
@@ -45,7 +46,7 @@ struct DualGemmParams {
   int64_t ldc = 0;
   int32_t m = 0, n = 0, k = 0;
   sched::TileGrid tiles{};
-  int32_t num_ctas = 0;  // the grid (the scheduler's stride)
+  int32_t num_ctas = 0;  // the grid in clusters (the scheduler's stride)
   float alpha1 = 1.0f, alpha2 = 1.0f;
   typename Cfg::Epilogue epilogue{};  // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
 };
@@ -63,12 +64,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const uint32_t smem = round_up_u32(dynamic_smem_base(), kSmemAlignment);
   const BarrierArray<Cfg::kStages> full{smem + Cfg::kFullBarriers};
   const BarrierArray<Cfg::kStages> empty{smem + Cfg::kEmptyBarriers};
+  constexpr int kClusterM = Cfg::kClusterM;
+  uint32_t cta_rank = 0;  // rank in the cluster = which M tile of the cluster tile
+  if constexpr (kClusterM > 1) cta_rank = cluster_ctarank();
 
   // ---- set-up ------------------------------------------------------------------------------------------
   if (warp == 0 && elect_one_sync()) {
     for (uint32_t s = 0; s < Cfg::kStages; ++s) {
-      mbarrier_init(full[s], 1);                          // the producer's arrive.expect_tx
-      mbarrier_init(empty[s], Cfg::kConsumerWarpgroups);  // one arrival per consumer warpgroup
+      mbarrier_init(full[s], 1);                     // the producer's arrive.expect_tx
+      mbarrier_init(empty[s], Cfg::kEmptyArrivals);  // every consumer warpgroup of the cluster
     }
     fence_mbarrier_init();
   }
@@ -77,9 +81,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     tma_prefetch_descriptor(&p.tmap_b1);
     tma_prefetch_descriptor(&p.tmap_b2);
   }
-  sync_threads();
+  // With a cluster the peer multicasts into this CTA's stages and arrives on its barriers: both must be
+  // initialised first.
+  if constexpr (kClusterM > 1) {
+    cluster_sync();
+  } else {
+    sync_threads();
+  }
 
-  const int32_t cta = static_cast<int32_t>(block_idx().x);
+  const int32_t cta = static_cast<int32_t>(block_idx().x) / kClusterM;  // the cluster's index
   const int32_t total = p.tiles.total();
   const int32_t k_iters = (p.k + Cfg::kBlockK - 1) / Cfg::kBlockK;
 
@@ -91,7 +101,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       for (int32_t tile = Scheduler::first_tile(cta, p.num_ctas, total); tile != sched::kNoTile;
            tile = Scheduler::next_tile(tile, p.num_ctas, total)) {
         const sched::TileCoord t = p.tiles.tile_at(tile);
-        const int32_t m0 = t.m * Cfg::kBlockM;
+        const int32_t m0 = (t.m * kClusterM + static_cast<int32_t>(cta_rank)) * Cfg::kBlockM;
         const int32_t n0 = t.n * Cfg::kBlockN;
         for (int32_t kb = 0; kb < k_iters; ++kb, stage.advance()) {
           mbarrier_wait_parity(empty[stage.index], stage.producer_parity());
@@ -100,8 +110,18 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           const uint32_t base = smem + stage.index * Cfg::kStageBytes;
           const int32_t k0 = kb * Cfg::kBlockK;
           tma_load(base + Cfg::kAOffset, &p.tmap_a, bar, {k0, m0, t.batch});
-          tma_load(base + Cfg::kB1Offset, &p.tmap_b1, bar, {k0, n0, t.batch});
-          tma_load(base + Cfg::kB2Offset, &p.tmap_b2, bar, {k0, n0, t.batch});
+          if constexpr (kClusterM > 1) {
+            constexpr uint16_t kClusterMask = (1u << kClusterM) - 1;  // every CTA of the cluster
+            const uint32_t slice = cta_rank * Cfg::kBSliceBytes;
+            const int32_t n_slice = n0 + static_cast<int32_t>(cta_rank) * Cfg::kBRowsPerCta;
+            tma_load_multicast(base + Cfg::kB1Offset + slice, &p.tmap_b1, bar, {k0, n_slice, t.batch},
+                               kClusterMask);
+            tma_load_multicast(base + Cfg::kB2Offset + slice, &p.tmap_b2, bar, {k0, n_slice, t.batch},
+                               kClusterMask);
+          } else {
+            tma_load(base + Cfg::kB1Offset, &p.tmap_b1, bar, {k0, n0, t.batch});
+            tma_load(base + Cfg::kB2Offset, &p.tmap_b2, bar, {k0, n0, t.batch});
+          }
         }
       }
     }
@@ -113,6 +133,18 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     const uint32_t warp_in_group = thread / kWarpSize;
     const uint32_t lane = thread % kWarpSize;
     const uint32_t a_offset = Cfg::kAOffset + consumer * Cfg::kWarpgroupM * Cfg::kRowBytes;
+
+    // Frees stage `s` in every CTA of the cluster (their producers' B tiles reached this CTA's stage s).
+    const auto release = [&](uint32_t s) {
+      if (thread != 0) return;
+      if constexpr (kClusterM > 1) {
+#pragma unroll
+        for (uint32_t r = 0; r < static_cast<uint32_t>(kClusterM); ++r)
+          mbarrier_arrive_cluster(mapa_shared_cluster(empty[s], r));
+      } else {
+        mbarrier_arrive(empty[s]);
+      }
+    };
 
     PipelineState<Cfg::kStages> stage;
     for (int32_t tile = Scheduler::first_tile(cta, p.num_ctas, total); tile != sched::kNoTile;
@@ -140,18 +172,19 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         wgmma_commit_group();
         // The batch before this one is done: its stage can be refilled.
         wgmma_wait_group<1>();
-        if (kb > 0 && thread == 0) mbarrier_arrive(empty[previous]);
+        if (kb > 0) release(previous);
         previous = stage.index;
         stage.advance();
       }
       wgmma_wait_group<0>();
       wgmma_fence_operand(acc);
-      if (thread == 0) mbarrier_arrive(empty[previous]);
+      release(previous);
 
       // ---- epilogue: fragment -> functor -> C --------------------------------------------------------
       // Thread (warp w, lane l) holds rows 16w + l/4 (+8) and columns 8j + 2(l%4) (+1) of its 64-row slice:
       // gate at acc[4j + 2h + e], up at acc[kBlockN / 2 + 4j + 2h + e] (ptx/wgmma.cuh).
-      const int32_t row0 = t.m * Cfg::kBlockM + static_cast<int32_t>(consumer) * Cfg::kWarpgroupM +
+      const int32_t row0 = (t.m * kClusterM + static_cast<int32_t>(cta_rank)) * Cfg::kBlockM +
+                           static_cast<int32_t>(consumer) * Cfg::kWarpgroupM +
                            static_cast<int32_t>(warp_in_group * 16 + lane / 4);
       const int32_t col0 = t.n * Cfg::kBlockN + static_cast<int32_t>(2 * (lane % 4));
       typename Cfg::Out* c_batch = p.c + static_cast<int64_t>(t.batch) * p.m * p.ldc;
@@ -173,6 +206,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       }
     }
   }
+
+  // A CTA must outlive the peer's multicasts into its stages and arrivals on its barriers.
+  if constexpr (kClusterM > 1) cluster_sync();
 }
 
 }  // namespace bwgemm::sm90

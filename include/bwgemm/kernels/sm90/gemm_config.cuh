@@ -1,0 +1,109 @@
+// sm90::GemmConfig: every knob of the sm_90a (Hopper) fp16/bf16 GEMM and everything derived from them.
+//
+//   using Cfg = bwgemm::sm90::GemmConfig<256, 4, 2>;   // 128 x 256 tiles, 4 stages, clusters of 2 CTAs
+//
+// Tile: 128 output rows x BlockN output columns per CTA. Two consumer warpgroups split the rows (64 each,
+// the M of one wgmma); each issues one m64n<BlockN>k16 wgmma per 16 K. A producer warpgroup issues the TMA
+// loads: per stage A (128 rows x 64 K, K-major) and B (BlockN columns x 64 K), B either K-major (an N x K
+// matrix, one box of BlockN rows) or MN-major (a K x N row-major matrix, BlockN / 64 boxes of 64 columns x
+// 64 K rows, 8 KiB apart). BlockK = 64 16-bit elements = one 128-byte swizzle row.
+//
+// ClusterM = 2: the two CTAs of a cluster compute vertically adjacent tiles (the same N columns), so they
+// need the same B tile; each loads half of it and multicasts it to both (halves B's L2 -> SM traffic).
+//
+// The input type (fp16 or bf16) is not part of the Config: the kernel is instantiated per input type
+// (sm90::Gemm<Cfg>::run deduces it from the arguments), as the sm_100a sm100::GemmConfig does.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "bwgemm/epilogue/functors.cuh"
+#include "bwgemm/kernels/sm90/common.cuh"
+#include "bwgemm/scheduler/schedulers.cuh"
+
+namespace bwgemm::sm90 {
+
+template <int BlockN_, int Stages_, int ClusterM_ = 1, class Scheduler_ = sched::StaticPersistent,
+          class Epilogue_ = epi::LinearCombination, class Out_ = __nv_bfloat16>
+struct GemmConfig {
+  using Scheduler = Scheduler_;
+  using Epilogue = Epilogue_;
+  using Out = Out_;
+  // The same kernel with another output type or epilogue functor.
+  template <class O>
+  using WithOut = GemmConfig<BlockN_, Stages_, ClusterM_, Scheduler_, Epilogue_, O>;
+  template <class E>
+  using WithEpilogue = GemmConfig<BlockN_, Stages_, ClusterM_, Scheduler_, E, Out_>;
+
+  // ---- knobs -------------------------------------------------------------------------------------------
+  static constexpr int kBlockN = BlockN_;      // output columns per CTA tile (the wgmma N)
+  static constexpr int kStages = Stages_;      // shared-memory pipeline depth
+  static constexpr int kClusterM = ClusterM_;  // CTAs per cluster, stacked along M, sharing B
+
+  // ---- tile shape --------------------------------------------------------------------------------------
+  static constexpr int kConsumerWarpgroups = 2;
+  static constexpr int kWarpgroupM = kWgmmaM;                                       // 64 rows per consumer
+  static constexpr int kBlockM = kConsumerWarpgroups * kWarpgroupM;                 // 128
+  static constexpr int kClusterBlockM = kBlockM * kClusterM;                        // rows per cluster tile
+  static constexpr int kBlockK = static_cast<int>(ptx::kSw128Elements16);           // 64: one 128-byte row
+  static constexpr int kMmasPerStage = kBlockK / static_cast<int>(ptx::kWgmmaK16);  // 4
+  static constexpr int kAccRegs = kBlockN / 2;  // fp32 accumulator registers per consumer thread
+
+  // ---- shared memory per stage (offsets from the stage base; every piece 1024-byte aligned) -----------
+  static constexpr int kRowBytes = static_cast<int>(ptx::kSw128RowBytes);  // 128
+  static constexpr int kABytes = kBlockM * kRowBytes;
+  static constexpr int kBBytes = kBlockN * kRowBytes;  // K-major: BlockN rows; MN-major: same bytes
+  static constexpr int kAOffset = 0;
+  static constexpr int kBOffset = kAOffset + kABytes;
+  static constexpr int kStageBytes = kBOffset + kBBytes;
+  static constexpr uint32_t kTxBytes = kStageBytes;  // TMA writes whole boxes (out-of-bounds zero-filled)
+
+  // B as loaded by one CTA of the cluster: K-major, BlockN / ClusterM rows of 128 bytes; MN-major, the
+  // 64-column chunks (each 64 K rows x 128 bytes) split between the CTAs.
+  static constexpr int kBMnChunkColumns = static_cast<int>(ptx::kSw128Elements16);  // 64
+  static constexpr int kBMnChunks = kBlockN / kBMnChunkColumns;                     // chunks per tile
+  static constexpr int kBMnChunkBytes = kBlockK * kRowBytes;                        // 8 KiB = the LBO
+  static constexpr int kBKMajorRowsPerCta = kBlockN / kClusterM;                    // box rows
+  static constexpr int kBMnChunksPerCta = kBMnChunks / kClusterM;                   // boxes per CTA
+  static constexpr int kBSliceBytes = kBBytes / kClusterM;                          // per CTA
+
+  // ---- warps -------------------------------------------------------------------------------------------
+  static constexpr int kProducerWarpgroup = 0;  // warp 0 issues TMA; warp 1 prefetches the tensor maps
+  static constexpr int kThreads = (1 + kConsumerWarpgroups) * kWarpgroupThreads;
+  static constexpr int kProducerRegs = kProducerRegisters;
+  static constexpr int kConsumerRegs = kConsumerRegisters;
+  // Arrivals that free a stage: every consumer warpgroup of every CTA that reads bytes this CTA's producer
+  // wrote (with multicast, the peer's consumers too).
+  static constexpr int kEmptyArrivals = kConsumerWarpgroups * kClusterM;
+
+  // ---- shared memory layout after the stages -----------------------------------------------------------
+  static constexpr int kFullBarriers = kStages * kStageBytes;         // [kStages]: TMA landed
+  static constexpr int kEmptyBarriers = kFullBarriers + 8 * kStages;  // [kStages]: all consumers done
+  // + kSmemAlignment: the kernel aligns the dynamic buffer's start up to 1024 bytes itself.
+  static constexpr int kSmemBytes = kEmptyBarriers + 8 * kStages + kSmemAlignment;
+
+  // ---- the limits, explained ---------------------------------------------------------------------------
+  static_assert(std::is_same_v<Out, __half> || std::is_same_v<Out, __nv_bfloat16> ||
+                    std::is_same_v<Out, float>,
+                "Out is __half, __nv_bfloat16 or float");
+  static_assert(
+      kBlockN == 64 || kBlockN == 128 || kBlockN == 192 || kBlockN == 256,
+      "BlockN must be 64, 128, 192 or 256: a wgmma N of ptx::kWgmmaSupportedN made of whole 64-column "
+      "chunks (the MN-major B boxes), and at most 256 (the TMA box and the wgmma limit)");
+  static_assert(ptx::kWgmmaSupportedN<kBlockN>, "BlockN is not a wgmma N ptx::wgmma_ss supports");
+  static_assert(kClusterM == 1 || kClusterM == 2, "ClusterM is 1 or 2 (a pair of CTAs sharing B)");
+  static_assert(kBMnChunks % kClusterM == 0, "the B chunks must split evenly between the cluster's CTAs");
+  static_assert(kBSliceBytes % kSmemAlignment == 0, "each CTA's slice of B must start on a swizzle atom");
+  static_assert(kStages >= 2, "at least two stages: one loading while one is consumed");
+  static_assert(kSmemBytes <= kMaxDynamicSmemBytes,
+                "the stages do not fit the 227 KB of shared memory: fewer Stages or a smaller BlockN");
+  static_assert(!Scheduler::kUsesClc,
+                "Cluster Launch Control is sm_100 only: OneTilePerCluster or StaticPersistent");
+  static_assert(kAccRegs + 64 <= kConsumerRegs, "the accumulators need registers to spare");
+};
+
+}  // namespace bwgemm::sm90

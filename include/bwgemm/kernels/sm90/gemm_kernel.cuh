@@ -1,0 +1,268 @@
+// The sm_90a (Hopper) fp16/bf16 GEMM, warp-specialized and persistent:
+//
+//   D = epilogue(A·B [, C]),  A: M x K (K-major), B: N x K (K-major) or K x N (N-major), C, D: M x N
+//
+// Roles (384 threads, three warpgroups; sm90::GemmConfig):
+//   warpgroup 0    producer: setmaxnreg down to 40; warp 0's elected thread loads the A tile and (its share
+//                  of) the B tile of every K block with TMA into a ring of kStages stages (full barrier:
+//                  complete_tx of the stage's bytes). With ClusterM = 2 the B share is multicast to both CTAs
+//                  of the cluster, and a stage is refilled only once the consumers of both CTAs freed it.
+//   warpgroups 1,2 consumers: setmaxnreg up to 232; consumer c owns rows 64c..64c+63 of the 128-row tile and
+//                  issues one wgmma m64n<BlockN>k16 per 16 K; it frees a stage (one arrival per consumer on
+//                  the empty barrier of every CTA of the cluster) once wgmma.wait_group says the wgmmas that
+//                  read it are done, one stage behind the issue; then applies the epilogue functor to the
+//                  register fragment (reading C only when the functor needs it) and stores D from registers.
+// Both roles walk the same cluster tiles of a sched::TileGrid under Cfg::Scheduler (StaticPersistent: one
+// cluster per pair of SMs strides over the tiles, so the producer already loads the next tile while the
+// consumers run the epilogue). CTA r of a cluster computes M tile (2·t.m + r) of cluster tile t.
+//
+// Shared memory (carved from the dynamic buffer, aligned up to 1024 bytes):
+//   [stage 0: A 128x64 | B] ... [stage S-1] | full[S] | empty[S]
+// B is BlockN rows x 64 K (K-major, SBO 1024) or BlockN / 64 chunks of 64 K rows x 64 columns (MN-major,
+// chunk stride = LBO 8 KiB, 8 K rows = SBO 1024), every piece 128-byte swizzled as TMA writes it.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "bwgemm/epilogue/store.cuh"
+#include "bwgemm/kernels/sm90/common.cuh"
+#include "bwgemm/kernels/sm90/gemm_config.cuh"
+#include "bwgemm/pipeline/pipeline_state.cuh"
+#include "bwgemm/ptx/cluster.cuh"
+#include "bwgemm/ptx/descriptors_sm90.hpp"
+#include "bwgemm/ptx/mbarrier.cuh"
+#include "bwgemm/ptx/misc.cuh"
+#include "bwgemm/ptx/tma.cuh"
+#include "bwgemm/ptx/wgmma.cuh"
+#include "bwgemm/scheduler/schedulers.cuh"
+#include "bwgemm/scheduler/tile_order.cuh"
+
+namespace bwgemm::sm90 {
+
+// Kernel parameters. Passed as a __grid_constant__, so the tensor maps stay in parameter space.
+template <class Cfg>
+struct GemmParams {
+  CUtensorMap tmap_a;  // (K, M, batch), box (64, 128, 1), 128B swizzle
+  CUtensorMap tmap_b;  // K-major: (K, N, batch), box (64, BlockN / ClusterM, 1); MN-major: (N, K, batch),
+                       // box (64, 64, 1); 128B swizzle
+  typename Cfg::Out* d = nullptr;        // m x n per batch, row stride ldd, batch stride batch_stride_d
+  const typename Cfg::Out* c = nullptr;  // read only when read_c
+  int64_t ldd = 0, batch_stride_d = 0;
+  int64_t ldc = 0, batch_stride_c = 0;
+  int32_t m = 0, n = 0, k = 0;
+  sched::TileGrid tiles{};   // cluster tiles: kClusterBlockM x kBlockN
+  int32_t num_clusters = 0;  // the grid in clusters (the scheduler's stride)
+  bool read_c = false;
+  typename Cfg::Epilogue epilogue{};
+};
+
+// The two 16-bit (or fp32) values of C at src[0], src[1] (4- or 8-byte aligned) as fp32.
+template <class Out>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void load_pair(const Out* src, float& v0, float& v1) {
+  if constexpr (std::is_same_v<Out, float>) {
+    const float2 v = *reinterpret_cast<const float2*>(src);
+    v0 = v.x, v1 = v.y;
+  } else {
+    const uint32_t word = *reinterpret_cast<const uint32_t*>(src);
+    v0 = epi::unpack_half<Out>(word, false);
+    v1 = epi::unpack_half<Out>(word, true);
+  }
+}
+
+// BMnMajor: B is K x N row-major (a compile-time choice, so each kernel has one wgmma form and no branch
+// between the wgmmas of a stage).
+template <class Cfg, class In, bool BMnMajor>
+__global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_constant__ GemmParams<Cfg> p) {
+  using namespace ::bwgemm::ptx;
+  using Scheduler = typename Cfg::Scheduler;
+  using Out = typename Cfg::Out;
+  using Epilogue = typename Cfg::Epilogue;
+  constexpr int kClusterM = Cfg::kClusterM;
+  // A functor that takes (acc, c) reads C (when p.read_c, for one that also takes acc alone).
+  constexpr bool kTakesC = std::is_invocable_v<const Epilogue&, float, float>;
+  constexpr bool kTakesAccOnly = std::is_invocable_v<const Epilogue&, float>;
+
+  const uint32_t warp = warp_idx();
+  const uint32_t warpgroup = warp / 4;
+
+  const uint32_t smem = round_up_u32(dynamic_smem_base(), kSmemAlignment);
+  const BarrierArray<Cfg::kStages> full{smem + Cfg::kFullBarriers};
+  const BarrierArray<Cfg::kStages> empty{smem + Cfg::kEmptyBarriers};
+  uint32_t cta_rank = 0;  // rank in the cluster = which M tile of the cluster tile
+  if constexpr (kClusterM > 1) cta_rank = cluster_ctarank();
+
+  // ---- set-up ------------------------------------------------------------------------------------------
+  if (warp == 0 && elect_one_sync()) {
+    for (uint32_t s = 0; s < Cfg::kStages; ++s) {
+      mbarrier_init(full[s], 1);                     // this CTA's producer's arrive.expect_tx
+      mbarrier_init(empty[s], Cfg::kEmptyArrivals);  // every consumer warpgroup of the cluster
+    }
+    fence_mbarrier_init();
+  }
+  if (warp == 1 && elect_one_sync()) {
+    tma_prefetch_descriptor(&p.tmap_a);
+    tma_prefetch_descriptor(&p.tmap_b);
+  }
+  // The peer multicasts into this CTA's stages and arrives on its barriers: both must be initialised first.
+  if constexpr (kClusterM > 1) {
+    cluster_sync();
+  } else {
+    sync_threads();
+  }
+
+  const int32_t cluster = static_cast<int32_t>(block_idx().x) / kClusterM;
+  const int32_t total = p.tiles.total();
+  const int32_t k_iters = (p.k + Cfg::kBlockK - 1) / Cfg::kBlockK;
+
+  if (warpgroup == Cfg::kProducerWarpgroup) {
+    // ---- producer ------------------------------------------------------------------------------------
+    warpgroup_reg_dealloc<Cfg::kProducerRegs>();
+    if (warp == 0 && elect_one_sync()) {
+      constexpr uint16_t kClusterMask = (1u << kClusterM) - 1;  // multicast to every CTA of the cluster
+      PipelineState<Cfg::kStages> stage;
+      for (int32_t tile = Scheduler::first_tile(cluster, p.num_clusters, total); tile != sched::kNoTile;
+           tile = Scheduler::next_tile(tile, p.num_clusters, total)) {
+        const sched::TileCoord t = p.tiles.tile_at(tile);
+        const int32_t m0 = (t.m * kClusterM + static_cast<int32_t>(cta_rank)) * Cfg::kBlockM;
+        const int32_t n0 = t.n * Cfg::kBlockN;
+        for (int32_t kb = 0; kb < k_iters; ++kb, stage.advance()) {
+          mbarrier_wait_parity(empty[stage.index], stage.producer_parity());
+          const uint32_t bar = full[stage.index];
+          mbarrier_arrive_expect_tx(bar, Cfg::kTxBytes);
+          const uint32_t base = smem + stage.index * Cfg::kStageBytes;
+          const int32_t k0 = kb * Cfg::kBlockK;
+          tma_load(base + Cfg::kAOffset, &p.tmap_a, bar, {k0, m0, t.batch});
+          const auto load_b = [&](uint32_t dst, int32_t inner, int32_t outer) {
+            if constexpr (kClusterM > 1) {
+              tma_load_multicast(dst, &p.tmap_b, bar, {inner, outer, t.batch}, kClusterMask);
+            } else {
+              tma_load(dst, &p.tmap_b, bar, {inner, outer, t.batch});
+            }
+          };
+          if constexpr (BMnMajor) {
+#pragma unroll
+            for (int c = 0; c < Cfg::kBMnChunksPerCta; ++c) {
+              const int chunk = static_cast<int>(cta_rank) * Cfg::kBMnChunksPerCta + c;
+              load_b(base + Cfg::kBOffset + chunk * Cfg::kBMnChunkBytes, n0 + chunk * Cfg::kBMnChunkColumns,
+                     k0);
+            }
+          } else {
+            load_b(base + Cfg::kBOffset + cta_rank * Cfg::kBSliceBytes, k0,
+                   n0 + static_cast<int32_t>(cta_rank) * Cfg::kBKMajorRowsPerCta);
+          }
+        }
+      }
+    }
+  } else {
+    // ---- consumers -----------------------------------------------------------------------------------
+    warpgroup_reg_alloc<Cfg::kConsumerRegs>();
+    const uint32_t consumer = warpgroup - 1;
+    const uint32_t thread = thread_idx().x % kWarpgroupThreads;
+    const uint32_t warp_in_group = thread / kWarpSize;
+    const uint32_t lane = thread % kWarpSize;
+    const uint32_t a_offset = Cfg::kAOffset + consumer * Cfg::kWarpgroupM * Cfg::kRowBytes;
+    constexpr uint64_t kBDescBase =
+        BMnMajor ? wgmma_mn_major_sw128_desc(Cfg::kBMnChunkBytes) : kWgmmaKMajorSw128Desc;
+    constexpr uint32_t kBK16Bytes = BMnMajor ? kWgmmaK16BytesMnMajor : kWgmmaK16BytesKMajor;
+
+    // Frees `s` in every CTA of the cluster (their producers' B reached this CTA's stage s).
+    const auto release = [&](uint32_t s) {
+      if (thread != 0) return;
+      if constexpr (kClusterM > 1) {
+#pragma unroll
+        for (uint32_t r = 0; r < static_cast<uint32_t>(kClusterM); ++r)
+          mbarrier_arrive_cluster(mapa_shared_cluster(empty[s], r));
+      } else {
+        mbarrier_arrive(empty[s]);
+      }
+    };
+
+    PipelineState<Cfg::kStages> stage;
+    for (int32_t tile = Scheduler::first_tile(cluster, p.num_clusters, total); tile != sched::kNoTile;
+         tile = Scheduler::next_tile(tile, p.num_clusters, total)) {
+      const sched::TileCoord t = p.tiles.tile_at(tile);
+
+      float acc[Cfg::kAccRegs];
+#pragma unroll
+      for (int i = 0; i < Cfg::kAccRegs; ++i) acc[i] = 0.0f;
+      wgmma_fence_operand(acc);
+
+      uint32_t previous = 0;  // the stage the last batch of wgmmas read
+      for (int32_t kb = 0; kb < k_iters; ++kb) {
+        mbarrier_wait_parity(full[stage.index], stage.consumer_parity());
+        const uint32_t base = smem + stage.index * Cfg::kStageBytes;
+        wgmma_fence();
+        constexpr WgmmaMajor kBMajor = BMnMajor ? WgmmaMajor::kMN : WgmmaMajor::kK;
+#pragma unroll
+        for (int j = 0; j < Cfg::kMmasPerStage; ++j) {
+          const uint64_t a_desc = wgmma_desc_with_address(
+              kWgmmaKMajorSw128Desc, base + a_offset + static_cast<uint32_t>(j) * kWgmmaK16BytesKMajor);
+          const uint64_t b_desc = wgmma_desc_with_address(
+              kBDescBase, base + Cfg::kBOffset + static_cast<uint32_t>(j) * kBK16Bytes);
+          wgmma_ss<In, Cfg::kBlockN, WgmmaMajor::kK, kBMajor>(acc, a_desc, b_desc, kb > 0 || j > 0);
+        }
+        wgmma_commit_group();
+        // The batch before this one is done: its stage can be refilled.
+        wgmma_wait_group<1>();
+        if (kb > 0) release(previous);
+        previous = stage.index;
+        stage.advance();
+      }
+      wgmma_wait_group<0>();
+      wgmma_fence_operand(acc);
+      release(previous);
+
+      // ---- epilogue: fragment (+ C) -> functor -> D ---------------------------------------------------
+      // Thread (warp w, lane l) holds rows 16w + l/4 (+8) and columns 8j + 2(l%4) (+1) of its 64-row slice,
+      // at acc[4j + 2h + e] (ptx/wgmma.cuh).
+      const int32_t m_tile = t.m * kClusterM + static_cast<int32_t>(cta_rank);
+      const int32_t row0 = m_tile * Cfg::kBlockM + static_cast<int32_t>(consumer) * Cfg::kWarpgroupM +
+                           static_cast<int32_t>(warp_in_group * 16 + lane / 4);
+      const int32_t col0 = t.n * Cfg::kBlockN + static_cast<int32_t>(2 * (lane % 4));
+      Out* d_batch = p.d + static_cast<int64_t>(t.batch) * p.batch_stride_d;
+      const Out* c_batch = p.c + static_cast<int64_t>(t.batch) * p.batch_stride_c;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int32_t row = row0 + 8 * h;
+        if (row >= p.m) continue;
+        Out* d_row = d_batch + static_cast<int64_t>(row) * p.ldd;
+        const Out* c_row = c_batch + static_cast<int64_t>(row) * p.ldc;
+#pragma unroll
+        for (int j = 0; j < Cfg::kBlockN / 8; ++j) {
+          const int32_t col = col0 + 8 * j;
+          if (col >= p.n) continue;
+          const int i = 4 * j + 2 * h;
+          float v0, v1;
+          if constexpr (kTakesC && kTakesAccOnly) {
+            if (p.read_c) {
+              float c0, c1;
+              load_pair(c_row + col, c0, c1);
+              v0 = p.epilogue(acc[i], c0);
+              v1 = p.epilogue(acc[i + 1], c1);
+            } else {
+              v0 = p.epilogue(acc[i]);
+              v1 = p.epilogue(acc[i + 1]);
+            }
+          } else if constexpr (kTakesC) {
+            float c0, c1;
+            load_pair(c_row + col, c0, c1);
+            v0 = p.epilogue(acc[i], c0);
+            v1 = p.epilogue(acc[i + 1], c1);
+          } else {
+            v0 = p.epilogue(acc[i]);
+            v1 = p.epilogue(acc[i + 1]);
+          }
+          store_pair(d_row + col, v0, v1, col + 1 < p.n);
+        }
+      }
+    }
+  }
+
+  // A CTA must outlive the peer's multicasts into its stages and arrivals on its barriers.
+  if constexpr (kClusterM > 1) cluster_sync();
+}
+
+}  // namespace bwgemm::sm90

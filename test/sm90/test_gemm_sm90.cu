@@ -1,0 +1,450 @@
+// The sm_90a fp16/bf16 GEMM (bwgemm/sm90/gemm.cuh) run natively on a GPU of compute capability 9.0
+// (H100/H200); every GPU case skips with a message elsewhere. The argument checks run everywhere.
+//
+// Tiers:
+//   exact      small-integer inputs (and alpha, beta powers of two): every product and sum is exact in fp32,
+//              so D must equal the host reference (ref::gemm) bit for bit after the same rounding
+//   realistic  uniform [-1, 1) inputs against ref::gemm, bound 2 output roundings + 1e-5 · Σ|a·b| (fp32
+//              summation order)
+// Every output lives in a NaN-poisoned buffer with guard bands: every element of D must be written, and no
+// padding column (ldd > N) or guard byte may change. Both B layouts, every output type, beta != 0, batches
+// with padded strides, M/N/K tails, the cluster (multicast) and the single-CTA configs.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "bwgemm/reference/gemm.hpp"
+#include "bwgemm/sm90/gemm.cuh"
+
+namespace {
+
+using bwgemm::BLayout;
+using bwgemm::Status;
+using bwgemm::StatusCode;
+using bf16 = __nv_bfloat16;
+using f16 = __half;
+namespace sm90 = bwgemm::sm90;
+namespace ref = bwgemm::ref;
+namespace sched = bwgemm::sched;
+namespace epi = bwgemm::epi;
+
+constexpr size_t kGuardBytes = 4096;
+constexpr uint8_t kGuardByte = 0xA7;
+constexpr uint8_t kPoisonByte = 0xFF;  // 0xFFFF / 0xFFFFFFFF: a NaN in fp16, bf16 and fp32
+
+bool can_run_sm90(std::string* why) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    (void)cudaGetLastError();
+    *why = "no CUDA device";
+    return false;
+  }
+  int major = 0, minor = 0;
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
+  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0);
+  if (major != 9 || minor != 0) {
+    *why = "device 0 has compute capability " + std::to_string(major) + "." + std::to_string(minor);
+    return false;
+  }
+  return true;
+}
+
+#define BWGEMM_REQUIRE_SM90()                                                                        \
+  do {                                                                                               \
+    std::string why_;                                                                                \
+    if (!can_run_sm90(&why_))                                                                        \
+      GTEST_SKIP() << "needs a GPU of compute capability 9.0 (H100/H200) for sm_90a code: " << why_; \
+  } while (0)
+
+// Device bytes with guard bands of kGuardBytes on both sides.
+class GuardedBytes {
+ public:
+  GuardedBytes(size_t bytes, uint8_t fill) : bytes_(bytes) {
+    EXPECT_EQ(cudaMalloc(&base_, bytes + 2 * kGuardBytes), cudaSuccess);
+    EXPECT_EQ(cudaMemset(base_, kGuardByte, bytes + 2 * kGuardBytes), cudaSuccess);
+    EXPECT_EQ(cudaMemset(base_ + kGuardBytes, fill, bytes), cudaSuccess);
+  }
+  ~GuardedBytes() { cudaFree(base_); }
+  GuardedBytes(const GuardedBytes&) = delete;
+  GuardedBytes& operator=(const GuardedBytes&) = delete;
+  uint8_t* data() { return base_ + kGuardBytes; }
+  void upload(const void* src, size_t n) {
+    EXPECT_EQ(cudaMemcpy(data(), src, n, cudaMemcpyHostToDevice), cudaSuccess);
+  }
+  std::vector<uint8_t> download_all() const {
+    std::vector<uint8_t> h(bytes_ + 2 * kGuardBytes);
+    EXPECT_EQ(cudaMemcpy(h.data(), base_, h.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+    return h;
+  }
+
+ private:
+  uint8_t* base_ = nullptr;
+  size_t bytes_;
+};
+
+struct Shape {
+  int64_t m, n, k, batch = 1;
+  int64_t lda = 0, ldb = 0, ldd = 0;  // 0: packed; ldc = ldd
+};
+
+std::string describe(const Shape& s, BLayout layout) {
+  return "M=" + std::to_string(s.m) + " N=" + std::to_string(s.n) + " K=" + std::to_string(s.k) +
+         " batch=" + std::to_string(s.batch) + " lda=" + std::to_string(s.lda) +
+         " ldb=" + std::to_string(s.ldb) + " ldd=" + std::to_string(s.ldd) +
+         (layout == BLayout::kRowMajorKxN ? " B=KxN" : " B=NxK");
+}
+
+template <class T>
+uint32_t bits_of(T x) {
+  if constexpr (sizeof(T) == 4) {
+    uint32_t b;
+    std::memcpy(&b, &x, 4);
+    return b;
+  } else {
+    uint16_t b;
+    std::memcpy(&b, &x, 2);
+    return b;
+  }
+}
+
+template <class Out>
+constexpr double unit_roundoff() {
+  if constexpr (std::is_same_v<Out, float>) return 0x1p-24;
+  if constexpr (std::is_same_v<Out, f16>) return 0x1p-11;
+  return 0x1p-8;
+}
+
+enum class Tier { kExact, kRealistic };
+
+// Runs one GEMM through `launch` (sm90::GemmArguments<In, Out> -> Status) and checks it against ref::gemm.
+template <class In, class Out, class Launch>
+void check_gemm(const Shape& s, BLayout layout, Tier tier, float alpha, float beta, Launch launch,
+                uint32_t seed = 1) {
+  SCOPED_TRACE(describe(s, layout));
+  const bool kxn = layout == BLayout::kRowMajorKxN;
+  const int64_t lda = s.lda ? s.lda : s.k;
+  const int64_t ldb = s.ldb ? s.ldb : (kxn ? s.n : s.k);
+  const int64_t ldd = s.ldd ? s.ldd : s.n;
+  const int64_t b_rows = kxn ? s.k : s.n, b_cols = kxn ? s.n : s.k;
+  const size_t a_elems = static_cast<size_t>(s.batch * s.m * lda);
+  const size_t b_elems = static_cast<size_t>(s.batch * b_rows * ldb);
+  const size_t d_elems = static_cast<size_t>(s.batch * s.m * ldd);
+
+  // Exact tier: integers in [-2, 2] (fp16 outputs: [-1, 1], whose range is small); realistic: uniform
+  // [-1, 1). Padding columns hold large values that must never be read.
+  std::mt19937 rng(seed);
+  const int range = std::is_same_v<Out, f16> ? 1 : 2;
+  std::uniform_int_distribution<int> small(-range, range);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  const auto draw = [&] { return tier == Tier::kExact ? static_cast<float>(small(rng)) : uniform(rng); };
+  const auto fill = [&](auto& v, int64_t rows, int64_t cols, int64_t ld, auto convert) {
+    v.assign(static_cast<size_t>(s.batch * rows * ld), convert(1000.0f));
+    for (int64_t l = 0; l < s.batch; ++l)
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c) v[static_cast<size_t>((l * rows + r) * ld + c)] = convert(draw());
+  };
+  std::vector<In> a, b;
+  std::vector<Out> c;
+  fill(a, s.m, s.k, lda, [](float x) { return ref::from_float<In>(x); });
+  fill(b, b_rows, b_cols, ldb, [](float x) { return ref::from_float<In>(x); });
+  fill(c, s.m, s.n, ldd, [](float x) { return ref::from_float<Out>(x); });
+
+  GuardedBytes da(a_elems * sizeof(In), 0), db(b_elems * sizeof(In), 0);
+  GuardedBytes dc(d_elems * sizeof(Out), 0), dd(d_elems * sizeof(Out), kPoisonByte);
+  da.upload(a.data(), a_elems * sizeof(In));
+  db.upload(b.data(), b_elems * sizeof(In));
+  dc.upload(c.data(), d_elems * sizeof(Out));
+
+  sm90::GemmArguments<In, Out> args;
+  args.m = s.m, args.n = s.n, args.k = s.k, args.batch = s.batch;
+  args.a = reinterpret_cast<const In*>(da.data());
+  args.lda = s.lda;
+  args.b = reinterpret_cast<const In*>(db.data());
+  args.b_layout = layout;
+  args.ldb = s.ldb;
+  args.c = beta != 0.0f ? reinterpret_cast<const Out*>(dc.data()) : nullptr;
+  args.ldc = s.ldd;
+  args.d = reinterpret_cast<Out*>(dd.data());
+  args.ldd = s.ldd;
+  args.epilogue = {alpha, beta};
+  const Status st = launch(args);
+  ASSERT_TRUE(st.ok()) << st.to_string();
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << cudaGetErrorString(cudaGetLastError());
+
+  // Reference in fp32 (unrounded), and Σ|a·b| for the realistic bound.
+  std::vector<float> want(static_cast<size_t>(s.batch * s.m * s.n)), abs_sum(want.size());
+  ref::GemmArgs<In, In, float> g;
+  g.m = s.m, g.n = s.n, g.k = s.k, g.batch = s.batch;
+  g.a = a.data(), g.lda = lda, g.batch_stride_a = s.m * lda;
+  g.b = b.data(), g.b_layout = layout, g.ldb = ldb, g.batch_stride_b = b_rows * ldb;
+  g.d = want.data(), g.ldd = s.n, g.batch_stride_d = s.m * s.n;
+  g.alpha = alpha;
+  ref::gemm(g);
+  if (tier == Tier::kRealistic) {
+    std::vector<float> abs_a(a.size()), abs_b(b.size());
+    for (size_t i = 0; i < a.size(); ++i) abs_a[i] = std::fabs(ref::to_float(a[i]));
+    for (size_t i = 0; i < b.size(); ++i) abs_b[i] = std::fabs(ref::to_float(b[i]));
+    ref::GemmArgs<float, float, float> ga;
+    ga.m = s.m, ga.n = s.n, ga.k = s.k, ga.batch = s.batch;
+    ga.a = abs_a.data(), ga.lda = lda, ga.batch_stride_a = s.m * lda;
+    ga.b = abs_b.data(), ga.b_layout = layout, ga.ldb = ldb, ga.batch_stride_b = b_rows * ldb;
+    ga.d = abs_sum.data(), ga.ldd = s.n, ga.batch_stride_d = s.m * s.n;
+    ga.alpha = std::fabs(alpha);
+    ref::gemm(ga);
+  }
+
+  const std::vector<uint8_t> all = dd.download_all();
+  for (size_t i = 0; i < kGuardBytes; ++i) {
+    ASSERT_EQ(all[i], kGuardByte) << "guard band before D overwritten at byte " << i;
+    ASSERT_EQ(all[kGuardBytes + d_elems * sizeof(Out) + i], kGuardByte)
+        << "guard band after D overwritten at byte " << i;
+  }
+  std::vector<Out> d(d_elems);
+  std::memcpy(d.data(), all.data() + kGuardBytes, d_elems * sizeof(Out));
+
+  constexpr uint32_t kPoisonBits = sizeof(Out) == 4 ? 0xFFFFFFFFu : 0xFFFFu;
+  int64_t failures = 0;
+  for (int64_t l = 0; l < s.batch; ++l) {
+    for (int64_t i = 0; i < s.m; ++i) {
+      for (int64_t j = 0; j < ldd; ++j) {
+        const Out got = d[static_cast<size_t>((l * s.m + i) * ldd + j)];
+        if (j >= s.n) {  // padding column: untouched
+          if (bits_of(got) != kPoisonBits && ++failures <= 5)
+            ADD_FAILURE() << "padding column written at batch " << l << " row " << i << " col " << j;
+          continue;
+        }
+        const size_t r = static_cast<size_t>((l * s.m + i) * s.n + j);
+        const float c_val = ref::to_float(c[static_cast<size_t>((l * s.m + i) * ldd + j)]);
+        const float w = beta != 0.0f ? want[r] + beta * c_val : want[r];
+        const float got_f = ref::to_float(got);
+        bool ok;
+        if (tier == Tier::kExact) {
+          ok = bits_of(got) == bits_of(ref::from_float<Out>(w));
+        } else {
+          const double bound = 2 * unit_roundoff<Out>() * std::fabs(w) + 1e-5 * abs_sum[r] + 1e-30;
+          ok = std::isfinite(got_f) && std::fabs(got_f - w) <= bound;
+        }
+        if (!ok && ++failures <= 5)
+          ADD_FAILURE() << "D[" << l << "][" << i << "][" << j << "] = " << got_f << " (bits 0x" << std::hex
+                        << bits_of(got) << std::dec << "), want " << w;
+      }
+    }
+  }
+  EXPECT_EQ(failures, 0) << failures << " wrong elements";
+}
+
+template <class Cfg>
+struct ExplicitConfig {
+  template <class Args>
+  Status operator()(const Args& args) const {
+    return sm90::Gemm<Cfg>::run(args);
+  }
+};
+struct DefaultEntry {
+  template <class Args>
+  Status operator()(const Args& args) const {
+    return sm90::gemm(args);
+  }
+};
+
+template <class Out>
+using Large = sm90::GemmLargeCluster2<Out>;  // 128 x 256, clusters of 2 (B multicast)
+template <class Out>
+using LargeOneCta = sm90::GemmLarge<Out>;  // 128 x 256, one CTA per cluster (the default's big tile)
+template <class Out>
+using Small = sm90::GemmSmall<Out>;  // 128 x 128, no cluster
+// Non-persistent variants: one cluster per tile.
+using OneTileCluster = sm90::GemmConfig<256, 4, 2, sched::OneTilePerCluster, epi::LinearCombination, bf16>;
+using OneTileSingle = sm90::GemmConfig<64, 8, 1, sched::OneTilePerCluster, epi::LinearCombination, f16>;
+
+const BLayout kLayouts[] = {BLayout::kRowMajorKxN, BLayout::kColumnMajorKxN};
+
+// ---- exact tier ---------------------------------------------------------------------------------------
+
+const Shape kExactShapes[] = {
+    {128, 256, 64},                     // one tile, one stage
+    {256, 512, 512},                    // several tiles, the stage ring wraps
+    {200, 136, 72},                     // M, N, K tails
+    {8, 8, 8},                          // a sliver
+    {136, 264, 200, 3, 216, 280, 272},  // batches with padded rows (ldb fits both layouts)
+    {4096, 2048, 64},                   // more tiles than resident CTAs: persistent CTAs take several
+};
+
+TEST(Sm90GemmExact, Bf16LargeClusterBothLayouts) {
+  BWGEMM_REQUIRE_SM90();
+  for (BLayout layout : kLayouts)
+    for (const Shape& s : kExactShapes)
+      check_gemm<bf16, bf16>(s, layout, Tier::kExact, 1.0f, 0.0f, ExplicitConfig<Large<bf16>>{});
+}
+
+TEST(Sm90GemmExact, Fp16LargeOneCtaBothLayouts) {
+  BWGEMM_REQUIRE_SM90();
+  for (BLayout layout : kLayouts)
+    for (const Shape& s : kExactShapes) {
+      if (s.k > 256) continue;  // keeps |D| within fp16's exact integers
+      check_gemm<f16, f16>(s, layout, Tier::kExact, 1.0f, 0.0f, ExplicitConfig<LargeOneCta<f16>>{});
+    }
+}
+
+TEST(Sm90GemmExact, Fp16SmallBothLayouts) {
+  BWGEMM_REQUIRE_SM90();
+  for (BLayout layout : kLayouts)
+    for (const Shape& s : kExactShapes) {
+      if (s.k > 256) continue;  // keeps |D| within fp16's exact integers
+      check_gemm<f16, f16>(s, layout, Tier::kExact, 1.0f, 0.0f, ExplicitConfig<Small<f16>>{});
+    }
+}
+
+TEST(Sm90GemmExact, EveryOutputTypeWithBeta) {
+  BWGEMM_REQUIRE_SM90();
+  const Shape s{200, 136, 72};
+  for (BLayout layout : kLayouts) {
+    check_gemm<bf16, float>(s, layout, Tier::kExact, 0.5f, 2.0f, ExplicitConfig<Large<float>>{});
+    check_gemm<f16, float>(s, layout, Tier::kExact, 2.0f, -1.0f, ExplicitConfig<Small<float>>{});
+    check_gemm<bf16, f16>(s, layout, Tier::kExact, 1.0f, 1.0f, ExplicitConfig<Large<f16>>{});
+    check_gemm<f16, bf16>(s, layout, Tier::kExact, 0.25f, 4.0f, ExplicitConfig<Small<bf16>>{});
+    check_gemm<bf16, bf16>({136, 264, 200, 3, 216, 280, 272}, layout, Tier::kExact, 1.0f, -2.0f,
+                           ExplicitConfig<Large<bf16>>{});
+  }
+}
+
+TEST(Sm90GemmExact, OneTilePerCluster) {
+  BWGEMM_REQUIRE_SM90();
+  for (BLayout layout : kLayouts) {
+    check_gemm<bf16, bf16>({392, 776, 136}, layout, Tier::kExact, 1.0f, 0.0f,
+                           ExplicitConfig<OneTileCluster>{});
+    check_gemm<f16, f16>({392, 776, 136}, layout, Tier::kExact, 1.0f, 0.0f, ExplicitConfig<OneTileSingle>{});
+  }
+}
+
+// ---- realistic tier (the default entry point) -----------------------------------------------------------
+
+TEST(Sm90GemmRealistic, Bf16LargeShapeBothLayouts) {
+  BWGEMM_REQUIRE_SM90();
+  for (BLayout layout : kLayouts)
+    check_gemm<bf16, bf16>({1024, 2048, 1024}, layout, Tier::kRealistic, 1.0f, 0.0f, DefaultEntry{}, 11);
+}
+
+TEST(Sm90GemmRealistic, Fp16TailsAndBeta) {
+  BWGEMM_REQUIRE_SM90();
+  for (BLayout layout : kLayouts) {
+    check_gemm<f16, f16>({1000, 1048, 1000}, layout, Tier::kRealistic, 0.75f, 0.5f, DefaultEntry{}, 12);
+    check_gemm<f16, float>({264, 520, 2056}, layout, Tier::kRealistic, 1.0f, 0.0f, DefaultEntry{}, 13);
+  }
+}
+
+// What the persistent grid is sized from: how many clusters of each big-tile kernel fit on the device at once
+// (printed for docs/performance.md; the multicast variant's grid is 2x this).
+TEST(Sm90GemmDiagnostics, ResidentClusters) {
+  BWGEMM_REQUIRE_SM90();
+  int64_t one_cta = 0, pairs = 0;
+  using One = sm90::GemmLarge<bf16>;
+  using Two = sm90::GemmLargeCluster2<bf16>;
+  ASSERT_TRUE(bwgemm::host::resident_clusters(&sm90::gemm_kernel<One, bf16, true>, One::kThreads, 1,
+                                              One::kSmemBytes, &one_cta)
+                  .ok());
+  ASSERT_TRUE(bwgemm::host::resident_clusters(&sm90::gemm_kernel<Two, bf16, true>, Two::kThreads, 2,
+                                              Two::kSmemBytes, &pairs)
+                  .ok());
+  std::printf("resident clusters: GemmLarge %lld (1 CTA each), GemmLargeCluster2 %lld (2 CTAs each)\n",
+              static_cast<long long>(one_cta), static_cast<long long>(pairs));
+  EXPECT_GT(one_cta, 0);
+  EXPECT_GT(pairs, 0);
+}
+
+// ---- bad inputs (host checks: run everywhere) -----------------------------------------------------------
+
+sm90::GemmArguments<bf16, bf16> valid_args() {
+  sm90::GemmArguments<bf16, bf16> a;
+  a.m = 256, a.n = 256, a.k = 256;
+  // Never dereferenced: can_implement only looks at the values.
+  a.a = reinterpret_cast<const bf16*>(uintptr_t{0x10000});
+  a.b = reinterpret_cast<const bf16*>(uintptr_t{0x20000});
+  a.d = reinterpret_cast<bf16*>(uintptr_t{0x40000});
+  return a;
+}
+
+using LargeBf16 = sm90::Gemm<Large<bf16>>;
+
+void expect_invalid(const sm90::GemmArguments<bf16, bf16>& a, const std::string& needle) {
+  const Status s = LargeBf16::can_implement(a);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.to_string();
+  EXPECT_NE(s.message().find(needle), std::string::npos) << "message: " << s.message();
+}
+
+TEST(Sm90GemmArguments, ValidPassesHostChecks) {
+  EXPECT_TRUE(LargeBf16::can_implement(valid_args()).ok());
+  auto a = valid_args();
+  a.b_layout = BLayout::kColumnMajorKxN;
+  EXPECT_TRUE(LargeBf16::can_implement(a).ok());
+}
+
+TEST(Sm90GemmArguments, BadShapes) {
+  auto a = valid_args();
+  a.m = 0;
+  expect_invalid(a, "M must be");
+  a = valid_args(), a.n = 100;
+  expect_invalid(a, "N must be");
+  a = valid_args(), a.k = 12;
+  expect_invalid(a, "K must be");
+  a = valid_args(), a.batch = 0;
+  expect_invalid(a, "batch");
+  a = valid_args(), a.b_layout = static_cast<BLayout>(7);
+  expect_invalid(a, "b_layout");
+}
+
+TEST(Sm90GemmArguments, BadStrides) {
+  auto a = valid_args();
+  a.lda = 128;  // < K
+  expect_invalid(a, "lda");
+  a = valid_args(), a.lda = 260;  // not 16-byte rows
+  expect_invalid(a, "lda");
+  a = valid_args(), a.ldb = 100;
+  expect_invalid(a, "ldb");
+  a = valid_args(), a.ldd = 200;
+  expect_invalid(a, "ldd");
+  a = valid_args(), a.batch = 2, a.batch_stride_d = 256;  // overlapping batches of D
+  expect_invalid(a, "batch_stride_d");
+}
+
+TEST(Sm90GemmArguments, BadPointersAndScalars) {
+  auto a = valid_args();
+  a.a = nullptr;
+  expect_invalid(a, "A is null");
+  a = valid_args(), a.d = reinterpret_cast<bf16*>(uintptr_t{0x40008});
+  expect_invalid(a, "D must be 16-byte aligned");
+  a = valid_args(), a.epilogue.beta = 1.0f;  // C needed but null
+  expect_invalid(a, "C is null");
+  a = valid_args(), a.epilogue.alpha = std::nanf("");
+  expect_invalid(a, "alpha and beta");
+}
+
+// On anything but compute capability 9.0 the entry point must refuse with a clear device mismatch (and
+// launch nothing); on an H100/H200 host memory must be refused as an operand.
+TEST(Sm90GemmArguments, DeviceOrHostMemoryRefused) {
+  std::string why;
+  if (!can_run_sm90(&why)) {
+    const Status s = sm90::gemm(valid_args());
+    EXPECT_EQ(s.code(), StatusCode::kDeviceMismatch) << s.to_string();
+    EXPECT_NE(s.message().find("compute capability 9.0"), std::string::npos) << s.message();
+    return;
+  }
+  std::vector<bf16> host(256 * 256);
+  auto a = valid_args();
+  a.a = a.b = host.data();
+  a.d = host.data();
+  const Status s = sm90::gemm(a);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.to_string();
+}
+
+}  // namespace
