@@ -1,5 +1,5 @@
-// bwgemm's own kernels as benchmark candidates. Compiled by nvcc for CMAKE_CUDA_ARCHITECTURES only
-// (object library bwgemm_bench_candidates: sm_100a code must not meet the compute_80 PTX target).
+// bwgemm's own kernels as benchmark candidates. Compiled by nvcc for CMAKE_CUDA_ARCHITECTURES plus 90a
+// (object library bwgemm_bench_candidates: bwgemm's kernels are `a`-target code, not compute_80 PTX).
 //
 // Registered: the NVFP4 dual GEMM (bwgemm::dual_gemm_nvfp4) and the FP16/BF16 GEMM (bwgemm::gemm, both B
 // layouts), each through its default Config choice.

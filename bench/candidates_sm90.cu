@@ -1,7 +1,6 @@
-// bwgemm's Hopper (sm_90a) kernels as benchmark candidates. Compiled by nvcc for 90a only (object library
-// bwgemm_bench_candidates_sm90), whatever CMAKE_CUDA_ARCHITECTURES says: sm_90a code must not meet the
-// sm_100a or compute_80 targets of the rest of the binary. Registered with DeviceRequirement::kSm90a, so they
-// run only on a GPU of compute capability 9.0 (H100/H200).
+// bwgemm's Hopper (sm_90a) kernels as benchmark candidates. Compiled by nvcc for the same architectures as
+// candidates.cu (CMAKE_CUDA_ARCHITECTURES plus 90a; bench/CMakeLists.txt says why). Registered with
+// DeviceRequirement::kSm90a, so they run only on a GPU of compute capability 9.0 (H100/H200).
 //
 // Registered:
 //   dual_bf16  bwgemm_sm90          bwgemm::sm90::dual_gemm (the default Config choice)

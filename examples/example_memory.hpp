@@ -13,8 +13,8 @@
 
 namespace example {
 
-// Exit code of a native build that found no compute-capability-10.0 GPU; run_example.cmake then runs the
-// emulator build instead.
+// Exit code of a native build that found no GPU it runs on (compute capability 10.0; the main example also
+// 9.0); run_example.cmake then runs the emulator build instead.
 constexpr int kNoSuitableGpu = 77;
 
 inline void* device_alloc(size_t bytes) {

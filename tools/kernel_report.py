@@ -7,6 +7,7 @@ registers within the launch bounds) or writes the table into docs/kernels.md bet
 <!-- kernel-report:begin --> and <!-- kernel-report:end --> (--write).
 
     kernel_report.py --binary build/.../kernel_instances --cuobjdump cuobjdump [--check] [--write docs/kernels.md]
+                     [--arch sm_100a]
 """
 import argparse
 import re
@@ -17,13 +18,19 @@ MAX_REGISTERS = 255  # __launch_bounds__(<= 256 threads, 1): 65536 registers / 2
 BEGIN, END = "<!-- kernel-report:begin -->", "<!-- kernel-report:end -->"
 
 
-def resource_usage(cuobjdump, binary):
+def resource_usage(cuobjdump, binary, arch):
+    """Registers, stack, shared and local memory of every kernel in the binary's `arch` code (a binary built
+    for several architectures, e.g. "90a;100a", has each kernel once per architecture; only `arch` counts)."""
     out = subprocess.run([cuobjdump, "-res-usage", binary], check=True, capture_output=True, text=True).stdout
-    usage, name = {}, None
+    usage, name, in_arch = {}, None, False
     for line in out.splitlines():
+        m = re.search(r"arch = (\w+)", line)
+        if m:
+            in_arch, name = m.group(1) == arch, None
+            continue
         m = re.search(r"Function (\S+):", line)
         if m:
-            name = m.group(1)
+            name = m.group(1) if in_arch else None
             continue
         m = re.search(r"REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:(\d+)", line)
         if m and name:
@@ -60,9 +67,10 @@ def main():
     ap.add_argument("--cuobjdump", required=True)
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--write")
+    ap.add_argument("--arch", default="sm_100a", help="the architecture whose code is reported")
     args = ap.parse_args()
 
-    usage = resource_usage(args.cuobjdump, args.binary)
+    usage = resource_usage(args.cuobjdump, args.binary, args.arch)
     rows = configs(args.binary)
     problems, table = [], []
     table.append("| kernel | BlockN | stages | CTA group | scheduler | out | registers | spills/stack | "

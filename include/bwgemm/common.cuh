@@ -27,6 +27,25 @@
 #define BWGEMM_DEVICE_PASS 0
 #endif
 
+// Architecture guards of the kernel bodies. One translation unit may be built for several architectures at
+// once (CMAKE_CUDA_ARCHITECTURES "90a;100a"): every kernel it instantiates is then compiled in every device
+// pass, but a kernel's body uses the instructions of one architecture only (tcgen05 on sm_100a, wgmma on
+// sm_90a). Each kernel compiles its body where the body's guard is 1 -- its own architecture's device pass,
+// the host pass and the CPU emulator -- and elsewhere is a stub that traps: the public entry points check
+// the device's compute capability before they launch, so a stub is never run.
+// nvcc defines __CUDA_ARCH_FEAT_SM100_ALL / __CUDA_ARCH_FEAT_SM90_ALL in the device pass of the
+// architecture-specific targets compute_100a / compute_90a only (CUDA 12.8 and newer for sm_100a).
+#if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM100_ALL)
+#define BWGEMM_SM100A_KERNEL_BODY 1
+#else
+#define BWGEMM_SM100A_KERNEL_BODY 0
+#endif
+#if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define BWGEMM_SM90A_KERNEL_BODY 1
+#else
+#define BWGEMM_SM90A_KERNEL_BODY 0
+#endif
+
 #define BWGEMM_VERSION_MAJOR 0
 #define BWGEMM_VERSION_MINOR 1
 #define BWGEMM_VERSION_PATCH 0

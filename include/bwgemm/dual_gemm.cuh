@@ -11,13 +11,17 @@
 //   args.m = 512; args.n = 4096; args.k = 7168;
 //   args.a = {a_data, a_scales}; args.b1 = {...}; args.b2 = {...}; args.c = c;
 //   bwgemm::Status s = bwgemm::dual_gemm_nvfp4(args, stream);        // picks a kernel from the shape
-//   // or an explicit kernel:
+//   // or an explicit sm_100a kernel:
 //   using Cfg = bwgemm::sm100::DualGemmConfig<128, 5, 2, bwgemm::sched::ClcWorkStealing>;
 //   s = bwgemm::DualGemm<Cfg>::run(args, stream);
 //
 // Shapes: M >= 1 (rows past M read as zero, stores masked), N a multiple of 16, K a multiple of 64,
 // batch >= 1. The call validates everything first and launches nothing on error; it is asynchronous on
-// `stream`, allocates nothing and does not synchronize. The kernels need a GPU of compute capability 10.0.
+// `stream`, allocates nothing and does not synchronize. The kernels need a GPU of compute capability 10.0
+// (B200/GB200); on 9.0 (Hopper: no FP4 tensor cores) dual_gemm_nvfp4 returns Status::not_supported.
+//
+// fp16/bf16 operands: bwgemm::dual_gemm(DualGemm16BitArguments<In, Out>, stream) (end of this header) runs
+// the sm_90a kernels on compute capability 9.0 (H100/H200); there is no sm_100a kernel for it yet.
 #pragma once
 
 #include <cuda.h>
@@ -27,6 +31,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "bwgemm/epilogue/functors.cuh"
 #include "bwgemm/formats/scale_layout.cuh"
@@ -35,6 +40,9 @@
 #include "bwgemm/host/tensor_map.hpp"
 #include "bwgemm/kernels/sm100/dual_gemm_config.cuh"
 #include "bwgemm/kernels/sm100/dual_gemm_kernel.cuh"
+#if !BWGEMM_EMULATION
+#include "bwgemm/sm90/dual_gemm.cuh"  // the Hopper backend of bwgemm::dual_gemm (native builds only)
+#endif
 
 namespace bwgemm {
 
@@ -202,10 +210,81 @@ using DualGemmSmallM = sm100::DualGemmConfig<64, 7, 2, sched::StaticPersistent, 
 template <class Out>
 using DualGemmLargeM = sm100::DualGemmConfig<128, 5, 2, sched::ClcWorkStealing, epi::SiluMul, Out>;
 
+namespace detail {
+
+// bwgemm::dual_gemm_nvfp4 with the sm_100a kernel `Cfg` chosen for the shape: checks the arguments, then
+// the device. NVFP4 needs the block-scaled tensor cores of sm_100a: Hopper gets not_supported.
+template <class Cfg, class Out>
+Status dual_gemm_nvfp4_on_current_device(const DualGemmArguments<Out>& args, cudaStream_t stream) {
+  if (Status s = DualGemm<Cfg>::can_implement(args); !s.ok()) return s;
+  host::ComputeCapability cc;
+  const Status query = host::current_compute_capability(&cc);
+  if (query.ok() && cc.is(10, 0)) return DualGemm<Cfg>::run(args, stream);
+  if (query.ok() && cc.is(9, 0))
+    return Status::not_supported(
+        "NVFP4 operands need the sm_100a block-scaled tensor cores; on Hopper use bwgemm::dual_gemm with "
+        "bf16/fp16 operands");
+  return host::no_backend_for_device("bwgemm::dual_gemm_nvfp4", query, cc);
+}
+
+}  // namespace detail
+
+// The default NVFP4 entry point: the sm_100a kernels on compute capability 10.0, not_supported on 9.0
+// (Hopper has no FP4 tensor cores), device_mismatch elsewhere.
 template <class Out>
 Status dual_gemm_nvfp4(const DualGemmArguments<Out>& args, cudaStream_t stream = nullptr) {
-  if (args.m <= 256) return DualGemm<DualGemmSmallM<Out>>::run(args, stream);
-  return DualGemm<DualGemmLargeM<Out>>::run(args, stream);
+  if (args.m <= 256) return detail::dual_gemm_nvfp4_on_current_device<DualGemmSmallM<Out>>(args, stream);
+  return detail::dual_gemm_nvfp4_on_current_device<DualGemmLargeM<Out>>(args, stream);
+}
+
+// ---- fp16/bf16 operands ---------------------------------------------------------------------------------
+//
+//   C[m, n, l] = silu(alpha1 · sum_k A[m,k,l] B1[n,k,l]) · (alpha2 · sum_k A[m,k,l] B2[n,k,l])
+//
+// A: M x K row-major (row stride lda), B1, B2: N x K row-major (nn.Linear weights, row stride ldb), C: M x N
+// row-major (row stride ldc); batches packed (M·lda, N·ldb, M·ldc). In is __half or __nv_bfloat16 (A, B1
+// and B2 alike), Out __half or __nv_bfloat16; fp32 accumulation. Any M, N, K >= 1; lda, ldb, ldc multiples
+// of 8 (16-byte rows); every pointer 16-byte aligned.
+template <class In, class Out = In>
+struct DualGemm16BitArguments {
+  static_assert(std::is_same_v<In, __half> || std::is_same_v<In, __nv_bfloat16>,
+                "A, B1 and B2 are __half or __nv_bfloat16");
+  static_assert(std::is_same_v<Out, __half> || std::is_same_v<Out, __nv_bfloat16>,
+                "C is __half or __nv_bfloat16");
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  const In* a = nullptr;               // M x K, row stride lda
+  const In* b1 = nullptr;              // N x K, row stride ldb: the gate projection
+  const In* b2 = nullptr;              // N x K, row stride ldb: the up projection
+  Out* c = nullptr;                    // M x N, row stride ldc
+  int64_t lda = 0, ldb = 0, ldc = 0;   // 0 means K, K and N
+  float alpha1 = 1.0f, alpha2 = 1.0f;  // scales of A·B1ᵀ and A·B2ᵀ, applied before the SiLU gating
+};
+
+// The fp16/bf16 dual GEMM + SiLU: on compute capability 9.0 the sm_90a kernels of bwgemm::sm90::dual_gemm
+// (which checks the arguments). There is no sm_100a fp16/bf16 dual GEMM kernel yet, so compute capability
+// 10.0 gets not_supported (use dual_gemm_nvfp4 there); other devices get device_mismatch. The device is
+// checked before the arguments: where no kernel can run, the arguments are not looked at.
+template <class In, class Out>
+Status dual_gemm(const DualGemm16BitArguments<In, Out>& args, cudaStream_t stream = nullptr) {
+  host::ComputeCapability cc;
+  const Status query = host::current_compute_capability(&cc);
+#if !BWGEMM_EMULATION
+  if (query.ok() && cc.is(9, 0)) {
+    sm90::DualGemmArguments<In, Out> hopper;
+    hopper.m = args.m, hopper.n = args.n, hopper.k = args.k, hopper.batch = args.batch;
+    hopper.a = args.a, hopper.b1 = args.b1, hopper.b2 = args.b2, hopper.c = args.c;
+    hopper.lda = args.lda, hopper.ldb = args.ldb, hopper.ldc = args.ldc;
+    hopper.alpha1 = args.alpha1, hopper.alpha2 = args.alpha2;
+    return sm90::dual_gemm(hopper, stream);
+  }
+#else
+  (void)args, (void)stream;  // the emulator is a compute-capability-10.0 device
+#endif
+  if (query.ok() && cc.is(10, 0))
+    return Status::not_supported(
+        "bwgemm::dual_gemm: there is no sm_100a fp16/bf16 dual GEMM kernel yet; on a B200 quantize the "
+        "operands to NVFP4 (bwgemm::quantize_nvfp4) and use bwgemm::dual_gemm_nvfp4");
+  return host::no_backend_for_device("bwgemm::dual_gemm", query, cc);
 }
 
 }  // namespace bwgemm

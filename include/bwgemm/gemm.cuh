@@ -12,15 +12,20 @@
 //   args.m = 4096; args.n = 4096; args.k = 4096;
 //   args.a = a; args.b = b; args.b_layout = bwgemm::BLayout::kRowMajorKxN; args.d = d;
 //   args.epilogue = {alpha, beta}; args.c = c;          // optional: D = alpha A B + beta C
-//   bwgemm::Status s = bwgemm::gemm(args, stream);      // picks a kernel from the shape
-//   // or an explicit kernel:
+//   bwgemm::Status s = bwgemm::gemm(args, stream);      // backend from the device, kernel from the shape
+//   // or an explicit sm_100a kernel:
 //   using Cfg = bwgemm::sm100::GemmConfig<256, 0, 2, bwgemm::sched::ClcWorkStealing>;
 //   s = bwgemm::Gemm<Cfg>::run(args, stream);
 //
 // Shapes: M, N and K positive multiples of 8 (rows stay 16-byte aligned); tiles past M, N and K are masked
 // (loads zero-filled by TMA, stores skipped). Leading dimensions and batch strides keep every row 16-byte
 // aligned. The call validates everything first and launches nothing on error; it is asynchronous on
-// `stream`, allocates nothing and does not synchronize. The kernels need a GPU of compute capability 10.0.
+// `stream`, allocates nothing and does not synchronize.
+//
+// Devices: bwgemm::gemm runs the sm_100a kernels on a GPU of compute capability 10.0 (B200/GB200) and the
+// sm_90a kernels of bwgemm::sm90::gemm on 9.0 (H100/H200), each only if the binary was built for that
+// architecture (CMAKE_CUDA_ARCHITECTURES "100a", "90a" or "90a;100a"); any other device gets
+// Status::device_mismatch. Gemm<Cfg>::run runs the sm_100a kernel Cfg on compute capability 10.0 only.
 #pragma once
 
 #include <cuda.h>
@@ -40,6 +45,9 @@
 #include "bwgemm/kernels/sm100/gemm_config.cuh"
 #include "bwgemm/kernels/sm100/gemm_kernel.cuh"
 #include "bwgemm/layout.hpp"
+#if !BWGEMM_EMULATION
+#include "bwgemm/sm90/gemm.cuh"  // the Hopper backend of bwgemm::gemm (native builds: the emulator is sm_100a)
+#endif
 
 namespace bwgemm {
 
@@ -260,11 +268,13 @@ struct Gemm {
   }
 };
 
-// The kernels the default entry point chooses from (docs/api.md has the table and the reasoning):
+// The kernels the default entry point chooses from on a compute-capability-10.0 GPU (docs/api.md has the
+// table and the reasoning):
 //   M <= 128       : BlockN 64, one CTA (M = 128), static persistent: many N tiles to spread over the SMs.
 //   128 < M <= 512 : BlockN 128, CTA pair (M = 256), Cluster Launch Control work stealing.
 //   M > 512        : BlockN 256, CTA pair, CLC work stealing: seed 004's kernel.
-// Every one takes as many stages as fit in 227 KB.
+// Every one takes as many stages as fit in 227 KB. On compute capability 9.0 bwgemm::gemm runs
+// sm90::gemm instead (bwgemm/sm90/gemm.cuh: same arguments, its own choice of sm_90a kernels).
 template <class Out>
 using GemmSmallM = sm100::GemmConfig<64, 0, 1, sched::StaticPersistent, epi::LinearCombination, Out>;
 template <class Out>
@@ -272,11 +282,32 @@ using GemmMediumM = sm100::GemmConfig<128, 0, 2, sched::ClcWorkStealing, epi::Li
 template <class Out>
 using GemmLargeM = sm100::GemmConfig<256, 0, 2, sched::ClcWorkStealing, epi::LinearCombination, Out>;
 
+namespace detail {
+
+// bwgemm::gemm with the sm_100a kernel `Cfg` chosen for the shape: checks the arguments (the contract is the
+// same on both backends, so a bad call gets the same answer on every machine), then picks the backend from
+// the current device.
+template <class Cfg, class In, class Out>
+Status gemm_on_current_device(const GemmArguments<In, Out>& args, cudaStream_t stream) {
+  if (Status s = Gemm<Cfg>::can_implement(args); !s.ok()) return s;
+  host::ComputeCapability cc;
+  const Status query = host::current_compute_capability(&cc);
+  if (query.ok() && cc.is(10, 0)) return Gemm<Cfg>::run(args, stream);
+#if !BWGEMM_EMULATION
+  if (query.ok() && cc.is(9, 0)) return sm90::gemm(args, stream);
+#endif
+  return host::no_backend_for_device("bwgemm::gemm", query, cc);
+}
+
+}  // namespace detail
+
+// The default entry point: the sm_100a kernels on compute capability 10.0, the sm_90a kernels on 9.0,
+// Status::device_mismatch elsewhere (docs/api.md, "Dispatch").
 template <class In, class Out>
 Status gemm(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
-  if (args.m <= 128) return Gemm<GemmSmallM<Out>>::run(args, stream);
-  if (args.m <= 512) return Gemm<GemmMediumM<Out>>::run(args, stream);
-  return Gemm<GemmLargeM<Out>>::run(args, stream);
+  if (args.m <= 128) return detail::gemm_on_current_device<GemmSmallM<Out>>(args, stream);
+  if (args.m <= 512) return detail::gemm_on_current_device<GemmMediumM<Out>>(args, stream);
+  return detail::gemm_on_current_device<GemmLargeM<Out>>(args, stream);
 }
 
 }  // namespace bwgemm

@@ -64,22 +64,14 @@ __global__ void __launch_bounds__(kQuantizeThreadsPerBlock) quantize_nvfp4_kerne
 }
 
 inline Status require_compute_capability_80() {
-#if BWGEMM_EMULATION
-  return Status::success();
-#else
-  int device = 0, major = 0, minor = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {
-    return Status::device_mismatch(std::string("quantize_nvfp4: no usable CUDA device: ") +
-                                   cudaGetErrorString(cudaGetLastError()));
-  }
-  if (major * 10 + minor < kQuantizeMinComputeCapability)
+  host::ComputeCapability cc;
+  if (Status s = host::current_compute_capability(&cc); !s.ok())
+    return Status::device_mismatch("quantize_nvfp4: " + s.message());
+  if (cc.major * 10 + cc.minor < kQuantizeMinComputeCapability)
     return Status::device_mismatch("quantize_nvfp4 needs compute capability 8.0 or newer (device " +
-                                   std::to_string(device) + " is " + std::to_string(major) + "." +
-                                   std::to_string(minor) + ")");
+                                   std::to_string(cc.device) + " is " + std::to_string(cc.major) + "." +
+                                   std::to_string(cc.minor) + ")");
   return Status::success();
-#endif
 }
 
 }  // namespace detail
@@ -115,9 +107,7 @@ Status quantize_nvfp4(const T* x, int64_t rows, int64_t k, int64_t batch, int64_
   const detail::QuantizeParams<T> params{x, rows, k, batch, ld, global_scale, packed, scales};
   Status s = host::launch_cluster_kernel(&detail::quantize_nvfp4_kernel<T>, static_cast<uint32_t>(blocks),
                                          detail::kQuantizeThreadsPerBlock, 1, 0, stream, params);
-  if (!s.ok())
-    return Status(s.code(), "quantize_nvfp4: " + s.message() +
-                                " (is this GPU's architecture in CMAKE_CUDA_ARCHITECTURES?)");
+  if (!s.ok()) return Status(s.code(), "quantize_nvfp4: " + s.message());
   return s;
 }
 

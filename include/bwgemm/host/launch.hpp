@@ -1,7 +1,8 @@
-// Host-side launch plumbing shared by the public entry points: the device check of the sm_100a kernels,
-// device-pointer and alignment checks, the number of co-resident clusters, the cluster launch itself, and
-// the launch of a kernel that walks a tile grid under a scheduler. In the CPU
-// emulation build (BWGEMM_EMULATION=1) the same calls run the kernel in the emulator instead.
+// Host-side launch plumbing shared by the public entry points: the device query and the device checks (and
+// the messages of the default entry points' dispatch), device-pointer and alignment checks, the number of
+// co-resident clusters, the cluster launch itself, and the launch of a kernel that walks a tile grid under a
+// scheduler. In the CPU emulation build (BWGEMM_EMULATION=1) the same calls run the kernel in the emulator
+// instead.
 #pragma once
 
 #include <cstdint>
@@ -38,33 +39,88 @@ inline emu::LaunchConfig& emulated_launch_settings() {
 
 namespace host {
 
-// The sm_100a kernels run only on compute capability 10.0 (B200/GB200): an `a` target is not forward
-// compatible, so "10.x or newer" would be wrong.
-inline Status require_compute_capability_100(const char* entry_point) {
-#if BWGEMM_EMULATION
-  (void)entry_point;
-  return Status::success();  // the emulator is an sm_100a device
-#else
+// The current device and its compute capability: the one query behind every device check and the
+// dispatch of the default entry points. The CPU emulator is device 0 of compute capability 10.0.
+struct ComputeCapability {
   int device = 0, major = 0, minor = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+  bool is(int want_major, int want_minor) const { return major == want_major && minor == want_minor; }
+};
+
+// Fills `cc`, or returns device_mismatch saying why there is no usable device (its message is a fragment
+// like "no usable CUDA device here (no CUDA-capable device is detected)", for callers to build on).
+inline Status current_compute_capability(ComputeCapability* cc) {
+#if BWGEMM_EMULATION
+  *cc = ComputeCapability{0, 10, 0};  // the emulator is an sm_100a device
+  return Status::success();
+#else
+  cudaError_t err = cudaGetDevice(&cc->device);
+  if (err == cudaSuccess)
+    err = cudaDeviceGetAttribute(&cc->major, cudaDevAttrComputeCapabilityMajor, cc->device);
+  if (err == cudaSuccess)
+    err = cudaDeviceGetAttribute(&cc->minor, cudaDevAttrComputeCapabilityMinor, cc->device);
   if (err != cudaSuccess) {
     (void)cudaGetLastError();
-    return Status::device_mismatch(std::string(entry_point) +
-                                   " runs sm_100a kernels, which need a GPU of compute capability 10.0; "
-                                   "no usable CUDA device here (" + cudaGetErrorString(err) + ")");
-  }
-  if (major != 10 || minor != 0) {
-    return Status::device_mismatch(std::string(entry_point) +
-                                   " runs sm_100a kernels, which need a GPU of compute "
-                                   "capability 10.0 (B200/GB200); device " +
-                                   std::to_string(device) + " is " + std::to_string(major) + "." +
-                                   std::to_string(minor));
+    *cc = ComputeCapability{};
+    return Status::device_mismatch(std::string("no usable CUDA device here (") + cudaGetErrorString(err) +
+                                   ")");
   }
   return Status::success();
 #endif
 }
+
+// "device 0 is 9.0", or why there is no device: the end of every device-mismatch message.
+inline std::string describe_current_device(const Status& query, const ComputeCapability& cc) {
+  if (!query.ok()) return query.message();
+  return "device " + std::to_string(cc.device) + " is " + std::to_string(cc.major) + "." +
+         std::to_string(cc.minor);
+}
+
+// device_mismatch unless the current device is compute capability major.minor exactly. `requirement` says
+// what the entry point runs and needs ("runs sm_100a kernels, which need ...").
+inline Status require_compute_capability(int major, int minor, const char* entry_point,
+                                         const char* requirement) {
+  ComputeCapability cc;
+  const Status query = current_compute_capability(&cc);
+  if (query.ok() && cc.is(major, minor)) return Status::success();
+  return Status::device_mismatch(std::string(entry_point) + " " + requirement + "; " +
+                                 describe_current_device(query, cc));
+}
+
+// The explicit-Config entry points: an `a` target is not forward compatible, so "10.x or newer" (or "9.x or
+// newer") would be wrong.
+inline Status require_compute_capability_100(const char* entry_point) {
+  return require_compute_capability(
+      10, 0, entry_point, "runs sm_100a kernels, which need a GPU of compute capability 10.0 (B200/GB200)");
+}
+inline Status require_compute_capability_90(const char* entry_point) {
+  return require_compute_capability(
+      9, 0, entry_point, "runs sm_90a kernels, which need a GPU of compute capability 9.0 (H100/H200)");
+}
+
+// The default entry points (bwgemm::gemm, ...) on a device neither backend runs on.
+inline Status no_backend_for_device(const char* entry_point, const Status& query,
+                                    const ComputeCapability& cc) {
+  return Status::device_mismatch(std::string(entry_point) +
+                                 " runs sm_100a kernels on a GPU of compute capability 10.0 (B200/GB200) and "
+                                 "sm_90a kernels on one of compute capability 9.0 (H100/H200); " +
+                                 describe_current_device(query, cc));
+}
+
+#if !BWGEMM_EMULATION
+// A failed launch or kernel-attribute call as a Status. A binary without code for the device's architecture
+// (cudaErrorNoKernelImageForDevice; cudaErrorInvalidDeviceFunction from some calls) gets the rebuild hint.
+inline Status kernel_call_failure(const std::string& what, cudaError_t err) {
+  std::string message = what + ": " + cudaGetErrorString(err);
+  if (err != cudaErrorNoKernelImageForDevice && err != cudaErrorInvalidDeviceFunction)
+    return Status::driver_error(message);
+  ComputeCapability cc;
+  const Status query = current_compute_capability(&cc);
+  return Status::device_mismatch(
+      message + " (" + describe_current_device(query, cc) +
+      "): this binary has no code for the device's architecture; rebuild with it in CMAKE_CUDA_ARCHITECTURES "
+      "(90a for H100/H200, 100a for B200/GB200: -DCMAKE_CUDA_ARCHITECTURES=\"90a;100a\" builds both)");
+}
+#endif
 
 // TMA base addresses and the epilogue's vector loads and stores need 16-byte alignment.
 inline bool is_aligned16(const void* p) {
@@ -124,7 +180,7 @@ Status launch_cluster_kernel(void (*kernel)(const Params), uint32_t grid_x, uint
   }
   if (err != cudaSuccess) {
     (void)cudaGetLastError();
-    return Status::driver_error(std::string("kernel launch failed: ") + cudaGetErrorString(err));
+    return kernel_call_failure("kernel launch failed", err);
   }
   return Status::success();
 #endif
@@ -158,11 +214,12 @@ Status resident_clusters(void (*kernel)(const Params), uint32_t block_x, uint32_
     config.numAttrs = 1;
     err = cudaOccupancyMaxActiveClusters(&n, kernel, &config);
   }
-  if (err != cudaSuccess || n < 1) {
+  if (err != cudaSuccess) {
     (void)cudaGetLastError();
-    return Status::driver_error(std::string("cannot place a cluster of this kernel on the device: ") +
-                                (err != cudaSuccess ? cudaGetErrorString(err) : "occupancy is zero"));
+    return kernel_call_failure("cannot place a cluster of this kernel on the device", err);
   }
+  if (n < 1)
+    return Status::driver_error("cannot place a cluster of this kernel on the device: occupancy is zero");
   *clusters = n;
   return Status::success();
 #endif

@@ -36,7 +36,6 @@
 #include "bwgemm/host/tensor_map.hpp"
 #include "bwgemm/kernels/sm90/dual_gemm_config.cuh"
 #include "bwgemm/kernels/sm90/dual_gemm_kernel.cuh"
-#include "bwgemm/sm90/device.hpp"
 
 namespace bwgemm::sm90 {
 
@@ -138,7 +137,7 @@ struct DualGemm {
 
   static Status run(const Arguments& a, cudaStream_t stream = nullptr) {
     if (Status s = can_implement(a); !s.ok()) return s;
-    if (Status s = require_compute_capability_90("bwgemm::sm90::DualGemm"); !s.ok()) return s;
+    if (Status s = host::require_compute_capability_90("bwgemm::sm90::DualGemm"); !s.ok()) return s;
     const void* const operands[] = {a.a, a.b1, a.b2, a.c};
     for (const void* ptr : operands) {
       if (Status s = host::require_device_pointer(ptr, "an operand of bwgemm::sm90::DualGemm"); !s.ok())

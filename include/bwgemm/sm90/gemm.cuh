@@ -42,7 +42,6 @@
 #include "bwgemm/kernels/sm90/gemm_config.cuh"
 #include "bwgemm/kernels/sm90/gemm_kernel.cuh"
 #include "bwgemm/layout.hpp"
-#include "bwgemm/sm90/device.hpp"
 
 namespace bwgemm::sm90 {
 
@@ -226,7 +225,7 @@ struct Gemm {
   static Status run(const Args& a, cudaStream_t stream = nullptr) {
     using In = GemmInOf<Args>;
     if (Status s = can_implement(a); !s.ok()) return s;
-    if (Status s = require_compute_capability_90("bwgemm::sm90::Gemm"); !s.ok()) return s;
+    if (Status s = host::require_compute_capability_90("bwgemm::sm90::Gemm"); !s.ok()) return s;
     const bool read_c = epi::reads_source(a.epilogue);
     const void* const operands[] = {a.a, a.b, a.d, read_c ? static_cast<const void*>(a.c) : a.d};
     for (const void* ptr : operands) {

@@ -66,6 +66,7 @@ inline constexpr uint64_t kScaleDescBase =
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     dual_gemm_kernel(const __grid_constant__ DualGemmParams<Cfg> p) {
+#if BWGEMM_SM100A_KERNEL_BODY
   using namespace ::bwgemm::ptx;
   constexpr int kCtaGroup = Cfg::kCtaGroup;
   using Scheduler = typename Cfg::Scheduler;
@@ -253,6 +254,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   }
 
   finish_kernel<Cfg>(warp, tmem);
+#else
+  (void)p;
+  ::bwgemm::ptx::trap();  // built for another architecture; the entry points never launch it here
+#endif
 }
 
 }  // namespace bwgemm::sm100

@@ -80,6 +80,7 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void gemm_epilogue8(const GemmParams<Cfg>& p, c
 
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_constant__ GemmParams<Cfg> p) {
+#if BWGEMM_SM100A_KERNEL_BODY
   using namespace ::bwgemm::ptx;
   constexpr int kCtaGroup = Cfg::kCtaGroup;
   using Scheduler = typename Cfg::Scheduler;
@@ -204,6 +205,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
   }
 
   finish_kernel<Cfg>(warp, tmem);
+#else
+  (void)p;
+  ::bwgemm::ptx::trap();  // built for another architecture; the entry points never launch it here
+#endif
 }
 
 }  // namespace bwgemm::sm100

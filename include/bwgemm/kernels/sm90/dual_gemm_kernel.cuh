@@ -54,6 +54,7 @@ struct DualGemmParams {
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     dual_gemm_kernel(const __grid_constant__ DualGemmParams<Cfg> p) {
+#if BWGEMM_SM90A_KERNEL_BODY
   using namespace ::bwgemm::ptx;
   using Scheduler = typename Cfg::Scheduler;
   using In = typename Cfg::In;
@@ -209,6 +210,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 
   // A CTA must outlive the peer's multicasts into its stages and arrivals on its barriers.
   if constexpr (kClusterM > 1) cluster_sync();
+#else
+  (void)p;
+  ::bwgemm::ptx::trap();  // built for another architecture; the entry points never launch it here
+#endif
 }
 
 }  // namespace bwgemm::sm90

@@ -76,6 +76,7 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void load_pair(const Out* src, float& v0, float
 // between the wgmmas of a stage).
 template <class Cfg, class In, bool BMnMajor>
 __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_constant__ GemmParams<Cfg> p) {
+#if BWGEMM_SM90A_KERNEL_BODY
   using namespace ::bwgemm::ptx;
   using Scheduler = typename Cfg::Scheduler;
   using Out = typename Cfg::Out;
@@ -263,6 +264,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
 
   // A CTA must outlive the peer's multicasts into its stages and arrivals on its barriers.
   if constexpr (kClusterM > 1) cluster_sync();
+#else
+  (void)p;
+  ::bwgemm::ptx::trap();  // built for another architecture; the entry points never launch it here
+#endif
 }
 
 }  // namespace bwgemm::sm90
