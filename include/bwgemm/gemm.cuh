@@ -39,6 +39,7 @@
 
 #include "bwgemm/epilogue/functors.cuh"
 #include "bwgemm/formats/scale_layout.cuh"  // ceil_div
+#include "bwgemm/gemm_arguments.hpp"
 #include "bwgemm/host/launch.hpp"
 #include "bwgemm/host/status.hpp"
 #include "bwgemm/host/tensor_map.hpp"
@@ -51,164 +52,19 @@
 
 namespace bwgemm {
 
-template <class In, class Out = In, class Epilogue = epi::LinearCombination>
-struct GemmArguments {
-  static_assert(std::is_same_v<In, __half> || std::is_same_v<In, __nv_bfloat16>,
-                "A and B are __half or __nv_bfloat16");
-  int64_t m = 0, n = 0, k = 0, batch = 1;
-  const In* a = nullptr;       // M x K row-major
-  int64_t lda = 0;             // elements between rows of A; 0 means K
-  int64_t batch_stride_a = 0;  // elements between batches of A; 0 means M * lda
-  const In* b = nullptr;
-  BLayout b_layout = BLayout::kRowMajorKxN;
-  int64_t ldb = 0;                      // 0 means N (K x N row-major) or K (N x K)
-  int64_t batch_stride_b = 0;           // 0 means K * ldb or N * ldb
-  const Out* c = nullptr;               // M x N row-major; read only when the epilogue reads it (beta != 0)
-  int64_t ldc = 0, batch_stride_c = 0;  // 0 means N, M * ldc
-  Out* d = nullptr;                     // M x N row-major
-  int64_t ldd = 0, batch_stride_d = 0;  // 0 means N, M * ldd
-  Epilogue epilogue{};  // D = epilogue(A·B) or epilogue(A·B, C); default {alpha = 1, beta = 0}
-};
-
-namespace detail {
-
-template <class In>
-constexpr TensorMapDataType gemm_tensor_map_type() {
-  return std::is_same_v<In, __half> ? TensorMapDataType::kFloat16 : TensorMapDataType::kBFloat16;
-}
-
-// A rank-3 tensor map (inner, outer, batch) of 16-bit elements with row stride `ld` and batch stride
-// `batch_stride` (elements), box (box_inner, box_outer, 1).
-inline Status gemm_operand_map(TensorMapDataType type, const void* data, int64_t inner, int64_t outer,
-                               int64_t batch, int64_t ld, int64_t batch_stride, uint32_t box_inner,
-                               uint32_t box_outer, TensorMapSwizzle swizzle, CUtensorMap* out) {
-  TensorMapDesc d;
-  d.data_type = type;
-  d.rank = 3;
-  d.global_address = data;
-  d.global_dims[0] = static_cast<uint64_t>(inner);
-  d.global_dims[1] = static_cast<uint64_t>(outer);
-  d.global_dims[2] = static_cast<uint64_t>(batch);
-  d.global_strides_bytes[0] = static_cast<uint64_t>(ld) * 2;
-  d.global_strides_bytes[1] = static_cast<uint64_t>(batch_stride) * 2;
-  d.box_dims[0] = box_inner;
-  d.box_dims[1] = box_outer;
-  d.box_dims[2] = 1;
-  d.swizzle = swizzle;
-  d.oob_fill = TensorMapOobFill::kZero;  // the M, N and K tails read as zero
-  return encode_tensor_map(d, out);
-}
-
-// The strides with their defaults filled in.
-struct GemmStrides {
-  int64_t lda, ldb, ldc, ldd, batch_stride_a, batch_stride_b, batch_stride_c, batch_stride_d;
-};
-
-template <class Args>
-GemmStrides gemm_strides(const Args& a) {
-  GemmStrides s{};
-  const bool kxn = a.b_layout == BLayout::kRowMajorKxN;
-  s.lda = a.lda == 0 ? a.k : a.lda;
-  s.ldb = a.ldb == 0 ? (kxn ? a.n : a.k) : a.ldb;
-  s.ldc = a.ldc == 0 ? a.n : a.ldc;
-  s.ldd = a.ldd == 0 ? a.n : a.ldd;
-  s.batch_stride_a = a.batch_stride_a == 0 ? a.m * s.lda : a.batch_stride_a;
-  s.batch_stride_b = a.batch_stride_b == 0 ? (kxn ? a.k : a.n) * s.ldb : a.batch_stride_b;
-  s.batch_stride_c = a.batch_stride_c == 0 ? a.m * s.ldc : a.batch_stride_c;
-  s.batch_stride_d = a.batch_stride_d == 0 ? a.m * s.ldd : a.batch_stride_d;
-  return s;
-}
-
-}  // namespace detail
-
 template <class Cfg>
 struct Gemm {
   using Out = typename Cfg::Out;
   using Epilogue = typename Cfg::Epilogue;
   template <class In>
   using Arguments = GemmArguments<In, Out, Epilogue>;
-  static constexpr int64_t kMaxExtent = (int64_t{1} << 31) - 1;
 
   // Host-side checks only (no device access): shapes, pointers, alignment, strides, the functor.
   template <class In>
   static Status can_implement(const GemmArguments<In, Out, Epilogue>& a) {
-    const auto str = [](int64_t v) { return std::to_string(v); };
-    const auto multiple_of_8 = [](int64_t v) { return v >= 8 && v % 8 == 0; };
-    if (!multiple_of_8(a.m))
-      return Status::invalid_argument("M must be a positive multiple of 8 (got " + str(a.m) + ")");
-    if (!multiple_of_8(a.n))
-      return Status::invalid_argument("N must be a positive multiple of 8 (got " + str(a.n) + ")");
-    if (!multiple_of_8(a.k))
-      return Status::invalid_argument("K must be a positive multiple of 8 (16-byte rows) (got " + str(a.k) +
-                                      ")");
-    if (a.batch < 1 || a.batch > 65535)
-      return Status::invalid_argument("batch must be in [1, 65535] (got " + str(a.batch) + ")");
-    if (a.m > kMaxExtent || a.n > kMaxExtent || a.k > kMaxExtent)
-      return Status::invalid_argument("M, N and K must be < 2^31");
-    if (a.b_layout != BLayout::kRowMajorKxN && a.b_layout != BLayout::kColumnMajorKxN)
-      return Status::invalid_argument("b_layout is not a BLayout");
-
-    const detail::GemmStrides s = detail::gemm_strides(a);
-    const bool kxn = a.b_layout == BLayout::kRowMajorKxN;
-    // Rows of 16-bit inputs are 16-byte aligned at multiples of 8 elements; of D and C at 16 / sizeof(Out).
-    constexpr int64_t kInAlign = 8, kOutAlign = 16 / static_cast<int64_t>(sizeof(Out));
-    const struct {
-      int64_t ld, min;
-      int64_t align;
-      const char* name;
-      const char* rule;
-    } lds[] = {
-        {s.lda, a.k, kInAlign, "lda", ">= K and a multiple of 8"},
-        {s.ldb, kxn ? a.n : a.k, kInAlign, "ldb",
-         kxn ? ">= N (B is K x N row-major) and a multiple of 8" : ">= K (B is N x K) and a multiple of 8"},
-        {s.ldc, a.n, kOutAlign, "ldc", ">= N with 16-byte rows"},
-        {s.ldd, a.n, kOutAlign, "ldd", ">= N with 16-byte rows"}};
-    for (const auto& l : lds) {
-      if (l.ld < l.min || l.ld % l.align != 0)
-        return Status::invalid_argument(std::string(l.name) + " must be " + l.rule + " (got " + str(l.ld) +
-                                        ")");
-    }
-    if (a.batch > 1) {
-      const struct {
-        int64_t stride, min;
-        int64_t align;
-        const char* name;
-      } strides[] = {{s.batch_stride_a, 1, kInAlign, "batch_stride_a"},
-                     {s.batch_stride_b, 1, kInAlign, "batch_stride_b"},
-                     {s.batch_stride_c, 1, kOutAlign, "batch_stride_c"},
-                     {s.batch_stride_d, a.m * s.ldd, kOutAlign, "batch_stride_d"}};
-      for (const auto& b : strides) {
-        if (b.stride < b.min || b.stride % b.align != 0)
-          return Status::invalid_argument(std::string(b.name) + " must keep batches 16-byte aligned" +
-                                          (b.min > 1 ? " and not overlap (>= M * ldd)" : "") + " (got " +
-                                          str(b.stride) + ")");
-      }
-    }
-
-    const bool read_c = epi::reads_source(a.epilogue);
-    const struct {
-      const void* p;
-      bool required;
-      const char* name;
-      const char* why;
-    } ptrs[] = {{a.a, true, "A", ""},
-                {a.b, true, "B", ""},
-                {a.d, true, "D", ""},
-                {a.c, read_c, "C", " but the epilogue reads it (beta != 0)"}};
-    for (const auto& q : ptrs) {
-      if (!q.required) continue;
-      if (q.p == nullptr) return Status::invalid_argument(std::string(q.name) + " is null" + q.why);
-      if (!host::is_aligned16(q.p))
-        return Status::invalid_argument(std::string(q.name) + " must be 16-byte aligned");
-    }
-    if constexpr (std::is_same_v<Epilogue, epi::LinearCombination>) {
-      if (!std::isfinite(a.epilogue.alpha) || !std::isfinite(a.epilogue.beta))
-        return Status::invalid_argument("alpha and beta must be finite");
-    }
+    if (Status s = detail::validate_gemm_arguments<Out, Epilogue>(a); !s.ok()) return s;
     const sched::TileGrid tiles = tile_grid(a.m, a.n, a.batch);
-    if (static_cast<int64_t>(tiles.tiles_m) * tiles.tiles_n * tiles.batch > kMaxExtent)
-      return Status::invalid_argument("too many output tiles for one launch");
-    return Status::success();
+    return detail::validate_tile_count(tiles.tiles_m, tiles.tiles_n, tiles.batch);
   }
 
   static sched::TileGrid tile_grid(int64_t m, int64_t n, int64_t batch) {
