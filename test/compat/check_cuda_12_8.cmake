@@ -1,0 +1,37 @@
+# Driven by ctest (CMakeLists.txt beside this file): nvcc -ptx against CUDA 12.8's headers, PTX declared as
+# ISA 8.7, assembled by CUDA 12.8's ptxas; fails on any ptxas error or spill.
+cmake_minimum_required(VERSION 3.25)
+file(MAKE_DIRECTORY ${WORK})
+set(ptx ${WORK}/out.ptx)
+separate_arguments(defines UNIX_COMMAND "${DEFINES}")
+execute_process(
+  COMMAND ${NVCC} -std=c++17 -ptx -gencode=arch=compute_${ARCH},code=compute_${ARCH} ${defines}
+          -I${CU12_ROOT}/cuda_runtime/include -I${CU12_ROOT}/cuda_cccl/include -I${INCLUDE} ${SOURCE} -o ${ptx}
+  RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "nvcc -ptx against CUDA 12.8's headers failed:\n${err}")
+endif()
+file(READ ${ptx} text)
+string(REGEX REPLACE "\n\\.version [0-9]+\\.[0-9]+" "\n.version 8.7" text "${text}")
+file(WRITE ${ptx} "${text}")
+execute_process(COMMAND ${CU12_ROOT}/cuda_nvcc/bin/ptxas --version OUTPUT_VARIABLE version)
+if(NOT version MATCHES "cuda_12\\.8")
+  message(FATAL_ERROR "expected CUDA 12.8's ptxas, got:\n${version}")
+endif()
+execute_process(COMMAND ${CU12_ROOT}/cuda_nvcc/bin/ptxas -arch=sm_${ARCH} -v ${ptx} -o ${WORK}/out.cubin
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "CUDA 12.8's ptxas rejected the PTX (sm_${ARCH}, PTX ISA 8.7):\n${err}")
+endif()
+string(REGEX MATCHALL "[0-9]+ bytes spill stores" spills "${out}${err}")
+foreach(s ${spills})
+  if(NOT s MATCHES "^0 bytes")
+    message(FATAL_ERROR "spills with CUDA 12.8's ptxas: ${s}")
+  endif()
+endforeach()
+string(REGEX MATCHALL "Compiling entry function" entries "${out}${err}")
+list(LENGTH entries n)
+if(n EQUAL 0)
+  message(FATAL_ERROR "ptxas compiled no kernel")
+endif()
+message(STATUS "CUDA 12.8 ptxas accepted ${n} kernels for sm_${ARCH} with no spills")
