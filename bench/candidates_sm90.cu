@@ -8,6 +8,8 @@
 //   gemm_fp16, bwgemm_sm90          bwgemm::sm90::gemm (the default Config choice), both B layouts
 //   gemm_bf16  bwgemm_sm90_cluster2 sm90::GemmLargeCluster2: the 128 x 256 tile in clusters of two CTAs
 //                                   along M, B multicast (not the default: slower so far)
+//              bwgemm_sm90_regstore sm90::GemmLarge with D stored from registers (TmaStore off), the
+//                                   epilogue before the shared-memory + TMA-store one
 #include <type_traits>
 
 #include "bwgemm/sm90/dual_gemm.cuh"
@@ -50,6 +52,10 @@ void add_gemm(std::vector<Implementation<GemmProblem<T>>>& group) {
   group.push_back(
       sm90_gemm_candidate<T>("bwgemm_sm90_cluster2", [](const sm90::GemmArguments<T>& a, cudaStream_t s) {
         return sm90::Gemm<sm90::GemmLargeCluster2<T>>::run(a, s);
+      }));
+  group.push_back(
+      sm90_gemm_candidate<T>("bwgemm_sm90_regstore", [](const sm90::GemmArguments<T>& a, cudaStream_t s) {
+        return sm90::Gemm<typename sm90::GemmLarge<T>::template WithTmaStore<false>>::run(a, s);
       }));
 }
 

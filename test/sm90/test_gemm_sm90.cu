@@ -263,6 +263,9 @@ template <class Out>
 using LargeOneCta = sm90::GemmLarge<Out>;  // 128 x 256, one CTA per cluster (the default's big tile)
 template <class Out>
 using Small = sm90::GemmSmall<Out>;  // 128 x 128, no cluster
+// D stored from registers instead of through shared memory and TMA stores (the TmaStore knob off).
+template <class Out>
+using LargeRegisterStore = typename sm90::GemmLarge<Out>::template WithTmaStore<false>;
 // Non-persistent variants: one cluster per tile.
 using OneTileCluster = sm90::GemmConfig<256, 4, 2, sched::OneTilePerCluster, epi::LinearCombination, bf16>;
 using OneTileSingle = sm90::GemmConfig<64, 8, 1, sched::OneTilePerCluster, epi::LinearCombination, f16>;
@@ -315,6 +318,16 @@ TEST(Sm90GemmExact, EveryOutputTypeWithBeta) {
     check_gemm<f16, bf16>(s, layout, Tier::kExact, 0.25f, 4.0f, ExplicitConfig<Small<bf16>>{});
     check_gemm<bf16, bf16>({136, 264, 200, 3, 216, 280, 272}, layout, Tier::kExact, 1.0f, -2.0f,
                            ExplicitConfig<Large<bf16>>{});
+  }
+}
+
+TEST(Sm90GemmExact, RegisterStoreBothLayouts) {
+  BWGEMM_REQUIRE_SM90();
+  for (BLayout layout : kLayouts) {
+    for (const Shape& s : kExactShapes)
+      check_gemm<bf16, bf16>(s, layout, Tier::kExact, 1.0f, 0.0f, ExplicitConfig<LargeRegisterStore<bf16>>{});
+    check_gemm<f16, float>({200, 136, 72}, layout, Tier::kExact, 2.0f, -1.0f,
+                           ExplicitConfig<LargeRegisterStore<float>>{});
   }
 }
 

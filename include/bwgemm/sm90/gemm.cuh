@@ -74,6 +74,30 @@ Status gemm_operand_map(const In* data, int64_t inner, int64_t outer, int64_t ba
                                             TensorMapSwizzle::k128B, out, TensorMapL2Promotion::k256B);
 }
 
+// The TMA-store map of D: (N, M, batch) of Out with row stride ldd and batch stride batch_stride_d
+// (elements), box (box_inner, box_outer, 1), 128-byte swizzle. Stores clip at N and M.
+template <class Out>
+Status gemm_output_map(Out* data, int64_t n, int64_t m, int64_t batch, int64_t ldd, int64_t batch_stride,
+                       uint32_t box_inner, uint32_t box_outer, CUtensorMap* out) {
+  TensorMapDesc d;
+  d.data_type = std::is_same_v<Out, float>    ? TensorMapDataType::kFloat32
+                : std::is_same_v<Out, __half> ? TensorMapDataType::kFloat16
+                                              : TensorMapDataType::kBFloat16;
+  d.rank = 3;
+  d.global_address = data;
+  d.global_dims[0] = static_cast<uint64_t>(n);
+  d.global_dims[1] = static_cast<uint64_t>(m);
+  d.global_dims[2] = static_cast<uint64_t>(batch);
+  d.global_strides_bytes[0] = static_cast<uint64_t>(ldd) * sizeof(Out);
+  d.global_strides_bytes[1] = static_cast<uint64_t>(batch_stride) * sizeof(Out);
+  d.box_dims[0] = box_inner;
+  d.box_dims[1] = box_outer;
+  d.box_dims[2] = 1;
+  d.swizzle = TensorMapSwizzle::k128B;
+  d.oob_fill = TensorMapOobFill::kZero;
+  return encode_tensor_map(d, out);
+}
+
 }  // namespace detail
 
 template <class Cfg>
@@ -128,6 +152,12 @@ struct Gemm {
     } else {  // (K, N, batch): this CTA's rows of the B tile
       if (Status s = detail::gemm_operand_map(a.b, a.k, a.n, a.batch, st.ldb, st.batch_stride_b, Cfg::kBlockK,
                                               Cfg::kBKMajorRowsPerCta, &p.tmap_b);
+          !s.ok())
+        return s;
+    }
+    if constexpr (Cfg::kTmaStore) {
+      if (Status s = detail::gemm_output_map(a.d, a.n, a.m, a.batch, st.ldd, st.batch_stride_d,
+                                             Cfg::kEpiBoxColumns, Cfg::kWarpgroupM, &p.tmap_d);
           !s.ok())
         return s;
     }

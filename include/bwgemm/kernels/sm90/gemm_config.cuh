@@ -8,6 +8,11 @@
 // matrix, one box of BlockN rows) or MN-major (a K x N row-major matrix, BlockN / 64 boxes of 64 columns x
 // 64 K rows, 8 KiB apart). BlockK = 64 16-bit elements = one 128-byte swizzle row.
 //
+// TmaStore (default): each consumer warpgroup writes its slice of D into a 16 KiB shared-memory buffer
+// (128-byte swizzled boxes of 64 rows x 128 bytes) and one thread stores it with TMA (cp.async.bulk.tensor,
+// bulk_group); the consumers go on to the next tile's mainloop while the copy engine writes D. Off: D is
+// stored from registers (4- or 8-byte stores, rows and columns past M, N masked).
+//
 // ClusterM = 2: the two CTAs of a cluster compute vertically adjacent tiles (the same N columns), so they
 // need the same B tile; each loads half of it and multicasts it to both (halves B's L2 -> SM traffic).
 //
@@ -28,21 +33,25 @@
 namespace bwgemm::sm90 {
 
 template <int BlockN_, int Stages_, int ClusterM_ = 1, class Scheduler_ = sched::StaticPersistent,
-          class Epilogue_ = epi::LinearCombination, class Out_ = __nv_bfloat16>
+          class Epilogue_ = epi::LinearCombination, class Out_ = __nv_bfloat16, bool TmaStore_ = true>
 struct GemmConfig {
   using Scheduler = Scheduler_;
   using Epilogue = Epilogue_;
   using Out = Out_;
   // The same kernel with another output type or epilogue functor.
   template <class O>
-  using WithOut = GemmConfig<BlockN_, Stages_, ClusterM_, Scheduler_, Epilogue_, O>;
+  using WithOut = GemmConfig<BlockN_, Stages_, ClusterM_, Scheduler_, Epilogue_, O, TmaStore_>;
   template <class E>
-  using WithEpilogue = GemmConfig<BlockN_, Stages_, ClusterM_, Scheduler_, E, Out_>;
+  using WithEpilogue = GemmConfig<BlockN_, Stages_, ClusterM_, Scheduler_, E, Out_, TmaStore_>;
+  // The same kernel with the other D store path.
+  template <bool T>
+  using WithTmaStore = GemmConfig<BlockN_, Stages_, ClusterM_, Scheduler_, Epilogue_, Out_, T>;
 
   // ---- knobs -------------------------------------------------------------------------------------------
-  static constexpr int kBlockN = BlockN_;      // output columns per CTA tile (the wgmma N)
-  static constexpr int kStages = Stages_;      // shared-memory pipeline depth
-  static constexpr int kClusterM = ClusterM_;  // CTAs per cluster, stacked along M, sharing B
+  static constexpr int kBlockN = BlockN_;       // output columns per CTA tile (the wgmma N)
+  static constexpr int kStages = Stages_;       // shared-memory pipeline depth
+  static constexpr int kClusterM = ClusterM_;   // CTAs per cluster, stacked along M, sharing B
+  static constexpr bool kTmaStore = TmaStore_;  // D through shared memory and TMA stores
 
   // ---- tile shape --------------------------------------------------------------------------------------
   static constexpr int kConsumerWarpgroups = 2;
@@ -80,8 +89,19 @@ struct GemmConfig {
   // wrote (with multicast, the peer's consumers too).
   static constexpr int kEmptyArrivals = kConsumerWarpgroups * kClusterM;
 
+  // ---- the D staging buffers (kTmaStore) ---------------------------------------------------------------
+  // Per consumer warpgroup: kEpiBoxesPerRound boxes of 64 rows x 128 bytes (kEpiBoxColumns elements of
+  // Out), 128-byte swizzled; the warpgroup's 64 x BlockN slice of D goes out in kEpiRounds rounds.
+  static constexpr int kEpiBoxColumns = static_cast<int>(ptx::kSw128RowBytes) / static_cast<int>(sizeof(Out));
+  static constexpr int kEpiBoxBytes = kWarpgroupM * kRowBytes;  // 8 KiB
+  static constexpr int kEpiBoxes = kBlockN / kEpiBoxColumns;    // boxes per warpgroup slice of a tile
+  static constexpr int kEpiBoxesPerRound = kEpiBoxes % 2 == 0 ? 2 : 1;
+  static constexpr int kEpiRounds = kEpiBoxes / kEpiBoxesPerRound;
+  static constexpr int kEpiWarpgroupBytes = kTmaStore ? kEpiBoxesPerRound * kEpiBoxBytes : 0;
+  static constexpr int kEpiOffset = kStages * kStageBytes;  // [kConsumerWarpgroups][kEpiWarpgroupBytes]
+
   // ---- shared memory layout after the stages -----------------------------------------------------------
-  static constexpr int kFullBarriers = kStages * kStageBytes;         // [kStages]: TMA landed
+  static constexpr int kFullBarriers = kEpiOffset + kConsumerWarpgroups * kEpiWarpgroupBytes;  // TMA landed
   static constexpr int kEmptyBarriers = kFullBarriers + 8 * kStages;  // [kStages]: all consumers done
   // + kSmemAlignment: the kernel aligns the dynamic buffer's start up to 1024 bytes itself.
   static constexpr int kSmemBytes = kEmptyBarriers + 8 * kStages + kSmemAlignment;
@@ -98,6 +118,7 @@ struct GemmConfig {
   static_assert(kClusterM == 1 || kClusterM == 2, "ClusterM is 1 or 2 (a pair of CTAs sharing B)");
   static_assert(kBMnChunks % kClusterM == 0, "the B chunks must split evenly between the cluster's CTAs");
   static_assert(kBSliceBytes % kSmemAlignment == 0, "each CTA's slice of B must start on a swizzle atom");
+  static_assert(kBlockN % kEpiBoxColumns == 0, "BlockN must be a whole number of 128-byte D boxes");
   static_assert(kStages >= 2, "at least two stages: one loading while one is consumed");
   static_assert(kSmemBytes <= kMaxDynamicSmemBytes,
                 "the stages do not fit the 227 KB of shared memory: fewer Stages or a smaller BlockN");

@@ -11,13 +11,17 @@
 //                  issues one wgmma m64n<BlockN>k16 per 16 K; it frees a stage (one arrival per consumer on
 //                  the empty barrier of every CTA of the cluster) once wgmma.wait_group says the wgmmas that
 //                  read it are done, one stage behind the issue; then applies the epilogue functor to the
-//                  register fragment (reading C only when the functor needs it) and stores D from registers.
+//                  register fragment (reading C only when the functor needs it) and stores D: with
+//                  Cfg::kTmaStore through its 16 KiB shared-memory buffer and TMA stores (one thread issues
+//                  them; the warpgroup waits only until the copy engine has read the buffer before it
+//                  refills it, so the global writes overlap the next tile's mainloop), otherwise from
+//                  registers.
 // Both roles walk the same cluster tiles of a sched::TileGrid under Cfg::Scheduler (StaticPersistent: one
 // cluster per pair of SMs strides over the tiles, so the producer already loads the next tile while the
 // consumers run the epilogue). CTA r of a cluster computes M tile (2·t.m + r) of cluster tile t.
 //
 // Shared memory (carved from the dynamic buffer, aligned up to 1024 bytes):
-//   [stage 0: A 128x64 | B] ... [stage S-1] | full[S] | empty[S]
+//   [stage 0: A 128x64 | B] ... [stage S-1] | D buffer per consumer (kTmaStore) | full[S] | empty[S]
 // B is BlockN rows x 64 K (K-major, SBO 1024) or BlockN / 64 chunks of 64 K rows x 64 columns (MN-major,
 // chunk stride = LBO 8 KiB, 8 K rows = SBO 1024), every piece 128-byte swizzled as TMA writes it.
 #pragma once
@@ -48,6 +52,7 @@ struct GemmParams {
   CUtensorMap tmap_a;  // (K, M, batch), box (64, 128, 1), 128B swizzle
   CUtensorMap tmap_b;  // K-major: (K, N, batch), box (64, BlockN / ClusterM, 1); MN-major: (N, K, batch),
                        // box (64, 64, 1); 128B swizzle
+  CUtensorMap tmap_d;  // kTmaStore: (N, M, batch) of Out, box (kEpiBoxColumns, 64, 1), 128B swizzle
   typename Cfg::Out* d = nullptr;        // m x n per batch, row stride ldd, batch stride batch_stride_d
   const typename Cfg::Out* c = nullptr;  // read only when read_c
   int64_t ldd = 0, batch_stride_d = 0;
@@ -106,6 +111,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
   if (warp == 1 && elect_one_sync()) {
     tma_prefetch_descriptor(&p.tmap_a);
     tma_prefetch_descriptor(&p.tmap_b);
+    if constexpr (Cfg::kTmaStore) tma_prefetch_descriptor(&p.tmap_d);
   }
   // The peer multicasts into this CTA's stages and arrives on its barriers: both must be initialised first.
   if constexpr (kClusterM > 1) {
@@ -223,42 +229,103 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
       const int32_t row0 = m_tile * Cfg::kBlockM + static_cast<int32_t>(consumer) * Cfg::kWarpgroupM +
                            static_cast<int32_t>(warp_in_group * 16 + lane / 4);
       const int32_t col0 = t.n * Cfg::kBlockN + static_cast<int32_t>(2 * (lane % 4));
-      Out* d_batch = p.d + static_cast<int64_t>(t.batch) * p.batch_stride_d;
       const Out* c_batch = p.c + static_cast<int64_t>(t.batch) * p.batch_stride_c;
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int32_t row = row0 + 8 * h;
-        if (row >= p.m) continue;
-        Out* d_row = d_batch + static_cast<int64_t>(row) * p.ldd;
-        const Out* c_row = c_batch + static_cast<int64_t>(row) * p.ldc;
-#pragma unroll
-        for (int j = 0; j < Cfg::kBlockN / 8; ++j) {
-          const int32_t col = col0 + 8 * j;
-          if (col >= p.n) continue;
-          const int i = 4 * j + 2 * h;
-          float v0, v1;
-          if constexpr (kTakesC && kTakesAccOnly) {
-            if (p.read_c) {
-              float c0, c1;
-              load_pair(c_row + col, c0, c1);
-              v0 = p.epilogue(acc[i], c0);
-              v1 = p.epilogue(acc[i + 1], c1);
-            } else {
-              v0 = p.epilogue(acc[i]);
-              v1 = p.epilogue(acc[i + 1]);
-            }
-          } else if constexpr (kTakesC) {
+      // The functor applied to acc[i], acc[i + 1] (columns col, col + 1 of `row`); C read only in bounds.
+      const auto apply = [&](int i, int32_t row, int32_t col, float& v0, float& v1) {
+        const auto read_c = [&](float& c0, float& c1) {
+          c0 = 0.0f, c1 = 0.0f;
+          if (row < p.m && col < p.n) load_pair(c_batch + static_cast<int64_t>(row) * p.ldc + col, c0, c1);
+        };
+        if constexpr (kTakesC && kTakesAccOnly) {
+          if (p.read_c) {
             float c0, c1;
-            load_pair(c_row + col, c0, c1);
+            read_c(c0, c1);
             v0 = p.epilogue(acc[i], c0);
             v1 = p.epilogue(acc[i + 1], c1);
           } else {
             v0 = p.epilogue(acc[i]);
             v1 = p.epilogue(acc[i + 1]);
           }
-          store_pair(d_row + col, v0, v1, col + 1 < p.n);
+        } else if constexpr (kTakesC) {
+          float c0, c1;
+          read_c(c0, c1);
+          v0 = p.epilogue(acc[i], c0);
+          v1 = p.epilogue(acc[i + 1], c1);
+        } else {
+          v0 = p.epilogue(acc[i]);
+          v1 = p.epilogue(acc[i + 1]);
+        }
+      };
+      if constexpr (Cfg::kTmaStore) {
+        // Box b of the slice holds columns [b·kEpiBoxColumns, (b+1)·kEpiBoxColumns) of the warpgroup's 64
+        // rows, one 128-byte row each, 16-byte units XOR-swizzled by row % 8 as TMA's 128B swizzle expects
+        // (thread row % 8 = lane / 4: a warp's 8 rows hit 8 different units, so no bank conflicts).
+        const uint32_t buffer = smem + Cfg::kEpiOffset + consumer * Cfg::kEpiWarpgroupBytes;
+        uint8_t* const buffer_ptr =
+            static_cast<uint8_t*>(dynamic_smem_ptr()) + (buffer - dynamic_smem_base());
+        const uint32_t row_in_slice = warp_in_group * 16 + lane / 4;
+        const int32_t slice_m0 = m_tile * Cfg::kBlockM + static_cast<int32_t>(consumer) * Cfg::kWarpgroupM;
+        const uint32_t epi_barrier = 1 + consumer;  // named barrier of this warpgroup (0 is __syncthreads)
+#pragma unroll
+        for (int r = 0; r < Cfg::kEpiRounds; ++r) {
+          // The previous round's (or tile's) TMA stores have read the buffer.
+          if (thread == 0) tma_store_wait_read<0>();
+          named_barrier_sync(epi_barrier, kWarpgroupThreads);
+#pragma unroll
+          for (int bb = 0; bb < Cfg::kEpiBoxesPerRound; ++bb) {
+            const int b = r * Cfg::kEpiBoxesPerRound + bb;
+#pragma unroll
+            for (int jj = 0; jj < Cfg::kEpiBoxColumns / 8; ++jj) {
+              const int j = b * (Cfg::kEpiBoxColumns / 8) + jj;
+#pragma unroll
+              for (int h = 0; h < 2; ++h) {
+                const uint32_t srow = row_in_slice + 8 * h;
+                float v0, v1;
+                apply(4 * j + 2 * h, row0 + 8 * h, col0 + 8 * j, v0, v1);
+                const uint32_t byte = static_cast<uint32_t>((8 * jj + 2 * (lane % 4)) * sizeof(Out));
+                const uint32_t offset = bb * Cfg::kEpiBoxBytes + srow * Cfg::kRowBytes +
+                                        ((((byte >> 4) ^ (srow & 7)) << 4) | (byte & 15));
+                if constexpr (std::is_same_v<Out, float>) {
+                  *reinterpret_cast<float2*>(buffer_ptr + offset) = float2{v0, v1};
+                } else {
+                  *reinterpret_cast<uint32_t*>(buffer_ptr + offset) = epi::pack_two<Out>(v0, v1);
+                }
+              }
+            }
+          }
+          fence_proxy_async_shared_cta();  // the writes above before the copy engine reads them
+          named_barrier_sync(epi_barrier, kWarpgroupThreads);
+          if (thread == 0) {
+#pragma unroll
+            for (int bb = 0; bb < Cfg::kEpiBoxesPerRound; ++bb) {
+              const int b = r * Cfg::kEpiBoxesPerRound + bb;
+              tma_store(&p.tmap_d, buffer + bb * Cfg::kEpiBoxBytes,
+                        {t.n * Cfg::kBlockN + b * Cfg::kEpiBoxColumns, slice_m0, t.batch});
+            }
+            tma_store_commit_group();
+          }
+        }
+      } else {
+        Out* d_batch = p.d + static_cast<int64_t>(t.batch) * p.batch_stride_d;
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int32_t row = row0 + 8 * h;
+          if (row >= p.m) continue;
+          Out* d_row = d_batch + static_cast<int64_t>(row) * p.ldd;
+#pragma unroll
+          for (int j = 0; j < Cfg::kBlockN / 8; ++j) {
+            const int32_t col = col0 + 8 * j;
+            if (col >= p.n) continue;
+            float v0, v1;
+            apply(4 * j + 2 * h, row, col, v0, v1);
+            store_pair(d_row + col, v0, v1, col + 1 < p.n);
+          }
         }
       }
+    }
+    // D's last TMA stores are complete before the CTA (and its shared memory) goes away.
+    if constexpr (Cfg::kTmaStore) {
+      if (thread == 0) tma_store_wait<0>();
     }
   }
 
