@@ -1,4 +1,5 @@
-// A kind::mxf4nvf4.block16 (NVFP4) 2-CTA tcgen05 GEMM microkernel with seed 000's constants: D[M,N] (f32) =
+// A kind::mxf4nvf4.block16 (NVFP4) tcgen05 GEMM microkernel with seed 000's constants, for a CTA pair
+// (seed 000's cta_group::2 form) and for a single CTA (cta_group::1, M = 128): D[M,N] (f32) =
 // A[M,K] * B[N,K]^T, A and B packed e2m1 K-major (16U4_ALIGN8B TMA, 128B swizzle), e4m3 scales per 16 K in
 // the 128x4 blocked layout (TMA'd as 512-byte atoms, SFB multicast from the even CTA), copied to tensor
 // memory with tcgen05.cp.32x128b.warpx4; M = 256 per CTA pair, BLOCK_N = 64 (32 B rows per CTA),
@@ -16,33 +17,42 @@ namespace nvfp4_gemm {
 
 namespace ptx = bwgemm::ptx;
 
-inline constexpr int kCtaGroup = 2;
 inline constexpr int kBlockM = 128, kBlockN = 64, kBlockK = 256, kMmaK = 64, kStages = 2;
-inline constexpr int kHalfBlockN = kBlockN / kCtaGroup;
 inline constexpr int kThreads = 6 * 32;
 inline constexpr int kASize = kBlockM * kBlockK / 2;
-inline constexpr int kBSize = kHalfBlockN * kBlockK / 2;
 inline constexpr int kSfaSize = 128 * kBlockK / 16;
 inline constexpr int kSfbSize = 128 * kBlockK / 16;
-inline constexpr int kStageBytes = kASize + kBSize + kSfaSize + kSfbSize;
-inline constexpr int kBarOffset = kStages * kStageBytes;
-inline constexpr int kSmemBytes = kBarOffset + (2 * kStages + 2) * 8;
-// seed 000's tensor-memory layout (one accumulator here instead of two).
-inline constexpr int kSfaColsPerK = 8;  // 256 rows / 32
 inline constexpr int kSfbColsPerK = 4;  // 128 cols / 32
 inline constexpr int kAccTmem = 0;
-inline constexpr int kSfaTmem = 2 * kBlockN;
-inline constexpr int kSfbTmem = kSfaTmem + kSfaColsPerK * (kBlockK / kMmaK);
 inline constexpr int kTmemCols = 256;
 
-constexpr uint64_t desc_encode(uint64_t x) {
+// What depends on the CTA group: the pair splits B (each CTA loads BLOCK_N / 2 rows) and seed 000 spaces
+// the SFA columns 8 apart per K step for M = 256 (4 are written); a single CTA has M = 128 and 4.
+template <int CtaGroup>
+struct Shape {
+  static constexpr int kBRows = kBlockN / CtaGroup;
+  static constexpr int kBSize = kBRows * kBlockK / 2;
+  static constexpr int kStageBytes = kASize + kBSize + kSfaSize + kSfbSize;
+  static constexpr int kBarOffset = kStages * kStageBytes;
+  static constexpr int kSmemBytes = kBarOffset + (2 * kStages + 2) * 8;
+  static constexpr int kSfaColsPerK = CtaGroup == 2 ? 8 : 4;
+  static constexpr int kSfaTmem = 2 * kBlockN;
+  static constexpr int kSfbTmem = kSfaTmem + kSfaColsPerK * (kBlockK / kMmaK);
+};
+
+BWGEMM_HD constexpr uint64_t desc_encode(uint64_t x) {
   return (x & 0x3'FFFFULL) >> 4ULL;
 }
 
+template <int kCtaGroup>
 __global__ void __launch_bounds__(kThreads)
     nvfp4_gemm_kernel(const __grid_constant__ CUtensorMap a_tmap, const __grid_constant__ CUtensorMap b_tmap,
                       const __grid_constant__ CUtensorMap sfa_tmap,
                       const __grid_constant__ CUtensorMap sfb_tmap, float* c, int n_total, int k_total) {
+  using S = Shape<kCtaGroup>;
+  constexpr int kHalfBlockN = S::kBRows, kStageBytes = S::kStageBytes, kBarOffset = S::kBarOffset;
+  constexpr int kBSize = S::kBSize, kSfaColsPerK = S::kSfaColsPerK, kSfaTmem = S::kSfaTmem,
+                kSfbTmem = S::kSfbTmem;
   const uint32_t warp = ptx::warp_idx();
   const uint32_t rank = ptx::cluster_ctarank();
   const uint32_t smem = ptx::dynamic_smem_base();
@@ -73,9 +83,12 @@ __global__ void __launch_bounds__(kThreads)
   const uint32_t taddr = *static_cast<const uint32_t*>(ptx::shared_address_to_pointer(tmem_slot));
 
   // seed 000's instruction and shared-memory descriptors.
-  constexpr uint32_t i_desc = (1U << 7U) | (1U << 10U) | ((uint32_t)kBlockN >> 3U << 17U) | (2U << 27U);
+  // seed 000: (2U << 27U) is M = 256 (M >> 7 at bit 27); the single CTA writes M = 128 the same way.
+  constexpr uint32_t i_desc =
+      (1U << 7U) | (1U << 10U) | ((uint32_t)kBlockN >> 3U << 17U) | (uint32_t(kCtaGroup) << 27U);
   static_assert(i_desc == ptx::InstrDescMxf4Nvf4{ptx::MmaF4Format::kE2M1, ptx::MmaF4Format::kE2M1, false,
-                                                 false, ptx::MmaMajor::kK, ptx::MmaMajor::kK, 256, kBlockN}
+                                                 false, ptx::MmaMajor::kK, ptx::MmaMajor::kK,
+                                                 uint32_t(128 * kCtaGroup), kBlockN}
                               .encode());
   constexpr int kSboAb = 8 * 128;
   constexpr int kSboSf = 8 * 16;
@@ -105,7 +118,11 @@ __global__ void __launch_bounds__(kThreads)
       ptx::tma_load<kCtaGroup>(sfa_smem, &sfa_tmap, bar, sfa_c);
       if (rank == 0) {
         const int32_t sfb_c[3] = {0, off_n / 128, off_k / 64};
-        ptx::tma_load_multicast<kCtaGroup>(sfb_smem, &sfb_tmap, bar, sfb_c, (1u << kCtaGroup) - 1u);
+        if constexpr (kCtaGroup == 2) {
+          ptx::tma_load_multicast<kCtaGroup>(sfb_smem, &sfb_tmap, bar, sfb_c, (1u << kCtaGroup) - 1u);
+        } else {
+          ptx::tma_load<kCtaGroup>(sfb_smem, &sfb_tmap, bar, sfb_c);
+        }
       }
       stage = (stage + 1) % kStages;
       if (stage == 0) mma_phase ^= 1;
@@ -137,11 +154,19 @@ __global__ void __launch_bounds__(kThreads)
         ptx::tcgen05_mma_mxf4nvf4<kCtaGroup>(taddr + kAccTmem, a_desc, b_desc, i_desc, scale_a, scale_b,
                                              enable_d);
       }
-      ptx::tcgen05_commit_multicast<kCtaGroup>(mma_bar + stage * 8, (1u << kCtaGroup) - 1u);
+      if constexpr (kCtaGroup == 2) {
+        ptx::tcgen05_commit_multicast<kCtaGroup>(mma_bar + stage * 8, (1u << kCtaGroup) - 1u);
+      } else {
+        ptx::tcgen05_commit<kCtaGroup>(mma_bar + stage * 8);
+      }
       stage = (stage + 1) % kStages;
       if (stage == 0) tma_phase ^= 1;
     }
-    ptx::tcgen05_commit_multicast<kCtaGroup>(mainloop_bar, (1u << kCtaGroup) - 1u);
+    if constexpr (kCtaGroup == 2) {
+      ptx::tcgen05_commit_multicast<kCtaGroup>(mainloop_bar, (1u << kCtaGroup) - 1u);
+    } else {
+      ptx::tcgen05_commit<kCtaGroup>(mainloop_bar);
+    }
   }
 
   if (warp < 4) {

@@ -1,5 +1,6 @@
-// The NVFP4 2-CTA tcgen05 GEMM microkernel with seed 000's constants, exact against an fp32 reference on
-// data where every product and partial sum is exact (e2m1 values with power-of-two e4m3 scales).
+// The NVFP4 tcgen05 GEMM microkernel with seed 000's constants (CTA pair and single CTA), exact against an
+// fp32 reference on data where every product and partial sum is exact (e2m1 values with power-of-two e4m3
+// scales).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -53,21 +54,23 @@ struct Problem {
   }
 };
 
+template <int CtaGroup = 2>
 bwgemm::emu::EmuResult run(const Problem& p, std::vector<float>* c, uint32_t delay = 0) {
   CUtensorMap a_map, b_map, sfa_map, sfb_map;
   EXPECT_TRUE(make_ab_tmap(&a_map, p.a.data(), p.m, p.k, kBlockM).ok());
-  EXPECT_TRUE(make_ab_tmap(&b_map, p.b.data(), p.n, p.k, kHalfBlockN).ok());
+  EXPECT_TRUE(make_ab_tmap(&b_map, p.b.data(), p.n, p.k, Shape<CtaGroup>::kBRows).ok());
   EXPECT_TRUE(make_sf_tmap(&sfa_map, p.sfa.data(), p.m, p.k).ok());
   EXPECT_TRUE(make_sf_tmap(&sfb_map, p.sfb.data(), p.n, p.k).ok());
   c->assign(size_t(p.m) * p.n, -1.0f);
   bwgemm::emu::LaunchConfig cfg;
   cfg.grid = {uint32_t((p.m / kBlockM) * (p.n / kBlockN)), 1, 1};
   cfg.block = {kThreads, 1, 1};
-  cfg.cluster = {kCtaGroup, 1, 1};
-  cfg.dynamic_smem_bytes = kSmemBytes;
+  cfg.cluster = {CtaGroup, 1, 1};
+  cfg.dynamic_smem_bytes = Shape<CtaGroup>::kSmemBytes;
   cfg.max_resident_clusters = 2;
   cfg.max_async_delay_steps = delay;
-  return bwgemm::emu::launch(cfg, nvfp4_gemm_kernel, a_map, b_map, sfa_map, sfb_map, c->data(), p.n, p.k);
+  return bwgemm::emu::launch(cfg, nvfp4_gemm_kernel<CtaGroup>, a_map, b_map, sfa_map, sfb_map, c->data(), p.n,
+                             p.k);
 }
 
 // N = 128 covers both values of the scale_B column offset (cluster_n = 0 and 1 share one SFB atom).
@@ -75,6 +78,16 @@ TEST(EmuNvfp4Gemm, CtaPairSeed000ConstantsGiveTheReference) {
   const Problem p(256, 128, 512);
   std::vector<float> c;
   const auto r = run(p, &c);
+  ASSERT_TRUE(r.ok) << r.message;
+  for (size_t i = 0; i < c.size(); ++i) ASSERT_EQ(c[i], p.want[i]) << "element " << i;
+}
+
+// One CTA (cta_group::1, M = 128) with the same descriptor constants: idesc M field 1 at bit 27, SFA 4
+// columns per K step, no split of B, no multicast.
+TEST(EmuNvfp4Gemm, SingleCtaSeed000ConstantsGiveTheReference) {
+  const Problem p(256, 128, 512);
+  std::vector<float> c;
+  const auto r = run<1>(p, &c);
   ASSERT_TRUE(r.ok) << r.message;
   for (size_t i = 0; i < c.size(); ++i) ASSERT_EQ(c[i], p.want[i]) << "element " << i;
 }
