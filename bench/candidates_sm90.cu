@@ -5,6 +5,7 @@
 // Registered:
 //   dual_bf16  bwgemm_sm90          bwgemm::sm90::dual_gemm (the default Config choice)
 //              bwgemm_sm90_cluster2 the same tiles in clusters of two CTAs along M, B1/B2 multicast
+//              bwgemm_sm90_regstore the default choice with C stored from registers (TmaStore off)
 //   gemm_fp16, bwgemm_sm90          bwgemm::sm90::gemm (the default Config choice), both B layouts
 //   gemm_bf16  bwgemm_sm90_cluster2 sm90::GemmLargeCluster2: the 128 x 256 tile in clusters of two CTAs
 //                                   along M, B multicast (not the default: slower so far)
@@ -91,6 +92,12 @@ void add_bwgemm_sm90_candidates(ImplementationTable& table) {
   table.dual_bf16.push_back(
       sm90_dual_candidate("bwgemm_sm90_cluster2",
                           [](const DualArgs& a, cudaStream_t s) { return sm90::dual_gemm_cluster2(a, s); }));
+  table.dual_bf16.push_back(
+      sm90_dual_candidate("bwgemm_sm90_regstore", [](const DualArgs& a, cudaStream_t s) {
+        using Small = sm90::DualGemmSmallM<__nv_bfloat16, __nv_bfloat16>::WithTmaStore<false>;
+        using Large = sm90::DualGemmLargeM<__nv_bfloat16, __nv_bfloat16>::WithTmaStore<false>;
+        return a.m * a.batch <= 256 ? sm90::DualGemm<Small>::run(a, s) : sm90::DualGemm<Large>::run(a, s);
+      }));
   add_gemm<__half>(table.gemm_fp16);
   add_gemm<__nv_bfloat16>(table.gemm_bf16);
 }

@@ -15,7 +15,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -23,6 +22,7 @@
 #include "bwgemm/reference/gemm.hpp"
 #include "bwgemm/reference/nvfp4_gemm.hpp"  // ref::silu
 #include "bwgemm/sm90/dual_gemm.cuh"
+#include "sm90_test_support.hpp"
 
 namespace {
 
@@ -33,60 +33,10 @@ using f16 = __half;
 namespace sm90 = bwgemm::sm90;
 namespace ref = bwgemm::ref;
 
-constexpr size_t kGuardBytes = 4096;
-constexpr uint8_t kGuardByte = 0xA7;
-constexpr uint8_t kPoisonByte = 0xFF;  // 0xFFFF: a NaN in fp16 and bf16
-
-bool can_run_sm90(std::string* why) {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    (void)cudaGetLastError();
-    *why = "no CUDA device";
-    return false;
-  }
-  int major = 0, minor = 0;
-  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
-  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0);
-  if (major != 9 || minor != 0) {
-    *why = "device 0 has compute capability " + std::to_string(major) + "." + std::to_string(minor);
-    return false;
-  }
-  return true;
-}
-
-#define BWGEMM_REQUIRE_SM90()                                                                        \
-  do {                                                                                               \
-    std::string why_;                                                                                \
-    if (!can_run_sm90(&why_))                                                                        \
-      GTEST_SKIP() << "needs a GPU of compute capability 9.0 (H100/H200) for sm_90a code: " << why_; \
-  } while (0)
-
-// Device bytes with guard bands of kGuardBytes on both sides.
-class GuardedBytes {
- public:
-  GuardedBytes(size_t bytes, uint8_t fill) : bytes_(bytes) {
-    EXPECT_EQ(cudaMalloc(&base_, bytes + 2 * kGuardBytes), cudaSuccess);
-    EXPECT_EQ(cudaMemset(base_, kGuardByte, bytes + 2 * kGuardBytes), cudaSuccess);
-    EXPECT_EQ(cudaMemset(base_ + kGuardBytes, fill, bytes), cudaSuccess);
-  }
-  ~GuardedBytes() { cudaFree(base_); }
-  GuardedBytes(const GuardedBytes&) = delete;
-  GuardedBytes& operator=(const GuardedBytes&) = delete;
-  uint8_t* data() { return base_ + kGuardBytes; }
-  void upload(const void* src, size_t n) {
-    EXPECT_EQ(cudaMemcpy(data(), src, n, cudaMemcpyHostToDevice), cudaSuccess);
-  }
-  // The whole allocation, guard bands included.
-  std::vector<uint8_t> download_all() const {
-    std::vector<uint8_t> h(bytes_ + 2 * kGuardBytes);
-    EXPECT_EQ(cudaMemcpy(h.data(), base_, h.size(), cudaMemcpyDeviceToHost), cudaSuccess);
-    return h;
-  }
-
- private:
-  uint8_t* base_ = nullptr;
-  size_t bytes_;
-};
+using bwgemm_sm90_test::bits_of;
+using bwgemm_sm90_test::can_run_sm90;
+using bwgemm_sm90_test::GuardedBytes;
+using bwgemm_sm90_test::kPoisonByte;
 
 struct Shape {
   int64_t m, n, k, batch = 1;
@@ -97,17 +47,6 @@ std::string describe(const Shape& s) {
   return "M=" + std::to_string(s.m) + " N=" + std::to_string(s.n) + " K=" + std::to_string(s.k) +
          " batch=" + std::to_string(s.batch) + " lda=" + std::to_string(s.lda) +
          " ldb=" + std::to_string(s.ldb) + " ldc=" + std::to_string(s.ldc);
-}
-
-uint16_t bits_of(bf16 x) {
-  uint16_t b;
-  std::memcpy(&b, &x, 2);
-  return b;
-}
-uint16_t bits_of(f16 x) {
-  uint16_t b;
-  std::memcpy(&b, &x, 2);
-  return b;
 }
 
 enum class Tier { kExact, kRealistic };
@@ -173,14 +112,8 @@ void check_dual_gemm(const Shape& s, Tier tier, float alpha1, float alpha2, Laun
   product(b1, alpha1, gate);
   product(b2, alpha2, up);
 
-  const std::vector<uint8_t> all = dc.download_all();
-  for (size_t i = 0; i < kGuardBytes; ++i) {
-    ASSERT_EQ(all[i], kGuardByte) << "guard band before C overwritten at byte " << i;
-    ASSERT_EQ(all[kGuardBytes + c_elems * sizeof(Out) + i], kGuardByte)
-        << "guard band after C overwritten at byte " << i;
-  }
-  std::vector<Out> c(c_elems);
-  std::memcpy(c.data(), all.data() + kGuardBytes, c_elems * sizeof(Out));
+  std::vector<Out> c;
+  ASSERT_NO_FATAL_FAILURE(bwgemm_sm90_test::download_checked(dc, c_elems, "C", &c));
 
   constexpr double kUnitRoundoff = std::is_same_v<Out, f16> ? 0x1p-11 : 0x1p-8;
   double sum_sq = 0;
@@ -299,6 +232,20 @@ TEST(Sm90DualGemmRealistic, Bf16Cluster2) {
   check_dual_gemm<bf16, bf16, bwgemm::epi::SiluMul>(
       {256, 1024, 2048}, Tier::kRealistic, 1.0f, 1.0f,
       [](const sm90::DualGemmArguments<bf16, bf16>& args) { return sm90::dual_gemm_cluster2(args); }, 14);
+}
+
+// C from registers in every case (TmaStore = false); the configs above store C with TMA wherever N % 8 == 0
+// and fall back to registers for the odd N of kExactShapes.
+TEST(Sm90DualGemmExact, RegisterStoreConfigs) {
+  BWGEMM_REQUIRE_SM90();
+  for (const Shape& s : kExactShapes) {
+    check_dual_gemm<bf16, bf16, bwgemm::epi::Multiply>(
+        s, Tier::kExact, 1.0f, 1.0f,
+        explicit_config<typename LargeExact<bf16, bf16>::template WithTmaStore<false>>());
+    check_dual_gemm<bf16, bf16, bwgemm::epi::Multiply>(
+        s, Tier::kExact, 0.5f, 2.0f,
+        explicit_config<typename SmallExact<bf16, bf16>::template WithTmaStore<false>>());
+  }
 }
 
 TEST(Sm90DualGemmExact, Bf16InFp16Out) {

@@ -17,7 +17,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -25,6 +24,7 @@
 
 #include "bwgemm/reference/gemm.hpp"
 #include "bwgemm/sm90/gemm.cuh"
+#include "sm90_test_support.hpp"
 
 namespace {
 
@@ -38,59 +38,10 @@ namespace ref = bwgemm::ref;
 namespace sched = bwgemm::sched;
 namespace epi = bwgemm::epi;
 
-constexpr size_t kGuardBytes = 4096;
-constexpr uint8_t kGuardByte = 0xA7;
-constexpr uint8_t kPoisonByte = 0xFF;  // 0xFFFF / 0xFFFFFFFF: a NaN in fp16, bf16 and fp32
-
-bool can_run_sm90(std::string* why) {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    (void)cudaGetLastError();
-    *why = "no CUDA device";
-    return false;
-  }
-  int major = 0, minor = 0;
-  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
-  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0);
-  if (major != 9 || minor != 0) {
-    *why = "device 0 has compute capability " + std::to_string(major) + "." + std::to_string(minor);
-    return false;
-  }
-  return true;
-}
-
-#define BWGEMM_REQUIRE_SM90()                                                                        \
-  do {                                                                                               \
-    std::string why_;                                                                                \
-    if (!can_run_sm90(&why_))                                                                        \
-      GTEST_SKIP() << "needs a GPU of compute capability 9.0 (H100/H200) for sm_90a code: " << why_; \
-  } while (0)
-
-// Device bytes with guard bands of kGuardBytes on both sides.
-class GuardedBytes {
- public:
-  GuardedBytes(size_t bytes, uint8_t fill) : bytes_(bytes) {
-    EXPECT_EQ(cudaMalloc(&base_, bytes + 2 * kGuardBytes), cudaSuccess);
-    EXPECT_EQ(cudaMemset(base_, kGuardByte, bytes + 2 * kGuardBytes), cudaSuccess);
-    EXPECT_EQ(cudaMemset(base_ + kGuardBytes, fill, bytes), cudaSuccess);
-  }
-  ~GuardedBytes() { cudaFree(base_); }
-  GuardedBytes(const GuardedBytes&) = delete;
-  GuardedBytes& operator=(const GuardedBytes&) = delete;
-  uint8_t* data() { return base_ + kGuardBytes; }
-  void upload(const void* src, size_t n) {
-    EXPECT_EQ(cudaMemcpy(data(), src, n, cudaMemcpyHostToDevice), cudaSuccess);
-  }
-  std::vector<uint8_t> download_all() const {
-    std::vector<uint8_t> h(bytes_ + 2 * kGuardBytes);
-    EXPECT_EQ(cudaMemcpy(h.data(), base_, h.size(), cudaMemcpyDeviceToHost), cudaSuccess);
-    return h;
-  }
-
- private:
-  uint8_t* base_ = nullptr;
-  size_t bytes_;
-};
+using bwgemm_sm90_test::bits_of;
+using bwgemm_sm90_test::can_run_sm90;
+using bwgemm_sm90_test::GuardedBytes;
+using bwgemm_sm90_test::kPoisonByte;
 
 struct Shape {
   int64_t m, n, k, batch = 1;
@@ -102,19 +53,6 @@ std::string describe(const Shape& s, BLayout layout) {
          " batch=" + std::to_string(s.batch) + " lda=" + std::to_string(s.lda) +
          " ldb=" + std::to_string(s.ldb) + " ldd=" + std::to_string(s.ldd) +
          (layout == BLayout::kRowMajorKxN ? " B=KxN" : " B=NxK");
-}
-
-template <class T>
-uint32_t bits_of(T x) {
-  if constexpr (sizeof(T) == 4) {
-    uint32_t b;
-    std::memcpy(&b, &x, 4);
-    return b;
-  } else {
-    uint16_t b;
-    std::memcpy(&b, &x, 2);
-    return b;
-  }
 }
 
 template <class Out>
@@ -203,14 +141,8 @@ void check_gemm(const Shape& s, BLayout layout, Tier tier, float alpha, float be
     ref::gemm(ga);
   }
 
-  const std::vector<uint8_t> all = dd.download_all();
-  for (size_t i = 0; i < kGuardBytes; ++i) {
-    ASSERT_EQ(all[i], kGuardByte) << "guard band before D overwritten at byte " << i;
-    ASSERT_EQ(all[kGuardBytes + d_elems * sizeof(Out) + i], kGuardByte)
-        << "guard band after D overwritten at byte " << i;
-  }
-  std::vector<Out> d(d_elems);
-  std::memcpy(d.data(), all.data() + kGuardBytes, d_elems * sizeof(Out));
+  std::vector<Out> d;
+  ASSERT_NO_FATAL_FAILURE(bwgemm_sm90_test::download_checked(dd, d_elems, "D", &d));
 
   constexpr uint32_t kPoisonBits = sizeof(Out) == 4 ? 0xFFFFFFFFu : 0xFFFFu;
   int64_t failures = 0;

@@ -15,7 +15,9 @@
 //   s = bwgemm::sm90::DualGemm<Cfg>::run(args, stream);
 //
 // Shapes: any M, N, K >= 1 (tiles past the edges read zeros through TMA, stores are masked); lda, ldb
-// multiples of 8 (TMA needs 16-byte row strides), ldc a multiple of 8. The call validates everything first
+// multiples of 8 (TMA needs 16-byte row strides), ldc a multiple of 8. C goes out through shared memory and
+// TMA stores when N % 8 == 0 (configs with TmaStore, the default for BlockN 64 and 128), from registers
+// otherwise. The call validates everything first
 // and launches nothing on error; it is asynchronous on `stream`, allocates nothing and does not
 // synchronize. The kernels need a GPU of compute capability 9.0 (H100/H200) exactly.
 #pragma once
@@ -36,6 +38,7 @@
 #include "bwgemm/host/tensor_map.hpp"
 #include "bwgemm/kernels/sm90/dual_gemm_config.cuh"
 #include "bwgemm/kernels/sm90/dual_gemm_kernel.cuh"
+#include "bwgemm/sm90/gemm.cuh"  // detail::gemm_output_map
 
 namespace bwgemm::sm90 {
 
@@ -157,6 +160,15 @@ struct DualGemm {
       return s;
     p.c = a.c;
     p.ldc = a.ldc == 0 ? a.n : a.ldc;
+    // C through TMA stores needs 16-byte rows (the tensor map's stride) and whole 16-byte units per row
+    // (N % 8 == 0); otherwise the kernel stores from registers.
+    p.tma_store = Cfg::kTmaStore && a.n % 8 == 0 && p.ldc * static_cast<int64_t>(sizeof(Out)) % 16 == 0;
+    if (p.tma_store) {
+      if (Status s = detail::gemm_output_map(a.c, a.n, a.m, a.batch, p.ldc, a.m * p.ldc, Cfg::kEpiBoxColumns,
+                                             Cfg::kWarpgroupM, &p.tmap_c);
+          !s.ok())
+        return s;
+    }
     p.m = static_cast<int32_t>(a.m);
     p.n = static_cast<int32_t>(a.n);
     p.k = static_cast<int32_t>(a.k);

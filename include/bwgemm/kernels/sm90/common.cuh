@@ -1,7 +1,10 @@
-// Pieces shared by the sm_90a (Hopper) kernels: hardware limits, warpgroup register budgets, and the
-// global-memory stores of a wgmma accumulator fragment (pairs of adjacent columns).
+// Pieces shared by the sm_90a (Hopper) kernels: hardware limits, warpgroup register budgets, the pipeline of
+// the warp-specialized kernels (barrier set-up, consumer warpgroup roles, the producer's and the consumers'
+// walks over the K blocks of a tile), and the stores of a wgmma accumulator fragment: pairs of adjacent
+// columns to global memory, or a warpgroup's slice through shared memory and TMA stores.
 #pragma once
 
+#include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -10,7 +13,13 @@
 
 #include "bwgemm/common.cuh"
 #include "bwgemm/epilogue/store.cuh"
+#include "bwgemm/pipeline/pipeline_state.cuh"
+#include "bwgemm/ptx/cluster.cuh"
 #include "bwgemm/ptx/descriptors_sm90.hpp"
+#include "bwgemm/ptx/mbarrier.cuh"
+#include "bwgemm/ptx/misc.cuh"
+#include "bwgemm/ptx/tma.cuh"
+#include "bwgemm/ptx/wgmma.cuh"
 
 namespace bwgemm::sm90 {
 
@@ -32,6 +41,115 @@ BWGEMM_HD constexpr uint32_t round_up_u32(uint32_t x, uint32_t a) {
   return (x + a - 1) / a * a;
 }
 
+// ---- pipeline of the warp-specialized kernels -------------------------------------------------------------
+// Cfg provides kStages, kClusterM, kEmptyArrivals, kStageBytes, kTxBytes and kBlockK; full[s] and empty[s]
+// are the stage barriers (bwgemm::BarrierArray) at Cfg::kFullBarriers and Cfg::kEmptyBarriers.
+
+// Set-up before the roles split: warp 0's elected thread initialises the stage barriers (full[s]: one
+// arrival, the producer's arrive.expect_tx; empty[s]: Cfg::kEmptyArrivals, every consumer warpgroup of the
+// cluster), warp 1's elected thread runs `prefetch_tensor_maps`. Then the CTA syncs; with a cluster the
+// whole cluster does, since the peer multicasts into this CTA's stages and arrives on its barriers.
+template <class Cfg, class PrefetchTensorMaps>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void start_pipeline(const BarrierArray<Cfg::kStages>& full,
+                                                     const BarrierArray<Cfg::kStages>& empty, uint32_t warp,
+                                                     const PrefetchTensorMaps& prefetch_tensor_maps) {
+  using namespace ::bwgemm::ptx;
+  if (warp == 0 && elect_one_sync()) {
+    for (uint32_t s = 0; s < Cfg::kStages; ++s) {
+      mbarrier_init(full[s], 1);
+      mbarrier_init(empty[s], Cfg::kEmptyArrivals);
+    }
+    fence_mbarrier_init();
+  }
+  if (warp == 1 && elect_one_sync()) prefetch_tensor_maps();
+  if constexpr (Cfg::kClusterM > 1) {
+    cluster_sync();
+  } else {
+    sync_threads();
+  }
+}
+
+// The producer's walk over the K blocks of one tile: per block it waits until every consumer of the cluster
+// freed the stage, arms the stage's full barrier with Cfg::kTxBytes and runs
+// `load_stage(stage_base, full_barrier, k0)` (the TMA loads into the stage at shared address stage_base).
+template <class Cfg, class LoadStage>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void produce_k_blocks(PipelineState<Cfg::kStages>& stage,
+                                                       const BarrierArray<Cfg::kStages>& full,
+                                                       const BarrierArray<Cfg::kStages>& empty, uint32_t smem,
+                                                       int32_t k_iters, const LoadStage& load_stage) {
+  using namespace ::bwgemm::ptx;
+  for (int32_t kb = 0; kb < k_iters; ++kb, stage.advance()) {
+    mbarrier_wait_parity(empty[stage.index], stage.producer_parity());
+    const uint32_t bar = full[stage.index];
+    mbarrier_arrive_expect_tx(bar, Cfg::kTxBytes);
+    load_stage(smem + stage.index * Cfg::kStageBytes, bar, kb * Cfg::kBlockK);
+  }
+}
+
+// A consumer thread's place: consumer warpgroup c (rows 64c..64c+63 of the 128-row tile), and the thread,
+// warp and lane within it.
+struct ConsumerThread {
+  uint32_t consumer, thread, warp_in_group, lane;
+};
+
+BWGEMM_DEVICE BWGEMM_FORCEINLINE ConsumerThread consumer_thread(uint32_t warpgroup) {
+  const uint32_t thread = ::bwgemm::ptx::thread_idx().x % kWarpgroupThreads;
+  return {warpgroup - 1, thread, thread / kWarpSize, thread % kWarpSize};
+}
+
+// Frees stage `s` in every CTA of the cluster (their producers' B reached this CTA's stage s): one arrival
+// per consumer warpgroup, by its thread 0.
+template <class Cfg>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void release_stage(const BarrierArray<Cfg::kStages>& empty, uint32_t s,
+                                                    uint32_t thread) {
+  using namespace ::bwgemm::ptx;
+  if (thread != 0) return;
+  if constexpr (Cfg::kClusterM > 1) {
+#pragma unroll
+    for (uint32_t r = 0; r < static_cast<uint32_t>(Cfg::kClusterM); ++r)
+      mbarrier_arrive_cluster(mapa_shared_cluster(empty[s], r));
+  } else {
+    mbarrier_arrive(empty[s]);
+  }
+}
+
+// A tile's accumulator fragment set to zero (what a tile with no K block stores), fenced so that the
+// compiler keeps the zeros ahead of the wgmmas that accumulate into it.
+template <int R>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void zero_accumulator(float (&acc)[R]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i) acc[i] = 0.0f;
+  ::bwgemm::ptx::wgmma_fence_operand(acc);
+}
+
+// A consumer warpgroup's walk over the K blocks of one tile: per block it waits for the stage's data, runs
+// `issue_mmas(stage_base, first)` (the wgmmas that read the stage; `first`: the tile's first block, so the
+// accumulator starts from zero) as one commit group, and frees the stage of the block before once
+// wgmma.wait_group says the wgmmas that read it are done, one stage behind the issue. Returns with every
+// wgmma of the tile done and every stage freed; the caller fences the accumulator before reading it.
+template <class Cfg, class IssueMmas>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void consume_k_blocks(PipelineState<Cfg::kStages>& stage,
+                                                       const BarrierArray<Cfg::kStages>& full,
+                                                       const BarrierArray<Cfg::kStages>& empty, uint32_t smem,
+                                                       int32_t k_iters, uint32_t thread,
+                                                       const IssueMmas& issue_mmas) {
+  using namespace ::bwgemm::ptx;
+  uint32_t previous = 0;  // the stage the last batch of wgmmas read
+  for (int32_t kb = 0; kb < k_iters; ++kb) {
+    mbarrier_wait_parity(full[stage.index], stage.consumer_parity());
+    wgmma_fence();
+    issue_mmas(smem + stage.index * Cfg::kStageBytes, kb == 0);
+    wgmma_commit_group();
+    // The batch before this one is done: its stage can be refilled.
+    wgmma_wait_group<1>();
+    if (kb > 0) release_stage<Cfg>(empty, previous, thread);
+    previous = stage.index;
+    stage.advance();
+  }
+  wgmma_wait_group<0>();
+  release_stage<Cfg>(empty, previous, thread);
+}
+
 // Stores out[0], out[1] to dst[0], dst[1] (two adjacent columns of one row; dst 4-byte aligned for 16-bit
 // outputs, 8-byte for fp32), or only out[0] when `both` is false (the last, odd column of C).
 template <class Out>
@@ -50,6 +168,71 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void store_pair(Out* dst, float v0, float v1, b
       *reinterpret_cast<uint16_t*>(dst) = static_cast<uint16_t>(packed & 0xFFFFu);
     }
   }
+}
+
+// The TMA-store epilogue of one consumer warpgroup: its 64 x BlockN slice of the output, whose rows
+// 16w + l/4 + 8h and columns 8j + 2(l%4) (+1) (warp w, lane l) hold the pair values(j, h, v0, v1), goes
+// out in Cfg::kEpiRounds rounds of Cfg::kEpiBoxesPerRound boxes through the warpgroup's shared-memory
+// buffer (Cfg::kEpiWarpgroupBytes at Cfg::kEpiOffset). Box b holds columns [b·kEpiBoxColumns,
+// (b+1)·kEpiBoxColumns) of the 64 rows, one 128-byte row each, 16-byte units XOR-swizzled by row % 8 as
+// TMA's 128B swizzle expects (thread row % 8 = lane / 4: a warp's 8 rows hit 8 different units, so no bank
+// conflicts). Thread 0 issues the stores to `tmap` at (n0 + b·kEpiBoxColumns, m0, batch); before a round
+// refills the buffer the warpgroup waits only until the copy engine has read it, so the global writes
+// overlap whatever follows. Named barrier 1 + consumer (0 is __syncthreads). Pair with finish_tma_stores.
+template <class Cfg, class Values>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void store_slice_with_tma(const CUtensorMap* tmap, uint32_t smem,
+                                                           const ConsumerThread& me, int32_t n0, int32_t m0,
+                                                           int32_t batch, const Values& values) {
+  using namespace ::bwgemm::ptx;
+  using Out = typename Cfg::Out;
+  const uint32_t buffer = smem + Cfg::kEpiOffset + me.consumer * Cfg::kEpiWarpgroupBytes;
+  uint8_t* const buffer_ptr = static_cast<uint8_t*>(dynamic_smem_ptr()) + (buffer - dynamic_smem_base());
+  const uint32_t row_in_slice = me.warp_in_group * 16 + me.lane / 4;
+  const uint32_t epi_barrier = 1 + me.consumer;
+#pragma unroll
+  for (int r = 0; r < Cfg::kEpiRounds; ++r) {
+    // The previous round's (or tile's) TMA stores have read the buffer.
+    if (me.thread == 0) tma_store_wait_read<0>();
+    named_barrier_sync(epi_barrier, kWarpgroupThreads);
+#pragma unroll
+    for (int bb = 0; bb < Cfg::kEpiBoxesPerRound; ++bb) {
+      const int b = r * Cfg::kEpiBoxesPerRound + bb;
+#pragma unroll
+      for (int jj = 0; jj < Cfg::kEpiBoxColumns / 8; ++jj) {
+        const int j = b * (Cfg::kEpiBoxColumns / 8) + jj;
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const uint32_t srow = row_in_slice + 8 * h;
+          float v0, v1;
+          values(j, h, v0, v1);
+          const uint32_t byte = static_cast<uint32_t>((8 * jj + 2 * (me.lane % 4)) * sizeof(Out));
+          const uint32_t offset = bb * Cfg::kEpiBoxBytes + srow * Cfg::kRowBytes +
+                                  ((((byte >> 4) ^ (srow & 7)) << 4) | (byte & 15));
+          if constexpr (std::is_same_v<Out, float>) {
+            *reinterpret_cast<float2*>(buffer_ptr + offset) = float2{v0, v1};
+          } else {
+            *reinterpret_cast<uint32_t*>(buffer_ptr + offset) = epi::pack_two<Out>(v0, v1);
+          }
+        }
+      }
+    }
+    fence_proxy_async_shared_cta();  // the writes above before the copy engine reads them
+    named_barrier_sync(epi_barrier, kWarpgroupThreads);
+    if (me.thread == 0) {
+#pragma unroll
+      for (int bb = 0; bb < Cfg::kEpiBoxesPerRound; ++bb) {
+        const int b = r * Cfg::kEpiBoxesPerRound + bb;
+        tma_store(tmap, buffer + bb * Cfg::kEpiBoxBytes, {n0 + b * Cfg::kEpiBoxColumns, m0, batch});
+      }
+      tma_store_commit_group();
+    }
+  }
+}
+
+// After a consumer warpgroup's last store_slice_with_tma: its TMA stores are complete before the CTA (and
+// its shared memory) goes away.
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void finish_tma_stores(const ConsumerThread& me) {
+  if (me.thread == 0) ::bwgemm::ptx::tma_store_wait<0>();
 }
 
 }  // namespace bwgemm::sm90

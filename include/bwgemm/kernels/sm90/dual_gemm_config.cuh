@@ -24,7 +24,8 @@
 namespace bwgemm::sm90 {
 
 template <int BlockN_, int Stages_, class Scheduler_ = sched::StaticPersistent, class In_ = __nv_bfloat16,
-          class Out_ = __nv_bfloat16, class Epilogue_ = epi::SiluMul, int ClusterM_ = 1>
+          class Out_ = __nv_bfloat16, class Epilogue_ = epi::SiluMul, int ClusterM_ = 1,
+          bool TmaStore_ = BlockN_ % 64 == 0>
 struct DualGemmConfig {
   using Scheduler = Scheduler_;
   using In = In_;
@@ -32,9 +33,12 @@ struct DualGemmConfig {
   using Epilogue = Epilogue_;
   // The same kernel with another epilogue functor, input or output type.
   template <class E>
-  using WithEpilogue = DualGemmConfig<BlockN_, Stages_, Scheduler_, In_, Out_, E, ClusterM_>;
+  using WithEpilogue = DualGemmConfig<BlockN_, Stages_, Scheduler_, In_, Out_, E, ClusterM_, TmaStore_>;
   template <class I, class O>
-  using WithTypes = DualGemmConfig<BlockN_, Stages_, Scheduler_, I, O, Epilogue_, ClusterM_>;
+  using WithTypes = DualGemmConfig<BlockN_, Stages_, Scheduler_, I, O, Epilogue_, ClusterM_, TmaStore_>;
+  // The same kernel with the other C store path.
+  template <bool T>
+  using WithTmaStore = DualGemmConfig<BlockN_, Stages_, Scheduler_, In_, Out_, Epilogue_, ClusterM_, T>;
 
   // ---- knobs -------------------------------------------------------------------------------------------
   static constexpr int kBlockN = BlockN_;  // output columns per CTA tile (of each of B1 and B2)
@@ -42,6 +46,9 @@ struct DualGemmConfig {
   // CTAs per cluster, stacked along M: they need the same B1/B2 tiles, so each loads half of them and
   // multicasts it to both (TMA .multicast::cluster), halving B's L2 -> SM traffic.
   static constexpr int kClusterM = ClusterM_;
+  // C through shared memory and TMA stores where the call allows it (DualGemm::run: 16-byte rows of C and
+  // N % 8 == 0), from registers otherwise; false: always from registers, and no staging buffers.
+  static constexpr bool kTmaStore = TmaStore_;
 
   // ---- tile shape --------------------------------------------------------------------------------------
   static constexpr int kConsumerWarpgroups = 2;
@@ -73,8 +80,19 @@ struct DualGemmConfig {
   static constexpr int kProducerRegs = kProducerRegisters;
   static constexpr int kConsumerRegs = kConsumerRegisters;
 
+  // ---- the C staging buffers (kTmaStore) ---------------------------------------------------------------
+  // Per consumer warpgroup: kEpiBoxesPerRound boxes of 64 rows x 128 bytes (kEpiBoxColumns elements of
+  // Out), 128-byte swizzled; the warpgroup's 64 x BlockN slice of C goes out in kEpiRounds rounds.
+  static constexpr int kEpiBoxColumns = static_cast<int>(ptx::kSw128RowBytes) / static_cast<int>(sizeof(Out));
+  static constexpr int kEpiBoxBytes = kWarpgroupM * kRowBytes;  // 8 KiB
+  static constexpr int kEpiBoxes = kBlockN / kEpiBoxColumns;    // boxes per warpgroup slice of a tile
+  static constexpr int kEpiBoxesPerRound = kEpiBoxes % 2 == 0 ? 2 : 1;
+  static constexpr int kEpiRounds = kEpiBoxes / kEpiBoxesPerRound;
+  static constexpr int kEpiWarpgroupBytes = kTmaStore ? kEpiBoxesPerRound * kEpiBoxBytes : 0;
+  static constexpr int kEpiOffset = kStages * kStageBytes;  // [kConsumerWarpgroups][kEpiWarpgroupBytes]
+
   // ---- shared memory layout after the stages -----------------------------------------------------------
-  static constexpr int kFullBarriers = kStages * kStageBytes;         // [kStages]: TMA landed
+  static constexpr int kFullBarriers = kEpiOffset + kConsumerWarpgroups * kEpiWarpgroupBytes;  // TMA landed
   static constexpr int kEmptyBarriers = kFullBarriers + 8 * kStages;  // [kStages]: both consumers done
   // + kSmemAlignment: the kernel aligns the dynamic buffer's start up to 1024 bytes itself.
   static constexpr int kSmemBytes = kEmptyBarriers + 8 * kStages + kSmemAlignment;
@@ -90,6 +108,8 @@ struct DualGemmConfig {
   static_assert(ptx::kWgmmaSupportedN<kMmaN>, "2·BlockN is not a wgmma N ptx::wgmma_ss supports");
   static_assert(kClusterM == 1 || kClusterM == 2, "ClusterM is 1 or 2 (a pair of CTAs sharing B1/B2)");
   static_assert(kBSliceBytes % kSmemAlignment == 0, "each CTA's slice of B must start on a swizzle atom");
+  static_assert(!kTmaStore || kBlockN % kEpiBoxColumns == 0,
+                "TmaStore needs BlockN to be a whole number of 128-byte C boxes (64 or 128)");
   static_assert(kStages >= 2, "at least two stages: one loading while one is consumed");
   static_assert(kSmemBytes <= kMaxDynamicSmemBytes,
                 "the stages do not fit the 227 KB of shared memory: fewer Stages or a smaller BlockN");

@@ -9,12 +9,15 @@
 //                 issues, per 16 K, one wgmma m64n(2·BlockN)k16 over [B1 tile; B2 tile]; it releases a stage
 //                 (one arrival per consumer on the empty barrier) once wgmma.wait_group says the wgmmas that
 //                 read it are done, one stage behind the issue; then applies the epilogue functor to the
-//                 register fragment and stores C directly from registers.
+//                 register fragment and stores C: with Cfg::kTmaStore and p.tma_store through its shared-
+//                 memory buffer and TMA stores (sm90::store_slice_with_tma: the global writes overlap the
+//                 next tile's mainloop), otherwise (odd N, rows of C not 16-byte aligned) from registers.
 // Both roles walk the same tiles of a sched::TileGrid under Cfg::Scheduler (StaticPersistent: one CTA per
 // SM strides over the tiles, so the producer already loads the next tile during the epilogue).
 //
 // Shared memory (carved from the dynamic buffer, aligned up to 1024 bytes):
-//   [stage 0: A 128x64 | B1 BlockNx64 | B2 BlockNx64] ... [stage S-1] | full[S] | empty[S]
+//   [stage 0: A 128x64 | B1 BlockNx64 | B2 BlockNx64] ... [stage S-1] | C buffer per consumer (kTmaStore)
+//   | full[S] | empty[S]
 // every tile 128-byte swizzled as TMA writes it and wgmma reads it (K-major, SBO 1024).
 #pragma once
 
@@ -42,8 +45,11 @@ struct DualGemmParams {
   CUtensorMap tmap_a;   // (K, M, batch), box (64, 128, 1), 128B swizzle
   CUtensorMap tmap_b1;  // (K, N, batch), box (64, BlockN, 1), 128B swizzle
   CUtensorMap tmap_b2;
+  CUtensorMap
+      tmap_c;  // read only when tma_store: (N, M, batch) of Out, box (kEpiBoxColumns, 64, 1), 128B swizzle
   typename Cfg::Out* c = nullptr;  // m x n per batch, row stride ldc, batch stride m * ldc
   int64_t ldc = 0;
+  bool tma_store = false;  // Cfg::kTmaStore and the call allows it: C through shared memory and TMA stores
   int32_t m = 0, n = 0, k = 0;
   sched::TileGrid tiles{};
   int32_t num_ctas = 0;  // the grid in clusters (the scheduler's stride)
@@ -70,25 +76,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   if constexpr (kClusterM > 1) cta_rank = cluster_ctarank();
 
   // ---- set-up ------------------------------------------------------------------------------------------
-  if (warp == 0 && elect_one_sync()) {
-    for (uint32_t s = 0; s < Cfg::kStages; ++s) {
-      mbarrier_init(full[s], 1);                     // the producer's arrive.expect_tx
-      mbarrier_init(empty[s], Cfg::kEmptyArrivals);  // every consumer warpgroup of the cluster
-    }
-    fence_mbarrier_init();
-  }
-  if (warp == 1 && elect_one_sync()) {
+  start_pipeline<Cfg>(full, empty, warp, [&] {
     tma_prefetch_descriptor(&p.tmap_a);
     tma_prefetch_descriptor(&p.tmap_b1);
     tma_prefetch_descriptor(&p.tmap_b2);
-  }
-  // With a cluster the peer multicasts into this CTA's stages and arrives on its barriers: both must be
-  // initialised first.
-  if constexpr (kClusterM > 1) {
-    cluster_sync();
-  } else {
-    sync_threads();
-  }
+    if constexpr (Cfg::kTmaStore) {
+      if (p.tma_store) tma_prefetch_descriptor(&p.tmap_c);
+    }
+  });
 
   const int32_t cta = static_cast<int32_t>(block_idx().x) / kClusterM;  // the cluster's index
   const int32_t total = p.tiles.total();
@@ -104,48 +99,30 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         const sched::TileCoord t = p.tiles.tile_at(tile);
         const int32_t m0 = (t.m * kClusterM + static_cast<int32_t>(cta_rank)) * Cfg::kBlockM;
         const int32_t n0 = t.n * Cfg::kBlockN;
-        for (int32_t kb = 0; kb < k_iters; ++kb, stage.advance()) {
-          mbarrier_wait_parity(empty[stage.index], stage.producer_parity());
-          const uint32_t bar = full[stage.index];
-          mbarrier_arrive_expect_tx(bar, Cfg::kTxBytes);
-          const uint32_t base = smem + stage.index * Cfg::kStageBytes;
-          const int32_t k0 = kb * Cfg::kBlockK;
-          tma_load(base + Cfg::kAOffset, &p.tmap_a, bar, {k0, m0, t.batch});
-          if constexpr (kClusterM > 1) {
-            constexpr uint16_t kClusterMask = (1u << kClusterM) - 1;  // every CTA of the cluster
-            const uint32_t slice = cta_rank * Cfg::kBSliceBytes;
-            const int32_t n_slice = n0 + static_cast<int32_t>(cta_rank) * Cfg::kBRowsPerCta;
-            tma_load_multicast(base + Cfg::kB1Offset + slice, &p.tmap_b1, bar, {k0, n_slice, t.batch},
-                               kClusterMask);
-            tma_load_multicast(base + Cfg::kB2Offset + slice, &p.tmap_b2, bar, {k0, n_slice, t.batch},
-                               kClusterMask);
-          } else {
-            tma_load(base + Cfg::kB1Offset, &p.tmap_b1, bar, {k0, n0, t.batch});
-            tma_load(base + Cfg::kB2Offset, &p.tmap_b2, bar, {k0, n0, t.batch});
-          }
-        }
+        produce_k_blocks<Cfg>(
+            stage, full, empty, smem, k_iters, [&](uint32_t base, uint32_t bar, int32_t k0) {
+              tma_load(base + Cfg::kAOffset, &p.tmap_a, bar, {k0, m0, t.batch});
+              if constexpr (kClusterM > 1) {
+                constexpr uint16_t kClusterMask = (1u << kClusterM) - 1;  // every CTA of the cluster
+                const uint32_t slice = cta_rank * Cfg::kBSliceBytes;
+                const int32_t n_slice = n0 + static_cast<int32_t>(cta_rank) * Cfg::kBRowsPerCta;
+                tma_load_multicast(base + Cfg::kB1Offset + slice, &p.tmap_b1, bar, {k0, n_slice, t.batch},
+                                   kClusterMask);
+                tma_load_multicast(base + Cfg::kB2Offset + slice, &p.tmap_b2, bar, {k0, n_slice, t.batch},
+                                   kClusterMask);
+              } else {
+                tma_load(base + Cfg::kB1Offset, &p.tmap_b1, bar, {k0, n0, t.batch});
+                tma_load(base + Cfg::kB2Offset, &p.tmap_b2, bar, {k0, n0, t.batch});
+              }
+            });
       }
     }
   } else {
     // ---- consumers -----------------------------------------------------------------------------------
     warpgroup_reg_alloc<Cfg::kConsumerRegs>();
-    const uint32_t consumer = warpgroup - 1;
-    const uint32_t thread = thread_idx().x % kWarpgroupThreads;
-    const uint32_t warp_in_group = thread / kWarpSize;
-    const uint32_t lane = thread % kWarpSize;
+    const ConsumerThread me = consumer_thread(warpgroup);
+    const auto [consumer, thread, warp_in_group, lane] = me;
     const uint32_t a_offset = Cfg::kAOffset + consumer * Cfg::kWarpgroupM * Cfg::kRowBytes;
-
-    // Frees stage `s` in every CTA of the cluster (their producers' B tiles reached this CTA's stage s).
-    const auto release = [&](uint32_t s) {
-      if (thread != 0) return;
-      if constexpr (kClusterM > 1) {
-#pragma unroll
-        for (uint32_t r = 0; r < static_cast<uint32_t>(kClusterM); ++r)
-          mbarrier_arrive_cluster(mapa_shared_cluster(empty[s], r));
-      } else {
-        mbarrier_arrive(empty[s]);
-      }
-    };
 
     PipelineState<Cfg::kStages> stage;
     for (int32_t tile = Scheduler::first_tile(cta, p.num_ctas, total); tile != sched::kNoTile;
@@ -153,58 +130,64 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       const sched::TileCoord t = p.tiles.tile_at(tile);
 
       float acc[Cfg::kAccRegs];
-#pragma unroll
-      for (int i = 0; i < Cfg::kAccRegs; ++i) acc[i] = 0.0f;
-      wgmma_fence_operand(acc);
+      zero_accumulator(acc);
 
-      uint32_t previous = 0;  // the stage the last batch of wgmmas read
-      for (int32_t kb = 0; kb < k_iters; ++kb) {
-        mbarrier_wait_parity(full[stage.index], stage.consumer_parity());
-        const uint32_t base = smem + stage.index * Cfg::kStageBytes;
-        wgmma_fence();
+      consume_k_blocks<Cfg>(stage, full, empty, smem, k_iters, thread, [&](uint32_t base, bool first) {
 #pragma unroll
         for (int j = 0; j < Cfg::kMmasPerStage; ++j) {
           const uint32_t k_bytes = static_cast<uint32_t>(j) * kWgmmaK16BytesKMajor;
           const uint64_t a_desc = wgmma_desc_with_address(kWgmmaKMajorSw128Desc, base + a_offset + k_bytes);
           const uint64_t b_desc =
               wgmma_desc_with_address(kWgmmaKMajorSw128Desc, base + Cfg::kB1Offset + k_bytes);
-          wgmma_ss<In, Cfg::kMmaN>(acc, a_desc, b_desc, kb > 0 || j > 0);
+          wgmma_ss<In, Cfg::kMmaN>(acc, a_desc, b_desc, !first || j > 0);
         }
-        wgmma_commit_group();
-        // The batch before this one is done: its stage can be refilled.
-        wgmma_wait_group<1>();
-        if (kb > 0) release(previous);
-        previous = stage.index;
-        stage.advance();
-      }
-      wgmma_wait_group<0>();
+      });
       wgmma_fence_operand(acc);
-      release(previous);
 
       // ---- epilogue: fragment -> functor -> C --------------------------------------------------------
       // Thread (warp w, lane l) holds rows 16w + l/4 (+8) and columns 8j + 2(l%4) (+1) of its 64-row slice:
       // gate at acc[4j + 2h + e], up at acc[kBlockN / 2 + 4j + 2h + e] (ptx/wgmma.cuh).
-      const int32_t row0 = (t.m * kClusterM + static_cast<int32_t>(cta_rank)) * Cfg::kBlockM +
-                           static_cast<int32_t>(consumer) * Cfg::kWarpgroupM +
-                           static_cast<int32_t>(warp_in_group * 16 + lane / 4);
+      const int32_t slice_m0 = (t.m * kClusterM + static_cast<int32_t>(cta_rank)) * Cfg::kBlockM +
+                               static_cast<int32_t>(consumer) * Cfg::kWarpgroupM;
+      const int32_t row0 = slice_m0 + static_cast<int32_t>(warp_in_group * 16 + lane / 4);
       const int32_t col0 = t.n * Cfg::kBlockN + static_cast<int32_t>(2 * (lane % 4));
-      typename Cfg::Out* c_batch = p.c + static_cast<int64_t>(t.batch) * p.m * p.ldc;
+      // The functor applied to the pair of columns 8j + 2(l%4) (+1) of row 16w + l/4 + 8h.
+      const auto apply = [&](int j, int h, float& v0, float& v1) {
+        const int g = 4 * j + 2 * h;
+        const int u = Cfg::kBlockN / 2 + g;
+        v0 = p.epilogue(p.alpha1 * acc[g], p.alpha2 * acc[u]);
+        v1 = p.epilogue(p.alpha1 * acc[g + 1], p.alpha2 * acc[u + 1]);
+      };
+      const auto store_from_registers = [&] {
+        typename Cfg::Out* c_batch = p.c + static_cast<int64_t>(t.batch) * p.m * p.ldc;
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int32_t row = row0 + 8 * h;
-        if (row >= p.m) continue;
-        typename Cfg::Out* c_row = c_batch + static_cast<int64_t>(row) * p.ldc;
+        for (int h = 0; h < 2; ++h) {
+          const int32_t row = row0 + 8 * h;
+          if (row >= p.m) continue;
+          typename Cfg::Out* c_row = c_batch + static_cast<int64_t>(row) * p.ldc;
 #pragma unroll
-        for (int j = 0; j < Cfg::kBlockN / 8; ++j) {
-          const int32_t col = col0 + 8 * j;
-          if (col >= p.n) continue;
-          const int g = 4 * j + 2 * h;
-          const int u = Cfg::kBlockN / 2 + g;
-          const float v0 = p.epilogue(p.alpha1 * acc[g], p.alpha2 * acc[u]);
-          const float v1 = p.epilogue(p.alpha1 * acc[g + 1], p.alpha2 * acc[u + 1]);
-          store_pair(c_row + col, v0, v1, col + 1 < p.n);
+          for (int j = 0; j < Cfg::kBlockN / 8; ++j) {
+            const int32_t col = col0 + 8 * j;
+            if (col >= p.n) continue;
+            float v0, v1;
+            apply(j, h, v0, v1);
+            store_pair(c_row + col, v0, v1, col + 1 < p.n);
+          }
         }
+      };
+      if constexpr (Cfg::kTmaStore) {
+        if (p.tma_store) {
+          store_slice_with_tma<Cfg>(&p.tmap_c, smem, me, t.n * Cfg::kBlockN, slice_m0, t.batch, apply);
+        } else {
+          store_from_registers();
+        }
+      } else {
+        store_from_registers();
       }
+    }
+    // C's last TMA stores are complete before the CTA (and its shared memory) goes away.
+    if constexpr (Cfg::kTmaStore) {
+      if (p.tma_store) finish_tma_stores(me);
     }
   }
 

@@ -101,24 +101,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
   if constexpr (kClusterM > 1) cta_rank = cluster_ctarank();
 
   // ---- set-up ------------------------------------------------------------------------------------------
-  if (warp == 0 && elect_one_sync()) {
-    for (uint32_t s = 0; s < Cfg::kStages; ++s) {
-      mbarrier_init(full[s], 1);                     // this CTA's producer's arrive.expect_tx
-      mbarrier_init(empty[s], Cfg::kEmptyArrivals);  // every consumer warpgroup of the cluster
-    }
-    fence_mbarrier_init();
-  }
-  if (warp == 1 && elect_one_sync()) {
+  start_pipeline<Cfg>(full, empty, warp, [&] {
     tma_prefetch_descriptor(&p.tmap_a);
     tma_prefetch_descriptor(&p.tmap_b);
     if constexpr (Cfg::kTmaStore) tma_prefetch_descriptor(&p.tmap_d);
-  }
-  // The peer multicasts into this CTA's stages and arrives on its barriers: both must be initialised first.
-  if constexpr (kClusterM > 1) {
-    cluster_sync();
-  } else {
-    sync_threads();
-  }
+  });
 
   const int32_t cluster = static_cast<int32_t>(block_idx().x) / kClusterM;
   const int32_t total = p.tiles.total();
@@ -135,57 +122,39 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
         const sched::TileCoord t = p.tiles.tile_at(tile);
         const int32_t m0 = (t.m * kClusterM + static_cast<int32_t>(cta_rank)) * Cfg::kBlockM;
         const int32_t n0 = t.n * Cfg::kBlockN;
-        for (int32_t kb = 0; kb < k_iters; ++kb, stage.advance()) {
-          mbarrier_wait_parity(empty[stage.index], stage.producer_parity());
-          const uint32_t bar = full[stage.index];
-          mbarrier_arrive_expect_tx(bar, Cfg::kTxBytes);
-          const uint32_t base = smem + stage.index * Cfg::kStageBytes;
-          const int32_t k0 = kb * Cfg::kBlockK;
-          tma_load(base + Cfg::kAOffset, &p.tmap_a, bar, {k0, m0, t.batch});
-          const auto load_b = [&](uint32_t dst, int32_t inner, int32_t outer) {
-            if constexpr (kClusterM > 1) {
-              tma_load_multicast(dst, &p.tmap_b, bar, {inner, outer, t.batch}, kClusterMask);
-            } else {
-              tma_load(dst, &p.tmap_b, bar, {inner, outer, t.batch});
-            }
-          };
-          if constexpr (BMnMajor) {
+        produce_k_blocks<Cfg>(
+            stage, full, empty, smem, k_iters, [&](uint32_t base, uint32_t bar, int32_t k0) {
+              tma_load(base + Cfg::kAOffset, &p.tmap_a, bar, {k0, m0, t.batch});
+              const auto load_b = [&](uint32_t dst, int32_t inner, int32_t outer) {
+                if constexpr (kClusterM > 1) {
+                  tma_load_multicast(dst, &p.tmap_b, bar, {inner, outer, t.batch}, kClusterMask);
+                } else {
+                  tma_load(dst, &p.tmap_b, bar, {inner, outer, t.batch});
+                }
+              };
+              if constexpr (BMnMajor) {
 #pragma unroll
-            for (int c = 0; c < Cfg::kBMnChunksPerCta; ++c) {
-              const int chunk = static_cast<int>(cta_rank) * Cfg::kBMnChunksPerCta + c;
-              load_b(base + Cfg::kBOffset + chunk * Cfg::kBMnChunkBytes, n0 + chunk * Cfg::kBMnChunkColumns,
-                     k0);
-            }
-          } else {
-            load_b(base + Cfg::kBOffset + cta_rank * Cfg::kBSliceBytes, k0,
-                   n0 + static_cast<int32_t>(cta_rank) * Cfg::kBKMajorRowsPerCta);
-          }
-        }
+                for (int c = 0; c < Cfg::kBMnChunksPerCta; ++c) {
+                  const int chunk = static_cast<int>(cta_rank) * Cfg::kBMnChunksPerCta + c;
+                  load_b(base + Cfg::kBOffset + chunk * Cfg::kBMnChunkBytes,
+                         n0 + chunk * Cfg::kBMnChunkColumns, k0);
+                }
+              } else {
+                load_b(base + Cfg::kBOffset + cta_rank * Cfg::kBSliceBytes, k0,
+                       n0 + static_cast<int32_t>(cta_rank) * Cfg::kBKMajorRowsPerCta);
+              }
+            });
       }
     }
   } else {
     // ---- consumers -----------------------------------------------------------------------------------
     warpgroup_reg_alloc<Cfg::kConsumerRegs>();
-    const uint32_t consumer = warpgroup - 1;
-    const uint32_t thread = thread_idx().x % kWarpgroupThreads;
-    const uint32_t warp_in_group = thread / kWarpSize;
-    const uint32_t lane = thread % kWarpSize;
+    const ConsumerThread me = consumer_thread(warpgroup);
+    const auto [consumer, thread, warp_in_group, lane] = me;
     const uint32_t a_offset = Cfg::kAOffset + consumer * Cfg::kWarpgroupM * Cfg::kRowBytes;
     constexpr uint64_t kBDescBase =
         BMnMajor ? wgmma_mn_major_sw128_desc(Cfg::kBMnChunkBytes) : kWgmmaKMajorSw128Desc;
     constexpr uint32_t kBK16Bytes = BMnMajor ? kWgmmaK16BytesMnMajor : kWgmmaK16BytesKMajor;
-
-    // Frees `s` in every CTA of the cluster (their producers' B reached this CTA's stage s).
-    const auto release = [&](uint32_t s) {
-      if (thread != 0) return;
-      if constexpr (kClusterM > 1) {
-#pragma unroll
-        for (uint32_t r = 0; r < static_cast<uint32_t>(kClusterM); ++r)
-          mbarrier_arrive_cluster(mapa_shared_cluster(empty[s], r));
-      } else {
-        mbarrier_arrive(empty[s]);
-      }
-    };
 
     PipelineState<Cfg::kStages> stage;
     for (int32_t tile = Scheduler::first_tile(cluster, p.num_clusters, total); tile != sched::kNoTile;
@@ -193,15 +162,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
       const sched::TileCoord t = p.tiles.tile_at(tile);
 
       float acc[Cfg::kAccRegs];
-#pragma unroll
-      for (int i = 0; i < Cfg::kAccRegs; ++i) acc[i] = 0.0f;
-      wgmma_fence_operand(acc);
+      zero_accumulator(acc);
 
-      uint32_t previous = 0;  // the stage the last batch of wgmmas read
-      for (int32_t kb = 0; kb < k_iters; ++kb) {
-        mbarrier_wait_parity(full[stage.index], stage.consumer_parity());
-        const uint32_t base = smem + stage.index * Cfg::kStageBytes;
-        wgmma_fence();
+      consume_k_blocks<Cfg>(stage, full, empty, smem, k_iters, thread, [&](uint32_t base, bool first) {
         constexpr WgmmaMajor kBMajor = BMnMajor ? WgmmaMajor::kMN : WgmmaMajor::kK;
 #pragma unroll
         for (int j = 0; j < Cfg::kMmasPerStage; ++j) {
@@ -209,18 +172,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
               kWgmmaKMajorSw128Desc, base + a_offset + static_cast<uint32_t>(j) * kWgmmaK16BytesKMajor);
           const uint64_t b_desc = wgmma_desc_with_address(
               kBDescBase, base + Cfg::kBOffset + static_cast<uint32_t>(j) * kBK16Bytes);
-          wgmma_ss<In, Cfg::kBlockN, WgmmaMajor::kK, kBMajor>(acc, a_desc, b_desc, kb > 0 || j > 0);
+          wgmma_ss<In, Cfg::kBlockN, WgmmaMajor::kK, kBMajor>(acc, a_desc, b_desc, !first || j > 0);
         }
-        wgmma_commit_group();
-        // The batch before this one is done: its stage can be refilled.
-        wgmma_wait_group<1>();
-        if (kb > 0) release(previous);
-        previous = stage.index;
-        stage.advance();
-      }
-      wgmma_wait_group<0>();
+      });
       wgmma_fence_operand(acc);
-      release(previous);
 
       // ---- epilogue: fragment (+ C) -> functor -> D ---------------------------------------------------
       // Thread (warp w, lane l) holds rows 16w + l/4 (+8) and columns 8j + 2(l%4) (+1) of its 64-row slice,
@@ -257,54 +212,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
         }
       };
       if constexpr (Cfg::kTmaStore) {
-        // Box b of the slice holds columns [b·kEpiBoxColumns, (b+1)·kEpiBoxColumns) of the warpgroup's 64
-        // rows, one 128-byte row each, 16-byte units XOR-swizzled by row % 8 as TMA's 128B swizzle expects
-        // (thread row % 8 = lane / 4: a warp's 8 rows hit 8 different units, so no bank conflicts).
-        const uint32_t buffer = smem + Cfg::kEpiOffset + consumer * Cfg::kEpiWarpgroupBytes;
-        uint8_t* const buffer_ptr =
-            static_cast<uint8_t*>(dynamic_smem_ptr()) + (buffer - dynamic_smem_base());
-        const uint32_t row_in_slice = warp_in_group * 16 + lane / 4;
-        const int32_t slice_m0 = m_tile * Cfg::kBlockM + static_cast<int32_t>(consumer) * Cfg::kWarpgroupM;
-        const uint32_t epi_barrier = 1 + consumer;  // named barrier of this warpgroup (0 is __syncthreads)
-#pragma unroll
-        for (int r = 0; r < Cfg::kEpiRounds; ++r) {
-          // The previous round's (or tile's) TMA stores have read the buffer.
-          if (thread == 0) tma_store_wait_read<0>();
-          named_barrier_sync(epi_barrier, kWarpgroupThreads);
-#pragma unroll
-          for (int bb = 0; bb < Cfg::kEpiBoxesPerRound; ++bb) {
-            const int b = r * Cfg::kEpiBoxesPerRound + bb;
-#pragma unroll
-            for (int jj = 0; jj < Cfg::kEpiBoxColumns / 8; ++jj) {
-              const int j = b * (Cfg::kEpiBoxColumns / 8) + jj;
-#pragma unroll
-              for (int h = 0; h < 2; ++h) {
-                const uint32_t srow = row_in_slice + 8 * h;
-                float v0, v1;
-                apply(4 * j + 2 * h, row0 + 8 * h, col0 + 8 * j, v0, v1);
-                const uint32_t byte = static_cast<uint32_t>((8 * jj + 2 * (lane % 4)) * sizeof(Out));
-                const uint32_t offset = bb * Cfg::kEpiBoxBytes + srow * Cfg::kRowBytes +
-                                        ((((byte >> 4) ^ (srow & 7)) << 4) | (byte & 15));
-                if constexpr (std::is_same_v<Out, float>) {
-                  *reinterpret_cast<float2*>(buffer_ptr + offset) = float2{v0, v1};
-                } else {
-                  *reinterpret_cast<uint32_t*>(buffer_ptr + offset) = epi::pack_two<Out>(v0, v1);
-                }
-              }
-            }
-          }
-          fence_proxy_async_shared_cta();  // the writes above before the copy engine reads them
-          named_barrier_sync(epi_barrier, kWarpgroupThreads);
-          if (thread == 0) {
-#pragma unroll
-            for (int bb = 0; bb < Cfg::kEpiBoxesPerRound; ++bb) {
-              const int b = r * Cfg::kEpiBoxesPerRound + bb;
-              tma_store(&p.tmap_d, buffer + bb * Cfg::kEpiBoxBytes,
-                        {t.n * Cfg::kBlockN + b * Cfg::kEpiBoxColumns, slice_m0, t.batch});
-            }
-            tma_store_commit_group();
-          }
-        }
+        store_slice_with_tma<Cfg>(&p.tmap_d, smem, me, t.n * Cfg::kBlockN,
+                                  m_tile * Cfg::kBlockM + static_cast<int32_t>(consumer) * Cfg::kWarpgroupM,
+                                  t.batch, [&](int j, int h, float& v0, float& v1) {
+                                    apply(4 * j + 2 * h, row0 + 8 * h, col0 + 8 * j, v0, v1);
+                                  });
       } else {
         Out* d_batch = p.d + static_cast<int64_t>(t.batch) * p.batch_stride_d;
 #pragma unroll
@@ -324,9 +236,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
       }
     }
     // D's last TMA stores are complete before the CTA (and its shared memory) goes away.
-    if constexpr (Cfg::kTmaStore) {
-      if (thread == 0) tma_store_wait<0>();
-    }
+    if constexpr (Cfg::kTmaStore) finish_tma_stores(me);
   }
 
   // A CTA must outlive the peer's multicasts into its stages and arrivals on its barriers.
