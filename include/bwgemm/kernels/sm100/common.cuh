@@ -128,13 +128,18 @@ struct KernelBarriers {
   ClcBarriers clc;
   uint32_t tmem_base_slot;
 
+  using Layout = typename Cfg::Barriers;
+
+  // `smem`: the (aligned) dynamic shared memory base; the barrier area starts at Cfg::kBarrierOffset.
   BWGEMM_DEVICE explicit KernelBarriers(uint32_t smem)
-      : full{smem + Cfg::kFullBarriers},
-        empty{smem + Cfg::kEmptyBarriers},
-        acc_full{smem + Cfg::kAccFullBarriers},
-        acc_empty{smem + Cfg::kAccEmptyBarriers},
-        clc{smem + Cfg::kClcFullBarriers, smem + Cfg::kClcEmptyBarriers, smem + Cfg::kClcResponses},
-        tmem_base_slot(smem + Cfg::kTmemBaseSlot) {}
+      : full{smem + Cfg::kBarrierOffset + Layout::kFullBarriers},
+        empty{smem + Cfg::kBarrierOffset + Layout::kEmptyBarriers},
+        acc_full{smem + Cfg::kBarrierOffset + Layout::kAccFullBarriers},
+        acc_empty{smem + Cfg::kBarrierOffset + Layout::kAccEmptyBarriers},
+        clc{smem + Cfg::kBarrierOffset + Layout::kClcFullBarriers,
+            smem + Cfg::kBarrierOffset + Layout::kClcEmptyBarriers,
+            smem + Cfg::kBarrierOffset + Layout::kClcResponses},
+        tmem_base_slot(smem + Cfg::kBarrierOffset + Layout::kTmemBaseSlot) {}
 
   // One thread per CTA.
   BWGEMM_DEVICE void init() const {

@@ -115,14 +115,6 @@ struct DualGemmConfig {
   // ---- shared memory layout after the stages -----------------------------------------------------------
   static constexpr int kBarrierOffset = kStages * kStageBytes;
   using Barriers = BarrierLayout<kStages, kAccStages>;
-  static constexpr int kFullBarriers = kBarrierOffset + Barriers::kFullBarriers;
-  static constexpr int kEmptyBarriers = kBarrierOffset + Barriers::kEmptyBarriers;
-  static constexpr int kAccFullBarriers = kBarrierOffset + Barriers::kAccFullBarriers;
-  static constexpr int kAccEmptyBarriers = kBarrierOffset + Barriers::kAccEmptyBarriers;
-  static constexpr int kClcFullBarriers = kBarrierOffset + Barriers::kClcFullBarriers;
-  static constexpr int kClcEmptyBarriers = kBarrierOffset + Barriers::kClcEmptyBarriers;
-  static constexpr int kClcResponses = kBarrierOffset + Barriers::kClcResponses;
-  static constexpr int kTmemBaseSlot = kBarrierOffset + Barriers::kTmemBaseSlot;
   // + kSmemAlignment: the kernel aligns the dynamic buffer's start up to 1024 bytes itself.
   static constexpr int kSmemBytes = kBarrierOffset + Barriers::kBytes + kSmemAlignment;
 
