@@ -38,7 +38,7 @@
 #include "bwgemm/host/tensor_map.hpp"
 #include "bwgemm/kernels/sm90/dual_gemm_config.cuh"
 #include "bwgemm/kernels/sm90/dual_gemm_kernel.cuh"
-#include "bwgemm/sm90/gemm.cuh"  // detail::gemm_output_map
+#include "bwgemm/sm90/gemm.cuh"  // detail::gemm_operand_map, detail::gemm_output_map
 
 namespace bwgemm::sm90 {
 
@@ -53,37 +53,6 @@ struct DualGemmArguments {
   float alpha1 = 1.0f, alpha2 = 1.0f;  // scales of A·B1ᵀ and A·B2ᵀ, applied before the epilogue
   Epilogue epilogue{};                 // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
 };
-
-namespace detail {
-
-template <class T>
-constexpr TensorMapDataType tensor_map_type() {
-  return std::is_same_v<T, __half> ? TensorMapDataType::kFloat16 : TensorMapDataType::kBFloat16;
-}
-
-// A K-major fp16/bf16 operand of `rows` x k per batch (row stride ld) as a rank-3 tensor map
-// (K, rows, batch) whose box is one 128-byte swizzle row (64 elements) by `box_rows` rows.
-template <class T>
-Status k_major_operand_map(const T* data, int64_t rows, int64_t k, int64_t ld, int64_t batch,
-                           uint32_t box_rows, CUtensorMap* out) {
-  TensorMapDesc d;
-  d.data_type = tensor_map_type<T>();
-  d.rank = 3;
-  d.global_address = data;
-  d.global_dims[0] = static_cast<uint64_t>(k);
-  d.global_dims[1] = static_cast<uint64_t>(rows);
-  d.global_dims[2] = static_cast<uint64_t>(batch);
-  d.global_strides_bytes[0] = static_cast<uint64_t>(ld) * sizeof(T);
-  d.global_strides_bytes[1] = static_cast<uint64_t>(rows * ld) * sizeof(T);
-  d.box_dims[0] = ptx::kSw128Elements16;
-  d.box_dims[1] = box_rows;
-  d.box_dims[2] = 1;
-  d.swizzle = TensorMapSwizzle::k128B;
-  d.l2_promotion = TensorMapL2Promotion::k256B;
-  return encode_tensor_map(d, out);
-}
-
-}  // namespace detail
 
 template <class Cfg>
 struct DualGemm {
@@ -150,12 +119,16 @@ struct DualGemm {
     const int64_t ldb = a.ldb == 0 ? a.k : a.ldb;
 
     Params p;
-    if (Status s = detail::k_major_operand_map(a.a, a.m, a.k, lda, a.batch, Cfg::kBlockM, &p.tmap_a); !s.ok())
-      return s;
-    if (Status s = detail::k_major_operand_map(a.b1, a.n, a.k, ldb, a.batch, Cfg::kBRowsPerCta, &p.tmap_b1);
+    if (Status s = detail::gemm_operand_map(a.a, a.k, a.m, a.batch, lda, a.m * lda, ptx::kSw128Elements16,
+                                            Cfg::kBlockM, &p.tmap_a);
         !s.ok())
       return s;
-    if (Status s = detail::k_major_operand_map(a.b2, a.n, a.k, ldb, a.batch, Cfg::kBRowsPerCta, &p.tmap_b2);
+    if (Status s = detail::gemm_operand_map(a.b1, a.k, a.n, a.batch, ldb, a.n * ldb, ptx::kSw128Elements16,
+                                            Cfg::kBRowsPerCta, &p.tmap_b1);
+        !s.ok())
+      return s;
+    if (Status s = detail::gemm_operand_map(a.b2, a.k, a.n, a.batch, ldb, a.n * ldb, ptx::kSw128Elements16,
+                                            Cfg::kBRowsPerCta, &p.tmap_b2);
         !s.ok())
       return s;
     p.c = a.c;
