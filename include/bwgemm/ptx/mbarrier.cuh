@@ -62,14 +62,21 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void mbarrier_arrive(uint32_t bar) {
 }
 
 // PTX ISA 9.7.13.15.13 mbarrier.arrive: one arrival on a barrier anywhere in the cluster (a peer CTA's, by
-// a shared::cluster address). mbarrier.arrive.release.cluster.shared::cluster.b64 _, [bar].
-// (Seed 000 uses .release.cta here; .cluster is the scope that orders this thread's writes for a waiter in
-// another CTA, at no measurable cost.)
+// a shared::cluster address). mbarrier.arrive.release.cta.shared::cluster.b64 _, [bar].
+//
+// Scope .cta, as seed 000 and CUTLASS's ClusterBarrier::arrive(cta_id) write it: every arrival of ours on a
+// peer's barrier signals only that asynchronous work is done (wgmma/tcgen05 reads of a stage, proven by
+// their own waits; a TMA whose bytes the barrier counts itself), never data this thread wrote for the
+// peer to read. `.release.cluster` would order such writes, and costs a GPU-wide fence: ptxas (CUDA 13.0,
+// sm_90a and sm_100a) puts MEMBAR.ALL.CTA + MEMBAR.ALL.GPU + ERRBAR + CGAERRBAR before every such arrive,
+// while .release.cta is the bare SYNCS.ARRIVE. The Hopper cluster kernels paid that fence twice per K block
+// (docs/hopper.md has what removing it changed). The test kernels.no_gpu_scope_fences keeps it out of the
+// shipped kernels.
 BWGEMM_DEVICE BWGEMM_FORCEINLINE void mbarrier_arrive_cluster(uint32_t cluster_bar) {
 #if BWGEMM_EMULATION
   return ::bwgemm::emu::mbarrier_arrive_cluster(cluster_bar);
 #else
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(cluster_bar) : "memory");
+  asm volatile("mbarrier.arrive.release.cta.shared::cluster.b64 _, [%0];" ::"r"(cluster_bar) : "memory");
 #endif
 }
 
@@ -86,14 +93,15 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void mbarrier_arrive_expect_tx(uint32_t bar, ui
 
 // PTX ISA 9.7.13.15.13 mbarrier.arrive: arrive.expect_tx on a barrier anywhere in the cluster (seed 000:
 // both CTAs of a pair report TMA bytes to the even CTA's barrier).
-// mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64 _, [bar], tx_bytes.
+// mbarrier.arrive.expect_tx.release.cta.shared::cluster.b64 _, [bar], tx_bytes (scope .cta: see
+// mbarrier_arrive_cluster).
 BWGEMM_DEVICE BWGEMM_FORCEINLINE void mbarrier_arrive_expect_tx_cluster(uint32_t cluster_bar,
                                                                         uint32_t tx_bytes) {
 #if BWGEMM_EMULATION
   return ::bwgemm::emu::mbarrier_arrive_expect_tx_cluster(cluster_bar, tx_bytes);
 #else
   asm volatile(
-      "mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64 _, [%0], %1;" ::"r"(cluster_bar),
+      "mbarrier.arrive.expect_tx.release.cta.shared::cluster.b64 _, [%0], %1;" ::"r"(cluster_bar),
       "r"(tx_bytes)
       : "memory");
 #endif

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Nsight Compute on the Hopper GEMM kernels of one shape (an H100/H200 with ncu that reads the counters):
+# one launch of the cuBLASLt baseline's kernel and one of each named bwgemm candidate, after warm-up, with
+# the clocks left alone (--clock-control none). Prints the speed-of-light, warp-state and scheduler
+# sections; the full reports go to $OUT (or ./sm90-profile) as .ncu-rep files.
+#   bash bench/profile_sm90.sh <bench binary> [shape regex] [candidates]
+# e.g. bash bench/profile_sm90.sh build-sm90b/bench/bwgemm_bench 'gemm_bf16/%s/M8192_N8192_K8192_Bnk' \
+#        "cublaslt bwgemm_sm90 bwgemm_sm90_cluster2"
+set -u -o pipefail
+BENCH=$1
+SHAPE=${2:-'gemm_bf16/%s/M8192_N8192_K8192_Bnk'}
+IMPLS=${3:-"cublaslt bwgemm_sm90 bwgemm_sm90_cluster2"}
+OUT=${OUT:-$PWD/sm90-profile}
+mkdir -p "$OUT"
+for impl in $IMPLS; do
+  filter="^$(printf "$SHAPE" "$impl")\$"
+  # The 20th launch of a GEMM-looking kernel: past the validation call and the probe pass.
+  timeout 240 ncu --clock-control none --kernel-name regex:'gemm|xmma|sm90' --launch-skip 20 --launch-count 1 \
+    --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section Occupancy \
+    --export "$OUT/$impl" --force-overwrite \
+    "$BENCH" --benchmark_filter="$filter" --bwgemm_samples=3 --bwgemm_warmup_ms=5 >"$OUT/$impl.log" 2>&1
+  echo "=== $impl ($filter): ncu exit status $?"
+  grep -E "^  [a-z_]|Duration|SM Frequency|Compute \(SM\) Throughput|Memory Throughput|L1/TEX Cache|L2 Cache T|DRAM T|Registers Per|Stall|Warp Cycles Per Issued|Issued Warp Per|No Eligible|Active Warps Per" \
+    "$OUT/$impl.log" | grep -v "^==PROF==" | head -40
+done
