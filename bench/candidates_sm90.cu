@@ -4,11 +4,14 @@
 //
 // Registered:
 //   dual_bf16  bwgemm_sm90          bwgemm::sm90::dual_gemm (the default Config choice)
+//              bwgemm_sm90_1cta     its tile shapes with one CTA per cluster (DualGemmSmallM / LargeM)
 //              bwgemm_sm90_cluster2 the same tiles in clusters of two CTAs along M, B1/B2 multicast
-//              bwgemm_sm90_regstore the default choice with C stored from registers (TmaStore off)
+//              bwgemm_sm90_regstore the one-CTA kernels with C stored from registers (TmaStore off)
 //   gemm_fp16, bwgemm_sm90          bwgemm::sm90::gemm (the default Config choice), both B layouts
-//   gemm_bf16  bwgemm_sm90_cluster2 sm90::GemmLargeCluster2: the 128 x 256 tile in clusters of two CTAs
-//                                   along M, B multicast (not the default: slower so far)
+//   gemm_bf16  bwgemm_sm90_1cta     sm90::GemmLarge: the 128 x 256 tile, one CTA per cluster
+//              bwgemm_sm90_cluster2 sm90::GemmLargeCluster2: the 128 x 256 tile in clusters of two CTAs
+//                                   along M, B multicast
+//              bwgemm_sm90_cluster2_s3 the same with 3 stages: room for a one-round TMA-store epilogue
 //              bwgemm_sm90_regstore sm90::GemmLarge with D stored from registers (TmaStore off), the
 //                                   epilogue before the shared-memory + TMA-store one
 #include <type_traits>
@@ -51,8 +54,19 @@ void add_gemm(std::vector<Implementation<GemmProblem<T>>>& group) {
   group.push_back(sm90_gemm_candidate<T>(
       "bwgemm_sm90", [](const sm90::GemmArguments<T>& a, cudaStream_t s) { return sm90::gemm(a, s); }));
   group.push_back(
+      sm90_gemm_candidate<T>("bwgemm_sm90_1cta", [](const sm90::GemmArguments<T>& a, cudaStream_t s) {
+        return sm90::Gemm<sm90::GemmLarge<T>>::run(a, s);
+      }));
+  group.push_back(
       sm90_gemm_candidate<T>("bwgemm_sm90_cluster2", [](const sm90::GemmArguments<T>& a, cudaStream_t s) {
         return sm90::Gemm<sm90::GemmLargeCluster2<T>>::run(a, s);
+      }));
+  // 3 stages leave room for the whole 64 x 256 slice of each consumer in its D buffer: one TMA-store round.
+  group.push_back(
+      sm90_gemm_candidate<T>("bwgemm_sm90_cluster2_s3", [](const sm90::GemmArguments<T>& a, cudaStream_t s) {
+        using Cfg = sm90::GemmConfig<256, 3, 2, sched::StaticPersistent, epi::LinearCombination, T>;
+        static_assert(Cfg::kEpiRounds == 1, "the whole slice in one round");
+        return sm90::Gemm<Cfg>::run(a, s);
       }));
   group.push_back(
       sm90_gemm_candidate<T>("bwgemm_sm90_regstore", [](const sm90::GemmArguments<T>& a, cudaStream_t s) {
@@ -89,6 +103,11 @@ void add_bwgemm_sm90_candidates(ImplementationTable& table) {
   using DualArgs = sm90::DualGemmArguments<__nv_bfloat16>;
   table.dual_bf16.push_back(sm90_dual_candidate(
       "bwgemm_sm90", [](const DualArgs& a, cudaStream_t s) { return sm90::dual_gemm(a, s); }));
+  table.dual_bf16.push_back(sm90_dual_candidate("bwgemm_sm90_1cta", [](const DualArgs& a, cudaStream_t s) {
+    using Small = sm90::DualGemmSmallM<__nv_bfloat16, __nv_bfloat16>;
+    using Large = sm90::DualGemmLargeM<__nv_bfloat16, __nv_bfloat16>;
+    return a.m * a.batch <= 256 ? sm90::DualGemm<Small>::run(a, s) : sm90::DualGemm<Large>::run(a, s);
+  }));
   table.dual_bf16.push_back(
       sm90_dual_candidate("bwgemm_sm90_cluster2",
                           [](const DualArgs& a, cudaStream_t s) { return sm90::dual_gemm_cluster2(a, s); }));

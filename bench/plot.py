@@ -10,15 +10,17 @@ its speedup over the fastest baseline of that shape (the fastest baseline reads 
 Usage:
     python3 bench/plot.py results.json -o docs/images/performance.png [--metric tflops|us] [--log]
                           [--groups dual_nvfp4,gemm_bf16]
+    python3 bench/plot.py results.json --table        # a Markdown table on stdout (no matplotlib needed)
 
 Needs matplotlib (PyPI): python3 -m pip install matplotlib
 
 Benchmark names are <group>/<implementation>/<shape>[/iterations:1/manual_time...]; the counter
 `baseline` (1 or 0) tells baselines from candidates, `us` is the median time per call and
 `TFLOP/s` the matching rate. Failed or skipped benchmarks (error_occurred) and negative controls
-(no `us`) are left out. With
---benchmark_repetitions, the "median" aggregate is used when present, else the median of the
-repetitions.
+(no `us`) are left out. With --benchmark_repetitions (and --benchmark_enable_random_interleaving, which
+spreads each implementation's runs over the whole session instead of running them after the baselines),
+or with several JSON files, an implementation's time is the median of all its runs; the aggregates
+Google Benchmark adds are ignored.
 """
 
 import argparse
@@ -32,7 +34,6 @@ def load_results(paths):
     """Returns (context, {group: OrderedDict(shape -> OrderedDict(impl -> record))})."""
     context = {}
     runs = OrderedDict()  # (group, impl, shape) -> list of records
-    medians = {}          # (group, impl, shape) -> the "median" aggregate record
     for path in paths:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
@@ -45,17 +46,17 @@ def load_results(paths):
                 continue
             key = (parts[0], parts[1], parts[2])
             if b.get("run_type") == "aggregate":
-                if b.get("aggregate_name") == "median":
-                    medians[key] = b
                 continue
             runs.setdefault(key, []).append(b)
     groups = OrderedDict()
     for key, records in runs.items():
         group, impl, shape = key
-        source = [medians[key]] if key in medians else records
         record = {
-            "us": statistics.median(r["us"] for r in source),
-            "tflops": statistics.median(r["TFLOP/s"] for r in source),
+            "us": statistics.median(r["us"] for r in records),
+            "tflops": statistics.median(r["TFLOP/s"] for r in records),
+            "runs": len(records),
+            "us_min": min(r["us"] for r in records),
+            "us_max": max(r["us"] for r in records),
             "baseline": records[0].get("baseline", 0) >= 0.5,
         }
         groups.setdefault(group, OrderedDict()).setdefault(shape, OrderedDict())[impl] = record
@@ -71,6 +72,27 @@ def speedups(shape_results):
 
 def is_baseline(shapes, impl):
     return any(results[impl]["baseline"] for results in shapes.values() if impl in results)
+
+
+def table(context, groups):
+    """Markdown table: every implementation of every shape with its median, spread and speedup."""
+    lines = [
+        f"bwgemm_bench on {context.get('bwgemm_device', 'unknown device')}; speedup = the fastest baseline's "
+        "median / this median",
+        "",
+        "| group | shape | implementation | runs | median us (min-max) | TFLOP/s | vs fastest baseline |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for group, shapes in groups.items():
+        for shape, results in shapes.items():
+            ratios = speedups(results)
+            for impl, r in results.items():
+                ratio = ratios[impl]
+                name = impl if r["baseline"] else f"**{impl}**"
+                spread = f"{r['us']:.1f} ({r['us_min']:.1f}-{r['us_max']:.1f})"
+                shown = "baseline" if r["baseline"] and ratio == 1.0 else (f"{ratio:.3f}x" if ratio else "-")
+                lines.append(f"| {group} | {shape} | {name} | {r['runs']} | {spread} | {r['tflops']:.0f} | {shown} |")
+    return "\n".join(lines)
 
 
 def plot(context, groups, metric, log_scale, output):
@@ -121,7 +143,8 @@ def plot(context, groups, metric, log_scale, output):
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", nargs="+", help="Google Benchmark JSON output of bwgemm_bench")
-    parser.add_argument("-o", "--output", default="bwgemm_bench.png", help="PNG to write")
+    parser.add_argument("-o", "--output", help="PNG to write (default bwgemm_bench.png unless --table)")
+    parser.add_argument("--table", action="store_true", help="print a Markdown table of the results")
     parser.add_argument("--metric", choices=("tflops", "us"), default="tflops")
     parser.add_argument("--log", action="store_true", help="logarithmic y axis")
     parser.add_argument("--groups", help="comma-separated groups to plot (default: all present)")
@@ -134,12 +157,17 @@ def main(argv):
     if not groups:
         print("plot.py: no successful benchmarks in " + ", ".join(args.results), file=sys.stderr)
         return 1
+    if args.table:
+        print(table(context, groups))
+        if not args.output:
+            return 0
+    output = args.output or "bwgemm_bench.png"
     try:
-        plot(context, groups, args.metric, args.log, args.output)
+        plot(context, groups, args.metric, args.log, output)
     except ImportError:
         print("plot.py: needs matplotlib: python3 -m pip install matplotlib", file=sys.stderr)
         return 1
-    print(f"wrote {args.output}")
+    print(f"wrote {output}")
     return 0
 
 

@@ -13,13 +13,15 @@ IMPLS=${3:-"cublaslt bwgemm_sm90 bwgemm_sm90_cluster2"}
 OUT=${OUT:-$PWD/sm90-profile}
 mkdir -p "$OUT"
 for impl in $IMPLS; do
-  filter="^$(printf "$SHAPE" "$impl")\$"
+  filter="^$(printf "$SHAPE" "$impl")/"
   # The 20th launch of a GEMM-looking kernel: past the validation call and the probe pass.
   timeout 240 ncu --clock-control none --kernel-name regex:'gemm|xmma|sm90' --launch-skip 20 --launch-count 1 \
     --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section Occupancy \
     --export "$OUT/$impl" --force-overwrite \
     "$BENCH" --benchmark_filter="$filter" --bwgemm_samples=3 --bwgemm_warmup_ms=5 >"$OUT/$impl.log" 2>&1
   echo "=== $impl ($filter): ncu exit status $?"
-  grep -E "^  [a-z_]|Duration|SM Frequency|Compute \(SM\) Throughput|Memory Throughput|L1/TEX Cache|L2 Cache T|DRAM T|Registers Per|Stall|Warp Cycles Per Issued|Issued Warp Per|No Eligible|Active Warps Per" \
-    "$OUT/$impl.log" | grep -v "^==PROF==" | head -40
+  grep -E "^ +gemm_bf16|^ +gemm_fp16|us=" "$OUT/$impl.log" | cut -c1-200 | head -3
+  ncu --import "$OUT/$impl.ncu-rep" --page details >"$OUT/$impl.details.txt" 2>&1
+  grep -E "^  [a-zA-Z_].*\(|Duration|SM Frequency|DRAM Frequency|Compute \(SM\) Throughput|Memory Throughput|L1/TEX Cache T|L2 Cache T|DRAM T|Registers Per|Warp Cycles Per Issued|Issued Warp Per|No Eligible|Active Warps Per|Grid Size|Cluster Size|Shared Memory Configuration Size" \
+    "$OUT/$impl.details.txt" | cut -c1-150 | head -30
 done

@@ -306,6 +306,23 @@ void expect_invalid(const sm90::DualGemmArguments<bf16, bf16>& a, const std::str
   EXPECT_NE(s.message().find(needle), std::string::npos) << "message: " << s.message();
 }
 
+// The default entry point's choice (host logic: runs without a GPU), worked out by hand from the rules in
+// sm90/dual_gemm.cuh and kernels/sm90/common.cuh (prefer_cluster_pair).
+TEST(Sm90DualGemmChoice, ByShape) {
+  using sm90::DualGemmChoice;
+  EXPECT_EQ(sm90::dual_gemm_choice(256, 4096, 1), DualGemmChoice::kSmallM);  // M·batch <= 256
+  EXPECT_EQ(sm90::dual_gemm_choice(128, 4096, 2), DualGemmChoice::kSmallM);
+  // 4 row tiles, 32 column tiles of 128: 2 x 32 = 64 pair tiles < 132 -> one CTA.
+  EXPECT_EQ(sm90::dual_gemm_choice(512, 4096, 1), DualGemmChoice::kLargeM);
+  // 32 x 112 -> 16 x 112 = 1792 pair tiles -> pairs (the benchmark's 4096 x 14336).
+  EXPECT_EQ(sm90::dual_gemm_choice(4096, 14336, 1), DualGemmChoice::kLargeMCluster2);
+  EXPECT_EQ(sm90::dual_gemm_choice(8192, 14336, 1), DualGemmChoice::kLargeMCluster2);
+  // 3 row tiles (odd, below 8): one CTA however many columns.
+  EXPECT_EQ(sm90::dual_gemm_choice(384, 65536, 1), DualGemmChoice::kLargeM);
+  // 9 row tiles: 5 x 32 = 160 pair tiles -> pairs.
+  EXPECT_EQ(sm90::dual_gemm_choice(1152, 4096, 1), DualGemmChoice::kLargeMCluster2);
+}
+
 TEST(Sm90DualGemmArguments, ValidPassesHostChecks) {
   EXPECT_TRUE(Large::can_implement(valid_args()).ok());
 }

@@ -327,6 +327,28 @@ void expect_invalid(const sm90::GemmArguments<bf16, bf16>& a, const std::string&
   EXPECT_NE(s.message().find(needle), std::string::npos) << "message: " << s.message();
 }
 
+// The default entry point's choice (host logic: runs without a GPU). Expected kernels worked out by hand
+// from the rules in sm90/gemm.cuh and kernels/sm90/common.cuh (prefer_cluster_pair).
+TEST(Sm90GemmChoice, ByTileCounts) {
+  using sm90::GemmChoice;
+  // 128 x 256 tiles: 8 x 8 = 64 < 132 -> the 128 x 128 kernel.
+  EXPECT_EQ(sm90::gemm_choice(1024, 2048, 1), GemmChoice::kSmall);
+  // 32 x 20 = 640 tiles, 16 x 20 = 320 pair tiles >= 132 -> pairs (the benchmark's 4096 x 5120).
+  EXPECT_EQ(sm90::gemm_choice(4096, 5120, 1), GemmChoice::kLargeCluster2);
+  EXPECT_EQ(sm90::gemm_choice(8192, 8192, 1), GemmChoice::kLargeCluster2);
+  // 12 x 12 = 144 tiles but 6 x 12 = 72 pair tiles < 132 -> one CTA per cluster.
+  EXPECT_EQ(sm90::gemm_choice(1536, 3072, 1), GemmChoice::kLarge);
+  // 1 row tile, 160 column tiles: a pair would idle half its CTAs (odd count below 8) -> one CTA.
+  EXPECT_EQ(sm90::gemm_choice(128, 40960, 1), GemmChoice::kLarge);
+  // 3 row tiles (odd, below 8) x 100 columns = 150 pair tiles: still one CTA.
+  EXPECT_EQ(sm90::gemm_choice(384, 25600, 1), GemmChoice::kLarge);
+  // 9 row tiles (odd but >= 8): 5 x 30 = 150 pair tiles -> pairs.
+  EXPECT_EQ(sm90::gemm_choice(1152, 7680, 1), GemmChoice::kLargeCluster2);
+  // Batches multiply the tiles: 4 x 8 x 4 = 128 < 132 -> small; 2 x 8 x 9 = 144 pair tiles -> pairs.
+  EXPECT_EQ(sm90::gemm_choice(512, 2048, 4), GemmChoice::kSmall);
+  EXPECT_EQ(sm90::gemm_choice(512, 2048, 9), GemmChoice::kLargeCluster2);
+}
+
 TEST(Sm90GemmArguments, ValidPassesHostChecks) {
   EXPECT_TRUE(LargeBf16::can_implement(valid_args()).ok());
   auto a = valid_args();

@@ -100,10 +100,9 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void mbarrier_arrive_expect_tx_cluster(uint32_t
 #if BWGEMM_EMULATION
   return ::bwgemm::emu::mbarrier_arrive_expect_tx_cluster(cluster_bar, tx_bytes);
 #else
-  asm volatile(
-      "mbarrier.arrive.expect_tx.release.cta.shared::cluster.b64 _, [%0], %1;" ::"r"(cluster_bar),
-      "r"(tx_bytes)
-      : "memory");
+  asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cluster.b64 _, [%0], %1;" ::"r"(cluster_bar),
+               "r"(tx_bytes)
+               : "memory");
 #endif
 }
 

@@ -167,25 +167,43 @@ struct DualGemm {
 // The kernels the default entry point chooses from (docs/hopper.md):
 //   M·batch <= 256 : BlockN 64, 6 stages: a 128 x 64 tile pair doubles the tiles, filling the 132 SMs
 //   otherwise      : BlockN 128, 4 stages: one m64n256k16 wgmma per 16 K covers gate and up (as a 128 x 256
-//                    GEMM tile), the widest tile the registers allow
+//                    GEMM tile), the widest tile the registers allow; in clusters of two CTAs along M that
+//                    share B1/B2 through TMA multicast when the shape has enough tiles for every pair
+//                    (prefer_cluster_pair)
 template <class In, class Out>
 using DualGemmSmallM = DualGemmConfig<64, 6, sched::StaticPersistent, In, Out, epi::SiluMul>;
 template <class In, class Out>
 using DualGemmLargeM = DualGemmConfig<128, 4, sched::StaticPersistent, In, Out, epi::SiluMul>;
+template <class In, class Out>
+using DualGemmLargeMCluster2 = DualGemmConfig<128, 4, sched::StaticPersistent, In, Out, epi::SiluMul, 2>;
+// BlockN 64 in pairs: tested and benchmarked (dual_gemm_cluster2), never the default's choice.
+template <class In, class Out>
+using DualGemmSmallMCluster2 = DualGemmConfig<64, 6, sched::StaticPersistent, In, Out, epi::SiluMul, 2>;
+
+enum class DualGemmChoice { kSmallM, kLargeM, kLargeMCluster2 };
+
+// The default entry point's kernel for a shape.
+constexpr DualGemmChoice dual_gemm_choice(int64_t m, int64_t n, int64_t batch) {
+  if (m * batch <= 256) return DualGemmChoice::kSmallM;
+  return prefer_cluster_pair(ceil_div(m, int64_t{128}), ceil_div(n, int64_t{128}), batch)
+             ? DualGemmChoice::kLargeMCluster2
+             : DualGemmChoice::kLargeM;
+}
 
 template <class In, class Out>
 Status dual_gemm(const DualGemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
-  if (args.m * args.batch <= 256) return DualGemm<DualGemmSmallM<In, Out>>::run(args, stream);
-  return DualGemm<DualGemmLargeM<In, Out>>::run(args, stream);
+  switch (dual_gemm_choice(args.m, args.n, args.batch)) {
+    case DualGemmChoice::kSmallM:
+      return DualGemm<DualGemmSmallM<In, Out>>::run(args, stream);
+    case DualGemmChoice::kLargeMCluster2:
+      return DualGemm<DualGemmLargeMCluster2<In, Out>>::run(args, stream);
+    default:
+      return DualGemm<DualGemmLargeM<In, Out>>::run(args, stream);
+  }
 }
 
-// The same two tile shapes in clusters of two CTAs along M that share B1/B2 through TMA multicast
-// (candidates for the default; bench registers them as dual_bf16/bwgemm_sm90_cluster2).
-template <class In, class Out>
-using DualGemmSmallMCluster2 = DualGemmConfig<64, 6, sched::StaticPersistent, In, Out, epi::SiluMul, 2>;
-template <class In, class Out>
-using DualGemmLargeMCluster2 = DualGemmConfig<128, 4, sched::StaticPersistent, In, Out, epi::SiluMul, 2>;
-
+// Both tile shapes in clusters of two CTAs along M, whatever the shape (bench:
+// dual_bf16/bwgemm_sm90_cluster2).
 template <class In, class Out>
 Status dual_gemm_cluster2(const DualGemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
   if (args.m * args.batch <= 256) return DualGemm<DualGemmSmallMCluster2<In, Out>>::run(args, stream);

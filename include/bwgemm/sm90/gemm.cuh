@@ -197,13 +197,12 @@ struct Gemm {
 };
 
 // The kernels the default entry point chooses from (docs/hopper.md):
-//   GemmLarge : 128 x 256 tiles (one m64n256k16 wgmma per consumer per 16 K), 4 stages, one CTA per cluster:
-//               the widest tile the registers allow
-//   GemmSmall : 128 x 128 tiles, 6 stages: twice the tiles, for shapes whose 128 x 256 tiles would leave SMs
-//               idle
-// GemmLargeCluster2 (the GemmLarge tile in clusters of two CTAs along M sharing B through TMA multicast) is
-// correct and tested but measured 1.4-1.6x slower than GemmLarge on an H200 (docs/performance.md), so the
-// default does not choose it.
+//   GemmLarge         : 128 x 256 tiles (one m64n256k16 wgmma per consumer per 16 K), 4 stages, one CTA per
+//                       cluster: the widest tile the registers allow
+//   GemmLargeCluster2 : the GemmLarge tile in clusters of two CTAs along M sharing B through TMA multicast,
+//                       for shapes with enough tiles for every pair (prefer_cluster_pair)
+//   GemmSmall         : 128 x 128 tiles, 6 stages: twice the tiles, for shapes whose 128 x 256 tiles would
+//                       leave SMs idle
 template <class Out>
 using GemmLarge = GemmConfig<256, 4, 1, sched::StaticPersistent, epi::LinearCombination, Out>;
 template <class Out>
@@ -214,6 +213,16 @@ using GemmLargeCluster2 = GemmConfig<256, 4, 2, sched::StaticPersistent, epi::Li
 // Output tiles of 128 x 256 below which GemmSmall is chosen: the SM count of an H100 SXM / H200 (132).
 inline constexpr int64_t kGemmSmallTileThreshold = 132;
 
+enum class GemmChoice { kSmall, kLarge, kLargeCluster2 };
+
+// The default entry point's kernel for a shape.
+constexpr GemmChoice gemm_choice(int64_t m, int64_t n, int64_t batch) {
+  const int64_t row_tiles = ceil_div(m, int64_t{128}), wide_col_tiles = ceil_div(n, int64_t{256});
+  if (row_tiles * wide_col_tiles * batch < kGemmSmallTileThreshold) return GemmChoice::kSmall;
+  return prefer_cluster_pair(row_tiles, wide_col_tiles, batch) ? GemmChoice::kLargeCluster2
+                                                               : GemmChoice::kLarge;
+}
+
 // Default choice. Takes sm90::GemmArguments<In, Out> or bwgemm::GemmArguments<In, Out> (LinearCombination).
 template <class Args>
 Status gemm(const Args& args, cudaStream_t stream = nullptr) {
@@ -221,9 +230,14 @@ Status gemm(const Args& args, cudaStream_t stream = nullptr) {
   static_assert(
       std::is_same_v<GemmEpilogueOf<Args>, epi::LinearCombination>,
       "sm90::gemm picks among LinearCombination kernels; use sm90::Gemm<Cfg>::run for other functors");
-  const int64_t wide_tiles = ceil_div(args.m, int64_t{128}) * ceil_div(args.n, int64_t{256}) * args.batch;
-  if (wide_tiles < kGemmSmallTileThreshold) return Gemm<GemmSmall<Out>>::run(args, stream);
-  return Gemm<GemmLarge<Out>>::run(args, stream);
+  switch (gemm_choice(args.m, args.n, args.batch)) {
+    case GemmChoice::kSmall:
+      return Gemm<GemmSmall<Out>>::run(args, stream);
+    case GemmChoice::kLargeCluster2:
+      return Gemm<GemmLargeCluster2<Out>>::run(args, stream);
+    default:
+      return Gemm<GemmLarge<Out>>::run(args, stream);
+  }
 }
 
 }  // namespace bwgemm::sm90

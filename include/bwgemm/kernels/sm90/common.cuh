@@ -41,6 +41,40 @@ BWGEMM_HD constexpr uint32_t round_up_u32(uint32_t x, uint32_t a) {
   return (x + a - 1) / a * a;
 }
 
+// ---- the default entry points' choice between one CTA and a pair of CTAs per cluster ---------------------
+// Clusters of two CTAs stacked along M share B through TMA multicast, which halves B's L2 -> SM traffic. On
+// an H200 (2026-11-30, docs/performance.md) the pair kernels matched or beat the one-CTA kernels once every
+// one of the 66 resident pairs had at least two cluster tiles, and lost 1-2% below that. A pair also computes
+// the M tile past the last one when the 128-row tiles of a batch are odd in number, so it is taken only when
+// that waste is at most 1/9 (an even count or at least 8 tiles).
+inline constexpr int64_t kClusterPairMinTiles = 132;  // 2 waves of the 66 pairs an H100 SXM / H200 holds
+BWGEMM_HD constexpr bool prefer_cluster_pair(int64_t row_tiles, int64_t col_tiles, int64_t batch) {
+  const int64_t pair_tiles = (row_tiles + 1) / 2 * col_tiles * batch;
+  return pair_tiles >= kClusterPairMinTiles && (row_tiles % 2 == 0 || row_tiles >= 8);
+}
+
+// ---- the staging buffers of the TMA-store epilogue (store_slice_with_tma) --------------------------------
+// A consumer warpgroup's 64 x BlockN slice of the output goes out in boxes of 64 rows x 128 bytes (128-byte
+// swizzled, 8 KiB each), kBoxesPerRound at a time through a buffer of its own. A round refills the buffer
+// only after the copy engine has read the previous one, so the fewer the rounds the less a warpgroup waits
+// inside an epilogue: the buffer takes as many boxes as the shared memory left after `SmemTaken` bytes
+// (stages, barriers, alignment) holds for all `Warpgroups` consumers, the whole slice when it fits, else
+// half of it, and so on.
+template <class Out, int BlockN, int Warpgroups, int SmemTaken, bool Enabled>
+struct TmaStoreBuffers {
+  static constexpr int kBoxColumns = static_cast<int>(ptx::kSw128RowBytes) / static_cast<int>(sizeof(Out));
+  static constexpr int kBoxBytes = kWgmmaM * static_cast<int>(ptx::kSw128RowBytes);  // 8 KiB
+  static constexpr int kBoxes = BlockN / kBoxColumns;  // boxes per warpgroup slice of a tile
+  static constexpr int boxes_per_round() {
+    for (int b = kBoxes; b > 1; b /= 2)
+      if (kBoxes % b == 0 && SmemTaken + Warpgroups * b * kBoxBytes <= kMaxDynamicSmemBytes) return b;
+    return 1;
+  }
+  static constexpr int kBoxesPerRound = Enabled ? boxes_per_round() : 1;
+  static constexpr int kRounds = kBoxes / kBoxesPerRound;
+  static constexpr int kWarpgroupBytes = Enabled ? kBoxesPerRound * kBoxBytes : 0;  // per consumer
+};
+
 // ---- pipeline of the warp-specialized kernels -------------------------------------------------------------
 // Cfg provides kStages, kClusterM, kEmptyArrivals, kStageBytes, kTxBytes and kBlockK; full[s] and empty[s]
 // are the stage barriers (bwgemm::BarrierArray) at Cfg::kFullBarriers and Cfg::kEmptyBarriers.

@@ -81,14 +81,16 @@ struct DualGemmConfig {
   static constexpr int kConsumerRegs = kConsumerRegisters;
 
   // ---- the C staging buffers (kTmaStore) ---------------------------------------------------------------
-  // Per consumer warpgroup: kEpiBoxesPerRound boxes of 64 rows x 128 bytes (kEpiBoxColumns elements of
-  // Out), 128-byte swizzled; the warpgroup's 64 x BlockN slice of C goes out in kEpiRounds rounds.
-  static constexpr int kEpiBoxColumns = static_cast<int>(ptx::kSw128RowBytes) / static_cast<int>(sizeof(Out));
-  static constexpr int kEpiBoxBytes = kWarpgroupM * kRowBytes;  // 8 KiB
-  static constexpr int kEpiBoxes = kBlockN / kEpiBoxColumns;    // boxes per warpgroup slice of a tile
-  static constexpr int kEpiBoxesPerRound = kEpiBoxes % 2 == 0 ? 2 : 1;
-  static constexpr int kEpiRounds = kEpiBoxes / kEpiBoxesPerRound;
-  static constexpr int kEpiWarpgroupBytes = kTmaStore ? kEpiBoxesPerRound * kEpiBoxBytes : 0;
+  // Per consumer warpgroup (sm90::TmaStoreBuffers): boxes of 64 rows x 128 bytes (kEpiBoxColumns elements
+  // of Out), 128-byte swizzled, kEpiBoxesPerRound at a time (as many as the shared memory left after the
+  // stages holds); the warpgroup's 64 x BlockN slice of C goes out in kEpiRounds rounds.
+  using EpiBuffers = TmaStoreBuffers<Out, kBlockN, kConsumerWarpgroups,
+                                     kStages * kStageBytes + 16 * kStages + kSmemAlignment, kTmaStore>;
+  static constexpr int kEpiBoxColumns = EpiBuffers::kBoxColumns;
+  static constexpr int kEpiBoxBytes = EpiBuffers::kBoxBytes;
+  static constexpr int kEpiBoxesPerRound = EpiBuffers::kBoxesPerRound;
+  static constexpr int kEpiRounds = EpiBuffers::kRounds;
+  static constexpr int kEpiWarpgroupBytes = EpiBuffers::kWarpgroupBytes;
   static constexpr int kEpiOffset = kStages * kStageBytes;  // [kConsumerWarpgroups][kEpiWarpgroupBytes]
 
   // ---- shared memory layout after the stages -----------------------------------------------------------
