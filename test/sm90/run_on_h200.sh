@@ -3,7 +3,10 @@
 # targets (the benchmark builds in the background meanwhile), run the gtest suites, compute-sanitizer
 # (memcheck, racecheck, synccheck) on a small subset of each suite, then the benchmarks (bwgemm vs the
 # cuBLASLt baselines, same run). At most 6 log files go to $OUT (or ./sm90-logs).
-#   bash test/sm90/run_on_h200.sh [bench filter]       (BWGEMM_SM90_SKIP_SANITIZER=1 skips compute-sanitizer)
+#   bash test/sm90/run_on_h200.sh [bench filter]       (BWGEMM_SM90_SKIP_SANITIZER=1 skips compute-sanitizer;
+#                                                       BWGEMM_BENCH_ARGS adds bwgemm_bench flags, e.g.
+#                                                       "--benchmark_repetitions=5
+#                                                        --benchmark_enable_random_interleaving=true")
 # Default filter: the must-show shapes of the Hopper issue (GEMM 4096x5120x4096 and 8192^3, fp16 and bf16,
 # both B layouts) and every dual_bf16 shape.
 set -u -o pipefail
@@ -60,7 +63,7 @@ wait $BENCH_BUILD || { grep -E "error" "$OUT/build_bench.log" | head -20; exit 1
 cat "$OUT/build_bench.log" >>"$OUT/build.log" && rm -f "$OUT/build_bench.log"
 
 step bench
-timeout 300 "$BUILD"/bench/bwgemm_bench --benchmark_filter="$FILTER" --benchmark_out="$OUT/bench.json" \
-  --benchmark_out_format=json 2>&1 | tee "$OUT/bench.log" | grep -vE "^\s*$" | cut -c1-230
+timeout 420 "$BUILD"/bench/bwgemm_bench --benchmark_filter="$FILTER" --benchmark_out="$OUT/bench.json" \
+  --benchmark_out_format=json ${BWGEMM_BENCH_ARGS:-} 2>&1 | tee "$OUT/bench.log" | grep -vE "^\s*$" | cut -c1-230
 echo "bench exit status: ${PIPESTATUS[0]}"
 step done
