@@ -125,8 +125,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     const uint32_t a_offset = Cfg::kAOffset + consumer * Cfg::kWarpgroupM * Cfg::kRowBytes;
 
     PipelineState<Cfg::kStages> stage;
-    PackedSlice<Cfg>
-        previous_tile;  // kOverlapStore: the last tile's C, stored during this tile's first block
+    PackedSlice<Cfg> previous_tile;  // kOverlapStore: the last tile's C, stored during this tile's first block
     for (int32_t tile = Scheduler::first_tile(cta, p.num_ctas, total); tile != sched::kNoTile;
          tile = Scheduler::next_tile(tile, p.num_ctas, total)) {
       const sched::TileCoord t = p.tiles.tile_at(tile);

@@ -157,8 +157,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
     constexpr uint32_t kBK16Bytes = BMnMajor ? kWgmmaK16BytesMnMajor : kWgmmaK16BytesKMajor;
 
     PipelineState<Cfg::kStages> stage;
-    PackedSlice<Cfg>
-        previous_tile;  // kOverlapStore: the last tile's D, stored during this tile's first block
+    PackedSlice<Cfg> previous_tile;  // kOverlapStore: the last tile's D, stored during this tile's first block
     for (int32_t tile = Scheduler::first_tile(cluster, p.num_clusters, total); tile != sched::kNoTile;
          tile = Scheduler::next_tile(tile, p.num_clusters, total)) {
       const sched::TileCoord t = p.tiles.tile_at(tile);
