@@ -6,16 +6,12 @@
 //   dual_bf16  bwgemm_sm90          bwgemm::sm90::dual_gemm (the default Config choice)
 //              bwgemm_sm90_1cta     its tile shapes with one CTA per cluster (DualGemmSmallM / LargeM)
 //              bwgemm_sm90_cluster2 the same tiles in clusters of two CTAs along M, B1/B2 multicast
-//              bwgemm_sm90_no_overlap  SmallM / LargeMCluster2 storing each tile's C right after its
-//                                   mainloop (OverlapStore off)
 //              bwgemm_sm90_regstore the one-CTA kernels with C stored from registers (TmaStore off)
 //   gemm_fp16, bwgemm_sm90          bwgemm::sm90::gemm (the default Config choice), both B layouts
 //   gemm_bf16  bwgemm_sm90_1cta     sm90::GemmLarge: the 128 x 256 tile, one CTA per cluster
 //              bwgemm_sm90_cluster2 sm90::GemmLargeCluster2: the 128 x 256 tile in clusters of two CTAs
 //                                   along M, B multicast
 //              bwgemm_sm90_cluster2_s3 the same with 3 stages: room for a one-round TMA-store epilogue
-//              bwgemm_sm90_no_overlap  GemmLargeCluster2 storing each tile's D right after its mainloop
-//                                   (OverlapStore off)
 //              bwgemm_sm90_regstore sm90::GemmLarge with D stored from registers (TmaStore off), the
 //                                   epilogue before the shared-memory + TMA-store one
 #include <type_traits>
@@ -73,10 +69,6 @@ void add_gemm(std::vector<Implementation<GemmProblem<T>>>& group) {
         return sm90::Gemm<Cfg>::run(a, s);
       }));
   group.push_back(
-      sm90_gemm_candidate<T>("bwgemm_sm90_no_overlap", [](const sm90::GemmArguments<T>& a, cudaStream_t s) {
-        return sm90::Gemm<typename sm90::GemmLargeCluster2<T>::template WithOverlapStore<false>>::run(a, s);
-      }));
-  group.push_back(
       sm90_gemm_candidate<T>("bwgemm_sm90_regstore", [](const sm90::GemmArguments<T>& a, cudaStream_t s) {
         return sm90::Gemm<typename sm90::GemmLarge<T>::template WithTmaStore<false>>::run(a, s);
       }));
@@ -119,12 +111,6 @@ void add_bwgemm_sm90_candidates(ImplementationTable& table) {
   table.dual_bf16.push_back(
       sm90_dual_candidate("bwgemm_sm90_cluster2",
                           [](const DualArgs& a, cudaStream_t s) { return sm90::dual_gemm_cluster2(a, s); }));
-  table.dual_bf16.push_back(
-      sm90_dual_candidate("bwgemm_sm90_no_overlap", [](const DualArgs& a, cudaStream_t s) {
-        using Small = sm90::DualGemmSmallM<__nv_bfloat16, __nv_bfloat16>::WithOverlapStore<false>;
-        using Large = sm90::DualGemmLargeMCluster2<__nv_bfloat16, __nv_bfloat16>::WithOverlapStore<false>;
-        return a.m * a.batch <= 256 ? sm90::DualGemm<Small>::run(a, s) : sm90::DualGemm<Large>::run(a, s);
-      }));
   table.dual_bf16.push_back(
       sm90_dual_candidate("bwgemm_sm90_regstore", [](const DualArgs& a, cudaStream_t s) {
         using Small = sm90::DualGemmSmallM<__nv_bfloat16, __nv_bfloat16>::WithTmaStore<false>;

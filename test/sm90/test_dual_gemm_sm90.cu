@@ -248,19 +248,6 @@ TEST(Sm90DualGemmExact, RegisterStoreConfigs) {
   }
 }
 
-// Each tile's C stored right after its mainloop (OverlapStore off); the TMA-store configs above hold a
-// tile's C in registers and store it during the next tile's first K block.
-TEST(Sm90DualGemmExact, ImmediateTmaStoreConfigs) {
-  BWGEMM_REQUIRE_SM90();
-  using Large = typename LargeExact<bf16, bf16>::template WithOverlapStore<false>;
-  using Small = typename SmallExact<bf16, bf16>::template WithOverlapStore<false>;
-  static_assert(!Large::kOverlapStore && Large::kTmaStore && LargeExact<bf16, bf16>::kOverlapStore);
-  for (const Shape& s : kExactShapes) {
-    check_dual_gemm<bf16, bf16, bwgemm::epi::Multiply>(s, Tier::kExact, 1.0f, 1.0f, explicit_config<Large>());
-    check_dual_gemm<bf16, bf16, bwgemm::epi::Multiply>(s, Tier::kExact, 0.5f, 2.0f, explicit_config<Small>());
-  }
-}
-
 TEST(Sm90DualGemmExact, Bf16InFp16Out) {
   BWGEMM_REQUIRE_SM90();
   check_dual_gemm<bf16, f16, bwgemm::epi::Multiply>({200, 136, 72}, Tier::kExact, 1.0f, 1.0f,

@@ -263,21 +263,6 @@ TEST(Sm90GemmExact, RegisterStoreBothLayouts) {
   }
 }
 
-// Each tile's D stored right after its mainloop (OverlapStore off); the configs above hold a tile's D in
-// registers and store it during the next tile's first K block (fp32 D: always immediately).
-TEST(Sm90GemmExact, ImmediateTmaStoreBothLayouts) {
-  BWGEMM_REQUIRE_SM90();
-  using Cluster = typename Large<bf16>::template WithOverlapStore<false>;
-  using OneCta = typename LargeOneCta<f16>::template WithOverlapStore<false>;
-  static_assert(!Cluster::kOverlapStore && Cluster::kTmaStore && Large<bf16>::kOverlapStore);
-  for (BLayout layout : kLayouts) {
-    for (const Shape& s : kExactShapes) {
-      check_gemm<bf16, bf16>(s, layout, Tier::kExact, 1.0f, 0.0f, ExplicitConfig<Cluster>{});
-      if (s.k <= 256) check_gemm<f16, f16>(s, layout, Tier::kExact, 1.0f, 0.0f, ExplicitConfig<OneCta>{});
-    }
-  }
-}
-
 TEST(Sm90GemmExact, OneTilePerCluster) {
   BWGEMM_REQUIRE_SM90();
   for (BLayout layout : kLayouts) {

@@ -159,17 +159,14 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void zero_accumulator(float (&acc)[R]) {
 // A consumer warpgroup's walk over the K blocks of one tile: per block it waits for the stage's data, runs
 // `issue_mmas(stage_base, first)` (the wgmmas that read the stage; `first`: the tile's first block, so the
 // accumulator starts from zero) as one commit group, and frees the stage of the block before once
-// wgmma.wait_group says the wgmmas that read it are done, one stage behind the issue. Right after the first
-// block's wgmmas are committed it runs `while_first_block_runs()` (work that needs no accumulator register,
-// done while the tensor cores run them: the previous tile's deferred stores). Returns with every wgmma of
-// the tile done and every stage freed; the caller fences the accumulator before reading it.
-template <class Cfg, class IssueMmas, class WhileFirstBlockRuns>
+// wgmma.wait_group says the wgmmas that read it are done, one stage behind the issue. Returns with every
+// wgmma of the tile done and every stage freed; the caller fences the accumulator before reading it.
+template <class Cfg, class IssueMmas>
 BWGEMM_DEVICE BWGEMM_FORCEINLINE void consume_k_blocks(PipelineState<Cfg::kStages>& stage,
                                                        const BarrierArray<Cfg::kStages>& full,
                                                        const BarrierArray<Cfg::kStages>& empty, uint32_t smem,
                                                        int32_t k_iters, uint32_t thread,
-                                                       const IssueMmas& issue_mmas,
-                                                       const WhileFirstBlockRuns& while_first_block_runs) {
+                                                       const IssueMmas& issue_mmas) {
   using namespace ::bwgemm::ptx;
   uint32_t previous = 0;  // the stage the last batch of wgmmas read
   for (int32_t kb = 0; kb < k_iters; ++kb) {
@@ -177,7 +174,6 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void consume_k_blocks(PipelineState<Cfg::kStage
     wgmma_fence();
     issue_mmas(smem + stage.index * Cfg::kStageBytes, kb == 0);
     wgmma_commit_group();
-    if (kb == 0) while_first_block_runs();
     // The batch before this one is done: its stage can be refilled.
     wgmma_wait_group<1>();
     if (kb > 0) release_stage<Cfg>(empty, previous, thread);
@@ -208,34 +204,19 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void store_pair(Out* dst, float v0, float v1, b
   }
 }
 
-// A pair of adjacent output values as the TMA-store staging buffer holds them: two 16-bit values packed in
-// one word, or two floats.
-template <class Out>
-using StagedPair = std::conditional_t<sizeof(Out) == 4, float2, uint32_t>;
-
-template <class Out>
-BWGEMM_DEVICE BWGEMM_FORCEINLINE StagedPair<Out> stage_pair(float v0, float v1) {
-  if constexpr (sizeof(Out) == 4) {
-    return float2{v0, v1};
-  } else {
-    return epi::pack_two<Out>(v0, v1);
-  }
-}
-
 // The TMA-store epilogue of one consumer warpgroup: its 64 x BlockN slice of the output, whose rows
-// 16w + l/4 + 8h and columns 8j + 2(l%4) (+1) (warp w, lane l) hold the pair pair_at(j, h) (a
-// StagedPair<Out>), goes out in Cfg::kEpiRounds rounds of Cfg::kEpiBoxesPerRound boxes through the
-// warpgroup's shared-memory buffer (Cfg::kEpiWarpgroupBytes at Cfg::kEpiOffset). Box b holds columns
-// [b·kEpiBoxColumns, (b+1)·kEpiBoxColumns) of the 64 rows, one 128-byte row each, 16-byte units
-// XOR-swizzled by row % 8 as TMA's 128B swizzle expects (thread row % 8 = lane / 4: a warp's 8 rows hit 8
-// different units, so no bank conflicts). Thread 0 issues the stores to `tmap` at (n0 + b·kEpiBoxColumns,
-// m0, batch); before a round refills the buffer the warpgroup waits only until the copy engine has read it,
-// so the global writes overlap whatever follows. Named barrier 1 + consumer (0 is __syncthreads). Pair with
-// finish_tma_stores.
-template <class Cfg, class PairAt>
-BWGEMM_DEVICE BWGEMM_FORCEINLINE void store_pairs_with_tma(const CUtensorMap* tmap, uint32_t smem,
+// 16w + l/4 + 8h and columns 8j + 2(l%4) (+1) (warp w, lane l) hold the pair values(j, h, v0, v1), goes
+// out in Cfg::kEpiRounds rounds of Cfg::kEpiBoxesPerRound boxes through the warpgroup's shared-memory
+// buffer (Cfg::kEpiWarpgroupBytes at Cfg::kEpiOffset). Box b holds columns [b·kEpiBoxColumns,
+// (b+1)·kEpiBoxColumns) of the 64 rows, one 128-byte row each, 16-byte units XOR-swizzled by row % 8 as
+// TMA's 128B swizzle expects (thread row % 8 = lane / 4: a warp's 8 rows hit 8 different units, so no bank
+// conflicts). Thread 0 issues the stores to `tmap` at (n0 + b·kEpiBoxColumns, m0, batch); before a round
+// refills the buffer the warpgroup waits only until the copy engine has read it, so the global writes
+// overlap whatever follows. Named barrier 1 + consumer (0 is __syncthreads). Pair with finish_tma_stores.
+template <class Cfg, class Values>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void store_slice_with_tma(const CUtensorMap* tmap, uint32_t smem,
                                                            const ConsumerThread& me, int32_t n0, int32_t m0,
-                                                           int32_t batch, const PairAt& pair_at) {
+                                                           int32_t batch, const Values& values) {
   using namespace ::bwgemm::ptx;
   using Out = typename Cfg::Out;
   const uint32_t buffer = smem + Cfg::kEpiOffset + me.consumer * Cfg::kEpiWarpgroupBytes;
@@ -256,10 +237,16 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void store_pairs_with_tma(const CUtensorMap* tm
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const uint32_t srow = row_in_slice + 8 * h;
+          float v0, v1;
+          values(j, h, v0, v1);
           const uint32_t byte = static_cast<uint32_t>((8 * jj + 2 * (me.lane % 4)) * sizeof(Out));
           const uint32_t offset = bb * Cfg::kEpiBoxBytes + srow * Cfg::kRowBytes +
                                   ((((byte >> 4) ^ (srow & 7)) << 4) | (byte & 15));
-          *reinterpret_cast<StagedPair<Out>*>(buffer_ptr + offset) = pair_at(j, h);
+          if constexpr (std::is_same_v<Out, float>) {
+            *reinterpret_cast<float2*>(buffer_ptr + offset) = float2{v0, v1};
+          } else {
+            *reinterpret_cast<uint32_t*>(buffer_ptr + offset) = epi::pack_two<Out>(v0, v1);
+          }
         }
       }
     }
@@ -275,52 +262,6 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void store_pairs_with_tma(const CUtensorMap* tm
     }
   }
 }
-
-// store_pairs_with_tma with the pairs computed on the way: values(j, h, v0, v1) gives the pair's two values.
-template <class Cfg, class Values>
-BWGEMM_DEVICE BWGEMM_FORCEINLINE void store_slice_with_tma(const CUtensorMap* tmap, uint32_t smem,
-                                                           const ConsumerThread& me, int32_t n0, int32_t m0,
-                                                           int32_t batch, const Values& values) {
-  store_pairs_with_tma<Cfg>(tmap, smem, me, n0, m0, batch, [&](int j, int h) {
-    float v0, v1;
-    values(j, h, v0, v1);
-    return stage_pair<typename Cfg::Out>(v0, v1);
-  });
-}
-
-// A consumer thread's share of one tile's output, already through the epilogue functor and in the staging
-// buffer's form, held in registers until it is stored (Cfg::kOverlapStore): pair (j, h) at pairs[2j + h],
-// and where the slice goes.
-template <class Cfg>
-struct PackedSlice {
-  StagedPair<typename Cfg::Out> pairs[Cfg::kBlockN / 4];
-  int32_t n0 = 0, m0 = 0, batch = 0;
-  bool pending = false;
-
-  // Converts the slice (values(j, h, v0, v1) as for store_slice_with_tma) and marks it pending.
-  template <class Values>
-  BWGEMM_DEVICE BWGEMM_FORCEINLINE void pack(int32_t n0_, int32_t m0_, int32_t batch_, const Values& values) {
-#pragma unroll
-    for (int j = 0; j < Cfg::kBlockN / 8; ++j) {
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        float v0, v1;
-        values(j, h, v0, v1);
-        pairs[2 * j + h] = stage_pair<typename Cfg::Out>(v0, v1);
-      }
-    }
-    n0 = n0_, m0 = m0_, batch = batch_;
-    pending = true;
-  }
-
-  // Stores a pending slice (store_pairs_with_tma) and clears it. Uniform across the warpgroup.
-  BWGEMM_DEVICE BWGEMM_FORCEINLINE void store_if_pending(const CUtensorMap* tmap, uint32_t smem,
-                                                         const ConsumerThread& me) {
-    if (!pending) return;
-    store_pairs_with_tma<Cfg>(tmap, smem, me, n0, m0, batch, [&](int j, int h) { return pairs[2 * j + h]; });
-    pending = false;
-  }
-};
 
 // After a consumer warpgroup's last store_slice_with_tma: its TMA stores are complete before the CTA (and
 // its shared memory) goes away.

@@ -25,7 +25,7 @@ namespace bwgemm::sm90 {
 
 template <int BlockN_, int Stages_, class Scheduler_ = sched::StaticPersistent, class In_ = __nv_bfloat16,
           class Out_ = __nv_bfloat16, class Epilogue_ = epi::SiluMul, int ClusterM_ = 1,
-          bool TmaStore_ = BlockN_ % 64 == 0, bool OverlapStore_ = true>
+          bool TmaStore_ = BlockN_ % 64 == 0>
 struct DualGemmConfig {
   using Scheduler = Scheduler_;
   using In = In_;
@@ -33,18 +33,12 @@ struct DualGemmConfig {
   using Epilogue = Epilogue_;
   // The same kernel with another epilogue functor, input or output type.
   template <class E>
-  using WithEpilogue =
-      DualGemmConfig<BlockN_, Stages_, Scheduler_, In_, Out_, E, ClusterM_, TmaStore_, OverlapStore_>;
+  using WithEpilogue = DualGemmConfig<BlockN_, Stages_, Scheduler_, In_, Out_, E, ClusterM_, TmaStore_>;
   template <class I, class O>
-  using WithTypes =
-      DualGemmConfig<BlockN_, Stages_, Scheduler_, I, O, Epilogue_, ClusterM_, TmaStore_, OverlapStore_>;
+  using WithTypes = DualGemmConfig<BlockN_, Stages_, Scheduler_, I, O, Epilogue_, ClusterM_, TmaStore_>;
   // The same kernel with the other C store path.
   template <bool T>
   using WithTmaStore = DualGemmConfig<BlockN_, Stages_, Scheduler_, In_, Out_, Epilogue_, ClusterM_, T>;
-  // The same kernel storing each tile's C immediately after its mainloop (OverlapStore off).
-  template <bool O>
-  using WithOverlapStore =
-      DualGemmConfig<BlockN_, Stages_, Scheduler_, In_, Out_, Epilogue_, ClusterM_, TmaStore_, O>;
 
   // ---- knobs -------------------------------------------------------------------------------------------
   static constexpr int kBlockN = BlockN_;  // output columns per CTA tile (of each of B1 and B2)
@@ -55,10 +49,6 @@ struct DualGemmConfig {
   // C through shared memory and TMA stores where the call allows it (DualGemm::run: 16-byte rows of C and
   // N % 8 == 0), from registers otherwise; false: always from registers, and no staging buffers.
   static constexpr bool kTmaStore = TmaStore_;
-  // With the TMA-store path: a tile's C values are converted and packed into registers right after its
-  // mainloop, and written to the staging buffer and stored while the next tile's first K block is on the
-  // tensor cores (sm90::PackedSlice), so the tensor cores idle only for the conversion.
-  static constexpr bool kOverlapStore = kTmaStore && OverlapStore_;
 
   // ---- tile shape --------------------------------------------------------------------------------------
   static constexpr int kConsumerWarpgroups = 2;

@@ -125,7 +125,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     const uint32_t a_offset = Cfg::kAOffset + consumer * Cfg::kWarpgroupM * Cfg::kRowBytes;
 
     PipelineState<Cfg::kStages> stage;
-    PackedSlice<Cfg> previous_tile;  // kOverlapStore: the last tile's C, stored during this tile's first block
     for (int32_t tile = Scheduler::first_tile(cta, p.num_ctas, total); tile != sched::kNoTile;
          tile = Scheduler::next_tile(tile, p.num_ctas, total)) {
       const sched::TileCoord t = p.tiles.tile_at(tile);
@@ -133,22 +132,16 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       float acc[Cfg::kAccRegs];
       zero_accumulator(acc);
 
-      consume_k_blocks<Cfg>(
-          stage, full, empty, smem, k_iters, thread,
-          [&](uint32_t base, bool first) {
+      consume_k_blocks<Cfg>(stage, full, empty, smem, k_iters, thread, [&](uint32_t base, bool first) {
 #pragma unroll
-            for (int j = 0; j < Cfg::kMmasPerStage; ++j) {
-              const uint32_t k_bytes = static_cast<uint32_t>(j) * kWgmmaK16BytesKMajor;
-              const uint64_t a_desc =
-                  wgmma_desc_with_address(kWgmmaKMajorSw128Desc, base + a_offset + k_bytes);
-              const uint64_t b_desc =
-                  wgmma_desc_with_address(kWgmmaKMajorSw128Desc, base + Cfg::kB1Offset + k_bytes);
-              wgmma_ss<In, Cfg::kMmaN>(acc, a_desc, b_desc, !first || j > 0);
-            }
-          },
-          [&] {
-            if constexpr (Cfg::kOverlapStore) previous_tile.store_if_pending(&p.tmap_c, smem, me);
-          });
+        for (int j = 0; j < Cfg::kMmasPerStage; ++j) {
+          const uint32_t k_bytes = static_cast<uint32_t>(j) * kWgmmaK16BytesKMajor;
+          const uint64_t a_desc = wgmma_desc_with_address(kWgmmaKMajorSw128Desc, base + a_offset + k_bytes);
+          const uint64_t b_desc =
+              wgmma_desc_with_address(kWgmmaKMajorSw128Desc, base + Cfg::kB1Offset + k_bytes);
+          wgmma_ss<In, Cfg::kMmaN>(acc, a_desc, b_desc, !first || j > 0);
+        }
+      });
       wgmma_fence_operand(acc);
 
       // ---- epilogue: fragment -> functor -> C --------------------------------------------------------
@@ -183,20 +176,16 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         }
       };
       if constexpr (Cfg::kTmaStore) {
-        if (!p.tma_store) {
-          store_from_registers();
-        } else if constexpr (Cfg::kOverlapStore) {
-          previous_tile.pack(t.n * Cfg::kBlockN, slice_m0, t.batch, apply);
-        } else {
+        if (p.tma_store) {
           store_slice_with_tma<Cfg>(&p.tmap_c, smem, me, t.n * Cfg::kBlockN, slice_m0, t.batch, apply);
+        } else {
+          store_from_registers();
         }
       } else {
         store_from_registers();
       }
     }
-    // The last tile's C (kOverlapStore), and every TMA store complete before the CTA (and its shared memory)
-    // goes away.
-    if constexpr (Cfg::kOverlapStore) previous_tile.store_if_pending(&p.tmap_c, smem, me);
+    // C's last TMA stores are complete before the CTA (and its shared memory) goes away.
     if constexpr (Cfg::kTmaStore) {
       if (p.tma_store) finish_tma_stores(me);
     }

@@ -33,35 +33,25 @@
 namespace bwgemm::sm90 {
 
 template <int BlockN_, int Stages_, int ClusterM_ = 1, class Scheduler_ = sched::StaticPersistent,
-          class Epilogue_ = epi::LinearCombination, class Out_ = __nv_bfloat16, bool TmaStore_ = true,
-          bool OverlapStore_ = true>
+          class Epilogue_ = epi::LinearCombination, class Out_ = __nv_bfloat16, bool TmaStore_ = true>
 struct GemmConfig {
   using Scheduler = Scheduler_;
   using Epilogue = Epilogue_;
   using Out = Out_;
   // The same kernel with another output type or epilogue functor.
   template <class O>
-  using WithOut = GemmConfig<BlockN_, Stages_, ClusterM_, Scheduler_, Epilogue_, O, TmaStore_, OverlapStore_>;
+  using WithOut = GemmConfig<BlockN_, Stages_, ClusterM_, Scheduler_, Epilogue_, O, TmaStore_>;
   template <class E>
-  using WithEpilogue = GemmConfig<BlockN_, Stages_, ClusterM_, Scheduler_, E, Out_, TmaStore_, OverlapStore_>;
+  using WithEpilogue = GemmConfig<BlockN_, Stages_, ClusterM_, Scheduler_, E, Out_, TmaStore_>;
   // The same kernel with the other D store path.
   template <bool T>
   using WithTmaStore = GemmConfig<BlockN_, Stages_, ClusterM_, Scheduler_, Epilogue_, Out_, T>;
-  // The same kernel storing each tile's D immediately after its mainloop (OverlapStore off).
-  template <bool O>
-  using WithOverlapStore = GemmConfig<BlockN_, Stages_, ClusterM_, Scheduler_, Epilogue_, Out_, TmaStore_, O>;
 
   // ---- knobs -------------------------------------------------------------------------------------------
   static constexpr int kBlockN = BlockN_;       // output columns per CTA tile (the wgmma N)
   static constexpr int kStages = Stages_;       // shared-memory pipeline depth
   static constexpr int kClusterM = ClusterM_;   // CTAs per cluster, stacked along M, sharing B
   static constexpr bool kTmaStore = TmaStore_;  // D through shared memory and TMA stores
-  // With the TMA-store path and a 16-bit Out: a tile's D values are converted and packed into registers
-  // right after its mainloop (64 registers for BlockN 256, beside the 128 accumulators), and written to the
-  // staging buffer and stored while the next tile's first K block is on the tensor cores
-  // (sm90::PackedSlice), so the tensor cores idle only for the conversion. fp32 D is stored immediately (its
-  // 128 unpacked values would not fit beside the next tile's accumulators).
-  static constexpr bool kOverlapStore = kTmaStore && OverlapStore_ && sizeof(Out_) == 2;
 
   // ---- tile shape --------------------------------------------------------------------------------------
   static constexpr int kConsumerWarpgroups = 2;

@@ -157,7 +157,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
     constexpr uint32_t kBK16Bytes = BMnMajor ? kWgmmaK16BytesMnMajor : kWgmmaK16BytesKMajor;
 
     PipelineState<Cfg::kStages> stage;
-    PackedSlice<Cfg> previous_tile;  // kOverlapStore: the last tile's D, stored during this tile's first block
     for (int32_t tile = Scheduler::first_tile(cluster, p.num_clusters, total); tile != sched::kNoTile;
          tile = Scheduler::next_tile(tile, p.num_clusters, total)) {
       const sched::TileCoord t = p.tiles.tile_at(tile);
@@ -165,22 +164,17 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
       float acc[Cfg::kAccRegs];
       zero_accumulator(acc);
 
-      consume_k_blocks<Cfg>(
-          stage, full, empty, smem, k_iters, thread,
-          [&](uint32_t base, bool first) {
-            constexpr WgmmaMajor kBMajor = BMnMajor ? WgmmaMajor::kMN : WgmmaMajor::kK;
+      consume_k_blocks<Cfg>(stage, full, empty, smem, k_iters, thread, [&](uint32_t base, bool first) {
+        constexpr WgmmaMajor kBMajor = BMnMajor ? WgmmaMajor::kMN : WgmmaMajor::kK;
 #pragma unroll
-            for (int j = 0; j < Cfg::kMmasPerStage; ++j) {
-              const uint64_t a_desc = wgmma_desc_with_address(
-                  kWgmmaKMajorSw128Desc, base + a_offset + static_cast<uint32_t>(j) * kWgmmaK16BytesKMajor);
-              const uint64_t b_desc = wgmma_desc_with_address(
-                  kBDescBase, base + Cfg::kBOffset + static_cast<uint32_t>(j) * kBK16Bytes);
-              wgmma_ss<In, Cfg::kBlockN, WgmmaMajor::kK, kBMajor>(acc, a_desc, b_desc, !first || j > 0);
-            }
-          },
-          [&] {
-            if constexpr (Cfg::kOverlapStore) previous_tile.store_if_pending(&p.tmap_d, smem, me);
-          });
+        for (int j = 0; j < Cfg::kMmasPerStage; ++j) {
+          const uint64_t a_desc = wgmma_desc_with_address(
+              kWgmmaKMajorSw128Desc, base + a_offset + static_cast<uint32_t>(j) * kWgmmaK16BytesKMajor);
+          const uint64_t b_desc = wgmma_desc_with_address(
+              kBDescBase, base + Cfg::kBOffset + static_cast<uint32_t>(j) * kBK16Bytes);
+          wgmma_ss<In, Cfg::kBlockN, WgmmaMajor::kK, kBMajor>(acc, a_desc, b_desc, !first || j > 0);
+        }
+      });
       wgmma_fence_operand(acc);
 
       // ---- epilogue: fragment (+ C) -> functor -> D ---------------------------------------------------
@@ -191,13 +185,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
                            static_cast<int32_t>(warp_in_group * 16 + lane / 4);
       const int32_t col0 = t.n * Cfg::kBlockN + static_cast<int32_t>(2 * (lane % 4));
       const Out* c_batch = p.c + static_cast<int64_t>(t.batch) * p.batch_stride_c;
-      // The functor applied to the pair at acc[4j + 2h], acc[4j + 2h + 1] (row row0 + 8h, columns
-      // col0 + 8j, + 1); C read only in bounds. (The read_c branch stays inside: hoisting it out of the
-      // per-pair loops duplicates them, and with a packed slice held beside the accumulators ptxas then
-      // spills.)
-      const auto values = [&](int j, int h, float& v0, float& v1) {
-        const int i = 4 * j + 2 * h;
-        const int32_t row = row0 + 8 * h, col = col0 + 8 * j;
+      // The functor applied to acc[i], acc[i + 1] (columns col, col + 1 of `row`); C read only in bounds.
+      const auto apply = [&](int i, int32_t row, int32_t col, float& v0, float& v1) {
         const auto read_c = [&](float& c0, float& c1) {
           c0 = 0.0f, c1 = 0.0f;
           if (row < p.m && col < p.n) load_pair(c_batch + static_cast<int64_t>(row) * p.ldc + col, c0, c1);
@@ -222,11 +211,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
           v1 = p.epilogue(acc[i + 1]);
         }
       };
-      const int32_t slice_m0 = m_tile * Cfg::kBlockM + static_cast<int32_t>(consumer) * Cfg::kWarpgroupM;
-      if constexpr (Cfg::kOverlapStore) {
-        previous_tile.pack(t.n * Cfg::kBlockN, slice_m0, t.batch, values);
-      } else if constexpr (Cfg::kTmaStore) {
-        store_slice_with_tma<Cfg>(&p.tmap_d, smem, me, t.n * Cfg::kBlockN, slice_m0, t.batch, values);
+      if constexpr (Cfg::kTmaStore) {
+        store_slice_with_tma<Cfg>(&p.tmap_d, smem, me, t.n * Cfg::kBlockN,
+                                  m_tile * Cfg::kBlockM + static_cast<int32_t>(consumer) * Cfg::kWarpgroupM,
+                                  t.batch, [&](int j, int h, float& v0, float& v1) {
+                                    apply(4 * j + 2 * h, row0 + 8 * h, col0 + 8 * j, v0, v1);
+                                  });
       } else {
         Out* d_batch = p.d + static_cast<int64_t>(t.batch) * p.batch_stride_d;
 #pragma unroll
@@ -239,15 +229,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
             const int32_t col = col0 + 8 * j;
             if (col >= p.n) continue;
             float v0, v1;
-            values(j, h, v0, v1);
+            apply(4 * j + 2 * h, row, col, v0, v1);
             store_pair(d_row + col, v0, v1, col + 1 < p.n);
           }
         }
       }
     }
-    // The last tile's D (kOverlapStore), and every TMA store complete before the CTA (and its shared memory)
-    // goes away.
-    if constexpr (Cfg::kOverlapStore) previous_tile.store_if_pending(&p.tmap_d, smem, me);
+    // D's last TMA stores are complete before the CTA (and its shared memory) goes away.
     if constexpr (Cfg::kTmaStore) finish_tma_stores(me);
   }
 
