@@ -11,7 +11,6 @@
 //   gemm_bf16  bwgemm_sm90_1cta     sm90::GemmLarge: the 128 x 256 tile, one CTA per cluster
 //              bwgemm_sm90_cluster2 sm90::GemmLargeCluster2: the 128 x 256 tile in clusters of two CTAs
 //                                   along M, B multicast
-//              bwgemm_sm90_cluster2_s3 the same with 3 stages: room for a one-round TMA-store epilogue
 //              bwgemm_sm90_regstore sm90::GemmLarge with D stored from registers (TmaStore off), the
 //                                   epilogue before the shared-memory + TMA-store one
 #include <type_traits>
@@ -60,13 +59,6 @@ void add_gemm(std::vector<Implementation<GemmProblem<T>>>& group) {
   group.push_back(
       sm90_gemm_candidate<T>("bwgemm_sm90_cluster2", [](const sm90::GemmArguments<T>& a, cudaStream_t s) {
         return sm90::Gemm<sm90::GemmLargeCluster2<T>>::run(a, s);
-      }));
-  // 3 stages leave room for the whole 64 x 256 slice of each consumer in its D buffer: one TMA-store round.
-  group.push_back(
-      sm90_gemm_candidate<T>("bwgemm_sm90_cluster2_s3", [](const sm90::GemmArguments<T>& a, cudaStream_t s) {
-        using Cfg = sm90::GemmConfig<256, 3, 2, sched::StaticPersistent, epi::LinearCombination, T>;
-        static_assert(Cfg::kEpiRounds == 1, "the whole slice in one round");
-        return sm90::Gemm<Cfg>::run(a, s);
       }));
   group.push_back(
       sm90_gemm_candidate<T>("bwgemm_sm90_regstore", [](const sm90::GemmArguments<T>& a, cudaStream_t s) {

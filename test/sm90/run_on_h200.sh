@@ -42,7 +42,7 @@ done
 
 step compute-sanitizer
 if [ "${BWGEMM_SM90_SKIP_SANITIZER:-0}" = 1 ]; then echo "skipped (BWGEMM_SM90_SKIP_SANITIZER=1)"; else
-GEMM_SUBSET='Sm90GemmExact.OneTilePerCluster:Sm90GemmExact.EveryOutputTypeWithBeta'
+GEMM_SUBSET='Sm90GemmExact.OneTilePerCluster:Sm90GemmExact.EveryOutputTypeWithBeta:Sm90GemmExact.Bf16LargeClusterBothLayouts'
 DUAL_SUBSET='Sm90DualGemmExact.Bf16InFp16Out:Sm90DualGemmExact.OneTilePerCta:Sm90DualGemmExact.Bf16Cluster2Configs'
 for tool in memcheck racecheck synccheck; do
   for pair in "test_gemm_sm90 $GEMM_SUBSET" "test_dual_gemm_sm90 $DUAL_SUBSET"; do
