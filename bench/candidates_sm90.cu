@@ -6,14 +6,11 @@
 //   dual_bf16  bwgemm_sm90          bwgemm::sm90::dual_gemm (the default Config choice)
 //              bwgemm_sm90_1cta     its tile shapes with one CTA per cluster (DualGemmSmallM / LargeM)
 //              bwgemm_sm90_cluster2 the same tiles in clusters of two CTAs along M, B1/B2 multicast
-//              bwgemm_sm90_n128x2   the default's tiles with two wgmmas of half the N per 16 K (gate and
-//                                   up as separate accumulators)
 //              bwgemm_sm90_regstore the one-CTA kernels with C stored from registers (TmaStore off)
 //   gemm_fp16, bwgemm_sm90          bwgemm::sm90::gemm (the default Config choice), both B layouts
 //   gemm_bf16  bwgemm_sm90_1cta     sm90::GemmLarge: the 128 x 256 tile, one CTA per cluster
 //              bwgemm_sm90_cluster2 sm90::GemmLargeCluster2: the 128 x 256 tile in clusters of two CTAs
 //                                   along M, B multicast
-//              bwgemm_sm90_n128x2   GemmLargeCluster2 with two m64n128k16 wgmmas per 16 K (WgmmaN 128)
 //              bwgemm_sm90_regstore sm90::GemmLarge with D stored from registers (TmaStore off), the
 //                                   epilogue before the shared-memory + TMA-store one
 #include <type_traits>
@@ -64,10 +61,6 @@ void add_gemm(std::vector<Implementation<GemmProblem<T>>>& group) {
         return sm90::Gemm<sm90::GemmLargeCluster2<T>>::run(a, s);
       }));
   group.push_back(
-      sm90_gemm_candidate<T>("bwgemm_sm90_n128x2", [](const sm90::GemmArguments<T>& a, cudaStream_t s) {
-        return sm90::Gemm<typename sm90::GemmLargeCluster2<T>::template WithWgmmaN<128>>::run(a, s);
-      }));
-  group.push_back(
       sm90_gemm_candidate<T>("bwgemm_sm90_regstore", [](const sm90::GemmArguments<T>& a, cudaStream_t s) {
         return sm90::Gemm<typename sm90::GemmLarge<T>::template WithTmaStore<false>>::run(a, s);
       }));
@@ -110,17 +103,6 @@ void add_bwgemm_sm90_candidates(ImplementationTable& table) {
   table.dual_bf16.push_back(
       sm90_dual_candidate("bwgemm_sm90_cluster2",
                           [](const DualArgs& a, cudaStream_t s) { return sm90::dual_gemm_cluster2(a, s); }));
-  table.dual_bf16.push_back(sm90_dual_candidate("bwgemm_sm90_n128x2", [](const DualArgs& a, cudaStream_t s) {
-    using T = __nv_bfloat16;
-    switch (sm90::dual_gemm_choice(a.m, a.n, a.batch)) {
-      case sm90::DualGemmChoice::kSmallM:
-        return sm90::DualGemm<sm90::DualGemmSmallM<T, T>::WithWgmmaN<64>>::run(a, s);
-      case sm90::DualGemmChoice::kLargeMCluster2:
-        return sm90::DualGemm<sm90::DualGemmLargeMCluster2<T, T>::WithWgmmaN<128>>::run(a, s);
-      default:
-        return sm90::DualGemm<sm90::DualGemmLargeM<T, T>::WithWgmmaN<128>>::run(a, s);
-    }
-  }));
   table.dual_bf16.push_back(
       sm90_dual_candidate("bwgemm_sm90_regstore", [](const DualArgs& a, cudaStream_t s) {
         using Small = sm90::DualGemmSmallM<__nv_bfloat16, __nv_bfloat16>::WithTmaStore<false>;

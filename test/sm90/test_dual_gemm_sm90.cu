@@ -248,18 +248,6 @@ TEST(Sm90DualGemmExact, RegisterStoreConfigs) {
   }
 }
 
-// Gate and up as separate wgmmas (WgmmaN = BlockN: one m64n<BlockN>k16 for B1, one for B2, per 16 K).
-TEST(Sm90DualGemmExact, SplitWgmmaConfigs) {
-  BWGEMM_REQUIRE_SM90();
-  using Large = typename LargeExact<bf16, bf16>::template WithWgmmaN<128>;
-  using Small = typename SmallExact<bf16, bf16>::template WithWgmmaN<64>;
-  static_assert(Large::kWgmmasPerK16 == 2 && Small::kWgmmasPerK16 == 2);
-  for (const Shape& s : kExactShapes) {
-    check_dual_gemm<bf16, bf16, bwgemm::epi::Multiply>(s, Tier::kExact, 1.0f, 1.0f, explicit_config<Large>());
-    check_dual_gemm<bf16, bf16, bwgemm::epi::Multiply>(s, Tier::kExact, 0.5f, 2.0f, explicit_config<Small>());
-  }
-}
-
 TEST(Sm90DualGemmExact, Bf16InFp16Out) {
   BWGEMM_REQUIRE_SM90();
   check_dual_gemm<bf16, f16, bwgemm::epi::Multiply>({200, 136, 72}, Tier::kExact, 1.0f, 1.0f,

@@ -263,22 +263,6 @@ TEST(Sm90GemmExact, RegisterStoreBothLayouts) {
   }
 }
 
-// The 128 x 256 tile computed with two m64n128k16 wgmmas per 16 K (WgmmaN 128: B's second half starts 128
-// rows / 2 chunks on, the accumulator splits in halves).
-TEST(Sm90GemmExact, SplitWgmmaBothLayouts) {
-  BWGEMM_REQUIRE_SM90();
-  using Split = typename Large<bf16>::template WithWgmmaN<128>;
-  using SplitOneCta = typename LargeOneCta<f16>::template WithWgmmaN<64>;
-  static_assert(Split::kWgmmasPerK16 == 2 && SplitOneCta::kWgmmasPerK16 == 4);
-  for (BLayout layout : kLayouts) {
-    for (const Shape& s : kExactShapes) {
-      check_gemm<bf16, bf16>(s, layout, Tier::kExact, 1.0f, 0.0f, ExplicitConfig<Split>{});
-      if (s.k <= 256)
-        check_gemm<f16, f16>(s, layout, Tier::kExact, 1.0f, 0.0f, ExplicitConfig<SplitOneCta>{});
-    }
-  }
-}
-
 TEST(Sm90GemmExact, OneTilePerCluster) {
   BWGEMM_REQUIRE_SM90();
   for (BLayout layout : kLayouts) {

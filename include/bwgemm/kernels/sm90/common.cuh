@@ -147,15 +147,6 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void release_stage(const BarrierArray<Cfg::kSta
   }
 }
 
-// Part `part` of an m64nNk16 accumulator fragment as the fragment of an m64n<WgmmaN>k16 wgmma: the fragment
-// holds 8-column groups in order (acc[4j + 2h + e] for columns 8j..8j+7, ptx/wgmma.cuh), so columns
-// [part·WgmmaN, (part+1)·WgmmaN) are the WgmmaN / 2 registers from part·WgmmaN / 2 on, in the same order.
-template <int WgmmaN, int R>
-BWGEMM_DEVICE BWGEMM_FORCEINLINE float (&accumulator_part(float (&acc)[R], int part))[WgmmaN / 2] {
-  static_assert(R % (WgmmaN / 2) == 0, "the fragment splits into whole WgmmaN parts");
-  return *reinterpret_cast<float(*)[WgmmaN / 2]>(&acc[part * (WgmmaN / 2)]);
-}
-
 // A tile's accumulator fragment set to zero (what a tile with no K block stores), fenced so that the
 // compiler keeps the zeros ahead of the wgmmas that accumulate into it.
 template <int R>

@@ -25,7 +25,7 @@ namespace bwgemm::sm90 {
 
 template <int BlockN_, int Stages_, class Scheduler_ = sched::StaticPersistent, class In_ = __nv_bfloat16,
           class Out_ = __nv_bfloat16, class Epilogue_ = epi::SiluMul, int ClusterM_ = 1,
-          bool TmaStore_ = BlockN_ % 64 == 0, int WgmmaN_ = 2 * BlockN_>
+          bool TmaStore_ = BlockN_ % 64 == 0>
 struct DualGemmConfig {
   using Scheduler = Scheduler_;
   using In = In_;
@@ -33,20 +33,12 @@ struct DualGemmConfig {
   using Epilogue = Epilogue_;
   // The same kernel with another epilogue functor, input or output type.
   template <class E>
-  using WithEpilogue =
-      DualGemmConfig<BlockN_, Stages_, Scheduler_, In_, Out_, E, ClusterM_, TmaStore_, WgmmaN_>;
+  using WithEpilogue = DualGemmConfig<BlockN_, Stages_, Scheduler_, In_, Out_, E, ClusterM_, TmaStore_>;
   template <class I, class O>
-  using WithTypes =
-      DualGemmConfig<BlockN_, Stages_, Scheduler_, I, O, Epilogue_, ClusterM_, TmaStore_, WgmmaN_>;
+  using WithTypes = DualGemmConfig<BlockN_, Stages_, Scheduler_, I, O, Epilogue_, ClusterM_, TmaStore_>;
   // The same kernel with the other C store path.
   template <bool T>
-  using WithTmaStore =
-      DualGemmConfig<BlockN_, Stages_, Scheduler_, In_, Out_, Epilogue_, ClusterM_, T, WgmmaN_>;
-  // The same tile computed with wgmmas of another N (2·BlockN / N independent accumulators per consumer;
-  // BlockN: one wgmma for B1, one for B2).
-  template <int N>
-  using WithWgmmaN =
-      DualGemmConfig<BlockN_, Stages_, Scheduler_, In_, Out_, Epilogue_, ClusterM_, TmaStore_, N>;
+  using WithTmaStore = DualGemmConfig<BlockN_, Stages_, Scheduler_, In_, Out_, Epilogue_, ClusterM_, T>;
 
   // ---- knobs -------------------------------------------------------------------------------------------
   static constexpr int kBlockN = BlockN_;  // output columns per CTA tile (of each of B1 and B2)
@@ -60,14 +52,10 @@ struct DualGemmConfig {
 
   // ---- tile shape --------------------------------------------------------------------------------------
   static constexpr int kConsumerWarpgroups = 2;
-  static constexpr int kWarpgroupM = kWgmmaM;                        // 64 rows per consumer
-  static constexpr int kBlockM = kConsumerWarpgroups * kWarpgroupM;  // 128
-  static constexpr int kClusterBlockM = kBlockM * kClusterM;         // rows per cluster tile
-  static constexpr int kMmaN = 2 * kBlockN;                          // B1 rows then B2 rows
-  // The N of each wgmma: per 16 K a consumer issues kMmaN / WgmmaN wgmmas m64n<WgmmaN>k16 over the B1|B2
-  // rows, each into its own part of the accumulator fragment (independent accumulation chains).
-  static constexpr int kWgmmaN = WgmmaN_;
-  static constexpr int kWgmmasPerK16 = kMmaN / kWgmmaN;
+  static constexpr int kWarpgroupM = kWgmmaM;                                       // 64 rows per consumer
+  static constexpr int kBlockM = kConsumerWarpgroups * kWarpgroupM;                 // 128
+  static constexpr int kClusterBlockM = kBlockM * kClusterM;                        // rows per cluster tile
+  static constexpr int kMmaN = 2 * kBlockN;                                         // B1 rows then B2 rows
   static constexpr int kBlockK = static_cast<int>(ptx::kSw128Elements16);           // 64: one 128-byte row
   static constexpr int kMmasPerStage = kBlockK / static_cast<int>(ptx::kWgmmaK16);  // 4
   static constexpr int kAccRegs = kMmaN / 2;  // fp32 accumulator registers per consumer thread
@@ -119,9 +107,7 @@ struct DualGemmConfig {
   static_assert(kBlockN == 32 || kBlockN == 64 || kBlockN == 96 || kBlockN == 128,
                 "BlockN must be 32, 64, 96 or 128: the wgmma N = 2·BlockN must be <= 256 and one of "
                 "ptx::kWgmmaSupportedN, and the TMA box of B (BlockN rows) at most 256 rows");
-  static_assert(ptx::kWgmmaSupportedN<kWgmmaN>, "WgmmaN is not a wgmma N ptx::wgmma_ss supports");
-  static_assert(kMmaN <= 256 && kMmaN % kWgmmaN == 0 && kWgmmaN % 8 == 0,
-                "WgmmaN must divide 2·BlockN (at most 256: the accumulators) in whole 8-row swizzle atoms");
+  static_assert(ptx::kWgmmaSupportedN<kMmaN>, "2·BlockN is not a wgmma N ptx::wgmma_ss supports");
   static_assert(kClusterM == 1 || kClusterM == 2, "ClusterM is 1 or 2 (a pair of CTAs sharing B1/B2)");
   static_assert(kBSliceBytes % kSmemAlignment == 0, "each CTA's slice of B must start on a swizzle atom");
   static_assert(!kTmaStore || kBlockN % kEpiBoxColumns == 0,

@@ -137,16 +137,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         for (int j = 0; j < Cfg::kMmasPerStage; ++j) {
           const uint32_t k_bytes = static_cast<uint32_t>(j) * kWgmmaK16BytesKMajor;
           const uint64_t a_desc = wgmma_desc_with_address(kWgmmaKMajorSw128Desc, base + a_offset + k_bytes);
-#pragma unroll
-          for (int part = 0; part < Cfg::kWgmmasPerK16; ++part) {
-            // Rows [part·WgmmaN, (part+1)·WgmmaN) of the B1|B2 operand.
-            const uint64_t b_desc = wgmma_desc_with_address(
-                kWgmmaKMajorSw128Desc, base + Cfg::kB1Offset +
-                                           static_cast<uint32_t>(part * Cfg::kWgmmaN * Cfg::kRowBytes) +
-                                           k_bytes);
-            wgmma_ss<In, Cfg::kWgmmaN>(accumulator_part<Cfg::kWgmmaN>(acc, part), a_desc, b_desc,
-                                       !first || j > 0);
-          }
+          const uint64_t b_desc =
+              wgmma_desc_with_address(kWgmmaKMajorSw128Desc, base + Cfg::kB1Offset + k_bytes);
+          wgmma_ss<In, Cfg::kMmaN>(acc, a_desc, b_desc, !first || j > 0);
         }
       });
       wgmma_fence_operand(acc);

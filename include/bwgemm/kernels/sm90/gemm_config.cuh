@@ -33,34 +33,25 @@
 namespace bwgemm::sm90 {
 
 template <int BlockN_, int Stages_, int ClusterM_ = 1, class Scheduler_ = sched::StaticPersistent,
-          class Epilogue_ = epi::LinearCombination, class Out_ = __nv_bfloat16, bool TmaStore_ = true,
-          int WgmmaN_ = BlockN_>
+          class Epilogue_ = epi::LinearCombination, class Out_ = __nv_bfloat16, bool TmaStore_ = true>
 struct GemmConfig {
   using Scheduler = Scheduler_;
   using Epilogue = Epilogue_;
   using Out = Out_;
   // The same kernel with another output type or epilogue functor.
   template <class O>
-  using WithOut = GemmConfig<BlockN_, Stages_, ClusterM_, Scheduler_, Epilogue_, O, TmaStore_, WgmmaN_>;
+  using WithOut = GemmConfig<BlockN_, Stages_, ClusterM_, Scheduler_, Epilogue_, O, TmaStore_>;
   template <class E>
-  using WithEpilogue = GemmConfig<BlockN_, Stages_, ClusterM_, Scheduler_, E, Out_, TmaStore_, WgmmaN_>;
+  using WithEpilogue = GemmConfig<BlockN_, Stages_, ClusterM_, Scheduler_, E, Out_, TmaStore_>;
   // The same kernel with the other D store path.
   template <bool T>
-  using WithTmaStore = GemmConfig<BlockN_, Stages_, ClusterM_, Scheduler_, Epilogue_, Out_, T, WgmmaN_>;
-  // The same tile computed with wgmmas of another N (BlockN / N independent accumulators per consumer).
-  template <int N>
-  using WithWgmmaN = GemmConfig<BlockN_, Stages_, ClusterM_, Scheduler_, Epilogue_, Out_, TmaStore_, N>;
+  using WithTmaStore = GemmConfig<BlockN_, Stages_, ClusterM_, Scheduler_, Epilogue_, Out_, T>;
 
   // ---- knobs -------------------------------------------------------------------------------------------
-  static constexpr int kBlockN = BlockN_;       // output columns per CTA tile
+  static constexpr int kBlockN = BlockN_;       // output columns per CTA tile (the wgmma N)
   static constexpr int kStages = Stages_;       // shared-memory pipeline depth
   static constexpr int kClusterM = ClusterM_;   // CTAs per cluster, stacked along M, sharing B
   static constexpr bool kTmaStore = TmaStore_;  // D through shared memory and TMA stores
-  // The N of each wgmma: per 16 K a consumer issues BlockN / WgmmaN wgmmas m64n<WgmmaN>k16, one per column
-  // range of the tile, each into its own part of the accumulator fragment (independent accumulation
-  // chains; A is read from shared memory once per wgmma).
-  static constexpr int kWgmmaN = WgmmaN_;
-  static constexpr int kWgmmasPerK16 = kBlockN / kWgmmaN;
 
   // ---- tile shape --------------------------------------------------------------------------------------
   static constexpr int kConsumerWarpgroups = 2;
@@ -125,9 +116,7 @@ struct GemmConfig {
       kBlockN == 64 || kBlockN == 128 || kBlockN == 192 || kBlockN == 256,
       "BlockN must be 64, 128, 192 or 256: a wgmma N of ptx::kWgmmaSupportedN made of whole 64-column "
       "chunks (the MN-major B boxes), and at most 256 (the TMA box and the wgmma limit)");
-  static_assert(ptx::kWgmmaSupportedN<kWgmmaN>, "WgmmaN is not a wgmma N ptx::wgmma_ss supports");
-  static_assert(kBlockN % kWgmmaN == 0 && kWgmmaN % kBMnChunkColumns == 0,
-                "WgmmaN must divide BlockN in whole 64-column chunks (the MN-major B boxes)");
+  static_assert(ptx::kWgmmaSupportedN<kBlockN>, "BlockN is not a wgmma N ptx::wgmma_ss supports");
   static_assert(kClusterM == 1 || kClusterM == 2, "ClusterM is 1 or 2 (a pair of CTAs sharing B)");
   static_assert(kBMnChunks % kClusterM == 0, "the B chunks must split evenly between the cluster's CTAs");
   static_assert(kBSliceBytes % kSmemAlignment == 0, "each CTA's slice of B must start on a swizzle atom");

@@ -170,17 +170,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
         for (int j = 0; j < Cfg::kMmasPerStage; ++j) {
           const uint64_t a_desc = wgmma_desc_with_address(
               kWgmmaKMajorSw128Desc, base + a_offset + static_cast<uint32_t>(j) * kWgmmaK16BytesKMajor);
-#pragma unroll
-          for (int part = 0; part < Cfg::kWgmmasPerK16; ++part) {
-            // Columns [part·WgmmaN, (part+1)·WgmmaN) of B start WgmmaN rows (K-major) or WgmmaN / 64 chunks
-            // (MN-major) on: WgmmaN · 128 bytes either way.
-            const uint64_t b_desc = wgmma_desc_with_address(
-                kBDescBase, base + Cfg::kBOffset +
-                                static_cast<uint32_t>(part * Cfg::kWgmmaN * Cfg::kRowBytes) +
-                                static_cast<uint32_t>(j) * kBK16Bytes);
-            wgmma_ss<In, Cfg::kWgmmaN, WgmmaMajor::kK, kBMajor>(accumulator_part<Cfg::kWgmmaN>(acc, part),
-                                                                a_desc, b_desc, !first || j > 0);
-          }
+          const uint64_t b_desc = wgmma_desc_with_address(
+              kBDescBase, base + Cfg::kBOffset + static_cast<uint32_t>(j) * kBK16Bytes);
+          wgmma_ss<In, Cfg::kBlockN, WgmmaMajor::kK, kBMajor>(acc, a_desc, b_desc, !first || j > 0);
         }
       });
       wgmma_fence_operand(acc);
