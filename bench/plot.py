@@ -49,7 +49,8 @@ def load_results(paths):
                 continue
             runs.setdefault(key, []).append(b)
     groups = OrderedDict()
-    for key, records in runs.items():
+    # Runs may come in any order (random interleaving): groups, shapes and implementations are sorted.
+    for key, records in sorted(runs.items(), key=lambda item: sort_key(*item[0], item[1])):
         group, impl, shape = key
         record = {
             "us": statistics.median(r["us"] for r in records),
@@ -61,6 +62,22 @@ def load_results(paths):
         }
         groups.setdefault(group, OrderedDict()).setdefault(shape, OrderedDict())[impl] = record
     return context, groups
+
+
+GROUP_ORDER = ("dual_nvfp4", "dual_bf16", "gemm_bf16", "gemm_fp16")
+
+
+def shape_numbers(shape):
+    """M4096_N5120_K4096_Bnk -> (4096, 5120, 4096, 'Bnk'): shapes sort by size, not as text."""
+    parts = shape.split("_")
+    return tuple(int(p[1:]) if p[1:].isdigit() else 0 for p in parts[:3]) + tuple(parts[3:])
+
+
+def sort_key(group, impl, shape, records):
+    """Groups in GROUP_ORDER, shapes by size, baselines first, then bwgemm's default, then the rest."""
+    baseline = records[0].get("baseline", 0) >= 0.5
+    rank = GROUP_ORDER.index(group) if group in GROUP_ORDER else len(GROUP_ORDER)
+    return (rank, group, shape_numbers(shape), 0 if baseline else 1, len(impl.split("_")), impl)
 
 
 def speedups(shape_results):
@@ -103,8 +120,15 @@ def plot(context, groups, metric, log_scale, output):
 
     names = list(groups)
     widest = max(len(groups[g]) for g in names)
-    fig, axes = plt.subplots(len(names), 1, figsize=(max(8.0, 1.6 * widest + 2), 3.6 * len(names)), squeeze=False)
+    fig, axes = plt.subplots(len(names), 1, figsize=(max(9.0, 1.9 * widest + 4), 3.8 * len(names)), squeeze=False)
     ylabel = "median time per call (us, lower is better)" if metric == "us" else "TFLOP/s (higher is better)"
+    # One colour per implementation across all panels.
+    every_impl = []
+    for shapes in groups.values():
+        for results in shapes.values():
+            every_impl.extend(i for i in results if i not in every_impl)
+    palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    colour = {impl: palette[i % len(palette)] for i, impl in enumerate(every_impl)}
     for ax, group in zip(axes[:, 0], names):
         shapes = groups[group]
         impls = []
@@ -120,16 +144,17 @@ def plot(context, groups, metric, log_scale, output):
                 xs.append(x - 0.4 + width * (index + 0.5))
                 heights.append(results[impl][metric])
                 labels.append(f"{ratio:.2f}x" if ratio is not None else "")
-            bars = ax.bar(xs, heights, width, label=impl, hatch="" if is_baseline(shapes, impl) else "//")
-            ax.bar_label(bars, labels=labels, fontsize=7, padding=2)
+            bars = ax.bar(xs, heights, width, label=impl, color=colour[impl],
+                          hatch="" if is_baseline(shapes, impl) else "//")
+            ax.bar_label(bars, labels=labels, fontsize=6.5, padding=2, rotation=90)
         ax.set_xticks(range(len(shapes)))
         ax.set_xticklabels([s.replace("_", "\n") for s in shapes], fontsize=8)
         ax.set_title(group)
         ax.set_ylabel(ylabel, fontsize=8)
         if log_scale:
             ax.set_yscale("log")
-        ax.margins(y=0.15)
-        ax.legend(fontsize=7, loc="upper left")
+        ax.margins(y=0.18)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     device = context.get("bwgemm_device", "unknown device")
     fig.suptitle(
         f"bwgemm_bench on {device}\nbar labels: speedup over the fastest baseline of the shape (hatched: bwgemm)",
