@@ -137,8 +137,8 @@ struct DualGemm {
     // (N % 8 == 0); otherwise the kernel stores from registers.
     p.tma_store = Cfg::kTmaStore && a.n % 8 == 0 && p.ldc * static_cast<int64_t>(sizeof(Out)) % 16 == 0;
     if (p.tma_store) {
-      if (Status s = detail::gemm_output_map(a.c, a.n, a.m, a.batch, p.ldc, a.m * p.ldc, Cfg::kEpiBoxColumns,
-                                             Cfg::kWarpgroupM, &p.tmap_c);
+      if (Status s = detail::gemm_output_map(a.c, a.n, a.m, a.batch, p.ldc, a.m * p.ldc,
+                                             Cfg::EpiBuffers::kBoxColumns, Cfg::kWarpgroupM, &p.tmap_c);
           !s.ok())
         return s;
     }

@@ -157,7 +157,7 @@ struct Gemm {
     }
     if constexpr (Cfg::kTmaStore) {
       if (Status s = detail::gemm_output_map(a.d, a.n, a.m, a.batch, st.ldd, st.batch_stride_d,
-                                             Cfg::kEpiBoxColumns, Cfg::kWarpgroupM, &p.tmap_d);
+                                             Cfg::EpiBuffers::kBoxColumns, Cfg::kWarpgroupM, &p.tmap_d);
           !s.ok())
         return s;
     }

@@ -206,41 +206,43 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void store_pair(Out* dst, float v0, float v1, b
 
 // The TMA-store epilogue of one consumer warpgroup: its 64 x BlockN slice of the output, whose rows
 // 16w + l/4 + 8h and columns 8j + 2(l%4) (+1) (warp w, lane l) hold the pair values(j, h, v0, v1), goes
-// out in Cfg::kEpiRounds rounds of Cfg::kEpiBoxesPerRound boxes through the warpgroup's shared-memory
-// buffer (Cfg::kEpiWarpgroupBytes at Cfg::kEpiOffset). Box b holds columns [b·kEpiBoxColumns,
-// (b+1)·kEpiBoxColumns) of the 64 rows, one 128-byte row each, 16-byte units XOR-swizzled by row % 8 as
-// TMA's 128B swizzle expects (thread row % 8 = lane / 4: a warp's 8 rows hit 8 different units, so no bank
-// conflicts). Thread 0 issues the stores to `tmap` at (n0 + b·kEpiBoxColumns, m0, batch); before a round
-// refills the buffer the warpgroup waits only until the copy engine has read it, so the global writes
-// overlap whatever follows. Named barrier 1 + consumer (0 is __syncthreads). Pair with finish_tma_stores.
+// out in kRounds rounds of kBoxesPerRound boxes through the warpgroup's shared-memory buffer
+// (kWarpgroupBytes at Cfg::kEpiOffset; the k* names are Cfg::EpiBuffers', a TmaStoreBuffers). Box b holds
+// columns [b·kBoxColumns, (b+1)·kBoxColumns) of the 64 rows, one 128-byte row each, 16-byte units
+// XOR-swizzled by row % 8 as TMA's 128B swizzle expects (thread row % 8 = lane / 4: a warp's 8 rows hit 8
+// different units, so no bank conflicts). Thread 0 issues the stores to `tmap` at (n0 + b·kBoxColumns, m0,
+// batch); before a round refills the buffer the warpgroup waits only until the copy engine has read it, so
+// the global writes overlap whatever follows. Named barrier 1 + consumer (0 is __syncthreads). Pair with
+// finish_tma_stores.
 template <class Cfg, class Values>
 BWGEMM_DEVICE BWGEMM_FORCEINLINE void store_slice_with_tma(const CUtensorMap* tmap, uint32_t smem,
                                                            const ConsumerThread& me, int32_t n0, int32_t m0,
                                                            int32_t batch, const Values& values) {
   using namespace ::bwgemm::ptx;
   using Out = typename Cfg::Out;
-  const uint32_t buffer = smem + Cfg::kEpiOffset + me.consumer * Cfg::kEpiWarpgroupBytes;
+  using Buffers = typename Cfg::EpiBuffers;
+  const uint32_t buffer = smem + Cfg::kEpiOffset + me.consumer * Buffers::kWarpgroupBytes;
   uint8_t* const buffer_ptr = static_cast<uint8_t*>(dynamic_smem_ptr()) + (buffer - dynamic_smem_base());
   const uint32_t row_in_slice = me.warp_in_group * 16 + me.lane / 4;
   const uint32_t epi_barrier = 1 + me.consumer;
 #pragma unroll
-  for (int r = 0; r < Cfg::kEpiRounds; ++r) {
+  for (int r = 0; r < Buffers::kRounds; ++r) {
     // The previous round's (or tile's) TMA stores have read the buffer.
     if (me.thread == 0) tma_store_wait_read<0>();
     named_barrier_sync(epi_barrier, kWarpgroupThreads);
 #pragma unroll
-    for (int bb = 0; bb < Cfg::kEpiBoxesPerRound; ++bb) {
-      const int b = r * Cfg::kEpiBoxesPerRound + bb;
+    for (int bb = 0; bb < Buffers::kBoxesPerRound; ++bb) {
+      const int b = r * Buffers::kBoxesPerRound + bb;
 #pragma unroll
-      for (int jj = 0; jj < Cfg::kEpiBoxColumns / 8; ++jj) {
-        const int j = b * (Cfg::kEpiBoxColumns / 8) + jj;
+      for (int jj = 0; jj < Buffers::kBoxColumns / 8; ++jj) {
+        const int j = b * (Buffers::kBoxColumns / 8) + jj;
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const uint32_t srow = row_in_slice + 8 * h;
           float v0, v1;
           values(j, h, v0, v1);
           const uint32_t byte = static_cast<uint32_t>((8 * jj + 2 * (me.lane % 4)) * sizeof(Out));
-          const uint32_t offset = bb * Cfg::kEpiBoxBytes + srow * Cfg::kRowBytes +
+          const uint32_t offset = bb * Buffers::kBoxBytes + srow * Cfg::kRowBytes +
                                   ((((byte >> 4) ^ (srow & 7)) << 4) | (byte & 15));
           if constexpr (std::is_same_v<Out, float>) {
             *reinterpret_cast<float2*>(buffer_ptr + offset) = float2{v0, v1};
@@ -254,9 +256,9 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void store_slice_with_tma(const CUtensorMap* tm
     named_barrier_sync(epi_barrier, kWarpgroupThreads);
     if (me.thread == 0) {
 #pragma unroll
-      for (int bb = 0; bb < Cfg::kEpiBoxesPerRound; ++bb) {
-        const int b = r * Cfg::kEpiBoxesPerRound + bb;
-        tma_store(tmap, buffer + bb * Cfg::kEpiBoxBytes, {n0 + b * Cfg::kEpiBoxColumns, m0, batch});
+      for (int bb = 0; bb < Buffers::kBoxesPerRound; ++bb) {
+        const int b = r * Buffers::kBoxesPerRound + bb;
+        tma_store(tmap, buffer + bb * Buffers::kBoxBytes, {n0 + b * Buffers::kBoxColumns, m0, batch});
       }
       tma_store_commit_group();
     }

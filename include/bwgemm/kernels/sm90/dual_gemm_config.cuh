@@ -81,21 +81,17 @@ struct DualGemmConfig {
   static constexpr int kConsumerRegs = kConsumerRegisters;
 
   // ---- the C staging buffers (kTmaStore) ---------------------------------------------------------------
-  // Per consumer warpgroup (sm90::TmaStoreBuffers): boxes of 64 rows x 128 bytes (kEpiBoxColumns elements
-  // of Out), 128-byte swizzled, kEpiBoxesPerRound at a time (as many as the shared memory left after the
-  // stages holds); the warpgroup's 64 x BlockN slice of C goes out in kEpiRounds rounds.
+  // The staging buffers of the TMA-store epilogue (sm90::TmaStoreBuffers): per consumer warpgroup, boxes of
+  // 64 rows x 128 bytes, as many per round as the shared memory left after the stages holds; the
+  // warpgroup's 64 x BlockN slice of C goes out in EpiBuffers::kRounds rounds.
   using EpiBuffers = TmaStoreBuffers<Out, kBlockN, kConsumerWarpgroups,
                                      kStages * kStageBytes + 16 * kStages + kSmemAlignment, kTmaStore>;
-  static constexpr int kEpiBoxColumns = EpiBuffers::kBoxColumns;
-  static constexpr int kEpiBoxBytes = EpiBuffers::kBoxBytes;
-  static constexpr int kEpiBoxesPerRound = EpiBuffers::kBoxesPerRound;
-  static constexpr int kEpiRounds = EpiBuffers::kRounds;
-  static constexpr int kEpiWarpgroupBytes = EpiBuffers::kWarpgroupBytes;
-  static constexpr int kEpiOffset = kStages * kStageBytes;  // [kConsumerWarpgroups][kEpiWarpgroupBytes]
+  static constexpr int kEpiOffset = kStages * kStageBytes;  // [kConsumerWarpgroups][kWarpgroupBytes]
 
   // ---- shared memory layout after the stages -----------------------------------------------------------
-  static constexpr int kFullBarriers = kEpiOffset + kConsumerWarpgroups * kEpiWarpgroupBytes;  // TMA landed
-  static constexpr int kEmptyBarriers = kFullBarriers + 8 * kStages;  // [kStages]: both consumers done
+  static constexpr int kFullBarriers =
+      kEpiOffset + kConsumerWarpgroups * EpiBuffers::kWarpgroupBytes;  // TMA landed
+  static constexpr int kEmptyBarriers = kFullBarriers + 8 * kStages;   // [kStages]: both consumers done
   // + kSmemAlignment: the kernel aligns the dynamic buffer's start up to 1024 bytes itself.
   static constexpr int kSmemBytes = kEmptyBarriers + 8 * kStages + kSmemAlignment;
 
@@ -110,7 +106,7 @@ struct DualGemmConfig {
   static_assert(ptx::kWgmmaSupportedN<kMmaN>, "2·BlockN is not a wgmma N ptx::wgmma_ss supports");
   static_assert(kClusterM == 1 || kClusterM == 2, "ClusterM is 1 or 2 (a pair of CTAs sharing B1/B2)");
   static_assert(kBSliceBytes % kSmemAlignment == 0, "each CTA's slice of B must start on a swizzle atom");
-  static_assert(!kTmaStore || kBlockN % kEpiBoxColumns == 0,
+  static_assert(!kTmaStore || kBlockN % EpiBuffers::kBoxColumns == 0,
                 "TmaStore needs BlockN to be a whole number of 128-byte C boxes (64 or 128)");
   static_assert(kStages >= 2, "at least two stages: one loading while one is consumed");
   static_assert(kSmemBytes <= kMaxDynamicSmemBytes,

@@ -45,8 +45,8 @@ struct DualGemmParams {
   CUtensorMap tmap_a;   // (K, M, batch), box (64, 128, 1), 128B swizzle
   CUtensorMap tmap_b1;  // (K, N, batch), box (64, BlockN, 1), 128B swizzle
   CUtensorMap tmap_b2;
-  CUtensorMap
-      tmap_c;  // read only when tma_store: (N, M, batch) of Out, box (kEpiBoxColumns, 64, 1), 128B swizzle
+  CUtensorMap tmap_c;  // read only when tma_store: (N, M, batch) of Out, box (EpiBuffers::kBoxColumns, 64,
+                       // 1), 128B swizzle
   typename Cfg::Out* c = nullptr;  // m x n per batch, row stride ldc, batch stride m * ldc
   int64_t ldc = 0;
   bool tma_store = false;  // Cfg::kTmaStore and the call allows it: C through shared memory and TMA stores

@@ -90,21 +90,17 @@ struct GemmConfig {
   static constexpr int kEmptyArrivals = kConsumerWarpgroups * kClusterM;
 
   // ---- the D staging buffers (kTmaStore) ---------------------------------------------------------------
-  // Per consumer warpgroup (sm90::TmaStoreBuffers): boxes of 64 rows x 128 bytes (kEpiBoxColumns elements
-  // of Out), 128-byte swizzled, kEpiBoxesPerRound at a time (as many as the shared memory left after the
-  // stages holds); the warpgroup's 64 x BlockN slice of D goes out in kEpiRounds rounds.
+  // The staging buffers of the TMA-store epilogue (sm90::TmaStoreBuffers): per consumer warpgroup, boxes of
+  // 64 rows x 128 bytes, as many per round as the shared memory left after the stages holds; the
+  // warpgroup's 64 x BlockN slice of D goes out in EpiBuffers::kRounds rounds.
   using EpiBuffers = TmaStoreBuffers<Out, kBlockN, kConsumerWarpgroups,
                                      kStages * kStageBytes + 16 * kStages + kSmemAlignment, kTmaStore>;
-  static constexpr int kEpiBoxColumns = EpiBuffers::kBoxColumns;
-  static constexpr int kEpiBoxBytes = EpiBuffers::kBoxBytes;
-  static constexpr int kEpiBoxesPerRound = EpiBuffers::kBoxesPerRound;
-  static constexpr int kEpiRounds = EpiBuffers::kRounds;
-  static constexpr int kEpiWarpgroupBytes = EpiBuffers::kWarpgroupBytes;
-  static constexpr int kEpiOffset = kStages * kStageBytes;  // [kConsumerWarpgroups][kEpiWarpgroupBytes]
+  static constexpr int kEpiOffset = kStages * kStageBytes;  // [kConsumerWarpgroups][kWarpgroupBytes]
 
   // ---- shared memory layout after the stages -----------------------------------------------------------
-  static constexpr int kFullBarriers = kEpiOffset + kConsumerWarpgroups * kEpiWarpgroupBytes;  // TMA landed
-  static constexpr int kEmptyBarriers = kFullBarriers + 8 * kStages;  // [kStages]: all consumers done
+  static constexpr int kFullBarriers =
+      kEpiOffset + kConsumerWarpgroups * EpiBuffers::kWarpgroupBytes;  // TMA landed
+  static constexpr int kEmptyBarriers = kFullBarriers + 8 * kStages;   // [kStages]: all consumers done
   // + kSmemAlignment: the kernel aligns the dynamic buffer's start up to 1024 bytes itself.
   static constexpr int kSmemBytes = kEmptyBarriers + 8 * kStages + kSmemAlignment;
 
@@ -120,7 +116,7 @@ struct GemmConfig {
   static_assert(kClusterM == 1 || kClusterM == 2, "ClusterM is 1 or 2 (a pair of CTAs sharing B)");
   static_assert(kBMnChunks % kClusterM == 0, "the B chunks must split evenly between the cluster's CTAs");
   static_assert(kBSliceBytes % kSmemAlignment == 0, "each CTA's slice of B must start on a swizzle atom");
-  static_assert(kBlockN % kEpiBoxColumns == 0, "BlockN must be a whole number of 128-byte D boxes");
+  static_assert(kBlockN % EpiBuffers::kBoxColumns == 0, "BlockN must be a whole number of 128-byte D boxes");
   static_assert(kStages >= 2, "at least two stages: one loading while one is consumed");
   static_assert(kSmemBytes <= kMaxDynamicSmemBytes,
                 "the stages do not fit the 227 KB of shared memory: fewer Stages or a smaller BlockN");

@@ -52,7 +52,7 @@ struct GemmParams {
   CUtensorMap tmap_a;  // (K, M, batch), box (64, 128, 1), 128B swizzle
   CUtensorMap tmap_b;  // K-major: (K, N, batch), box (64, BlockN / ClusterM, 1); MN-major: (N, K, batch),
                        // box (64, 64, 1); 128B swizzle
-  CUtensorMap tmap_d;  // kTmaStore: (N, M, batch) of Out, box (kEpiBoxColumns, 64, 1), 128B swizzle
+  CUtensorMap tmap_d;  // kTmaStore: (N, M, batch) of Out, box (EpiBuffers::kBoxColumns, 64, 1), 128B swizzle
   typename Cfg::Out* d = nullptr;        // m x n per batch, row stride ldd, batch stride batch_stride_d
   const typename Cfg::Out* c = nullptr;  // read only when read_c
   int64_t ldd = 0, batch_stride_d = 0;
