@@ -35,6 +35,7 @@
 
 #include "bwgemm/epilogue/functors.cuh"
 #include "bwgemm/formats/scale_layout.cuh"
+#include "bwgemm/gemm_arguments.hpp"  // detail::validate_tile_count, kMaxGemmExtent
 #include "bwgemm/host/launch.hpp"
 #include "bwgemm/host/status.hpp"
 #include "bwgemm/host/tensor_map.hpp"
@@ -115,7 +116,6 @@ template <class Cfg>
 struct DualGemm {
   using Arguments = DualGemmArguments<typename Cfg::Out, typename Cfg::Epilogue>;
   using Params = sm100::DualGemmParams<Cfg>;
-  static constexpr int64_t kMaxExtent = (int64_t{1} << 31) - 1;
 
   // Host-side checks only (no device access): shapes, pointers, alignment, strides.
   static Status can_implement(const Arguments& a) {
@@ -126,7 +126,8 @@ struct DualGemm {
     if (a.k < 64 || a.k % 64 != 0)
       return Status::invalid_argument("K must be a positive multiple of 64 (got " + str(a.k) + ")");
     if (a.batch < 1) return Status::invalid_argument("batch must be >= 1 (got " + str(a.batch) + ")");
-    if (a.m > kMaxExtent || a.n > kMaxExtent || a.k > kMaxExtent || a.batch > 65535)
+    if (a.m > ::bwgemm::detail::kMaxGemmExtent || a.n > ::bwgemm::detail::kMaxGemmExtent ||
+        a.k > ::bwgemm::detail::kMaxGemmExtent || a.batch > 65535)
       return Status::invalid_argument("M, N, K must be < 2^31 and batch <= 65535");
     const int64_t ldc = a.ldc == 0 ? a.n : a.ldc;
     if (ldc < a.n || ldc % 8 != 0)
@@ -143,23 +144,16 @@ struct DualGemm {
                 {a.b2.scales, "B2 scales"},
                 {a.c, "C"}};
     for (const auto& q : ptrs) {
-      if (q.p == nullptr) return Status::invalid_argument(std::string(q.name) + " is null");
-      if (!host::is_aligned16(q.p))
-        return Status::invalid_argument(std::string(q.name) + " must be 16-byte aligned");
+      if (Status s = host::check_operand_pointer(q.p, q.name); !s.ok()) return s;
     }
     if (!std::isfinite(a.alpha1) || !std::isfinite(a.alpha2))
       return Status::invalid_argument("alpha1 and alpha2 must be finite");
     const sched::TileGrid tiles = tile_grid(a);
-    if (static_cast<int64_t>(tiles.tiles_m) * tiles.tiles_n * tiles.batch > kMaxExtent)
-      return Status::invalid_argument("too many output tiles for one launch");
-    return Status::success();
+    return ::bwgemm::detail::validate_tile_count(tiles.tiles_m, tiles.tiles_n, tiles.batch);
   }
 
   static sched::TileGrid tile_grid(const Arguments& a) {
-    constexpr int32_t kGroupM = 8;  // M tiles sharing each N tile in the L2-friendly order
-    return sched::TileGrid{static_cast<int32_t>(ceil_div(a.m, Cfg::kClusterM)),
-                           static_cast<int32_t>(ceil_div(a.n, Cfg::kBlockN)), static_cast<int32_t>(a.batch),
-                           kGroupM};
+    return sched::grouped_tile_grid(a.m, Cfg::kClusterM, a.n, Cfg::kBlockN, a.batch);
   }
 
   static Status run(const Arguments& a, cudaStream_t stream = nullptr) {
@@ -197,7 +191,7 @@ struct DualGemm {
     p.cache_hint_a = keep_b ? ptx::kL2EvictFirst : ptx::kL2EvictLast;
     p.cache_hint_b = keep_b ? ptx::kL2EvictLast : ptx::kL2EvictFirst;
 
-    return host::launch_tile_kernel<Cfg>(&sm100::dual_gemm_kernel<Cfg>, p, stream);
+    return host::launch_tile_kernel<Cfg, Cfg::kCtaGroup>(&sm100::dual_gemm_kernel<Cfg>, p, stream);
   }
 };
 

@@ -68,10 +68,7 @@ struct Gemm {
   }
 
   static sched::TileGrid tile_grid(int64_t m, int64_t n, int64_t batch) {
-    constexpr int32_t kGroupM = 8;  // M tiles sharing each N tile in the L2-friendly order
-    return sched::TileGrid{static_cast<int32_t>(ceil_div(m, Cfg::kClusterM)),
-                           static_cast<int32_t>(ceil_div(n, Cfg::kBlockN)), static_cast<int32_t>(batch),
-                           kGroupM};
+    return sched::grouped_tile_grid(m, Cfg::kClusterM, n, Cfg::kBlockN, batch);
   }
 
   template <class In>
@@ -120,7 +117,7 @@ struct Gemm {
     p.b_mn_major = kxn;
     p.read_c = read_c;
     p.epilogue = a.epilogue;
-    return host::launch_tile_kernel<Cfg>(&sm100::gemm_kernel<Cfg>, p, stream);
+    return host::launch_tile_kernel<Cfg, Cfg::kCtaGroup>(&sm100::gemm_kernel<Cfg>, p, stream);
   }
 };
 

@@ -168,9 +168,7 @@ Status validate_gemm_arguments(const Args& a) {
               {a.c, read_c, "C", " but the epilogue reads it (beta != 0)"}};
   for (const auto& q : ptrs) {
     if (!q.required) continue;
-    if (q.p == nullptr) return Status::invalid_argument(std::string(q.name) + " is null" + q.why);
-    if (!host::is_aligned16(q.p))
-      return Status::invalid_argument(std::string(q.name) + " must be 16-byte aligned");
+    if (Status s = host::check_operand_pointer(q.p, q.name, q.why); !s.ok()) return s;
   }
   if constexpr (std::is_same_v<Epilogue, epi::LinearCombination>) {
     if (!std::isfinite(a.epilogue.alpha) || !std::isfinite(a.epilogue.beta))

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bwgemm/common.cuh"
+#include "bwgemm/host/launch.hpp"  // host::current_compute_capability
 
 #if !BWGEMM_EMULATION
 #include <cuda_runtime.h>
@@ -20,27 +21,14 @@ namespace bwgemm_test {
 inline constexpr size_t kGuardBytes = 1024;
 inline constexpr uint8_t kGuardByte = 0xA7;
 
-// Whether kernels of compute capability 10.0 can run here; `why` says what is missing.
+// Whether kernels of compute capability 10.0 can run here (the emulator is such a device); `why` says what
+// is missing. The library's own device query (host::current_compute_capability), as the entry points use it.
 inline bool can_run_sm100(std::string* why) {
-#if BWGEMM_EMULATION
-  (void)why;
-  return true;
-#else
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    (void)cudaGetLastError();
-    *why = "no CUDA device";
-    return false;
-  }
-  int major = 0, minor = 0;
-  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
-  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0);
-  if (major != 10 || minor != 0) {
-    *why = "device 0 has compute capability " + std::to_string(major) + "." + std::to_string(minor);
-    return false;
-  }
-  return true;
-#endif
+  bwgemm::host::ComputeCapability cc;
+  const bwgemm::Status query = bwgemm::host::current_compute_capability(&cc);
+  if (query.ok() && cc.is(10, 0)) return true;
+  *why = bwgemm::host::describe_current_device(query, cc);
+  return false;
 }
 
 #define BWGEMM_REQUIRE_SM100()                                                                          \

@@ -10,28 +10,23 @@
 #include <string>
 #include <vector>
 
+#include "bwgemm/host/launch.hpp"  // host::current_compute_capability
+#include "bwgemm/host/status.hpp"
+
 namespace bwgemm_sm90_test {
 
 inline constexpr size_t kGuardBytes = 4096;
 inline constexpr uint8_t kGuardByte = 0xA7;
 inline constexpr uint8_t kPoisonByte = 0xFF;  // 0xFFFF / 0xFFFFFFFF: a NaN in fp16, bf16 and fp32
 
-// Whether device 0 has compute capability 9.0 (H100/H200); `why` says what is missing.
+// Whether the current device has compute capability 9.0 (H100/H200); `why` says what is missing. The
+// library's own device query (host::current_compute_capability), as the entry points use it.
 inline bool can_run_sm90(std::string* why) {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    (void)cudaGetLastError();
-    *why = "no CUDA device";
-    return false;
-  }
-  int major = 0, minor = 0;
-  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
-  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0);
-  if (major != 9 || minor != 0) {
-    *why = "device 0 has compute capability " + std::to_string(major) + "." + std::to_string(minor);
-    return false;
-  }
-  return true;
+  bwgemm::host::ComputeCapability cc;
+  const bwgemm::Status query = bwgemm::host::current_compute_capability(&cc);
+  if (query.ok() && cc.is(9, 0)) return true;
+  *why = bwgemm::host::describe_current_device(query, cc);
+  return false;
 }
 
 #define BWGEMM_REQUIRE_SM90()                                                                        \
@@ -95,6 +90,28 @@ uint32_t bits_of(T x) {
     std::memcpy(&b, &x, 2);
     return b;
   }
+}
+
+// `s` is kInvalidArgument and its message contains `needle`.
+inline void expect_invalid_argument(const bwgemm::Status& s, const std::string& needle) {
+  EXPECT_EQ(s.code(), bwgemm::StatusCode::kInvalidArgument) << s.to_string();
+  EXPECT_NE(s.message().find(needle), std::string::npos) << "message: " << s.message();
+}
+
+// An sm_90a entry point off its device and with host memory: on anything but compute capability 9.0,
+// run(args) must refuse with a device mismatch that names 9.0 (and launch nothing); on an H100/H200,
+// run(host_args), whose operands are host memory, must refuse them as invalid arguments.
+template <class Run, class Args>
+void expect_device_or_host_memory_refused(const Run& run, const Args& args, const Args& host_args) {
+  std::string why;
+  if (!can_run_sm90(&why)) {
+    const bwgemm::Status s = run(args);
+    EXPECT_EQ(s.code(), bwgemm::StatusCode::kDeviceMismatch) << s.to_string();
+    EXPECT_NE(s.message().find("compute capability 9.0"), std::string::npos) << s.message();
+    return;
+  }
+  const bwgemm::Status s = run(host_args);
+  EXPECT_EQ(s.code(), bwgemm::StatusCode::kInvalidArgument) << s.to_string();
 }
 
 }  // namespace bwgemm_sm90_test

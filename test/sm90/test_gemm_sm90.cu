@@ -39,7 +39,6 @@ namespace sched = bwgemm::sched;
 namespace epi = bwgemm::epi;
 
 using bwgemm_sm90_test::bits_of;
-using bwgemm_sm90_test::can_run_sm90;
 using bwgemm_sm90_test::GuardedBytes;
 using bwgemm_sm90_test::kPoisonByte;
 
@@ -322,9 +321,7 @@ sm90::GemmArguments<bf16, bf16> valid_args() {
 using LargeBf16 = sm90::Gemm<Large<bf16>>;
 
 void expect_invalid(const sm90::GemmArguments<bf16, bf16>& a, const std::string& needle) {
-  const Status s = LargeBf16::can_implement(a);
-  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.to_string();
-  EXPECT_NE(s.message().find(needle), std::string::npos) << "message: " << s.message();
+  bwgemm_sm90_test::expect_invalid_argument(LargeBf16::can_implement(a), needle);
 }
 
 // The default entry point's choice (host logic: runs without a GPU). Expected kernels worked out by hand
@@ -399,19 +396,12 @@ TEST(Sm90GemmArguments, BadPointersAndScalars) {
 // On anything but compute capability 9.0 the entry point must refuse with a clear device mismatch (and
 // launch nothing); on an H100/H200 host memory must be refused as an operand.
 TEST(Sm90GemmArguments, DeviceOrHostMemoryRefused) {
-  std::string why;
-  if (!can_run_sm90(&why)) {
-    const Status s = sm90::gemm(valid_args());
-    EXPECT_EQ(s.code(), StatusCode::kDeviceMismatch) << s.to_string();
-    EXPECT_NE(s.message().find("compute capability 9.0"), std::string::npos) << s.message();
-    return;
-  }
   std::vector<bf16> host(256 * 256);
-  auto a = valid_args();
-  a.a = a.b = host.data();
-  a.d = host.data();
-  const Status s = sm90::gemm(a);
-  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.to_string();
+  auto in_host_memory = valid_args();
+  in_host_memory.a = in_host_memory.b = host.data();
+  in_host_memory.d = host.data();
+  bwgemm_sm90_test::expect_device_or_host_memory_refused([](const auto& a) { return sm90::gemm(a); },
+                                                         valid_args(), in_host_memory);
 }
 
 }  // namespace

@@ -127,6 +127,14 @@ inline bool is_aligned16(const void* p) {
   return reinterpret_cast<uintptr_t>(p) % 16 == 0;
 }
 
+// The rule for every operand pointer of a public entry point: not null, 16-byte aligned. `name` names the
+// operand in the message; `why_needed` is appended to the null message (" but the epilogue reads it ...").
+inline Status check_operand_pointer(const void* p, const char* name, const char* why_needed = "") {
+  if (p == nullptr) return Status::invalid_argument(std::string(name) + " is null" + why_needed);
+  if (!is_aligned16(p)) return Status::invalid_argument(std::string(name) + " must be 16-byte aligned");
+  return Status::success();
+}
+
 // Global memory the GPU can read and write (device, managed or mapped host memory)?
 inline Status require_device_pointer(const void* p, const char* name) {
 #if BWGEMM_EMULATION
@@ -227,18 +235,18 @@ Status resident_clusters(void (*kernel)(const Params), uint32_t block_x, uint32_
 
 // Launches a kernel whose Config walks `params.tiles` under Cfg::Scheduler: the grid is the scheduler's
 // cluster count (for a persistent scheduler, bounded by the clusters that fit on the device at once),
-// stored in params.num_clusters, in clusters of Cfg::kCtaGroup CTAs.
-template <class Cfg, class Params>
+// stored in params.num_clusters, in clusters of ClusterCtas CTAs (an sm_100a Config's CTA group, an sm_90a
+// Config's ClusterM).
+template <class Cfg, int ClusterCtas, class Params>
 Status launch_tile_kernel(void (*kernel)(const Params), Params& params, cudaStream_t stream) {
   int64_t resident = 1;
   if constexpr (std::is_same_v<typename Cfg::Scheduler, sched::StaticPersistent>) {
-    if (Status s = resident_clusters(kernel, Cfg::kThreads, Cfg::kCtaGroup, Cfg::kSmemBytes, &resident);
-        !s.ok())
+    if (Status s = resident_clusters(kernel, Cfg::kThreads, ClusterCtas, Cfg::kSmemBytes, &resident); !s.ok())
       return s;
   }
   params.num_clusters = static_cast<int32_t>(Cfg::Scheduler::grid_clusters(params.tiles, resident));
-  return launch_cluster_kernel(kernel, static_cast<uint32_t>(params.num_clusters * Cfg::kCtaGroup),
-                               Cfg::kThreads, Cfg::kCtaGroup, Cfg::kSmemBytes, stream, params);
+  return launch_cluster_kernel(kernel, static_cast<uint32_t>(params.num_clusters * ClusterCtas),
+                               Cfg::kThreads, ClusterCtas, Cfg::kSmemBytes, stream, params);
 }
 
 }  // namespace host

@@ -41,4 +41,14 @@ struct TileGrid {
   }
 };
 
+// The grid of `block_m x block_n` (cluster) tiles covering an m x n output per batch, in the grouped order
+// with groups of kDefaultGroupM M tiles (what every bwgemm kernel walks).
+inline constexpr int32_t kDefaultGroupM = 8;
+BWGEMM_HD constexpr TileGrid grouped_tile_grid(int64_t m, int64_t block_m, int64_t n, int64_t block_n,
+                                               int64_t batch) {
+  return TileGrid{static_cast<int32_t>((m + block_m - 1) / block_m),
+                  static_cast<int32_t>((n + block_n - 1) / block_n), static_cast<int32_t>(batch),
+                  kDefaultGroupM};
+}
+
 }  // namespace bwgemm::sched

@@ -60,7 +60,6 @@ struct DualGemm {
   using Out = typename Cfg::Out;
   using Arguments = DualGemmArguments<In, Out, typename Cfg::Epilogue>;
   using Params = DualGemmParams<Cfg>;
-  static constexpr int64_t kMaxExtent = (int64_t{1} << 31) - 1;
 
   // Host-side checks only (no device access): shapes, pointers, alignment, strides.
   static Status can_implement(const Arguments& a) {
@@ -69,7 +68,8 @@ struct DualGemm {
     if (a.n < 1) return Status::invalid_argument("N must be >= 1 (got " + str(a.n) + ")");
     if (a.k < 1) return Status::invalid_argument("K must be >= 1 (got " + str(a.k) + ")");
     if (a.batch < 1) return Status::invalid_argument("batch must be >= 1 (got " + str(a.batch) + ")");
-    if (a.m > kMaxExtent || a.n > kMaxExtent || a.k > kMaxExtent || a.batch > 65535)
+    if (a.m > ::bwgemm::detail::kMaxGemmExtent || a.n > ::bwgemm::detail::kMaxGemmExtent ||
+        a.k > ::bwgemm::detail::kMaxGemmExtent || a.batch > 65535)
       return Status::invalid_argument("M, N, K must be < 2^31 and batch <= 65535");
     const int64_t lda = a.lda == 0 ? a.k : a.lda;
     const int64_t ldb = a.ldb == 0 ? a.k : a.ldb;
@@ -88,23 +88,16 @@ struct DualGemm {
       const char* name;
     } ptrs[] = {{a.a, "A"}, {a.b1, "B1"}, {a.b2, "B2"}, {a.c, "C"}};
     for (const auto& q : ptrs) {
-      if (q.p == nullptr) return Status::invalid_argument(std::string(q.name) + " is null");
-      if (reinterpret_cast<uintptr_t>(q.p) % 16 != 0)
-        return Status::invalid_argument(std::string(q.name) + " must be 16-byte aligned");
+      if (Status s = host::check_operand_pointer(q.p, q.name); !s.ok()) return s;
     }
     if (!std::isfinite(a.alpha1) || !std::isfinite(a.alpha2))
       return Status::invalid_argument("alpha1 and alpha2 must be finite");
     const sched::TileGrid tiles = tile_grid(a);
-    if (static_cast<int64_t>(tiles.tiles_m) * tiles.tiles_n * tiles.batch > kMaxExtent)
-      return Status::invalid_argument("too many output tiles for one launch");
-    return Status::success();
+    return ::bwgemm::detail::validate_tile_count(tiles.tiles_m, tiles.tiles_n, tiles.batch);
   }
 
   static sched::TileGrid tile_grid(const Arguments& a) {
-    constexpr int32_t kGroupM = 8;  // M tiles sharing each N tile in the L2-friendly order
-    return sched::TileGrid{static_cast<int32_t>(ceil_div(a.m, Cfg::kClusterBlockM)),
-                           static_cast<int32_t>(ceil_div(a.n, Cfg::kBlockN)), static_cast<int32_t>(a.batch),
-                           kGroupM};
+    return sched::grouped_tile_grid(a.m, Cfg::kClusterBlockM, a.n, Cfg::kBlockN, a.batch);
   }
 
   static Status run(const Arguments& a, cudaStream_t stream = nullptr) {
@@ -150,17 +143,7 @@ struct DualGemm {
     p.alpha2 = a.alpha2;
     p.epilogue = a.epilogue;
 
-    auto* kernel = &dual_gemm_kernel<Cfg>;
-    int64_t resident = 1;
-    if constexpr (std::is_same_v<typename Cfg::Scheduler, sched::StaticPersistent>) {
-      if (Status s =
-              host::resident_clusters(kernel, Cfg::kThreads, Cfg::kClusterM, Cfg::kSmemBytes, &resident);
-          !s.ok())
-        return s;
-    }
-    p.num_ctas = static_cast<int32_t>(Cfg::Scheduler::grid_clusters(p.tiles, resident));
-    return host::launch_cluster_kernel(kernel, static_cast<uint32_t>(p.num_ctas * Cfg::kClusterM),
-                                       Cfg::kThreads, Cfg::kClusterM, Cfg::kSmemBytes, stream, p);
+    return host::launch_tile_kernel<Cfg, Cfg::kClusterM>(&dual_gemm_kernel<Cfg>, p, stream);
   }
 };
 

@@ -120,10 +120,7 @@ struct Gemm {
 
   // Cluster tiles (kClusterBlockM x kBlockN) in the L2-friendly grouped order.
   static sched::TileGrid tile_grid(int64_t m, int64_t n, int64_t batch) {
-    constexpr int32_t kGroupM = 8;  // cluster M tiles sharing each N tile in the L2-friendly order
-    return sched::TileGrid{static_cast<int32_t>(ceil_div(m, Cfg::kClusterBlockM)),
-                           static_cast<int32_t>(ceil_div(n, Cfg::kBlockN)), static_cast<int32_t>(batch),
-                           kGroupM};
+    return sched::grouped_tile_grid(m, Cfg::kClusterBlockM, n, Cfg::kBlockN, batch);
   }
 
   template <class Args>
@@ -173,16 +170,7 @@ struct Gemm {
     p.epilogue = a.epilogue;
 
     auto* kernel = kxn ? &gemm_kernel<Cfg, In, true> : &gemm_kernel<Cfg, In, false>;
-    int64_t resident = 1;
-    if constexpr (std::is_same_v<typename Cfg::Scheduler, sched::StaticPersistent>) {
-      if (Status s =
-              host::resident_clusters(kernel, Cfg::kThreads, Cfg::kClusterM, Cfg::kSmemBytes, &resident);
-          !s.ok())
-        return s;
-    }
-    p.num_clusters = static_cast<int32_t>(Cfg::Scheduler::grid_clusters(p.tiles, resident));
-    return host::launch_cluster_kernel(kernel, static_cast<uint32_t>(p.num_clusters * Cfg::kClusterM),
-                                       Cfg::kThreads, Cfg::kClusterM, Cfg::kSmemBytes, stream, p);
+    return host::launch_tile_kernel<Cfg, Cfg::kClusterM>(kernel, p, stream);
   }
 
  private:

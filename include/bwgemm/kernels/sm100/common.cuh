@@ -243,4 +243,23 @@ BWGEMM_DEVICE void run_clc_scheduler(const ClcBarriers& clc) {
   }
 }
 
+// The scheduler warp's whole job: with Cluster Launch Control the even CTA's elected thread runs
+// run_clc_scheduler; under the static schedulers the warp has nothing to do.
+template <class Scheduler, int CtaGroup>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void scheduler_warp(bool even_cta, const ClcBarriers& clc) {
+  if constexpr (Scheduler::kUsesClc) {
+    if (even_cta && ptx::elect_one_sync()) run_clc_scheduler<CtaGroup>(clc);
+  }
+}
+
+// The output row an epilogue thread stores for cluster tile `t`: CTA `rank` of the pair holds rows
+// rank·BlockM .. + BlockM - 1 of the cluster tile, and epilogue warp w lane l holds its row 32w + l (the
+// tensor-memory lane it reads).
+template <class Cfg>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t epilogue_row(const sched::TileCoord& t, uint32_t rank, uint32_t warp,
+                                                      uint32_t lane) {
+  return t.m * Cfg::kClusterM + static_cast<int32_t>(rank) * Cfg::kBlockM +
+         static_cast<int32_t>(warp * kWarpSize + lane);
+}
+
 }  // namespace bwgemm::sm100

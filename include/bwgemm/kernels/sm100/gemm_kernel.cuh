@@ -161,17 +161,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
       }
     }
   } else if (warp == Cfg::kSchedulerWarp) {
-    if constexpr (Scheduler::kUsesClc) {
-      if (even_cta && elect_one_sync()) run_clc_scheduler<kCtaGroup>(clc);
-    }
+    scheduler_warp<Scheduler, kCtaGroup>(even_cta, clc);
   } else {  // epilogue warps 0..3: tensor-memory lanes 32 * warp .. + 31 hold rows 32 * warp .. + 31
     PipelineState<Cfg::kAccStages> acc;
     const uint32_t lane_base = (warp * kWarpSize) << 16;  // TMEM address: lane in bits 31-16
     for (TileStream<Scheduler, kCtaGroup> ts(cluster, p.num_clusters, p.tiles.total(), clc); ts.valid();
          ts.next(lane == 0), acc.advance()) {
       const sched::TileCoord t = p.tiles.tile_at(ts.tile);
-      const int32_t row = t.m * Cfg::kClusterM + static_cast<int32_t>(rank) * Cfg::kBlockM +
-                          static_cast<int32_t>(warp * kWarpSize + lane);
+      const int32_t row = epilogue_row<Cfg>(t, rank, warp, lane);
       const int32_t col0 = t.n * Cfg::kBlockN;
       const bool row_in = row < p.m;
       const int64_t row_clamped = row_in ? row : 0;  // no pointer past D is ever formed

@@ -20,6 +20,7 @@
 #include "bwgemm/ptx/misc.cuh"
 #include "bwgemm/ptx/tma.cuh"
 #include "bwgemm/ptx/wgmma.cuh"
+#include "bwgemm/scheduler/tile_order.cuh"  // sched::TileCoord
 
 namespace bwgemm::sm90 {
 
@@ -101,6 +102,13 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void start_pipeline(const BarrierArray<Cfg::kSt
   } else {
     sync_threads();
   }
+}
+
+// The first output row of this CTA's M tile of cluster tile `t` (CTA `cta_rank` of the cluster takes M
+// tile t.m · ClusterM + cta_rank).
+template <class Cfg>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t tile_row0(const sched::TileCoord& t, uint32_t cta_rank) {
+  return (t.m * Cfg::kClusterM + static_cast<int32_t>(cta_rank)) * Cfg::kBlockM;
 }
 
 // The producer's walk over the K blocks of one tile: per block it waits until every consumer of the cluster

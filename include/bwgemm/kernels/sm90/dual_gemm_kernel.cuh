@@ -52,7 +52,7 @@ struct DualGemmParams {
   bool tma_store = false;  // Cfg::kTmaStore and the call allows it: C through shared memory and TMA stores
   int32_t m = 0, n = 0, k = 0;
   sched::TileGrid tiles{};
-  int32_t num_ctas = 0;  // the grid in clusters (the scheduler's stride)
+  int32_t num_clusters = 0;  // the grid in clusters (the scheduler's stride)
   float alpha1 = 1.0f, alpha2 = 1.0f;
   typename Cfg::Epilogue epilogue{};  // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
 };
@@ -85,7 +85,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     }
   });
 
-  const int32_t cta = static_cast<int32_t>(block_idx().x) / kClusterM;  // the cluster's index
+  const int32_t cluster = static_cast<int32_t>(block_idx().x) / kClusterM;
   const int32_t total = p.tiles.total();
   const int32_t k_iters = (p.k + Cfg::kBlockK - 1) / Cfg::kBlockK;
 
@@ -94,10 +94,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     warpgroup_reg_dealloc<Cfg::kProducerRegs>();
     if (warp == 0 && elect_one_sync()) {
       PipelineState<Cfg::kStages> stage;
-      for (int32_t tile = Scheduler::first_tile(cta, p.num_ctas, total); tile != sched::kNoTile;
-           tile = Scheduler::next_tile(tile, p.num_ctas, total)) {
+      for (int32_t tile = Scheduler::first_tile(cluster, p.num_clusters, total); tile != sched::kNoTile;
+           tile = Scheduler::next_tile(tile, p.num_clusters, total)) {
         const sched::TileCoord t = p.tiles.tile_at(tile);
-        const int32_t m0 = (t.m * kClusterM + static_cast<int32_t>(cta_rank)) * Cfg::kBlockM;
+        const int32_t m0 = tile_row0<Cfg>(t, cta_rank);
         const int32_t n0 = t.n * Cfg::kBlockN;
         produce_k_blocks<Cfg>(
             stage, full, empty, smem, k_iters, [&](uint32_t base, uint32_t bar, int32_t k0) {
@@ -121,12 +121,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     // ---- consumers -----------------------------------------------------------------------------------
     warpgroup_reg_alloc<Cfg::kConsumerRegs>();
     const ConsumerThread me = consumer_thread(warpgroup);
-    const auto [consumer, thread, warp_in_group, lane] = me;
+    const uint32_t consumer = me.consumer, thread = me.thread, warp_in_group = me.warp_in_group,
+                   lane = me.lane;
     const uint32_t a_offset = Cfg::kAOffset + consumer * Cfg::kWarpgroupM * Cfg::kRowBytes;
 
     PipelineState<Cfg::kStages> stage;
-    for (int32_t tile = Scheduler::first_tile(cta, p.num_ctas, total); tile != sched::kNoTile;
-         tile = Scheduler::next_tile(tile, p.num_ctas, total)) {
+    for (int32_t tile = Scheduler::first_tile(cluster, p.num_clusters, total); tile != sched::kNoTile;
+         tile = Scheduler::next_tile(tile, p.num_clusters, total)) {
       const sched::TileCoord t = p.tiles.tile_at(tile);
 
       float acc[Cfg::kAccRegs];
@@ -147,8 +148,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       // ---- epilogue: fragment -> functor -> C --------------------------------------------------------
       // Thread (warp w, lane l) holds rows 16w + l/4 (+8) and columns 8j + 2(l%4) (+1) of its 64-row slice:
       // gate at acc[4j + 2h + e], up at acc[kBlockN / 2 + 4j + 2h + e] (ptx/wgmma.cuh).
-      const int32_t slice_m0 = (t.m * kClusterM + static_cast<int32_t>(cta_rank)) * Cfg::kBlockM +
-                               static_cast<int32_t>(consumer) * Cfg::kWarpgroupM;
+      const int32_t slice_m0 =
+          tile_row0<Cfg>(t, cta_rank) + static_cast<int32_t>(consumer) * Cfg::kWarpgroupM;
       const int32_t row0 = slice_m0 + static_cast<int32_t>(warp_in_group * 16 + lane / 4);
       const int32_t col0 = t.n * Cfg::kBlockN + static_cast<int32_t>(2 * (lane % 4));
       // The functor applied to the pair of columns 8j + 2(l%4) (+1) of row 16w + l/4 + 8h.

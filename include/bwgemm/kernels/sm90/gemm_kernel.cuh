@@ -120,7 +120,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
       for (int32_t tile = Scheduler::first_tile(cluster, p.num_clusters, total); tile != sched::kNoTile;
            tile = Scheduler::next_tile(tile, p.num_clusters, total)) {
         const sched::TileCoord t = p.tiles.tile_at(tile);
-        const int32_t m0 = (t.m * kClusterM + static_cast<int32_t>(cta_rank)) * Cfg::kBlockM;
+        const int32_t m0 = tile_row0<Cfg>(t, cta_rank);
         const int32_t n0 = t.n * Cfg::kBlockN;
         produce_k_blocks<Cfg>(
             stage, full, empty, smem, k_iters, [&](uint32_t base, uint32_t bar, int32_t k0) {
@@ -150,7 +150,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
     // ---- consumers -----------------------------------------------------------------------------------
     warpgroup_reg_alloc<Cfg::kConsumerRegs>();
     const ConsumerThread me = consumer_thread(warpgroup);
-    const auto [consumer, thread, warp_in_group, lane] = me;
+    const uint32_t consumer = me.consumer, thread = me.thread, warp_in_group = me.warp_in_group,
+                   lane = me.lane;
     const uint32_t a_offset = Cfg::kAOffset + consumer * Cfg::kWarpgroupM * Cfg::kRowBytes;
     constexpr uint64_t kBDescBase =
         BMnMajor ? wgmma_mn_major_sw128_desc(Cfg::kBMnChunkBytes) : kWgmmaKMajorSw128Desc;
@@ -180,9 +181,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
       // ---- epilogue: fragment (+ C) -> functor -> D ---------------------------------------------------
       // Thread (warp w, lane l) holds rows 16w + l/4 (+8) and columns 8j + 2(l%4) (+1) of its 64-row slice,
       // at acc[4j + 2h + e] (ptx/wgmma.cuh).
-      const int32_t m_tile = t.m * kClusterM + static_cast<int32_t>(cta_rank);
-      const int32_t row0 = m_tile * Cfg::kBlockM + static_cast<int32_t>(consumer) * Cfg::kWarpgroupM +
-                           static_cast<int32_t>(warp_in_group * 16 + lane / 4);
+      const int32_t slice_m0 =
+          tile_row0<Cfg>(t, cta_rank) + static_cast<int32_t>(consumer) * Cfg::kWarpgroupM;
+      const int32_t row0 = slice_m0 + static_cast<int32_t>(warp_in_group * 16 + lane / 4);
       const int32_t col0 = t.n * Cfg::kBlockN + static_cast<int32_t>(2 * (lane % 4));
       const Out* c_batch = p.c + static_cast<int64_t>(t.batch) * p.batch_stride_c;
       // The functor applied to acc[i], acc[i + 1] (columns col, col + 1 of `row`); C read only in bounds.
@@ -191,30 +192,25 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
           c0 = 0.0f, c1 = 0.0f;
           if (row < p.m && col < p.n) load_pair(c_batch + static_cast<int64_t>(row) * p.ldc + col, c0, c1);
         };
-        if constexpr (kTakesC && kTakesAccOnly) {
-          if (p.read_c) {
+        // C when the functor needs it (takes only (acc, c)) or asks for it (p.read_c, for one that takes
+        // both).
+        if constexpr (kTakesC) {
+          if (!kTakesAccOnly || p.read_c) {
             float c0, c1;
             read_c(c0, c1);
             v0 = p.epilogue(acc[i], c0);
             v1 = p.epilogue(acc[i + 1], c1);
-          } else {
-            v0 = p.epilogue(acc[i]);
-            v1 = p.epilogue(acc[i + 1]);
+            return;
           }
-        } else if constexpr (kTakesC) {
-          float c0, c1;
-          read_c(c0, c1);
-          v0 = p.epilogue(acc[i], c0);
-          v1 = p.epilogue(acc[i + 1], c1);
-        } else {
+        }
+        if constexpr (kTakesAccOnly) {
           v0 = p.epilogue(acc[i]);
           v1 = p.epilogue(acc[i + 1]);
         }
       };
       if constexpr (Cfg::kTmaStore) {
-        store_slice_with_tma<Cfg>(&p.tmap_d, smem, me, t.n * Cfg::kBlockN,
-                                  m_tile * Cfg::kBlockM + static_cast<int32_t>(consumer) * Cfg::kWarpgroupM,
-                                  t.batch, [&](int j, int h, float& v0, float& v1) {
+        store_slice_with_tma<Cfg>(&p.tmap_d, smem, me, t.n * Cfg::kBlockN, slice_m0, t.batch,
+                                  [&](int j, int h, float& v0, float& v1) {
                                     apply(4 * j + 2 * h, row0 + 8 * h, col0 + 8 * j, v0, v1);
                                   });
       } else {
