@@ -304,6 +304,31 @@ TEST(Sm90GemmDiagnostics, ResidentClusters) {
               static_cast<long long>(one_cta), static_cast<long long>(pairs));
   EXPECT_GT(one_cta, 0);
   EXPECT_GT(pairs, 0);
+
+  // The launches' remembered answer (host::cached_resident_clusters) is the measured one, kept apart per
+  // kernel and launch shape: the same kernel asked for clusters of 1 and of 2 CTAs (different answers on
+  // an H200: 132 and 66) must get each its own, and the other B layout (same parameter type, another
+  // kernel) its own. Asked twice: the second round is answered from the cache.
+  void (*const kernel_kn)(const sm90::GemmParams<One>) = &sm90::gemm_kernel<One, bf16, true>;
+  void (*const kernel_nk)(const sm90::GemmParams<One>) = &sm90::gemm_kernel<One, bf16, false>;
+  int64_t one_kernel_in_pairs = 0;
+  ASSERT_TRUE(
+      bwgemm::host::resident_clusters(kernel_kn, One::kThreads, 2, One::kSmemBytes, &one_kernel_in_pairs)
+          .ok());
+  for (int round = 0; round < 2; ++round) {
+    int64_t single = 0, paired = 0, other_layout = 0;
+    ASSERT_TRUE(
+        bwgemm::host::cached_resident_clusters(kernel_kn, One::kThreads, 1, One::kSmemBytes, &single).ok());
+    ASSERT_TRUE(
+        bwgemm::host::cached_resident_clusters(kernel_kn, One::kThreads, 2, One::kSmemBytes, &paired).ok());
+    ASSERT_TRUE(
+        bwgemm::host::cached_resident_clusters(kernel_nk, One::kThreads, 1, One::kSmemBytes, &other_layout)
+            .ok());
+    EXPECT_EQ(single, one_cta) << "round " << round;
+    EXPECT_EQ(paired, one_kernel_in_pairs) << "round " << round;
+    EXPECT_EQ(other_layout, one_cta) << "round " << round;
+  }
+  EXPECT_NE(one_cta, one_kernel_in_pairs) << "the test needs two different answers to tell them apart";
 }
 
 // ---- bad inputs (host checks: run everywhere) -----------------------------------------------------------

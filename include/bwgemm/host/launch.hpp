@@ -6,8 +6,10 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "bwgemm/common.cuh"
 #include "bwgemm/host/status.hpp"
@@ -233,6 +235,46 @@ Status resident_clusters(void (*kernel)(const Params), uint32_t block_x, uint32_
 #endif
 }
 
+// resident_clusters, measured once per kernel, launch shape and device and then remembered: it depends on
+// nothing else, and a persistent launch needs it on every call (the query costs microseconds of host time,
+// comparable to a small GEMM). The emulator's answer follows emulated_launch_settings(), which tests change,
+// so it is never cached there.
+template <class Params>
+Status cached_resident_clusters(void (*kernel)(const Params), uint32_t block_x, uint32_t cluster_x,
+                                uint32_t smem_bytes, int64_t* clusters) {
+#if BWGEMM_EMULATION
+  return resident_clusters(kernel, block_x, cluster_x, smem_bytes, clusters);
+#else
+  struct Entry {
+    void (*kernel)(const Params);
+    int device;
+    uint32_t block_x, cluster_x, smem_bytes;
+    int64_t clusters;
+  };
+  static std::mutex mutex;
+  static std::vector<Entry> entries;
+  int device = 0;
+  if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) {
+    (void)cudaGetLastError();
+    return kernel_call_failure("cannot query the current device", err);
+  }
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    for (const Entry& e : entries) {
+      if (e.kernel == kernel && e.device == device && e.block_x == block_x && e.cluster_x == cluster_x &&
+          e.smem_bytes == smem_bytes) {
+        *clusters = e.clusters;
+        return Status::success();
+      }
+    }
+  }
+  if (Status s = resident_clusters(kernel, block_x, cluster_x, smem_bytes, clusters); !s.ok()) return s;
+  const std::lock_guard<std::mutex> lock(mutex);
+  entries.push_back({kernel, device, block_x, cluster_x, smem_bytes, *clusters});
+  return Status::success();
+#endif
+}
+
 // Launches a kernel whose Config walks `params.tiles` under Cfg::Scheduler: the grid is the scheduler's
 // cluster count (for a persistent scheduler, bounded by the clusters that fit on the device at once),
 // stored in params.num_clusters, in clusters of ClusterCtas CTAs (an sm_100a Config's CTA group, an sm_90a
@@ -241,7 +283,8 @@ template <class Cfg, int ClusterCtas, class Params>
 Status launch_tile_kernel(void (*kernel)(const Params), Params& params, cudaStream_t stream) {
   int64_t resident = 1;
   if constexpr (std::is_same_v<typename Cfg::Scheduler, sched::StaticPersistent>) {
-    if (Status s = resident_clusters(kernel, Cfg::kThreads, ClusterCtas, Cfg::kSmemBytes, &resident); !s.ok())
+    if (Status s = cached_resident_clusters(kernel, Cfg::kThreads, ClusterCtas, Cfg::kSmemBytes, &resident);
+        !s.ok())
       return s;
   }
   params.num_clusters = static_cast<int32_t>(Cfg::Scheduler::grid_clusters(params.tiles, resident));
