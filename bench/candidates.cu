@@ -70,7 +70,7 @@ void add_bwgemm_candidates(ImplementationTable& table) {
     return [&problem](int set, cudaStream_t stream) {
       const Nvfp4DualOperands& o = problem.operands(set);
       const DualShape& s = problem.shape();
-      bwgemm::DualGemmArguments<__half> args;
+      bwgemm::Nvfp4DualGemmArguments<__half> args;
       args.m = s.m, args.n = s.n, args.k = s.k;
       args.a = {o.a, o.a_scales};
       args.b1 = {o.b1, o.b1_scales};

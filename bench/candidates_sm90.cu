@@ -35,7 +35,7 @@ Implementation<GemmProblem<T>> sm90_gemm_candidate(const char* name, Run run) {
     return [&problem, run](int set, cudaStream_t stream) {
       const GemmOperands<T>& o = problem.operands(set);
       const GemmShape& s = problem.shape();
-      bwgemm::sm90::GemmArguments<T> args;
+      bwgemm::GemmArguments<T> args;
       args.m = s.m, args.n = s.n, args.k = s.k;
       args.a = o.a;
       args.b = o.b;
@@ -51,17 +51,17 @@ Implementation<GemmProblem<T>> sm90_gemm_candidate(const char* name, Run run) {
 template <class T>
 void add_gemm(std::vector<Implementation<GemmProblem<T>>>& group) {
   group.push_back(sm90_gemm_candidate<T>(
-      "bwgemm_sm90", [](const sm90::GemmArguments<T>& a, cudaStream_t s) { return sm90::gemm(a, s); }));
+      "bwgemm_sm90", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) { return sm90::gemm(a, s); }));
   group.push_back(
-      sm90_gemm_candidate<T>("bwgemm_sm90_1cta", [](const sm90::GemmArguments<T>& a, cudaStream_t s) {
+      sm90_gemm_candidate<T>("bwgemm_sm90_1cta", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) {
         return sm90::Gemm<sm90::GemmLarge<T>>::run(a, s);
       }));
   group.push_back(
-      sm90_gemm_candidate<T>("bwgemm_sm90_cluster2", [](const sm90::GemmArguments<T>& a, cudaStream_t s) {
+      sm90_gemm_candidate<T>("bwgemm_sm90_cluster2", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) {
         return sm90::Gemm<sm90::GemmLargeCluster2<T>>::run(a, s);
       }));
   group.push_back(
-      sm90_gemm_candidate<T>("bwgemm_sm90_regstore", [](const sm90::GemmArguments<T>& a, cudaStream_t s) {
+      sm90_gemm_candidate<T>("bwgemm_sm90_regstore", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) {
         return sm90::Gemm<typename sm90::GemmLarge<T>::template WithTmaStore<false>>::run(a, s);
       }));
 }
@@ -76,7 +76,7 @@ Implementation<DualBf16Problem> sm90_dual_candidate(const char* name, Run run) {
     return [&problem, run](int set, cudaStream_t stream) {
       const DualBf16Operands& o = problem.operands(set);
       const DualShape& s = problem.shape();
-      bwgemm::sm90::DualGemmArguments<__nv_bfloat16> args;
+      bwgemm::DualGemmArguments<__nv_bfloat16> args;
       args.m = s.m, args.n = s.n, args.k = s.k;
       args.a = o.a;
       args.b1 = o.b1;
@@ -92,12 +92,12 @@ Implementation<DualBf16Problem> sm90_dual_candidate(const char* name, Run run) {
 }  // namespace
 
 void add_bwgemm_sm90_candidates(ImplementationTable& table) {
-  using DualArgs = sm90::DualGemmArguments<__nv_bfloat16>;
+  using DualArgs = bwgemm::DualGemmArguments<__nv_bfloat16>;
   table.dual_bf16.push_back(sm90_dual_candidate(
       "bwgemm_sm90", [](const DualArgs& a, cudaStream_t s) { return sm90::dual_gemm(a, s); }));
   table.dual_bf16.push_back(sm90_dual_candidate("bwgemm_sm90_1cta", [](const DualArgs& a, cudaStream_t s) {
-    using Small = sm90::DualGemmSmallM<__nv_bfloat16, __nv_bfloat16>;
-    using Large = sm90::DualGemmLargeM<__nv_bfloat16, __nv_bfloat16>;
+    using Small = sm90::DualGemmSmallM<__nv_bfloat16>;
+    using Large = sm90::DualGemmLargeM<__nv_bfloat16>;
     return a.m * a.batch <= 256 ? sm90::DualGemm<Small>::run(a, s) : sm90::DualGemm<Large>::run(a, s);
   }));
   table.dual_bf16.push_back(
@@ -105,8 +105,8 @@ void add_bwgemm_sm90_candidates(ImplementationTable& table) {
                           [](const DualArgs& a, cudaStream_t s) { return sm90::dual_gemm_cluster2(a, s); }));
   table.dual_bf16.push_back(
       sm90_dual_candidate("bwgemm_sm90_regstore", [](const DualArgs& a, cudaStream_t s) {
-        using Small = sm90::DualGemmSmallM<__nv_bfloat16, __nv_bfloat16>::WithTmaStore<false>;
-        using Large = sm90::DualGemmLargeM<__nv_bfloat16, __nv_bfloat16>::WithTmaStore<false>;
+        using Small = sm90::DualGemmSmallM<__nv_bfloat16>::WithTmaStore<false>;
+        using Large = sm90::DualGemmLargeM<__nv_bfloat16>::WithTmaStore<false>;
         return a.m * a.batch <= 256 ? sm90::DualGemm<Small>::run(a, s) : sm90::DualGemm<Large>::run(a, s);
       }));
   add_gemm<__half>(table.gemm_fp16);

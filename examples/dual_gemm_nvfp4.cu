@@ -127,7 +127,7 @@ int run_nvfp4(int64_t m, int64_t n, int64_t k) {
     return 1;
 
   void* c = device_alloc(static_cast<size_t>(m * n) * sizeof(__half));
-  bwgemm::DualGemmArguments<__half> args;
+  bwgemm::Nvfp4DualGemmArguments<__half> args;
   args.m = m, args.n = n, args.k = k;
   args.a = {x.data, x.scales};
   args.b1 = {w1.data, w1.scales};
@@ -199,7 +199,7 @@ int run_bf16_on_hopper(int64_t m, int64_t n, int64_t k) {
   copy(dw1, w1.data(), w1.size() * sizeof(bf16), true);
   copy(dw2, w2.data(), w2.size() * sizeof(bf16), true);
 
-  bwgemm::DualGemm16BitArguments<bf16> args;
+  bwgemm::DualGemmArguments<bf16> args;
   args.m = m, args.n = n, args.k = k;
   args.a = static_cast<const bf16*>(dx);
   args.b1 = static_cast<const bf16*>(dw1);

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "bwgemm/common.cuh"
+#include "bwgemm/base/macros.hpp"
 
 #if !BWGEMM_EMULATION
 #include <cuda_runtime.h>

@@ -41,9 +41,9 @@ def resource_usage(cuobjdump, binary, arch):
                                text=True).stdout.splitlines()
     keyed = {}
     for mangled, pretty in zip(names, demangled):
-        m = re.search(r"\b(dual_gemm_kernel|gemm_kernel)<bwgemm::sm100::(?:Dual)?GemmConfig<(\d+), (\d+), (\d+), "
+        m = re.search(r"\b(nvfp4_dual_gemm_kernel|gemm_kernel)<bwgemm::sm100::(?:Nvfp4Dual)?GemmConfig<(\d+), (\d+), (\d+), "
                       r"bwgemm::sched::(\w+), bwgemm::epi::(\w+), (\w+)[,>]", pretty)
-        shipped_epilogue = {"dual_gemm_kernel": "SiluMul", "gemm_kernel": "LinearCombination"}
+        shipped_epilogue = {"nvfp4_dual_gemm_kernel": "SiluMul", "gemm_kernel": "LinearCombination"}
         if not m or m.group(6) != shipped_epilogue[m.group(1)]:
             continue  # test-only instantiations (other epilogues) are not shipped kernels
         key = (m.group(1), m.group(2), m.group(3), m.group(4), m.group(5), m.group(7))

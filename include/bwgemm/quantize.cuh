@@ -16,7 +16,7 @@
 
 #include "bwgemm/formats/nvfp4.cuh"
 #include "bwgemm/host/launch.hpp"
-#include "bwgemm/host/status.hpp"
+#include "bwgemm/base/status.hpp"
 #include "bwgemm/ptx/misc.cuh"
 
 namespace bwgemm {

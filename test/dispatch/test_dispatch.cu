@@ -189,7 +189,7 @@ void check_dual_gemm_16bit(int64_t m, int64_t n, int64_t k) {
     b2[static_cast<size_t>(j * k + j % k)] = ref::from_float<bf16>(j % 3 == 0 ? -1.0f : 1.0f);
   DeviceVector<bf16> da(a), db1(b1), db2(b2), dc(static_cast<size_t>(m * n));
 
-  bwgemm::DualGemm16BitArguments<bf16> args;
+  bwgemm::DualGemmArguments<bf16> args;
   args.m = m, args.n = n, args.k = k;
   args.a = da.get(), args.b1 = db1.get(), args.b2 = db2.get(), args.c = dc.get();
   const Status s = bwgemm::dual_gemm(args);
@@ -228,7 +228,7 @@ TEST(DispatchHopper, DualGemm16BitRunsTheSm90aKernels) {
 
 TEST(DispatchBlackwell, DualGemm16BitIsNotSupported) {
   REQUIRE_CC(100, "B200/GB200");
-  bwgemm::DualGemm16BitArguments<bf16> args;  // not looked at: no kernel for it on this device
+  bwgemm::DualGemmArguments<bf16> args;  // not looked at: no kernel for it on this device
   const Status s = bwgemm::dual_gemm(args);
   EXPECT_EQ(s.code(), StatusCode::kNotSupported) << s.to_string();
   EXPECT_NE(s.message().find("no sm_100a fp16/bf16 dual GEMM"), std::string::npos) << s.message();
@@ -251,7 +251,7 @@ TEST(DispatchHopper, Nvfp4IsNotSupported) {
   REQUIRE_CC(90, "H100/H200");
   const Nvfp4Ones a(128, 256), b(128, 256);
   DeviceVector<f16> c(128 * 128);
-  bwgemm::DualGemmArguments<f16> args;
+  bwgemm::Nvfp4DualGemmArguments<f16> args;
   args.m = 128, args.n = 128, args.k = 256;
   args.a = a.tensor(), args.b1 = b.tensor(), args.b2 = b.tensor(), args.c = c.get();
   const Status s = bwgemm::dual_gemm_nvfp4(args);
@@ -266,7 +266,7 @@ TEST(DispatchBlackwell, Nvfp4RunsTheSm100aKernels) {
   const int64_t m = 200, n = 128, k = 64;
   const Nvfp4Ones a(m, k), b(n, k);
   DeviceVector<f16> c(static_cast<size_t>(m * n));
-  bwgemm::DualGemmArguments<f16> args;
+  bwgemm::Nvfp4DualGemmArguments<f16> args;
   args.m = m, args.n = n, args.k = k;
   args.a = a.tensor(), args.b1 = b.tensor(), args.b2 = b.tensor(), args.c = c.get();
   const Status s = bwgemm::dual_gemm_nvfp4(args);
@@ -287,8 +287,8 @@ bwgemm::GemmArguments<bf16> plausible_gemm_args() {
   a.d = reinterpret_cast<bf16*>(uintptr_t{0x30000});
   return a;
 }
-bwgemm::DualGemmArguments<f16> plausible_nvfp4_args() {
-  bwgemm::DualGemmArguments<f16> a;
+bwgemm::Nvfp4DualGemmArguments<f16> plausible_nvfp4_args() {
+  bwgemm::Nvfp4DualGemmArguments<f16> a;
   a.m = a.n = 128, a.k = 256;
   const void* p = reinterpret_cast<const void*>(uintptr_t{0x10000});
   a.a = a.b1 = a.b2 = {p, p};
@@ -311,9 +311,9 @@ TEST(DispatchOtherDevices, EveryEntryPointNamesBothCapabilitiesAndTheDevice) {
   if (cc == 90 || cc == 100) GTEST_SKIP() << "this machine's GPU runs one of the backends";
   expect_names_both_backends(bwgemm::gemm(plausible_gemm_args()), "bwgemm::gemm");
   expect_names_both_backends(bwgemm::dual_gemm_nvfp4(plausible_nvfp4_args()), "bwgemm::dual_gemm_nvfp4");
-  expect_names_both_backends(bwgemm::dual_gemm(bwgemm::DualGemm16BitArguments<bf16>{}), "bwgemm::dual_gemm");
+  expect_names_both_backends(bwgemm::dual_gemm(bwgemm::DualGemmArguments<bf16>{}), "bwgemm::dual_gemm");
   // The explicit sm_100a Configs keep their own check.
-  const Status s = bwgemm::Gemm<bwgemm::GemmSmallM<bf16>>::run(plausible_gemm_args());
+  const Status s = bwgemm::sm100::Gemm<bwgemm::sm100::GemmSmallM<bf16>>::run(plausible_gemm_args());
   EXPECT_EQ(s.code(), StatusCode::kDeviceMismatch) << s.to_string();
   EXPECT_NE(s.message().find("compute capability 10.0"), std::string::npos) << s.message();
 }
@@ -335,7 +335,7 @@ TEST(DispatchArguments, CheckedBeforeTheDevice) {
 // Explicit sm_100a Configs stay sm_100a-only: refused on Hopper, with the capability they need.
 TEST(DispatchHopper, ExplicitSm100aConfigIsRefused) {
   REQUIRE_CC(90, "H100/H200");
-  const Status s = bwgemm::Gemm<bwgemm::GemmSmallM<bf16>>::run(plausible_gemm_args());
+  const Status s = bwgemm::sm100::Gemm<bwgemm::sm100::GemmSmallM<bf16>>::run(plausible_gemm_args());
   EXPECT_EQ(s.code(), StatusCode::kDeviceMismatch) << s.to_string();
   EXPECT_NE(s.message().find("runs sm_100a kernels, which need a GPU of compute capability 10.0"),
             std::string::npos)
@@ -366,7 +366,7 @@ TEST(DispatchHopperWithout90a, LaunchesComeBackWithTheRebuildHint) {
   EXPECT_NE(s.message().find("rebuild with it in CMAKE_CUDA_ARCHITECTURES"), std::string::npos)
       << s.message();
 
-  bwgemm::DualGemm16BitArguments<bf16> dual;
+  bwgemm::DualGemmArguments<bf16> dual;
   dual.m = dual.n = dual.k = 128;
   dual.a = a.get(), dual.b1 = b.get(), dual.b2 = b.get(), dual.c = d.get();
   s = bwgemm::dual_gemm(dual);

@@ -14,7 +14,9 @@ set(prefix ${WORK_DIR}/prefix)
 set(common_args -DCMAKE_CUDA_ARCHITECTURES=${CUDA_ARCHITECTURES} -DCMAKE_CUDA_COMPILER=${CUDA_COMPILER}
                 -DCMAKE_CXX_COMPILER=${CXX_COMPILER})
 
-# 1. Install into a temporary prefix.
+# 1. Install into a temporary prefix. The install includes the static library bwgemm::emu: build it first
+#    (a no-op when the tree is built) so that the test also runs after building only some targets.
+run_step("build bwgemm_emu" ${CMAKE_COMMAND} --build ${BWGEMM_BINARY_DIR} --target bwgemm_emu)
 run_step("install" ${CMAKE_COMMAND} --install ${BWGEMM_BINARY_DIR} --prefix ${prefix})
 foreach(f include/bwgemm/formats/nvfp4.cuh lib/cmake/bwgemm/bwgemmConfig.cmake
           lib/cmake/bwgemm/bwgemmConfigVersion.cmake lib/cmake/bwgemm/bwgemmTargets.cmake)
@@ -23,13 +25,18 @@ foreach(f include/bwgemm/formats/nvfp4.cuh lib/cmake/bwgemm/bwgemmConfig.cmake
   endif()
 endforeach()
 
-# 2. A consumer finds it, builds host and sm_100a device code against it, and runs the host part.
+# 2. A consumer finds it, builds host and sm_100a device code against it, and runs the host part; its
+#    emu_consumer links the installed static library bwgemm::emu and runs a kernel in the CPU emulator.
 run_step("configure consumer" ${CMAKE_COMMAND} -S ${TEST_DIR}/consumer -B ${WORK_DIR}/consumer
          -DCMAKE_PREFIX_PATH=${prefix} ${common_args})
 run_step("build consumer" ${CMAKE_COMMAND} --build ${WORK_DIR}/consumer)
 run_step("run consumer" ${WORK_DIR}/consumer/consumer)
 if(NOT step_output MATCHES "bwgemm 0\\.1\\.0: quantized 32 values, max error 0")
   message(FATAL_ERROR "unexpected consumer output: ${step_output}")
+endif()
+run_step("run emulator consumer" ${WORK_DIR}/consumer/emu_consumer)
+if(NOT step_output MATCHES "bwgemm emu: 128 threads ran, 0 wrong")
+  message(FATAL_ERROR "unexpected emulator consumer output: ${step_output}")
 endif()
 
 # 3. Asking for a version the package does not provide fails at configure time.

@@ -1,8 +1,8 @@
-// Host tests of the tcgen05 descriptor builders (include/bwgemm/ptx/descriptors.hpp): every field against
+// Host tests of the tcgen05 descriptor builders (include/bwgemm/isa/descriptors.hpp): every field against
 // the PTX ISA tables, and the constants of the seed kernels (shared/seeds/) reproduced bit for bit.
 // Compiled by the host C++ compiler with no CUDA headers.
-#include <bwgemm/ptx/descriptors.hpp>
-#include <bwgemm/ptx/types.hpp>
+#include <bwgemm/isa/descriptors.hpp>
+#include <bwgemm/isa/types.hpp>
 
 #include <cstdint>
 

@@ -3,7 +3,8 @@
 # targets (the benchmark builds in the background meanwhile), run the gtest suites, compute-sanitizer
 # (memcheck, racecheck, synccheck) on a small subset of each suite, then the benchmarks (bwgemm vs the
 # cuBLASLt baselines, same run). At most 6 log files go to $OUT (or ./sm90-logs).
-#   bash test/sm90/run_on_h200.sh [bench filter]       (BWGEMM_SM90_SKIP_SANITIZER=1 skips compute-sanitizer;
+#   bash test/sm90/run_on_h200.sh [bench filter]       (BWGEMM_SM90_SKIP_SANITIZER=1 skips compute-sanitizer,
+#                                                       BWGEMM_SM90_SKIP_BENCH=1 the benchmark;
 #                                                       BWGEMM_BENCH_ARGS adds bwgemm_bench flags, e.g.
 #                                                       "--benchmark_repetitions=5
 #                                                        --benchmark_enable_random_interleaving=true")
@@ -27,13 +28,17 @@ cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DBWGEMM_BUILD_TESTS=ON -DBWGE
   -DBWGEMM_BUILD_EXAMPLES=OFF >"$OUT/build.log" 2>&1 || { tail -20 "$OUT/build.log"; exit 1; }
 
 step "build bench (background) and tests"
-cmake --build "$BUILD" -j"$JOBS" --target bwgemm_bench >"$OUT/build_bench.log" 2>&1 &
-BENCH_BUILD=$!
+SKIP_BENCH=${BWGEMM_SM90_SKIP_BENCH:-0}
+if [ "$SKIP_BENCH" != 1 ]; then
+  cmake --build "$BUILD" -j"$JOBS" --target bwgemm_bench >"$OUT/build_bench.log" 2>&1 &
+  BENCH_BUILD=$!
+fi
 cmake --build "$BUILD" -j"$JOBS" --target sm90_wgmma_descriptor_test sm90_wgmma_compile test_dual_gemm_sm90 \
-  test_gemm_sm90 >>"$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -30; exit 1; }
+  test_gemm_sm90 test_arguments >>"$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -30; exit 1; }
 
 step gtest
 "$BUILD"/test/sm90/sm90_wgmma_descriptor_test --gtest_brief=1 2>&1 | tail -3
+"$BUILD"/test/arguments/test_arguments --gtest_brief=1 2>&1 | tail -3
 for suite in test_gemm_sm90 test_dual_gemm_sm90; do
   timeout 240 "$BUILD"/test/sm90/$suite 2>&1 | tee -a "$OUT/gtest.log" |
     grep -E "^\[  (FAILED|PASSED|SKIPPED) |OK \]|Failure|want|rc=" | head -40
@@ -42,8 +47,10 @@ done
 
 step compute-sanitizer
 if [ "${BWGEMM_SM90_SKIP_SANITIZER:-0}" = 1 ]; then echo "skipped (BWGEMM_SM90_SKIP_SANITIZER=1)"; else
-GEMM_SUBSET='Sm90GemmExact.OneTilePerCluster:Sm90GemmExact.EveryOutputTypeWithBeta:Sm90GemmExact.Bf16LargeClusterBothLayouts'
-DUAL_SUBSET='Sm90DualGemmExact.Bf16InFp16Out:Sm90DualGemmExact.OneTilePerCta:Sm90DualGemmExact.Bf16Cluster2Configs'
+# The contract suites' cluster, one-tile-per-cluster and register-store Configs on their tails and batches,
+# and every output type (test/contract; Config names as ConfigNames prints them).
+GEMM_SUBSET='Sm90/GemmContract/*.TailsInMNAndK:Sm90/GemmContract/*.BatchWithStridesPaddingAndBeta:Sm90/GemmOutputContract/*.ExactTierBothLayouts'
+DUAL_SUBSET='Sm90/DualGemmContract/*G2*.ExactTierBf16Inputs:Sm90/DualGemmContract/*OneTilePerCluster*.ExactTierBf16Inputs:Sm90/DualGemmContract/*_f16.ExactTierFp16Inputs:Sm90/DualGemmContract/*RegisterStore.ExactTierBf16Inputs'
 for tool in memcheck racecheck synccheck; do
   for pair in "test_gemm_sm90 $GEMM_SUBSET" "test_dual_gemm_sm90 $DUAL_SUBSET"; do
     set -- $pair
@@ -58,6 +65,7 @@ done
 rm -f "$OUT/sanitizer_one.log"
 fi
 
+[ "$SKIP_BENCH" = 1 ] && { step "done (bench skipped)"; exit 0; }
 step "wait for the bench build"
 wait $BENCH_BUILD || { grep -E "error" "$OUT/build_bench.log" | head -20; exit 1; }
 cat "$OUT/build_bench.log" >>"$OUT/build.log" && rm -f "$OUT/build_bench.log"

@@ -1,7 +1,7 @@
-// Host tests of the sm_90 wgmma shared-memory descriptor (include/bwgemm/ptx/descriptors_sm90.hpp): every
+// Host tests of the sm_90 wgmma shared-memory descriptor (include/bwgemm/isa/descriptors_sm90.hpp): every
 // field in its PTX ISA position, the round trip, the error messages, and published known-good constants
 // reproduced bit for bit. Compiled by the host C++ compiler with no CUDA headers.
-#include <bwgemm/ptx/descriptors_sm90.hpp>
+#include <bwgemm/isa/descriptors_sm90.hpp>
 
 #include <cstdint>
 

@@ -5,7 +5,8 @@
 #include <cstdint>
 #include <string>
 
-#include <bwgemm/ptx/types.hpp>
+#include <bwgemm/base/hardware.hpp>
+#include <bwgemm/isa/types.hpp>
 
 namespace bwgemm::emu {
 
@@ -13,8 +14,8 @@ namespace bwgemm::emu {
 // of the window is reserved for the system), the window does not start at 0, so a null address is never
 // valid, and 0x400 keeps 1024-byte (128B-swizzle atom) alignment of the dynamic buffer.
 inline constexpr uint32_t kSharedWindowBase = 0x400;
-// Opt-in maximum of dynamic shared memory per CTA on sm_100 (reference/nvfp4_dual_gemm.md: 232448 B).
-inline constexpr uint32_t kMaxDynamicSharedBytes = 232448;
+// Opt-in maximum of dynamic shared memory per CTA (base/hardware.hpp).
+inline constexpr uint32_t kMaxDynamicSharedBytes = ::bwgemm::hw::kMaxDynamicSmemBytes;
 // shared::cluster addresses carry the target CTA's rank in bits 24..27 (ptx/types.hpp).
 inline constexpr uint32_t kSharedOffsetMask = (1u << ptx::kClusterRankAddressShift) - 1;
 inline constexpr uint32_t kMaxClusterSize = 16;

@@ -3,14 +3,12 @@
 // One fiber per emulated GPU thread. A fiber runs until it calls switch_to_scheduler(); the scheduler
 // resumes it with resume(). A write into the guard page below a stack (a stack overflow) is caught by a
 // SIGSEGV handler on an alternate signal stack, which names the overflow and the configured stack size
-// before aborting, instead of a silent crash.
+// before aborting, instead of a silent crash. The bodies are in src/emu/fiber.cpp (the bwgemm::emu library).
 #pragma once
 
-#include <signal.h>
-#include <sys/mman.h>
 #include <ucontext.h>
-#include <unistd.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -23,66 +21,30 @@ namespace bwgemm::emu::detail {
 class Fiber;
 
 // The fiber whose stack is in use on this OS thread (null while the scheduler runs). Read by the SIGSEGV
-// handler to recognise guard-page hits.
-inline thread_local Fiber* g_running_fiber = nullptr;
+// handler to recognise guard-page hits. One instance per OS thread, defined in src/emu/fiber.cpp.
+extern thread_local Fiber* g_running_fiber;
 
-inline std::size_t page_bytes() {
-  static const std::size_t bytes = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-  return bytes;
-}
+std::size_t page_bytes();
 
 class Fiber {
  public:
   using Entry = void (*)(void*);
 
-  Fiber(std::size_t stack_bytes, Entry entry, void* arg) : entry_(entry), arg_(arg) {
-    const std::size_t page = page_bytes();
-    stack_bytes_ = (stack_bytes + page - 1) / page * page;
-    mapping_bytes_ = stack_bytes_ + page;
-    void* p = mmap(nullptr, mapping_bytes_, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) {
-      std::fprintf(stderr, "bwgemm emu: mmap of a %zu-byte fiber stack failed\n", mapping_bytes_);
-      std::abort();
-    }
-    mapping_ = static_cast<char*>(p);
-    mprotect(mapping_, page, PROT_NONE);  // guard page: stacks grow down into it
-    getcontext(&context_);
-    context_.uc_stack.ss_sp = mapping_ + page;
-    context_.uc_stack.ss_size = stack_bytes_;
-    context_.uc_link = nullptr;
-    const auto bits = reinterpret_cast<uintptr_t>(this);
-    makecontext(&context_, reinterpret_cast<void (*)()>(&Fiber::trampoline), 2,
-                static_cast<unsigned>(bits & 0xFFFFFFFFu), static_cast<unsigned>(bits >> 32));
-  }
+  Fiber(std::size_t stack_bytes, Entry entry, void* arg);
   Fiber(const Fiber&) = delete;
   Fiber& operator=(const Fiber&) = delete;
-  ~Fiber() { munmap(mapping_, mapping_bytes_); }
+  ~Fiber();
 
   // Runs the fiber until it switches back; `scheduler` receives the scheduler's context.
-  void resume(ucontext_t* scheduler) {
-    scheduler_ = scheduler;
-    g_running_fiber = this;
-    swapcontext(scheduler, &context_);
-    g_running_fiber = nullptr;
-  }
+  void resume(ucontext_t* scheduler);
   // Called on the fiber's own stack.
-  void switch_to_scheduler() { swapcontext(&context_, scheduler_); }
+  void switch_to_scheduler();
 
-  bool in_guard_page(const void* addr) const {
-    const char* a = static_cast<const char*>(addr);
-    return a >= mapping_ && a < mapping_ + page_bytes();
-  }
+  bool in_guard_page(const void* addr) const;
   std::size_t stack_bytes() const { return stack_bytes_; }
 
  private:
-  static void trampoline(unsigned lo, unsigned hi) {
-    auto* self = reinterpret_cast<Fiber*>(static_cast<uintptr_t>(lo) | (static_cast<uintptr_t>(hi) << 32));
-    self->entry_(self->arg_);
-    // The entry never returns: it ends with a final switch to the scheduler.
-    std::fprintf(stderr, "bwgemm emu: fiber entry returned\n");
-    std::abort();
-  }
+  static void trampoline(unsigned lo, unsigned hi);
 
   Entry entry_;
   void* arg_;
@@ -93,52 +55,8 @@ class Fiber {
   ucontext_t* scheduler_ = nullptr;
 };
 
-// SIGSEGV handler that reports fiber stack overflows; other faults go to the previous handler.
-inline struct sigaction g_previous_segv_action {};
-
-inline void on_segv(int sig, siginfo_t* info, void* uc) {
-  Fiber* f = g_running_fiber;
-  if (f != nullptr && info != nullptr && f->in_guard_page(info->si_addr)) {
-    char msg[256];
-    const int n =
-        std::snprintf(msg, sizeof msg,
-                      "bwgemm emu: stack overflow of an emulated GPU thread (fiber stack %zu bytes); "
-                      "raise LaunchConfig::stack_bytes\n",
-                      f->stack_bytes());
-    if (n > 0) (void)!write(2, msg, static_cast<std::size_t>(n));
-    std::abort();
-  }
-  if (g_previous_segv_action.sa_flags & SA_SIGINFO) {
-    if (g_previous_segv_action.sa_sigaction != nullptr) {
-      g_previous_segv_action.sa_sigaction(sig, info, uc);
-      return;
-    }
-  } else if (g_previous_segv_action.sa_handler != SIG_DFL && g_previous_segv_action.sa_handler != SIG_IGN) {
-    g_previous_segv_action.sa_handler(sig);
-    return;
-  }
-  signal(SIGSEGV, SIG_DFL);  // returning re-executes the faulting access under the default action
-}
-
-// Installs the handler once per process and an alternate signal stack once per OS thread.
-inline void install_stack_overflow_handler() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    struct sigaction sa {};
-    sa.sa_sigaction = &on_segv;
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGSEGV, &sa, &g_previous_segv_action);
-  });
-  thread_local bool has_altstack = false;
-  if (!has_altstack) {
-    static thread_local char altstack[64 * 1024];
-    stack_t ss{};
-    ss.ss_sp = altstack;
-    ss.ss_size = sizeof altstack;
-    sigaltstack(&ss, nullptr);
-    has_altstack = true;
-  }
-}
+// Installs the SIGSEGV handler that reports fiber stack overflows (other faults go to the previous handler)
+// once per process, and an alternate signal stack once per OS thread.
+void install_stack_overflow_handler();
 
 }  // namespace bwgemm::emu::detail

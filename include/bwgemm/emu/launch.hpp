@@ -9,6 +9,8 @@
 //
 // The arguments are copied once, like kernel parameters; every emulated thread calls the kernel with them.
 // Launches are synchronous: when launch() returns, every thread has exited (or the launch failed).
+// launch() is a template over the kernel and its arguments; the machine it runs is compiled in the
+// bwgemm::emu library (src/emu/machine.cpp).
 #pragma once
 
 #include <tuple>

@@ -2,6 +2,7 @@
 // (PTX ISA 9.7.3.21, 9.7.3.14). The emulator computes them with the host's correctly rounded exp2f and
 // division and applies the .ftz rule (subnormal inputs and results become zero of the same sign). The GPU's
 // approximations have up to 2^-22 relative error, so results may differ from hardware in the last bits.
+// The functions are in src/emu/math_ops.cpp.
 #pragma once
 
 #include <cmath>
@@ -10,16 +11,11 @@
 
 namespace bwgemm::emu {
 namespace detail {
-inline float flush_subnormal(float x) {
-  return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0f, x) : x;
-}
+// Subnormal inputs and results become zero of the same sign (.ftz).
+float flush_subnormal(float x);
 }  // namespace detail
 
-inline float ex2_approx(float x) {
-  return detail::flush_subnormal(std::exp2(detail::flush_subnormal(x)));
-}
-inline float rcp_approx(float x) {
-  return detail::flush_subnormal(1.0f / detail::flush_subnormal(x));
-}
+float ex2_approx(float x);
+float rcp_approx(float x);
 
 }  // namespace bwgemm::emu

@@ -5,7 +5,8 @@
 // byte is kSharedWindowBase (0x400); a CTA's own addresses (what cvta.to.shared and dynamic_smem_base()
 // give) carry its own rank, so they are valid shared::cluster addresses of that CTA, as on sm_90/sm_100
 // (seed 000 clears bit 24 to address the even CTA of its pair). Every access through the emulator is
-// bounds-checked against [kSharedWindowBase, kSharedWindowBase + dynamic_smem_bytes).
+// bounds-checked against [kSharedWindowBase, kSharedWindowBase + dynamic_smem_bytes). The resolvers are
+// in src/emu/shared_memory.cpp.
 #pragma once
 
 #include <cstdint>
@@ -26,83 +27,23 @@ inline uint32_t shared_address(const Cta& c, uint32_t offset) {
   return (c.rank << ptx::kClusterRankAddressShift) | offset;
 }
 
-inline std::string describe_shared(uint32_t addr) {
-  return format_hex(addr) + " (CTA rank " + std::to_string(addr >> ptx::kClusterRankAddressShift) +
-         ", offset " + format_hex(addr & kSharedOffsetMask) + ")";
-}
+std::string describe_shared(uint32_t addr);
 
 // Checks [offset, offset + bytes) of `c` and the alignment.
-inline void check_shared_range(Machine& m, const Cta& c, uint32_t addr, uint32_t offset, uint32_t bytes,
-                               uint32_t align, const char* what) {
-  if (offset < kSharedWindowBase || static_cast<uint64_t>(offset) + bytes > c.smem_end) {
-    m.fail(std::string(what) + ": shared-memory access of " + std::to_string(bytes) + " bytes at " +
-           describe_shared(addr) + " is outside the dynamic shared memory [" + format_hex(kSharedWindowBase) +
-           ", " + format_hex(c.smem_end) + ")");
-  }
-  if (align > 1 && offset % align != 0) {
-    m.fail(std::string(what) + ": shared address " + describe_shared(addr) + " is not " +
-           std::to_string(align) + "-byte aligned");
-  }
-}
+void check_shared_range(Machine& m, const Cta& c, uint32_t addr, uint32_t offset, uint32_t bytes,
+                        uint32_t align, const char* what);
 
 // A shared::cta address of the executing CTA.
-inline SharedLocation resolve_shared_cta(uint32_t addr, uint32_t bytes, uint32_t align, const char* what) {
-  Machine& m = machine();
-  Cta& c = m.cta();
-  const uint32_t rank = addr >> ptx::kClusterRankAddressShift;
-  if (rank != c.rank) {
-    m.fail(std::string(what) + ": shared::cta address " + describe_shared(addr) + " names cluster rank " +
-           std::to_string(rank) + ", but the executing CTA has rank " + std::to_string(c.rank) +
-           " (use a shared::cluster form for a peer CTA)");
-  }
-  const uint32_t offset = addr & kSharedOffsetMask;
-  check_shared_range(m, c, addr, offset, bytes, align, what);
-  return {&c, offset};
-}
+SharedLocation resolve_shared_cta(uint32_t addr, uint32_t bytes, uint32_t align, const char* what);
 
 // A shared::cluster address: any CTA of the executing thread's cluster (or of `cluster`).
-inline SharedLocation resolve_shared_cluster(Cluster& cl, uint32_t addr, uint32_t bytes, uint32_t align,
-                                             const char* what) {
-  Machine& m = machine();
-  const uint32_t rank = addr >> ptx::kClusterRankAddressShift;
-  if (rank >= cl.ctas.size()) {
-    m.fail(std::string(what) + ": shared::cluster address " + describe_shared(addr) + " names CTA rank " +
-           std::to_string(rank) + " of a cluster of " + std::to_string(cl.ctas.size()) + " CTA(s)");
-  }
-  Cta& c = *cl.ctas[rank];
-  const uint32_t offset = addr & kSharedOffsetMask;
-  check_shared_range(m, c, addr, offset, bytes, align, what);
-  return {&c, offset};
-}
-inline SharedLocation resolve_shared_cluster(uint32_t addr, uint32_t bytes, uint32_t align,
-                                             const char* what) {
-  return resolve_shared_cluster(*machine().cta().cluster, addr, bytes, align, what);
-}
+SharedLocation resolve_shared_cluster(Cluster& cl, uint32_t addr, uint32_t bytes, uint32_t align,
+                                      const char* what);
+SharedLocation resolve_shared_cluster(uint32_t addr, uint32_t bytes, uint32_t align, const char* what);
 
 // The shared-window address of a generic pointer into any CTA's shared memory of the executing cluster.
-inline uint32_t generic_to_shared(const void* ptr, const char* what) {
-  Machine& m = machine();
-  const auto* p = static_cast<const uint8_t*>(ptr);
-  Cta& own = m.cta();
-  auto inside = [p](const Cta& c) { return p >= c.smem && p < c.smem + c.smem_end; };
-  if (inside(own)) return shared_address(own, static_cast<uint32_t>(p - own.smem));
-  for (auto& c : own.cluster->ctas) {
-    if (inside(*c)) return shared_address(*c, static_cast<uint32_t>(p - c->smem));
-  }
-  m.fail(std::string(what) + ": generic pointer " + format_hex(reinterpret_cast<uintptr_t>(ptr)) +
-         " does not point into the shared memory of this cluster");
-}
+uint32_t generic_to_shared(const void* ptr, const char* what);
 
-inline void* shared_to_generic(uint32_t addr, const char* what) {
-  Machine& m = machine();
-  Cluster& cl = *m.cta().cluster;
-  const uint32_t rank = addr >> ptx::kClusterRankAddressShift;
-  const uint32_t offset = addr & kSharedOffsetMask;
-  if (rank >= cl.ctas.size() || offset > cl.ctas[rank]->smem_end) {
-    m.fail(std::string(what) + ": shared address " + describe_shared(addr) +
-           " is outside this cluster's shared memory");
-  }
-  return cl.ctas[rank]->smem + offset;
-}
+void* shared_to_generic(uint32_t addr, const char* what);
 
 }  // namespace bwgemm::emu::detail

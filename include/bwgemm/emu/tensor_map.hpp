@@ -11,7 +11,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include <bwgemm/host/status.hpp>
+#include <bwgemm/base/status.hpp>
 
 namespace bwgemm::emu {
 namespace detail {
@@ -42,11 +42,8 @@ struct TmaRecord {
 static_assert(sizeof(TmaRecord) <= sizeof(CUtensorMap), "the record must fit the CUtensorMap bytes");
 static_assert(std::is_trivially_copyable_v<TmaRecord>);
 
-// nullptr when `map` does not carry a record.
-inline bool read_tma_record(const CUtensorMap* map, TmaRecord* out) {
-  std::memcpy(out, map, sizeof(TmaRecord));
-  return out->magic == kTmaRecordMagic;
-}
+// False when `map` does not carry a record.
+bool read_tma_record(const CUtensorMap* map, TmaRecord* out);
 
 }  // namespace detail
 

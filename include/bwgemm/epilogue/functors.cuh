@@ -8,7 +8,7 @@
 
 #include <type_traits>
 
-#include "bwgemm/common.cuh"
+#include "bwgemm/base/macros.hpp"
 #include "bwgemm/ptx/math.cuh"
 
 namespace bwgemm::epi {

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "bwgemm/common.cuh"
+#include "bwgemm/base/macros.hpp"
 
 namespace bwgemm::epi {
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "bwgemm/common.cuh"
+#include "bwgemm/base/macros.hpp"
 
 namespace bwgemm {
 

@@ -19,7 +19,7 @@
 #include "bwgemm/formats/e4m3.cuh"
 #include "bwgemm/formats/fp16.cuh"
 #include "bwgemm/formats/scale_layout.cuh"
-#include "bwgemm/host/status.hpp"
+#include "bwgemm/base/status.hpp"
 
 namespace bwgemm {
 

@@ -12,7 +12,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "bwgemm/common.cuh"
+#include "bwgemm/base/int_math.hpp"
+#include "bwgemm/base/macros.hpp"
 
 namespace bwgemm {
 
@@ -21,13 +22,6 @@ inline constexpr int kScaleAtomRows = 128;  // rows per 512-byte atom
 inline constexpr int kScaleAtomCols = 4;    // scale columns (64 K elements) per atom
 inline constexpr int kScaleAtomBytes = kScaleAtomRows * kScaleAtomCols;  // 512
 inline constexpr int kScaleAtomRowGroup = 32;                            // rows per 16-byte line of an atom
-
-BWGEMM_HD constexpr int64_t ceil_div(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
-BWGEMM_HD constexpr int64_t round_up(int64_t a, int64_t b) {
-  return ceil_div(a, b) * b;
-}
 
 // Byte offset of scale (row, sf_col, batch) in a blocked buffer for a rows x sf_cols matrix.
 // The one function every producer and consumer of the layout calls.

@@ -11,8 +11,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "bwgemm/common.cuh"
-#include "bwgemm/host/status.hpp"
+#include "bwgemm/base/macros.hpp"
+#include "bwgemm/base/status.hpp"
 #include "bwgemm/scheduler/schedulers.cuh"
 
 #if BWGEMM_EMULATION
@@ -123,19 +123,6 @@ inline Status kernel_call_failure(const std::string& what, cudaError_t err) {
       "(90a for H100/H200, 100a for B200/GB200: -DCMAKE_CUDA_ARCHITECTURES=\"90a;100a\" builds both)");
 }
 #endif
-
-// TMA base addresses and the epilogue's vector loads and stores need 16-byte alignment.
-inline bool is_aligned16(const void* p) {
-  return reinterpret_cast<uintptr_t>(p) % 16 == 0;
-}
-
-// The rule for every operand pointer of a public entry point: not null, 16-byte aligned. `name` names the
-// operand in the message; `why_needed` is appended to the null message (" but the epilogue reads it ...").
-inline Status check_operand_pointer(const void* p, const char* name, const char* why_needed = "") {
-  if (p == nullptr) return Status::invalid_argument(std::string(name) + " is null" + why_needed);
-  if (!is_aligned16(p)) return Status::invalid_argument(std::string(name) + " must be 16-byte aligned");
-  return Status::success();
-}
 
 // Global memory the GPU can read and write (device, managed or mapped host memory)?
 inline Status require_device_pointer(const void* p, const char* name) {
@@ -277,10 +264,10 @@ Status cached_resident_clusters(void (*kernel)(const Params), uint32_t block_x, 
 
 // Launches a kernel whose Config walks `params.tiles` under Cfg::Scheduler: the grid is the scheduler's
 // cluster count (for a persistent scheduler, bounded by the clusters that fit on the device at once),
-// stored in params.num_clusters, in clusters of ClusterCtas CTAs (an sm_100a Config's CTA group, an sm_90a
-// Config's ClusterM).
-template <class Cfg, int ClusterCtas, class Params>
+// stored in params.num_clusters, in clusters of Cfg::kClusterCtas CTAs.
+template <class Cfg, class Params>
 Status launch_tile_kernel(void (*kernel)(const Params), Params& params, cudaStream_t stream) {
+  constexpr int ClusterCtas = Cfg::kClusterCtas;
   int64_t resident = 1;
   if constexpr (std::is_same_v<typename Cfg::Scheduler, sched::StaticPersistent>) {
     if (Status s = cached_resident_clusters(kernel, Cfg::kThreads, ClusterCtas, Cfg::kSmemBytes, &resident);

@@ -15,8 +15,8 @@
 
 #include <cuda.h>  // CUtensorMap and the CU_TENSOR_MAP_* enums
 
-#include <bwgemm/common.cuh>
-#include <bwgemm/host/status.hpp>
+#include <bwgemm/base/macros.hpp>
+#include <bwgemm/base/status.hpp>
 
 #if BWGEMM_EMULATION
 #include <bwgemm/emu/backend.hpp>

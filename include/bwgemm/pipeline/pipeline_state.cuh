@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "bwgemm/common.cuh"
+#include "bwgemm/base/macros.hpp"
 
 namespace bwgemm {
 

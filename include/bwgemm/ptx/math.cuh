@@ -4,7 +4,7 @@
 // flush to zero. Inline asm: cuda::ptx has no wrappers for these.
 #pragma once
 
-#include <bwgemm/common.cuh>
+#include <bwgemm/base/macros.hpp>
 
 #if BWGEMM_EMULATION
 #include <bwgemm/emu/backend.hpp>

@@ -5,8 +5,9 @@
 
 #include <cstdint>
 
-#include <bwgemm/common.cuh>
-#include <bwgemm/ptx/types.hpp>
+#include <bwgemm/base/hardware.hpp>
+#include <bwgemm/base/macros.hpp>
+#include <bwgemm/isa/types.hpp>
 
 #if BWGEMM_EMULATION
 #include <bwgemm/emu/backend.hpp>
@@ -16,7 +17,6 @@
 
 namespace bwgemm::ptx {
 
-inline constexpr uint32_t kWarpSize = 32;
 inline constexpr uint32_t kFullWarpMask = 0xFFFFFFFFu;
 
 // PTX ISA 9.7.13 elect.sync: true in exactly one active thread of `member_mask` (the same one in every
@@ -87,7 +87,7 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE uint32_t warp_idx() {
 #if BWGEMM_EMULATION
   return ::bwgemm::emu::warp_idx();
 #else
-  return __shfl_sync(kFullWarpMask, threadIdx.x / kWarpSize, 0);
+  return __shfl_sync(kFullWarpMask, threadIdx.x / ::bwgemm::hw::kWarpSize, 0);
 #endif
 }
 

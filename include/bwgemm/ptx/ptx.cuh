@@ -3,10 +3,10 @@
 
 #include <bwgemm/ptx/clc.cuh>
 #include <bwgemm/ptx/cluster.cuh>
-#include <bwgemm/ptx/descriptors.hpp>
+#include <bwgemm/isa/descriptors.hpp>
 #include <bwgemm/ptx/math.cuh>
 #include <bwgemm/ptx/mbarrier.cuh>
 #include <bwgemm/ptx/misc.cuh>
 #include <bwgemm/ptx/tcgen05.cuh>
 #include <bwgemm/ptx/tma.cuh>
-#include <bwgemm/ptx/types.hpp>
+#include <bwgemm/isa/types.hpp>

@@ -12,8 +12,8 @@
 
 #include <cstdint>
 
-#include <bwgemm/common.cuh>
-#include <bwgemm/ptx/types.hpp>
+#include <bwgemm/base/macros.hpp>
+#include <bwgemm/isa/types.hpp>
 
 #if BWGEMM_EMULATION
 #include <bwgemm/emu/backend.hpp>

@@ -14,8 +14,8 @@
 
 #include <cuda.h>  // CUtensorMap
 
-#include <bwgemm/common.cuh>
-#include <bwgemm/ptx/types.hpp>
+#include <bwgemm/base/macros.hpp>
+#include <bwgemm/isa/types.hpp>
 
 #if BWGEMM_EMULATION
 #include <bwgemm/emu/backend.hpp>

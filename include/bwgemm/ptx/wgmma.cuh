@@ -25,8 +25,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include <bwgemm/common.cuh>
-#include <bwgemm/ptx/descriptors_sm90.hpp>  // kWgmmaSupportedN
+#include <bwgemm/base/macros.hpp>
+#include <bwgemm/isa/descriptors_sm90.hpp>  // kWgmmaSupportedN
 
 #if BWGEMM_EMULATION
 #error "bwgemm/ptx/wgmma.cuh: the sm_90a wrappers have no CPU emulation (the emulator models sm_100a)"

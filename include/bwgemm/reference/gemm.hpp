@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "bwgemm/formats/nvfp4.cuh"
-#include "bwgemm/layout.hpp"
+#include "bwgemm/base/layout.hpp"
 #include "bwgemm/reference/parallel.hpp"
 
 namespace bwgemm::ref {
 
-using ::bwgemm::BLayout;  // bwgemm/layout.hpp
+using ::bwgemm::BLayout;  // bwgemm/base/layout.hpp
 
 inline float to_float(float x) {
   return x;

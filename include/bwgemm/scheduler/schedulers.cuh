@@ -8,13 +8,13 @@
 // - ClcWorkStealing: one cluster per tile like OneTilePerCluster, but a running cluster, after its own
 //   tile, cancels a cluster that has not started yet (clusterlaunchcontrol.try_cancel, PTX ISA 9.7.17)
 //   and computes that cluster's tile instead; the hardware balances the work (seed 004). The device
-//   half of that protocol is in scheduler/clc_pipeline.cuh; the mapping from a cancelled cluster's
-//   first CTA to its tile is here.
+//   half of that protocol (the response ring, the scheduler warp) is in kernels/sm100/common.cuh
+//   (TileStream, run_clc_scheduler); the mapping from a cancelled cluster's first CTA to its tile is here.
 #pragma once
 
 #include <cstdint>
 
-#include "bwgemm/common.cuh"
+#include "bwgemm/base/macros.hpp"
 #include "bwgemm/scheduler/tile_order.cuh"
 
 namespace bwgemm::sched {

@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "bwgemm/common.cuh"
+#include "bwgemm/base/macros.hpp"
 
 namespace bwgemm::sched {
 

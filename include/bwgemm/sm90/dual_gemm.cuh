@@ -2,16 +2,17 @@
 //
 //   C[m, n, l] = silu(alpha1 · sum_k A[m,k,l] B1[n,k,l]) · (alpha2 · sum_k A[m,k,l] B2[n,k,l])
 //
+// The arguments are bwgemm::DualGemmArguments (arguments/dual_gemm.hpp), the same for every backend:
 // A: M x K row-major (row stride lda), B1, B2: N x K row-major (the nn.Linear weight layout, row stride
 // ldb), C: M x N row-major (row stride ldc); batches packed (batch strides M·lda, N·ldb, M·ldc). Inputs
 // fp16 or bf16 (both the same type), C fp16 or bf16, fp32 accumulation.
 //
-//   bwgemm::sm90::DualGemmArguments<__nv_bfloat16> args;
+//   bwgemm::DualGemmArguments<__nv_bfloat16> args;
 //   args.m = 512; args.n = 4096; args.k = 7168;
 //   args.a = a; args.b1 = w_gate; args.b2 = w_up; args.c = c;
 //   bwgemm::Status s = bwgemm::sm90::dual_gemm(args, stream);        // picks a kernel from the shape
 //   // or an explicit kernel:
-//   using Cfg = bwgemm::sm90::DualGemmConfig<128, 4, bwgemm::sched::StaticPersistent>;
+//   using Cfg = bwgemm::sm90::DualGemmConfig<128, 4, 1, bwgemm::sched::StaticPersistent>;
 //   s = bwgemm::sm90::DualGemm<Cfg>::run(args, stream);
 //
 // Shapes: any M, N, K >= 1 (tiles past the edges read zeros through TMA, stores are masked); lda, ldb
@@ -31,76 +32,40 @@
 #include <string>
 #include <type_traits>
 
+#include "bwgemm/arguments/dual_gemm.hpp"
+#include "bwgemm/base/int_math.hpp"
+#include "bwgemm/base/status.hpp"
 #include "bwgemm/epilogue/functors.cuh"
-#include "bwgemm/formats/scale_layout.cuh"  // ceil_div
 #include "bwgemm/host/launch.hpp"
-#include "bwgemm/host/status.hpp"
-#include "bwgemm/host/tensor_map.hpp"
+#include "bwgemm/host/operand_maps.hpp"
 #include "bwgemm/kernels/sm90/dual_gemm_config.cuh"
 #include "bwgemm/kernels/sm90/dual_gemm_kernel.cuh"
-#include "bwgemm/sm90/gemm.cuh"  // detail::gemm_operand_map, detail::gemm_output_map
+#include "bwgemm/sm90/gemm.cuh"  // detail::operand_map
 
 namespace bwgemm::sm90 {
 
-template <class In = __nv_bfloat16, class Out = In, class Epilogue = epi::SiluMul>
-struct DualGemmArguments {
-  int64_t m = 0, n = 0, k = 0, batch = 1;
-  const In* a = nullptr;               // M x K, row stride lda
-  const In* b1 = nullptr;              // N x K, row stride ldb: the gate projection
-  const In* b2 = nullptr;              // N x K, row stride ldb: the up projection
-  Out* c = nullptr;                    // M x N, row stride ldc
-  int64_t lda = 0, ldb = 0, ldc = 0;   // 0 means K, K and N
-  float alpha1 = 1.0f, alpha2 = 1.0f;  // scales of A·B1ᵀ and A·B2ᵀ, applied before the epilogue
-  Epilogue epilogue{};                 // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
-};
-
 template <class Cfg>
 struct DualGemm {
-  using In = typename Cfg::In;
   using Out = typename Cfg::Out;
-  using Arguments = DualGemmArguments<In, Out, typename Cfg::Epilogue>;
+  using Epilogue = typename Cfg::Epilogue;
+  template <class In>
+  using Arguments = DualGemmArguments<In, Out, Epilogue>;
   using Params = DualGemmParams<Cfg>;
 
-  // Host-side checks only (no device access): shapes, pointers, alignment, strides.
-  static Status can_implement(const Arguments& a) {
-    const auto str = [](int64_t v) { return std::to_string(v); };
-    if (a.m < 1) return Status::invalid_argument("M must be >= 1 (got " + str(a.m) + ")");
-    if (a.n < 1) return Status::invalid_argument("N must be >= 1 (got " + str(a.n) + ")");
-    if (a.k < 1) return Status::invalid_argument("K must be >= 1 (got " + str(a.k) + ")");
-    if (a.batch < 1) return Status::invalid_argument("batch must be >= 1 (got " + str(a.batch) + ")");
-    if (a.m > ::bwgemm::detail::kMaxGemmExtent || a.n > ::bwgemm::detail::kMaxGemmExtent ||
-        a.k > ::bwgemm::detail::kMaxGemmExtent || a.batch > 65535)
-      return Status::invalid_argument("M, N, K must be < 2^31 and batch <= 65535");
-    const int64_t lda = a.lda == 0 ? a.k : a.lda;
-    const int64_t ldb = a.ldb == 0 ? a.k : a.ldb;
-    const int64_t ldc = a.ldc == 0 ? a.n : a.ldc;
-    if (lda < a.k || lda % 8 != 0)
-      return Status::invalid_argument("lda must be >= K and a multiple of 8 (16-byte rows for TMA) (got " +
-                                      str(lda) + ", K = " + str(a.k) + ")");
-    if (ldb < a.k || ldb % 8 != 0)
-      return Status::invalid_argument("ldb must be >= K and a multiple of 8 (16-byte rows for TMA) (got " +
-                                      str(ldb) + ", K = " + str(a.k) + ")");
-    if (ldc < a.n || ldc % 8 != 0)
-      return Status::invalid_argument("ldc must be >= N and a multiple of 8 (16-byte rows) (got " + str(ldc) +
-                                      ", N = " + str(a.n) + ")");
-    const struct {
-      const void* p;
-      const char* name;
-    } ptrs[] = {{a.a, "A"}, {a.b1, "B1"}, {a.b2, "B2"}, {a.c, "C"}};
-    for (const auto& q : ptrs) {
-      if (Status s = host::check_operand_pointer(q.p, q.name); !s.ok()) return s;
-    }
-    if (!std::isfinite(a.alpha1) || !std::isfinite(a.alpha2))
-      return Status::invalid_argument("alpha1 and alpha2 must be finite");
-    const sched::TileGrid tiles = tile_grid(a);
+  // Host-side checks only (no device access): the operation's rules, then this Config's tile count.
+  template <class In>
+  static Status can_implement(const DualGemmArguments<In, Out, Epilogue>& a) {
+    if (Status s = validate(a); !s.ok()) return s;
+    const sched::TileGrid tiles = tile_grid(a.m, a.n, a.batch);
     return ::bwgemm::detail::validate_tile_count(tiles.tiles_m, tiles.tiles_n, tiles.batch);
   }
 
-  static sched::TileGrid tile_grid(const Arguments& a) {
-    return sched::grouped_tile_grid(a.m, Cfg::kClusterBlockM, a.n, Cfg::kBlockN, a.batch);
+  static sched::TileGrid tile_grid(int64_t m, int64_t n, int64_t batch) {
+    return sched::grouped_tile_grid(m, Cfg::kClusterBlockM, n, Cfg::kBlockN, batch);
   }
 
-  static Status run(const Arguments& a, cudaStream_t stream = nullptr) {
+  template <class In>
+  static Status run(const DualGemmArguments<In, Out, Epilogue>& a, cudaStream_t stream = nullptr) {
     if (Status s = can_implement(a); !s.ok()) return s;
     if (Status s = host::require_compute_capability_90("bwgemm::sm90::DualGemm"); !s.ok()) return s;
     const void* const operands[] = {a.a, a.b1, a.b2, a.c};
@@ -112,16 +77,16 @@ struct DualGemm {
     const int64_t ldb = a.ldb == 0 ? a.k : a.ldb;
 
     Params p;
-    if (Status s = detail::gemm_operand_map(a.a, a.k, a.m, a.batch, lda, a.m * lda, ptx::kSw128Elements16,
-                                            Cfg::kBlockM, &p.tmap_a);
+    if (Status s = detail::operand_map(a.a, a.k, a.m, a.batch, lda, a.m * lda, ptx::kSw128Elements16,
+                                       Cfg::kBlockM, &p.tmap_a);
         !s.ok())
       return s;
-    if (Status s = detail::gemm_operand_map(a.b1, a.k, a.n, a.batch, ldb, a.n * ldb, ptx::kSw128Elements16,
-                                            Cfg::kBRowsPerCta, &p.tmap_b1);
+    if (Status s = detail::operand_map(a.b1, a.k, a.n, a.batch, ldb, a.n * ldb, ptx::kSw128Elements16,
+                                       Cfg::kBRowsPerCta, &p.tmap_b1);
         !s.ok())
       return s;
-    if (Status s = detail::gemm_operand_map(a.b2, a.k, a.n, a.batch, ldb, a.n * ldb, ptx::kSw128Elements16,
-                                            Cfg::kBRowsPerCta, &p.tmap_b2);
+    if (Status s = detail::operand_map(a.b2, a.k, a.n, a.batch, ldb, a.n * ldb, ptx::kSw128Elements16,
+                                       Cfg::kBRowsPerCta, &p.tmap_b2);
         !s.ok())
       return s;
     p.c = a.c;
@@ -130,20 +95,21 @@ struct DualGemm {
     // (N % 8 == 0); otherwise the kernel stores from registers.
     p.tma_store = Cfg::kTmaStore && a.n % 8 == 0 && p.ldc * static_cast<int64_t>(sizeof(Out)) % 16 == 0;
     if (p.tma_store) {
-      if (Status s = detail::gemm_output_map(a.c, a.n, a.m, a.batch, p.ldc, a.m * p.ldc,
-                                             Cfg::EpiBuffers::kBoxColumns, Cfg::kWarpgroupM, &p.tmap_c);
+      if (Status s =
+              ::bwgemm::detail::gemm_output_map(a.c, a.n, a.m, a.batch, p.ldc, a.m * p.ldc,
+                                                Cfg::EpiBuffers::kBoxColumns, Cfg::kWarpgroupM, &p.tmap_c);
           !s.ok())
         return s;
     }
     p.m = static_cast<int32_t>(a.m);
     p.n = static_cast<int32_t>(a.n);
     p.k = static_cast<int32_t>(a.k);
-    p.tiles = tile_grid(a);
+    p.tiles = tile_grid(a.m, a.n, a.batch);
     p.alpha1 = a.alpha1;
     p.alpha2 = a.alpha2;
     p.epilogue = a.epilogue;
 
-    return host::launch_tile_kernel<Cfg, Cfg::kClusterM>(&dual_gemm_kernel<Cfg>, p, stream);
+    return host::launch_tile_kernel<Cfg>(&dual_gemm_kernel<Cfg, In>, p, stream);
   }
 };
 
@@ -153,15 +119,15 @@ struct DualGemm {
 //                    GEMM tile), the widest tile the registers allow; in clusters of two CTAs along M that
 //                    share B1/B2 through TMA multicast when the shape has enough tiles for every pair
 //                    (prefer_cluster_pair)
-template <class In, class Out>
-using DualGemmSmallM = DualGemmConfig<64, 6, sched::StaticPersistent, In, Out, epi::SiluMul>;
-template <class In, class Out>
-using DualGemmLargeM = DualGemmConfig<128, 4, sched::StaticPersistent, In, Out, epi::SiluMul>;
-template <class In, class Out>
-using DualGemmLargeMCluster2 = DualGemmConfig<128, 4, sched::StaticPersistent, In, Out, epi::SiluMul, 2>;
+template <class Out>
+using DualGemmSmallM = DualGemmConfig<64, 6, 1, sched::StaticPersistent, epi::SiluMul, Out>;
+template <class Out>
+using DualGemmLargeM = DualGemmConfig<128, 4, 1, sched::StaticPersistent, epi::SiluMul, Out>;
+template <class Out>
+using DualGemmLargeMCluster2 = DualGemmConfig<128, 4, 2, sched::StaticPersistent, epi::SiluMul, Out>;
 // BlockN 64 in pairs: tested and benchmarked (dual_gemm_cluster2), never the default's choice.
-template <class In, class Out>
-using DualGemmSmallMCluster2 = DualGemmConfig<64, 6, sched::StaticPersistent, In, Out, epi::SiluMul, 2>;
+template <class Out>
+using DualGemmSmallMCluster2 = DualGemmConfig<64, 6, 2, sched::StaticPersistent, epi::SiluMul, Out>;
 
 enum class DualGemmChoice { kSmallM, kLargeM, kLargeMCluster2 };
 
@@ -177,11 +143,11 @@ template <class In, class Out>
 Status dual_gemm(const DualGemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
   switch (dual_gemm_choice(args.m, args.n, args.batch)) {
     case DualGemmChoice::kSmallM:
-      return DualGemm<DualGemmSmallM<In, Out>>::run(args, stream);
+      return DualGemm<DualGemmSmallM<Out>>::run(args, stream);
     case DualGemmChoice::kLargeMCluster2:
-      return DualGemm<DualGemmLargeMCluster2<In, Out>>::run(args, stream);
+      return DualGemm<DualGemmLargeMCluster2<Out>>::run(args, stream);
     default:
-      return DualGemm<DualGemmLargeM<In, Out>>::run(args, stream);
+      return DualGemm<DualGemmLargeM<Out>>::run(args, stream);
   }
 }
 
@@ -189,8 +155,8 @@ Status dual_gemm(const DualGemmArguments<In, Out>& args, cudaStream_t stream = n
 // dual_bf16/bwgemm_sm90_cluster2).
 template <class In, class Out>
 Status dual_gemm_cluster2(const DualGemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
-  if (args.m * args.batch <= 256) return DualGemm<DualGemmSmallMCluster2<In, Out>>::run(args, stream);
-  return DualGemm<DualGemmLargeMCluster2<In, Out>>::run(args, stream);
+  if (args.m * args.batch <= 256) return DualGemm<DualGemmSmallMCluster2<Out>>::run(args, stream);
+  return DualGemm<DualGemmLargeMCluster2<Out>>::run(args, stream);
 }
 
 }  // namespace bwgemm::sm90

@@ -4,10 +4,10 @@
 #include <cstdio>
 #include <type_traits>
 
-#include "bwgemm/dual_gemm.cuh"
-#include "bwgemm/gemm.cuh"
-#include "bwgemm/kernels/sm100/dual_gemm_configs.cuh"
 #include "bwgemm/kernels/sm100/gemm_configs.cuh"
+#include "bwgemm/kernels/sm100/nvfp4_dual_gemm_configs.cuh"
+#include "bwgemm/sm100/gemm.cuh"
+#include "bwgemm/sm100/nvfp4_dual_gemm.cuh"
 
 namespace {
 
@@ -23,7 +23,7 @@ struct IsGemmConfig : std::false_type {};
 template <int N, int S, int G, class Sc, class E, class O>
 struct IsGemmConfig<bwgemm::sm100::GemmConfig<N, S, G, Sc, E, O>> : std::true_type {};
 
-// The key (kernel|BlockN|Stages template argument|CtaGroup|scheduler|out) matches the kernel's demangled
+// The key (kernel|BlockN|Stages template argument|ClusterCtas|scheduler|out) matches the kernel's demangled
 // name; the fields after it are the derived constants (stages: the resolved count when Stages is 0).
 template <class Cfg>
 void instantiate_and_describe() {
@@ -32,15 +32,15 @@ void instantiate_and_describe() {
     volatile auto kernel = &bwgemm::sm100::gemm_kernel<Cfg>;
     (void)kernel;
   } else {
-    volatile auto kernel = &bwgemm::sm100::dual_gemm_kernel<Cfg>;
+    volatile auto kernel = &bwgemm::sm100::nvfp4_dual_gemm_kernel<Cfg>;
     (void)kernel;
   }
   int stages_argument = Cfg::kStages;
   if constexpr (IsGemmConfig<Cfg>::value) stages_argument = Cfg::kStagesRequested;
   std::printf("%s|%d|%d|%d|%s|%s|stages=%d|threads=%d|smem=%d|tmem=%d|acc_stages=%d\n",
-              IsGemmConfig<Cfg>::value ? "gemm_kernel" : "dual_gemm_kernel", Cfg::kBlockN, stages_argument,
-              Cfg::kCtaGroup, Cfg::Scheduler::kName, out_name<typename Cfg::Out>(), Cfg::kStages,
-              Cfg::kThreads, Cfg::kSmemBytes, Cfg::kTmemColumns, Cfg::kAccStages);
+              IsGemmConfig<Cfg>::value ? "gemm_kernel" : "nvfp4_dual_gemm_kernel", Cfg::kBlockN,
+              stages_argument, Cfg::kClusterCtas, Cfg::Scheduler::kName, out_name<typename Cfg::Out>(),
+              Cfg::kStages, Cfg::kThreads, Cfg::kSmemBytes, Cfg::kTmemColumns, Cfg::kAccStages);
 }
 
 template <class... Cs>
@@ -51,7 +51,7 @@ void describe_all(bwgemm::sm100::ConfigList<Cs...>) {
 }  // namespace
 
 int main() {
-  describe_all(bwgemm::sm100::ShippedDualGemmConfigs{});
+  describe_all(bwgemm::sm100::ShippedNvfp4DualGemmConfigs{});
   describe_all(bwgemm::sm100::ShippedGemmConfigs{});
   describe_all(bwgemm::sm100::ShippedGemmOutputVariants{});
   return 0;

@@ -6,32 +6,32 @@
 
 #include <cstdint>
 
-#include "bwgemm/common.cuh"
+#include "bwgemm/base/hardware.hpp"
+#include "bwgemm/base/int_math.hpp"
+#include "bwgemm/base/macros.hpp"
 #include "bwgemm/pipeline/pipeline_state.cuh"
 #include "bwgemm/ptx/ptx.cuh"
 #include "bwgemm/scheduler/schedulers.cuh"
 
 namespace bwgemm::sm100 {
 
-// Hardware facts of B200 / sm_100a (shared/reference/nvfp4_dual_gemm.md, "Hardware facts").
-inline constexpr int kWarpSize = 32;
-inline constexpr int kTmemLanes = 128;  // tensor memory: 128 lanes x 512 columns x 32 bit
-inline constexpr int kTmemMaxColumns = 512;
-inline constexpr int kTmemMinAllocColumns = 32;      // tcgen05.alloc: a power of two >= 32 columns
-inline constexpr int kMaxDynamicSmemBytes = 232448;  // 227 KB opt-in shared memory per block
-inline constexpr int kSmemAlignment = 1024;          // 128B-swizzle atoms (8 rows x 128 B) must be aligned
-inline constexpr int kClcStages = 2;                 // CLC responses in flight (seed 004)
-inline constexpr int kClcResponseBytes = 16;         // clusterlaunchcontrol.try_cancel writes a .b128
+// Hardware facts (base/hardware.hpp defines each once).
+using hw::kMaxDynamicSmemBytes;
+using hw::kSmemAlignment;
+using hw::kTmemLanes;
+using hw::kTmemLaneShift;
+using hw::kTmemLanesPerWarp;
+using hw::kTmemMaxColumns;
+using hw::kTmemMinAllocColumns;
+using hw::kWarpSize;
+inline constexpr int kClcStages = 2;  // CLC responses in flight (seed 004)
+inline constexpr int kClcResponseBytes = static_cast<int>(ptx::kClcResponseBytes);  // a .b128 response
 
 // Smallest legal tcgen05.alloc column count holding `used` columns.
 BWGEMM_HD constexpr int tmem_alloc_columns(int used) {
   int cols = kTmemMinAllocColumns;
   while (cols < used) cols *= 2;
   return cols;
-}
-
-BWGEMM_HD constexpr uint32_t round_up_u32(uint32_t x, uint32_t a) {
-  return (x + a - 1) / a * a;
 }
 
 // A list of kernel Configs (the shipped kernels of a family: tests, compile report).
@@ -144,12 +144,12 @@ struct KernelBarriers {
   // One thread per CTA.
   BWGEMM_DEVICE void init() const {
     for (uint32_t s = 0; s < Cfg::kStages; ++s) {
-      ptx::mbarrier_init(full[s], Cfg::kProducerWarps * Cfg::kCtaGroup);
+      ptx::mbarrier_init(full[s], Cfg::kProducerWarps * Cfg::kClusterCtas);
       ptx::mbarrier_init(empty[s], 1);
     }
     for (uint32_t a = 0; a < Cfg::kAccStages; ++a) {
       ptx::mbarrier_init(acc_full[a], 1);
-      ptx::mbarrier_init(acc_empty[a], Cfg::kEpilogueWarps * Cfg::kCtaGroup);
+      ptx::mbarrier_init(acc_empty[a], Cfg::kEpilogueWarps * Cfg::kClusterCtas);
     }
     for (uint32_t i = 0; i < kClcStages; ++i) {
       ptx::mbarrier_init(clc.full_at(i), 1);
@@ -166,11 +166,11 @@ template <class Cfg>
 BWGEMM_DEVICE uint32_t start_kernel(uint32_t warp, const KernelBarriers<Cfg>& bars) {
   if (warp == Cfg::kSchedulerWarp && ptx::elect_one_sync()) bars.init();
   if (warp == Cfg::kMmaWarp) {
-    ptx::tcgen05_alloc<Cfg::kCtaGroup>(bars.tmem_base_slot, Cfg::kTmemColumns);
-    ptx::tcgen05_relinquish_alloc_permit<Cfg::kCtaGroup>();
+    ptx::tcgen05_alloc<Cfg::kClusterCtas>(bars.tmem_base_slot, Cfg::kTmemColumns);
+    ptx::tcgen05_relinquish_alloc_permit<Cfg::kClusterCtas>();
   }
   ptx::tcgen05_fence_before_thread_sync();
-  cta_group_sync<Cfg::kCtaGroup>();  // barriers and tensor memory of both CTAs are ready
+  cta_group_sync<Cfg::kClusterCtas>();  // barriers and tensor memory of both CTAs are ready
   ptx::tcgen05_fence_after_thread_sync();
   return *static_cast<volatile uint32_t*>(ptx::shared_address_to_pointer(bars.tmem_base_slot));
 }
@@ -180,10 +180,10 @@ BWGEMM_DEVICE uint32_t start_kernel(uint32_t warp, const KernelBarriers<Cfg>& ba
 template <class Cfg>
 BWGEMM_DEVICE void finish_kernel(uint32_t warp, uint32_t tmem) {
   ptx::tcgen05_fence_before_thread_sync();
-  cta_group_sync<Cfg::kCtaGroup>();
+  cta_group_sync<Cfg::kClusterCtas>();
   if (warp == Cfg::kMmaWarp) {
     ptx::tcgen05_fence_after_thread_sync();
-    ptx::tcgen05_dealloc<Cfg::kCtaGroup>(tmem, Cfg::kTmemColumns);
+    ptx::tcgen05_dealloc<Cfg::kClusterCtas>(tmem, Cfg::kTmemColumns);
   }
 }
 
@@ -258,7 +258,7 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void scheduler_warp(bool even_cta, const ClcBar
 template <class Cfg>
 BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t epilogue_row(const sched::TileCoord& t, uint32_t rank, uint32_t warp,
                                                       uint32_t lane) {
-  return t.m * Cfg::kClusterM + static_cast<int32_t>(rank) * Cfg::kBlockM +
+  return t.m * Cfg::kClusterBlockM + static_cast<int32_t>(rank) * Cfg::kBlockM +
          static_cast<int32_t>(warp * kWarpSize + lane);
 }
 

@@ -2,7 +2,7 @@
 //
 //   using Cfg = bwgemm::sm100::GemmConfig<256, 0, 2, bwgemm::sched::ClcWorkStealing>;  // seed 004
 //
-// Tile: each CTA owns 128 output rows (the 128 tensor-memory lanes); a pair of CTAs (CtaGroup 2) issues
+// Tile: each CTA owns 128 output rows (the 128 tensor-memory lanes); a pair of CTAs (ClusterCtas 2) issues
 // one M = 256 tcgen05.mma.kind::f16 from the even CTA with the B tile split between the two CTAs along N
 // (seed 004). BlockN output columns per cluster = the MMA's N; BlockK = 64 fp16/bf16 elements per stage,
 // one 128-byte swizzle row per row of A. The accumulator is fp32 in tensor memory.
@@ -17,10 +17,11 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "bwgemm/base/layout.hpp"
 #include "bwgemm/epilogue/functors.cuh"
+#include "bwgemm/isa/descriptors.hpp"
 #include "bwgemm/kernels/sm100/common.cuh"
-#include "bwgemm/layout.hpp"
-#include "bwgemm/ptx/descriptors.hpp"
+#include "bwgemm/kernels/sm100/roles.cuh"
 #include "bwgemm/scheduler/schedulers.cuh"
 
 namespace bwgemm::sm100 {
@@ -32,32 +33,32 @@ struct GemmBOperand {
 };
 
 // Stages_ = 0: as many stages as fit in the 227 KB of shared memory.
-template <int BlockN_, int Stages_, int CtaGroup_, class Scheduler_, class Epilogue_ = epi::LinearCombination,
-          class Out_ = __half>
-struct GemmConfig {
+template <int BlockN_, int Stages_, int ClusterCtas_, class Scheduler_,
+          class Epilogue_ = epi::LinearCombination, class Out_ = __half>
+struct GemmConfig : WarpRoles<1, ClusterCtas_> {  // one TMA producer warp (A and B)
   using Scheduler = Scheduler_;
   using Epilogue = Epilogue_;
   using Out = Out_;
   // The same kernel with another epilogue functor or output type.
   template <class E>
-  using WithEpilogue = GemmConfig<BlockN_, Stages_, CtaGroup_, Scheduler_, E, Out_>;
+  using WithEpilogue = GemmConfig<BlockN_, Stages_, ClusterCtas_, Scheduler_, E, Out_>;
   template <class O>
-  using WithOut = GemmConfig<BlockN_, Stages_, CtaGroup_, Scheduler_, Epilogue_, O>;
+  using WithOut = GemmConfig<BlockN_, Stages_, ClusterCtas_, Scheduler_, Epilogue_, O>;
 
   // ---- knobs -------------------------------------------------------------------------------------------
-  static constexpr int kBlockN = BlockN_;  // output columns per cluster tile = MMA N
+  using WarpRoles<1, ClusterCtas_>::kClusterCtas;  // CTAs per cluster = the MMA's cta_group
+  static constexpr int kBlockN = BlockN_;          // output columns per cluster tile = MMA N
   static constexpr int kStagesRequested = Stages_;
-  static constexpr int kCtaGroup = CtaGroup_;
 
   // ---- tile shape --------------------------------------------------------------------------------------
-  static constexpr int kBlockM = 128;                    // output rows per CTA = tensor-memory lanes
-  static constexpr int kClusterM = kBlockM * kCtaGroup;  // MMA M: 128 (cta_group::1) or 256 (::2)
-  static constexpr int kElementBytes = 2;                // fp16 / bf16 operands
+  static constexpr int kBlockM = 128;                            // output rows per CTA = tensor-memory lanes
+  static constexpr int kClusterBlockM = kBlockM * kClusterCtas;  // MMA M: 128 (cta_group::1) or 256 (::2)
+  static constexpr int kElementBytes = 2;                        // fp16 / bf16 operands
   static constexpr int kBlockK = 64;                     // elements per stage: 128 bytes per row (seed 004)
   static constexpr int kMmaK = 16;                       // K of one kind::f16 MMA: 32 bytes (seed 004)
   static constexpr int kMmasPerStage = kBlockK / kMmaK;  // 4
-  static constexpr int kRowBytes = kBlockK * kElementBytes;    // 128: one 128B-swizzle row
-  static constexpr int kBColumnsPerCta = kBlockN / kCtaGroup;  // N columns of B each CTA loads
+  static constexpr int kRowBytes = kBlockK * kElementBytes;       // 128: one 128B-swizzle row
+  static constexpr int kBColumnsPerCta = kBlockN / kClusterCtas;  // N columns of B each CTA loads
 
   // ---- shared memory per stage (offsets from the stage base; every piece 1024-byte aligned) -----------
   // A: 128 rows x 128 bytes, K-major, 128-byte swizzle (TMA box {64, 128, 1}).
@@ -75,18 +76,8 @@ struct GemmConfig {
   static constexpr int kBChunks = kBColumnsPerCta / kBChunkColumns;
   static constexpr int kBChunkBytes = kBlockK * kBMnSpanBytes;
 
-  // ---- warps -------------------------------------------------------------------------------------------
-  static constexpr int kEpilogueWarps = 4;  // one per 32-lane quarter of tensor memory
-  static constexpr int kProducerWarp = 4;   // TMA of A and B
-  static constexpr int kProducerWarps =
-      1;  // warps per CTA arriving on each stage's full barrier: the one TMA producer
-  static constexpr int kMmaWarp = 5;        // tcgen05.mma (even CTA), TMEM alloc (every CTA)
-  static constexpr int kSchedulerWarp = 6;  // CLC try_cancel (even CTA); initialises the barriers
-  static constexpr int kWarps = 7;          // seed 004's 7 warps
-  static constexpr int kThreads = kWarps * kWarpSize;
-  // Warps that read each CLC response and release it: per CTA the producer and the epilogue warps, plus
-  // the MMA warp of the even CTA.
-  static constexpr int kClcConsumerArrivals = kCtaGroup * (1 + kEpilogueWarps) + 1;
+  // ---- warps: WarpRoles<1, ClusterCtas>, i.e. 4 epilogue warps, the producer, MMA, scheduler (seed 004's 7
+  // warps) --
 
   // ---- accumulators and tensor memory ------------------------------------------------------------------
   static constexpr bool kPersistent = !std::is_same_v<Scheduler, sched::OneTilePerCluster>;
@@ -139,21 +130,22 @@ struct GemmConfig {
                              false,
                              ptx::MmaMajor::kK,
                              layout == BLayout::kRowMajorKxN ? ptx::MmaMajor::kMN : ptx::MmaMajor::kK,
-                             static_cast<uint32_t>(kClusterM),
+                             static_cast<uint32_t>(kClusterBlockM),
                              static_cast<uint32_t>(kBlockN)}
         .encode();
   }
 
   // ---- the limits, explained ---------------------------------------------------------------------------
-  static_assert(kCtaGroup == 1 || kCtaGroup == 2,
-                "CtaGroup is 1 (one CTA, M = 128) or 2 (a CTA pair, M = 256)");
+  static_assert(kClusterCtas == 1 || kClusterCtas == 2,
+                "ClusterCtas is 1 (one CTA, M = 128) or 2 (a CTA pair, M = 256)");
   static_assert(
       kBlockN >= 64 && kBlockN <= 256 && kBlockN % kEpilogueColumns == 0,
       "BlockN must be a multiple of 32 in [64, 256]: the MMA's N (<= 256), read back by the epilogue "
       "in 32-column loads");
-  static_assert(kBColumnsPerCta == 32 || kBColumnsPerCta % 64 == 0,
-                "BlockN / CtaGroup must be 32 or a multiple of 64: the K x N layout of B is loaded in whole "
-                "swizzle spans of 32 (64-byte swizzle) or 64 (128-byte swizzle) columns");
+  static_assert(
+      kBColumnsPerCta == 32 || kBColumnsPerCta % 64 == 0,
+      "BlockN / ClusterCtas must be 32 or a multiple of 64: the K x N layout of B is loaded in whole "
+      "swizzle spans of 32 (64-byte swizzle) or 64 (128-byte swizzle) columns");
   static_assert(kStagesRequested == 0 || kStagesRequested >= 2,
                 "Stages is 0 (as many as fit) or >= 2 to overlap loads and MMAs");
   static_assert(kStages >= 2, "fewer than two stages of this BlockN fit in shared memory");

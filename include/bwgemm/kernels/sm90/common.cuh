@@ -11,11 +11,13 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "bwgemm/common.cuh"
+#include "bwgemm/base/hardware.hpp"
+#include "bwgemm/base/int_math.hpp"
+#include "bwgemm/base/macros.hpp"
 #include "bwgemm/epilogue/store.cuh"
+#include "bwgemm/isa/descriptors_sm90.hpp"
 #include "bwgemm/pipeline/pipeline_state.cuh"
 #include "bwgemm/ptx/cluster.cuh"
-#include "bwgemm/ptx/descriptors_sm90.hpp"
 #include "bwgemm/ptx/mbarrier.cuh"
 #include "bwgemm/ptx/misc.cuh"
 #include "bwgemm/ptx/tma.cuh"
@@ -24,23 +26,18 @@
 
 namespace bwgemm::sm90 {
 
-// Hardware facts of H100/H200 (compute capability 9.0).
-inline constexpr int kWarpSize = 32;
-inline constexpr int kWarpgroupThreads = 128;        // 4 consecutive warps issue one wgmma
-inline constexpr int kWgmmaM = 64;                   // M of every wgmma.mma_async
-inline constexpr int kMaxDynamicSmemBytes = 232448;  // 227 KB opt-in shared memory per block (CUDA C++
-                                                     // Programming Guide, "Technical Specifications", cc 9.0)
-inline constexpr int kSmemAlignment = 1024;          // 128B-swizzle atoms (8 rows x 128 B) must be aligned
+// Hardware facts (base/hardware.hpp defines each once).
+using hw::kMaxDynamicSmemBytes;
+using hw::kSmemAlignment;
+using hw::kWarpgroupThreads;
+using hw::kWarpSize;
+inline constexpr int kWgmmaM = static_cast<int>(ptx::kWgmmaM);  // M of every wgmma.mma_async
 // Register budgets after setmaxnreg, per thread: a producer warpgroup that only issues TMA and two consumer
 // warpgroups that hold the accumulators. 128·40 + 256·232 = 64512 <= the 65536 registers of an SM.
 // (CUTLASS's sm90 warp-specialized cooperative kernel: LoadRegisterRequirement 40, MmaRegisterRequirement
 // 232.)
 inline constexpr int kProducerRegisters = 40;
 inline constexpr int kConsumerRegisters = 232;
-
-BWGEMM_HD constexpr uint32_t round_up_u32(uint32_t x, uint32_t a) {
-  return (x + a - 1) / a * a;
-}
 
 // ---- the default entry points' choice between one CTA and a pair of CTAs per cluster ---------------------
 // Clusters of two CTAs stacked along M share B through TMA multicast, which halves B's L2 -> SM traffic. On
@@ -77,7 +74,7 @@ struct TmaStoreBuffers {
 };
 
 // ---- pipeline of the warp-specialized kernels -------------------------------------------------------------
-// Cfg provides kStages, kClusterM, kEmptyArrivals, kStageBytes, kTxBytes and kBlockK; full[s] and empty[s]
+// Cfg provides kStages, kClusterCtas, kEmptyArrivals, kStageBytes, kTxBytes and kBlockK; full[s] and empty[s]
 // are the stage barriers (bwgemm::BarrierArray) at Cfg::kFullBarriers and Cfg::kEmptyBarriers.
 
 // Set-up before the roles split: warp 0's elected thread initialises the stage barriers (full[s]: one
@@ -97,7 +94,7 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void start_pipeline(const BarrierArray<Cfg::kSt
     fence_mbarrier_init();
   }
   if (warp == 1 && elect_one_sync()) prefetch_tensor_maps();
-  if constexpr (Cfg::kClusterM > 1) {
+  if constexpr (Cfg::kClusterCtas > 1) {
     cluster_sync();
   } else {
     sync_threads();
@@ -105,10 +102,10 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void start_pipeline(const BarrierArray<Cfg::kSt
 }
 
 // The first output row of this CTA's M tile of cluster tile `t` (CTA `cta_rank` of the cluster takes M
-// tile t.m · ClusterM + cta_rank).
+// tile t.m · ClusterCtas + cta_rank).
 template <class Cfg>
 BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t tile_row0(const sched::TileCoord& t, uint32_t cta_rank) {
-  return (t.m * Cfg::kClusterM + static_cast<int32_t>(cta_rank)) * Cfg::kBlockM;
+  return (t.m * Cfg::kClusterCtas + static_cast<int32_t>(cta_rank)) * Cfg::kBlockM;
 }
 
 // The producer's walk over the K blocks of one tile: per block it waits until every consumer of the cluster
@@ -146,9 +143,9 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void release_stage(const BarrierArray<Cfg::kSta
                                                     uint32_t thread) {
   using namespace ::bwgemm::ptx;
   if (thread != 0) return;
-  if constexpr (Cfg::kClusterM > 1) {
+  if constexpr (Cfg::kClusterCtas > 1) {
 #pragma unroll
-    for (uint32_t r = 0; r < static_cast<uint32_t>(Cfg::kClusterM); ++r)
+    for (uint32_t r = 0; r < static_cast<uint32_t>(Cfg::kClusterCtas); ++r)
       mbarrier_arrive_cluster(mapa_shared_cluster(empty[s], r));
   } else {
     mbarrier_arrive(empty[s]);

@@ -1,7 +1,7 @@
 // sm90::DualGemmConfig: every knob of the sm_90a (Hopper) fp16/bf16 dual GEMM and everything derived from
 // them.
 //
-//   using Cfg = bwgemm::sm90::DualGemmConfig<128, 4, bwgemm::sched::StaticPersistent>;
+//   using Cfg = bwgemm::sm90::DualGemmConfig<128, 4, 1, bwgemm::sched::StaticPersistent>;
 //
 // Tile: 128 output rows x BlockN output columns per CTA. Two consumer warpgroups split the rows (64 each,
 // the M of one wgmma); each issues one m64n(2·BlockN)k16 wgmma per 16 K that reads the B1 tile and the B2
@@ -23,29 +23,28 @@
 
 namespace bwgemm::sm90 {
 
-template <int BlockN_, int Stages_, class Scheduler_ = sched::StaticPersistent, class In_ = __nv_bfloat16,
-          class Out_ = __nv_bfloat16, class Epilogue_ = epi::SiluMul, int ClusterM_ = 1,
-          bool TmaStore_ = BlockN_ % 64 == 0>
+// One Config serves fp16 and bf16 inputs: the input type is the kernel's second template argument.
+template <int BlockN_, int Stages_, int ClusterCtas_, class Scheduler_, class Epilogue_ = epi::SiluMul,
+          class Out_ = __nv_bfloat16, bool TmaStore_ = BlockN_ % 64 == 0>
 struct DualGemmConfig {
   using Scheduler = Scheduler_;
-  using In = In_;
   using Out = Out_;
   using Epilogue = Epilogue_;
-  // The same kernel with another epilogue functor, input or output type.
+  // The same kernel with another epilogue functor or output type.
   template <class E>
-  using WithEpilogue = DualGemmConfig<BlockN_, Stages_, Scheduler_, In_, Out_, E, ClusterM_, TmaStore_>;
-  template <class I, class O>
-  using WithTypes = DualGemmConfig<BlockN_, Stages_, Scheduler_, I, O, Epilogue_, ClusterM_, TmaStore_>;
+  using WithEpilogue = DualGemmConfig<BlockN_, Stages_, ClusterCtas_, Scheduler_, E, Out_, TmaStore_>;
+  template <class O>
+  using WithOut = DualGemmConfig<BlockN_, Stages_, ClusterCtas_, Scheduler_, Epilogue_, O, TmaStore_>;
   // The same kernel with the other C store path.
   template <bool T>
-  using WithTmaStore = DualGemmConfig<BlockN_, Stages_, Scheduler_, In_, Out_, Epilogue_, ClusterM_, T>;
+  using WithTmaStore = DualGemmConfig<BlockN_, Stages_, ClusterCtas_, Scheduler_, Epilogue_, Out_, T>;
 
   // ---- knobs -------------------------------------------------------------------------------------------
   static constexpr int kBlockN = BlockN_;  // output columns per CTA tile (of each of B1 and B2)
   static constexpr int kStages = Stages_;  // shared-memory pipeline depth
   // CTAs per cluster, stacked along M: they need the same B1/B2 tiles, so each loads half of them and
   // multicasts it to both (TMA .multicast::cluster), halving B's L2 -> SM traffic.
-  static constexpr int kClusterM = ClusterM_;
+  static constexpr int kClusterCtas = ClusterCtas_;
   // C through shared memory and TMA stores where the call allows it (DualGemm::run: 16-byte rows of C and
   // N % 8 == 0), from registers otherwise; false: always from registers, and no staging buffers.
   static constexpr bool kTmaStore = TmaStore_;
@@ -54,7 +53,7 @@ struct DualGemmConfig {
   static constexpr int kConsumerWarpgroups = 2;
   static constexpr int kWarpgroupM = kWgmmaM;                                       // 64 rows per consumer
   static constexpr int kBlockM = kConsumerWarpgroups * kWarpgroupM;                 // 128
-  static constexpr int kClusterBlockM = kBlockM * kClusterM;                        // rows per cluster tile
+  static constexpr int kClusterBlockM = kBlockM * kClusterCtas;                     // rows per cluster tile
   static constexpr int kMmaN = 2 * kBlockN;                                         // B1 rows then B2 rows
   static constexpr int kBlockK = static_cast<int>(ptx::kSw128Elements16);           // 64: one 128-byte row
   static constexpr int kMmasPerStage = kBlockK / static_cast<int>(ptx::kWgmmaK16);  // 4
@@ -69,10 +68,10 @@ struct DualGemmConfig {
   static constexpr int kB2Offset = kB1Offset + kBBytes;  // directly after B1: one N = 2·BlockN operand
   static constexpr int kStageBytes = kB2Offset + kBBytes;
   static constexpr uint32_t kTxBytes = kStageBytes;  // TMA writes whole boxes (out-of-bounds zero-filled)
-  static constexpr int kBRowsPerCta = kBlockN / kClusterM;       // B1/B2 box rows one CTA loads
+  static constexpr int kBRowsPerCta = kBlockN / kClusterCtas;    // B1/B2 box rows one CTA loads
   static constexpr int kBSliceBytes = kBRowsPerCta * kRowBytes;  // its offset in each B tile
   // Arrivals that free a stage: every consumer warpgroup of every CTA its producer's multicast wrote to.
-  static constexpr int kEmptyArrivals = kConsumerWarpgroups * kClusterM;
+  static constexpr int kEmptyArrivals = kConsumerWarpgroups * kClusterCtas;
 
   // ---- warps -------------------------------------------------------------------------------------------
   static constexpr int kProducerWarpgroup = 0;  // warp 0 issues TMA; warp 1 prefetches the tensor maps
@@ -96,15 +95,14 @@ struct DualGemmConfig {
   static constexpr int kSmemBytes = kEmptyBarriers + 8 * kStages + kSmemAlignment;
 
   // ---- the limits, explained ---------------------------------------------------------------------------
-  static_assert(std::is_same_v<In, __half> || std::is_same_v<In, __nv_bfloat16>,
-                "In is __half or __nv_bfloat16");
   static_assert(std::is_same_v<Out, __half> || std::is_same_v<Out, __nv_bfloat16>,
                 "Out is __half or __nv_bfloat16");
   static_assert(kBlockN == 32 || kBlockN == 64 || kBlockN == 96 || kBlockN == 128,
                 "BlockN must be 32, 64, 96 or 128: the wgmma N = 2·BlockN must be <= 256 and one of "
                 "ptx::kWgmmaSupportedN, and the TMA box of B (BlockN rows) at most 256 rows");
   static_assert(ptx::kWgmmaSupportedN<kMmaN>, "2·BlockN is not a wgmma N ptx::wgmma_ss supports");
-  static_assert(kClusterM == 1 || kClusterM == 2, "ClusterM is 1 or 2 (a pair of CTAs sharing B1/B2)");
+  static_assert(kClusterCtas == 1 || kClusterCtas == 2,
+                "ClusterCtas is 1 or 2 (a pair of CTAs sharing B1/B2)");
   static_assert(kBSliceBytes % kSmemAlignment == 0, "each CTA's slice of B must start on a swizzle atom");
   static_assert(!kTmaStore || kBlockN % EpiBuffers::kBoxColumns == 0,
                 "TmaStore needs BlockN to be a whole number of 128-byte C boxes (64 or 128)");

@@ -25,11 +25,11 @@
 
 #include <cstdint>
 
+#include "bwgemm/isa/descriptors_sm90.hpp"
 #include "bwgemm/kernels/sm90/common.cuh"
 #include "bwgemm/kernels/sm90/dual_gemm_config.cuh"
 #include "bwgemm/pipeline/pipeline_state.cuh"
 #include "bwgemm/ptx/cluster.cuh"
-#include "bwgemm/ptx/descriptors_sm90.hpp"
 #include "bwgemm/ptx/mbarrier.cuh"
 #include "bwgemm/ptx/misc.cuh"
 #include "bwgemm/ptx/tma.cuh"
@@ -57,13 +57,13 @@ struct DualGemmParams {
   typename Cfg::Epilogue epilogue{};  // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
 };
 
-template <class Cfg>
+// In: the type of A, B1 and B2 (__half or __nv_bfloat16).
+template <class Cfg, class In>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     dual_gemm_kernel(const __grid_constant__ DualGemmParams<Cfg> p) {
 #if BWGEMM_SM90A_KERNEL_BODY
   using namespace ::bwgemm::ptx;
   using Scheduler = typename Cfg::Scheduler;
-  using In = typename Cfg::In;
 
   const uint32_t warp = warp_idx();
   const uint32_t warpgroup = warp / 4;
@@ -71,9 +71,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const uint32_t smem = round_up_u32(dynamic_smem_base(), kSmemAlignment);
   const BarrierArray<Cfg::kStages> full{smem + Cfg::kFullBarriers};
   const BarrierArray<Cfg::kStages> empty{smem + Cfg::kEmptyBarriers};
-  constexpr int kClusterM = Cfg::kClusterM;
+  constexpr int kClusterCtas = Cfg::kClusterCtas;
   uint32_t cta_rank = 0;  // rank in the cluster = which M tile of the cluster tile
-  if constexpr (kClusterM > 1) cta_rank = cluster_ctarank();
+  if constexpr (kClusterCtas > 1) cta_rank = cluster_ctarank();
 
   // ---- set-up ------------------------------------------------------------------------------------------
   start_pipeline<Cfg>(full, empty, warp, [&] {
@@ -85,7 +85,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     }
   });
 
-  const int32_t cluster = static_cast<int32_t>(block_idx().x) / kClusterM;
+  const int32_t cluster = static_cast<int32_t>(block_idx().x) / kClusterCtas;
   const int32_t total = p.tiles.total();
   const int32_t k_iters = (p.k + Cfg::kBlockK - 1) / Cfg::kBlockK;
 
@@ -102,8 +102,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         produce_k_blocks<Cfg>(
             stage, full, empty, smem, k_iters, [&](uint32_t base, uint32_t bar, int32_t k0) {
               tma_load(base + Cfg::kAOffset, &p.tmap_a, bar, {k0, m0, t.batch});
-              if constexpr (kClusterM > 1) {
-                constexpr uint16_t kClusterMask = (1u << kClusterM) - 1;  // every CTA of the cluster
+              if constexpr (kClusterCtas > 1) {
+                constexpr uint16_t kClusterMask = (1u << kClusterCtas) - 1;  // every CTA of the cluster
                 const uint32_t slice = cta_rank * Cfg::kBSliceBytes;
                 const int32_t n_slice = n0 + static_cast<int32_t>(cta_rank) * Cfg::kBRowsPerCta;
                 tma_load_multicast(base + Cfg::kB1Offset + slice, &p.tmap_b1, bar, {k0, n_slice, t.batch},
@@ -193,7 +193,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   }
 
   // A CTA must outlive the peer's multicasts into its stages and arrivals on its barriers.
-  if constexpr (kClusterM > 1) cluster_sync();
+  if constexpr (kClusterCtas > 1) cluster_sync();
 #else
   (void)p;
   ::bwgemm::ptx::trap();  // built for another architecture; the entry points never launch it here

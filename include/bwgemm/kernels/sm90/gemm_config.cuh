@@ -1,6 +1,7 @@
 // sm90::GemmConfig: every knob of the sm_90a (Hopper) fp16/bf16 GEMM and everything derived from them.
 //
-//   using Cfg = bwgemm::sm90::GemmConfig<256, 4, 2>;   // 128 x 256 tiles, 4 stages, clusters of 2 CTAs
+//   using Cfg = bwgemm::sm90::GemmConfig<256, 4, 2, bwgemm::sched::StaticPersistent>;  // 128 x 256 tiles, 4
+//   stages, clusters of 2 CTAs
 //
 // Tile: 128 output rows x BlockN output columns per CTA. Two consumer warpgroups split the rows (64 each,
 // the M of one wgmma); each issues one m64n<BlockN>k16 wgmma per 16 K. A producer warpgroup issues the TMA
@@ -13,7 +14,7 @@
 // bulk_group); the consumers go on to the next tile's mainloop while the copy engine writes D. Off: D is
 // stored from registers (4- or 8-byte stores, rows and columns past M, N masked).
 //
-// ClusterM = 2: the two CTAs of a cluster compute vertically adjacent tiles (the same N columns), so they
+// ClusterCtas = 2: the two CTAs of a cluster compute vertically adjacent tiles (the same N columns), so they
 // need the same B tile; each loads half of it and multicasts it to both (halves B's L2 -> SM traffic).
 //
 // The input type (fp16 or bf16) is not part of the Config: the kernel is instantiated per input type
@@ -32,7 +33,7 @@
 
 namespace bwgemm::sm90 {
 
-template <int BlockN_, int Stages_, int ClusterM_ = 1, class Scheduler_ = sched::StaticPersistent,
+template <int BlockN_, int Stages_, int ClusterCtas_, class Scheduler_,
           class Epilogue_ = epi::LinearCombination, class Out_ = __nv_bfloat16, bool TmaStore_ = true>
 struct GemmConfig {
   using Scheduler = Scheduler_;
@@ -40,24 +41,24 @@ struct GemmConfig {
   using Out = Out_;
   // The same kernel with another output type or epilogue functor.
   template <class O>
-  using WithOut = GemmConfig<BlockN_, Stages_, ClusterM_, Scheduler_, Epilogue_, O, TmaStore_>;
+  using WithOut = GemmConfig<BlockN_, Stages_, ClusterCtas_, Scheduler_, Epilogue_, O, TmaStore_>;
   template <class E>
-  using WithEpilogue = GemmConfig<BlockN_, Stages_, ClusterM_, Scheduler_, E, Out_, TmaStore_>;
+  using WithEpilogue = GemmConfig<BlockN_, Stages_, ClusterCtas_, Scheduler_, E, Out_, TmaStore_>;
   // The same kernel with the other D store path.
   template <bool T>
-  using WithTmaStore = GemmConfig<BlockN_, Stages_, ClusterM_, Scheduler_, Epilogue_, Out_, T>;
+  using WithTmaStore = GemmConfig<BlockN_, Stages_, ClusterCtas_, Scheduler_, Epilogue_, Out_, T>;
 
   // ---- knobs -------------------------------------------------------------------------------------------
-  static constexpr int kBlockN = BlockN_;       // output columns per CTA tile (the wgmma N)
-  static constexpr int kStages = Stages_;       // shared-memory pipeline depth
-  static constexpr int kClusterM = ClusterM_;   // CTAs per cluster, stacked along M, sharing B
-  static constexpr bool kTmaStore = TmaStore_;  // D through shared memory and TMA stores
+  static constexpr int kBlockN = BlockN_;            // output columns per CTA tile (the wgmma N)
+  static constexpr int kStages = Stages_;            // shared-memory pipeline depth
+  static constexpr int kClusterCtas = ClusterCtas_;  // CTAs per cluster, stacked along M, sharing B
+  static constexpr bool kTmaStore = TmaStore_;       // D through shared memory and TMA stores
 
   // ---- tile shape --------------------------------------------------------------------------------------
   static constexpr int kConsumerWarpgroups = 2;
   static constexpr int kWarpgroupM = kWgmmaM;                                       // 64 rows per consumer
   static constexpr int kBlockM = kConsumerWarpgroups * kWarpgroupM;                 // 128
-  static constexpr int kClusterBlockM = kBlockM * kClusterM;                        // rows per cluster tile
+  static constexpr int kClusterBlockM = kBlockM * kClusterCtas;                     // rows per cluster tile
   static constexpr int kBlockK = static_cast<int>(ptx::kSw128Elements16);           // 64: one 128-byte row
   static constexpr int kMmasPerStage = kBlockK / static_cast<int>(ptx::kWgmmaK16);  // 4
   static constexpr int kAccRegs = kBlockN / 2;  // fp32 accumulator registers per consumer thread
@@ -71,14 +72,14 @@ struct GemmConfig {
   static constexpr int kStageBytes = kBOffset + kBBytes;
   static constexpr uint32_t kTxBytes = kStageBytes;  // TMA writes whole boxes (out-of-bounds zero-filled)
 
-  // B as loaded by one CTA of the cluster: K-major, BlockN / ClusterM rows of 128 bytes; MN-major, the
+  // B as loaded by one CTA of the cluster: K-major, BlockN / ClusterCtas rows of 128 bytes; MN-major, the
   // 64-column chunks (each 64 K rows x 128 bytes) split between the CTAs.
   static constexpr int kBMnChunkColumns = static_cast<int>(ptx::kSw128Elements16);  // 64
   static constexpr int kBMnChunks = kBlockN / kBMnChunkColumns;                     // chunks per tile
   static constexpr int kBMnChunkBytes = kBlockK * kRowBytes;                        // 8 KiB = the LBO
-  static constexpr int kBKMajorRowsPerCta = kBlockN / kClusterM;                    // box rows
-  static constexpr int kBMnChunksPerCta = kBMnChunks / kClusterM;                   // boxes per CTA
-  static constexpr int kBSliceBytes = kBBytes / kClusterM;                          // per CTA
+  static constexpr int kBKMajorRowsPerCta = kBlockN / kClusterCtas;                 // box rows
+  static constexpr int kBMnChunksPerCta = kBMnChunks / kClusterCtas;                // boxes per CTA
+  static constexpr int kBSliceBytes = kBBytes / kClusterCtas;                       // per CTA
 
   // ---- warps -------------------------------------------------------------------------------------------
   static constexpr int kProducerWarpgroup = 0;  // warp 0 issues TMA; warp 1 prefetches the tensor maps
@@ -87,7 +88,7 @@ struct GemmConfig {
   static constexpr int kConsumerRegs = kConsumerRegisters;
   // Arrivals that free a stage: every consumer warpgroup of every CTA that reads bytes this CTA's producer
   // wrote (with multicast, the peer's consumers too).
-  static constexpr int kEmptyArrivals = kConsumerWarpgroups * kClusterM;
+  static constexpr int kEmptyArrivals = kConsumerWarpgroups * kClusterCtas;
 
   // ---- the D staging buffers (kTmaStore) ---------------------------------------------------------------
   // The staging buffers of the TMA-store epilogue (sm90::TmaStoreBuffers): per consumer warpgroup, boxes of
@@ -113,8 +114,8 @@ struct GemmConfig {
       "BlockN must be 64, 128, 192 or 256: a wgmma N of ptx::kWgmmaSupportedN made of whole 64-column "
       "chunks (the MN-major B boxes), and at most 256 (the TMA box and the wgmma limit)");
   static_assert(ptx::kWgmmaSupportedN<kBlockN>, "BlockN is not a wgmma N ptx::wgmma_ss supports");
-  static_assert(kClusterM == 1 || kClusterM == 2, "ClusterM is 1 or 2 (a pair of CTAs sharing B)");
-  static_assert(kBMnChunks % kClusterM == 0, "the B chunks must split evenly between the cluster's CTAs");
+  static_assert(kClusterCtas == 1 || kClusterCtas == 2, "ClusterCtas is 1 or 2 (a pair of CTAs sharing B)");
+  static_assert(kBMnChunks % kClusterCtas == 0, "the B chunks must split evenly between the cluster's CTAs");
   static_assert(kBSliceBytes % kSmemAlignment == 0, "each CTA's slice of B must start on a swizzle atom");
   static_assert(kBlockN % EpiBuffers::kBoxColumns == 0, "BlockN must be a whole number of 128-byte D boxes");
   static_assert(kStages >= 2, "at least two stages: one loading while one is consumed");

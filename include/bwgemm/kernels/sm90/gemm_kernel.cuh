@@ -5,8 +5,9 @@
 // Roles (384 threads, three warpgroups; sm90::GemmConfig):
 //   warpgroup 0    producer: setmaxnreg down to 40; warp 0's elected thread loads the A tile and (its share
 //                  of) the B tile of every K block with TMA into a ring of kStages stages (full barrier:
-//                  complete_tx of the stage's bytes). With ClusterM = 2 the B share is multicast to both CTAs
-//                  of the cluster, and a stage is refilled only once the consumers of both CTAs freed it.
+//                  complete_tx of the stage's bytes). With ClusterCtas = 2 the B share is multicast to both
+//                  CTAs of the cluster, and a stage is refilled only once the consumers of both CTAs freed
+//                  it.
 //   warpgroups 1,2 consumers: setmaxnreg up to 232; consumer c owns rows 64c..64c+63 of the 128-row tile and
 //                  issues one wgmma m64n<BlockN>k16 per 16 K; it frees a stage (one arrival per consumer on
 //                  the empty barrier of every CTA of the cluster) once wgmma.wait_group says the wgmmas that
@@ -32,11 +33,11 @@
 #include <type_traits>
 
 #include "bwgemm/epilogue/store.cuh"
+#include "bwgemm/isa/descriptors_sm90.hpp"
 #include "bwgemm/kernels/sm90/common.cuh"
 #include "bwgemm/kernels/sm90/gemm_config.cuh"
 #include "bwgemm/pipeline/pipeline_state.cuh"
 #include "bwgemm/ptx/cluster.cuh"
-#include "bwgemm/ptx/descriptors_sm90.hpp"
 #include "bwgemm/ptx/mbarrier.cuh"
 #include "bwgemm/ptx/misc.cuh"
 #include "bwgemm/ptx/tma.cuh"
@@ -50,7 +51,7 @@ namespace bwgemm::sm90 {
 template <class Cfg>
 struct GemmParams {
   CUtensorMap tmap_a;  // (K, M, batch), box (64, 128, 1), 128B swizzle
-  CUtensorMap tmap_b;  // K-major: (K, N, batch), box (64, BlockN / ClusterM, 1); MN-major: (N, K, batch),
+  CUtensorMap tmap_b;  // K-major: (K, N, batch), box (64, BlockN / ClusterCtas, 1); MN-major: (N, K, batch),
                        // box (64, 64, 1); 128B swizzle
   CUtensorMap tmap_d;  // kTmaStore: (N, M, batch) of Out, box (EpiBuffers::kBoxColumns, 64, 1), 128B swizzle
   typename Cfg::Out* d = nullptr;        // m x n per batch, row stride ldd, batch stride batch_stride_d
@@ -86,7 +87,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
   using Scheduler = typename Cfg::Scheduler;
   using Out = typename Cfg::Out;
   using Epilogue = typename Cfg::Epilogue;
-  constexpr int kClusterM = Cfg::kClusterM;
+  constexpr int kClusterCtas = Cfg::kClusterCtas;
   // A functor that takes (acc, c) reads C (when p.read_c, for one that also takes acc alone).
   constexpr bool kTakesC = std::is_invocable_v<const Epilogue&, float, float>;
   constexpr bool kTakesAccOnly = std::is_invocable_v<const Epilogue&, float>;
@@ -98,7 +99,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
   const BarrierArray<Cfg::kStages> full{smem + Cfg::kFullBarriers};
   const BarrierArray<Cfg::kStages> empty{smem + Cfg::kEmptyBarriers};
   uint32_t cta_rank = 0;  // rank in the cluster = which M tile of the cluster tile
-  if constexpr (kClusterM > 1) cta_rank = cluster_ctarank();
+  if constexpr (kClusterCtas > 1) cta_rank = cluster_ctarank();
 
   // ---- set-up ------------------------------------------------------------------------------------------
   start_pipeline<Cfg>(full, empty, warp, [&] {
@@ -107,7 +108,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
     if constexpr (Cfg::kTmaStore) tma_prefetch_descriptor(&p.tmap_d);
   });
 
-  const int32_t cluster = static_cast<int32_t>(block_idx().x) / kClusterM;
+  const int32_t cluster = static_cast<int32_t>(block_idx().x) / kClusterCtas;
   const int32_t total = p.tiles.total();
   const int32_t k_iters = (p.k + Cfg::kBlockK - 1) / Cfg::kBlockK;
 
@@ -115,7 +116,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
     // ---- producer ------------------------------------------------------------------------------------
     warpgroup_reg_dealloc<Cfg::kProducerRegs>();
     if (warp == 0 && elect_one_sync()) {
-      constexpr uint16_t kClusterMask = (1u << kClusterM) - 1;  // multicast to every CTA of the cluster
+      constexpr uint16_t kClusterMask = (1u << kClusterCtas) - 1;  // multicast to every CTA of the cluster
       PipelineState<Cfg::kStages> stage;
       for (int32_t tile = Scheduler::first_tile(cluster, p.num_clusters, total); tile != sched::kNoTile;
            tile = Scheduler::next_tile(tile, p.num_clusters, total)) {
@@ -126,7 +127,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
             stage, full, empty, smem, k_iters, [&](uint32_t base, uint32_t bar, int32_t k0) {
               tma_load(base + Cfg::kAOffset, &p.tmap_a, bar, {k0, m0, t.batch});
               const auto load_b = [&](uint32_t dst, int32_t inner, int32_t outer) {
-                if constexpr (kClusterM > 1) {
+                if constexpr (kClusterCtas > 1) {
                   tma_load_multicast(dst, &p.tmap_b, bar, {inner, outer, t.batch}, kClusterMask);
                 } else {
                   tma_load(dst, &p.tmap_b, bar, {inner, outer, t.batch});
@@ -236,7 +237,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
   }
 
   // A CTA must outlive the peer's multicasts into its stages and arrivals on its barriers.
-  if constexpr (kClusterM > 1) cluster_sync();
+  if constexpr (kClusterCtas > 1) cluster_sync();
 #else
   (void)p;
   ::bwgemm::ptx::trap();  // built for another architecture; the entry points never launch it here

@@ -1,12 +1,12 @@
 // bwgemm::ptx value types shared by the device wrappers, the host tests and the CPU emulator.
 //
-// Pure C++17, no CUDA headers (common.cuh only defines macros): the emulation backend (include/bwgemm/emu/)
+// Pure C++17, no CUDA headers (base/macros.hpp only defines macros): the emulation backend (include/bwgemm/emu/)
 // includes this file to implement the wrappers with the same signatures.
 #pragma once
 
 #include <cstdint>
 
-#include <bwgemm/common.cuh>
+#include <bwgemm/base/macros.hpp>
 
 namespace bwgemm::ptx {
 

@@ -1,5 +1,5 @@
-// The arguments of a GEMM call and their validation, shared by every backend (sm_100a: gemm.cuh;
-// sm_90a: sm90/gemm.cuh). Host code only: no kernels here.
+// The arguments of a GEMM call and their validation, shared by every backend (sm_100a: sm100/gemm.cuh;
+// sm_90a: sm90/gemm.cuh; the dispatching bwgemm::gemm: gemm.cuh). Host code only: no kernels here.
 //
 //   D[m, n, l] = epilogue(sum_k A[m,k,l] B[k,n,l]) or epilogue(.., C[m,n,l])   (default: alpha AB + beta C)
 //
@@ -9,7 +9,6 @@
 // A zero leading dimension or batch stride means packed.
 #pragma once
 
-#include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -18,11 +17,10 @@
 #include <string>
 #include <type_traits>
 
+#include "bwgemm/arguments/common.hpp"
+#include "bwgemm/base/layout.hpp"
+#include "bwgemm/base/status.hpp"
 #include "bwgemm/epilogue/functors.cuh"
-#include "bwgemm/host/launch.hpp"
-#include "bwgemm/host/status.hpp"
-#include "bwgemm/host/tensor_map.hpp"
-#include "bwgemm/layout.hpp"
 
 namespace bwgemm {
 
@@ -47,8 +45,6 @@ struct GemmArguments {
 
 namespace detail {
 
-inline constexpr int64_t kMaxGemmExtent = (int64_t{1} << 31) - 1;
-
 // The strides with their defaults filled in.
 struct GemmStrides {
   int64_t lda, ldb, ldc, ldd, batch_stride_a, batch_stride_b, batch_stride_c, batch_stride_d;
@@ -69,41 +65,14 @@ GemmStrides gemm_strides(const Args& a) {
   return s;
 }
 
-template <class In>
-constexpr TensorMapDataType gemm_tensor_map_type() {
-  return std::is_same_v<In, __half> ? TensorMapDataType::kFloat16 : TensorMapDataType::kBFloat16;
-}
+}  // namespace detail
 
-// A rank-3 tensor map (inner, outer, batch) of 16-bit elements with row stride `ld` and batch stride
-// `batch_stride` (elements), box (box_inner, box_outer, 1); out-of-bounds elements (the M, N and K tails)
-// read as zero.
-inline Status gemm_operand_map(TensorMapDataType type, const void* data, int64_t inner, int64_t outer,
-                               int64_t batch, int64_t ld, int64_t batch_stride, uint32_t box_inner,
-                               uint32_t box_outer, TensorMapSwizzle swizzle, CUtensorMap* out,
-                               TensorMapL2Promotion l2_promotion = TensorMapL2Promotion::kNone) {
-  TensorMapDesc d;
-  d.data_type = type;
-  d.rank = 3;
-  d.global_address = data;
-  d.global_dims[0] = static_cast<uint64_t>(inner);
-  d.global_dims[1] = static_cast<uint64_t>(outer);
-  d.global_dims[2] = static_cast<uint64_t>(batch);
-  d.global_strides_bytes[0] = static_cast<uint64_t>(ld) * 2;
-  d.global_strides_bytes[1] = static_cast<uint64_t>(batch_stride) * 2;
-  d.box_dims[0] = box_inner;
-  d.box_dims[1] = box_outer;
-  d.box_dims[2] = 1;
-  d.swizzle = swizzle;
-  d.l2_promotion = l2_promotion;
-  d.oob_fill = TensorMapOobFill::kZero;
-  return encode_tensor_map(d, out);
-}
-
-// Host-side checks every backend shares (no device access): shapes, strides, pointers, alignment, the
-// functor. `Args` is GemmArguments<In, Out, Epilogue> or any struct with its fields.
-template <class Out, class Epilogue, class Args>
-Status validate_gemm_arguments(const Args& a) {
-  const auto str = [](int64_t v) { return std::to_string(v); };
+// The GEMM's argument checks, the same on every backend (no device access): shapes, strides, pointers,
+// alignment, the functor. Every GEMM entry point runs them first; a Config's own limits (its tile count)
+// come after, in its can_implement.
+template <class In, class Out, class Epilogue>
+Status validate(const GemmArguments<In, Out, Epilogue>& a) {
+  using detail::str;
   const auto multiple_of_8 = [](int64_t v) { return v >= 8 && v % 8 == 0; };
   if (!multiple_of_8(a.m))
     return Status::invalid_argument("M must be a positive multiple of 8 (got " + str(a.m) + ")");
@@ -112,14 +81,11 @@ Status validate_gemm_arguments(const Args& a) {
   if (!multiple_of_8(a.k))
     return Status::invalid_argument("K must be a positive multiple of 8 (16-byte rows) (got " + str(a.k) +
                                     ")");
-  if (a.batch < 1 || a.batch > 65535)
-    return Status::invalid_argument("batch must be in [1, 65535] (got " + str(a.batch) + ")");
-  if (a.m > kMaxGemmExtent || a.n > kMaxGemmExtent || a.k > kMaxGemmExtent)
-    return Status::invalid_argument("M, N and K must be < 2^31");
+  if (Status s = detail::check_extents(a.m, a.n, a.k, a.batch); !s.ok()) return s;
   if (a.b_layout != BLayout::kRowMajorKxN && a.b_layout != BLayout::kColumnMajorKxN)
     return Status::invalid_argument("b_layout is not a BLayout");
 
-  const GemmStrides s = gemm_strides(a);
+  const detail::GemmStrides s = detail::gemm_strides(a);
   const bool kxn = a.b_layout == BLayout::kRowMajorKxN;
   // Rows of 16-bit inputs are 16-byte aligned at multiples of 8 elements; of D and C at 16 / sizeof(Out).
   constexpr int64_t kInAlign = 8, kOutAlign = 16 / static_cast<int64_t>(sizeof(Out));
@@ -168,7 +134,7 @@ Status validate_gemm_arguments(const Args& a) {
               {a.c, read_c, "C", " but the epilogue reads it (beta != 0)"}};
   for (const auto& q : ptrs) {
     if (!q.required) continue;
-    if (Status s = host::check_operand_pointer(q.p, q.name, q.why); !s.ok()) return s;
+    if (Status s = detail::check_operand_pointer(q.p, q.name, q.why); !s.ok()) return s;
   }
   if constexpr (std::is_same_v<Epilogue, epi::LinearCombination>) {
     if (!std::isfinite(a.epilogue.alpha) || !std::isfinite(a.epilogue.beta))
@@ -177,12 +143,4 @@ Status validate_gemm_arguments(const Args& a) {
   return Status::success();
 }
 
-// A launch covers at most 2^31 - 1 output tiles.
-inline Status validate_tile_count(int64_t tiles_m, int64_t tiles_n, int64_t batch) {
-  if (tiles_m * tiles_n * batch > kMaxGemmExtent)
-    return Status::invalid_argument("too many output tiles for one launch");
-  return Status::success();
-}
-
-}  // namespace detail
 }  // namespace bwgemm

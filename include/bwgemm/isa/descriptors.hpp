@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include <bwgemm/common.cuh>
+#include <bwgemm/base/macros.hpp>
 
 namespace bwgemm::ptx {
 

@@ -12,7 +12,7 @@
 
 #include <cstdint>
 
-#include <bwgemm/common.cuh>
+#include <bwgemm/base/macros.hpp>
 
 namespace bwgemm::ptx {
 
@@ -108,10 +108,11 @@ BWGEMM_HD constexpr uint64_t wgmma_desc_with_address(uint64_t base, uint32_t sme
 
 // Geometry of a 128-byte-swizzled tile of 16-bit elements (fp16/bf16), the only operand layout the sm_90a
 // kernels use.
-inline constexpr uint32_t kSw128RowBytes = 128;                     // one swizzle row
-inline constexpr uint32_t kSw128AtomBytes = 8 * kSw128RowBytes;     // 8 rows: the swizzle pattern repeats
-inline constexpr uint32_t kSw128Elements16 = kSw128RowBytes / 2;    // 64 16-bit elements per row
-inline constexpr uint32_t kWgmmaK16 = 16;                           // K of one wgmma with 16-bit inputs
+inline constexpr uint32_t kSw128RowBytes = 128;                   // one swizzle row
+inline constexpr uint32_t kSw128AtomBytes = 8 * kSw128RowBytes;   // 8 rows: the swizzle pattern repeats
+inline constexpr uint32_t kSw128Elements16 = kSw128RowBytes / 2;  // 64 16-bit elements per row
+inline constexpr uint32_t kWgmmaM = 64;    // M of every wgmma.mma_async (PTX ISA 9.7.15)
+inline constexpr uint32_t kWgmmaK16 = 16;  // K of one wgmma with 16-bit inputs
 inline constexpr uint32_t kWgmmaK16BytesKMajor = kWgmmaK16 * 2;     // k16 step in a K-major tile: 32 bytes
 inline constexpr uint32_t kWgmmaK16BytesMnMajor = kWgmmaK16 * 128;  // k16 step in an MN-major tile: 16 rows
 

@@ -1,8 +1,8 @@
-// DualGemmConfig: every knob of the sm_100a NVFP4 dual GEMM and everything derived from them.
+// Nvfp4DualGemmConfig: every knob of the sm_100a NVFP4 dual GEMM and everything derived from them.
 //
-//   using Cfg = bwgemm::sm100::DualGemmConfig<128, 5, 2, bwgemm::sched::ClcWorkStealing>;
+//   using Cfg = bwgemm::sm100::Nvfp4DualGemmConfig<128, 5, 2, bwgemm::sched::ClcWorkStealing>;
 //
-// Tile: each CTA owns 128 output rows (the 128 tensor-memory lanes); a pair of CTAs (CtaGroup 2) issues
+// Tile: each CTA owns 128 output rows (the 128 tensor-memory lanes); a pair of CTAs (ClusterCtas 2) issues
 // one M = 256 tcgen05.mma from the even CTA with the B tile split between the two CTAs (seed 000).
 // BlockN output columns per cluster; BlockK = 256 fp4 elements per pipeline stage, i.e. one 128-byte
 // swizzle row per operand row. Both accumulators (gate A·B1ᵀ and up A·B2ᵀ) live in tensor memory.
@@ -15,7 +15,9 @@
 #include <type_traits>
 
 #include "bwgemm/epilogue/functors.cuh"
+#include "bwgemm/formats/scale_layout.cuh"
 #include "bwgemm/kernels/sm100/common.cuh"
+#include "bwgemm/kernels/sm100/roles.cuh"
 #include "bwgemm/scheduler/schedulers.cuh"
 
 namespace bwgemm {
@@ -29,36 +31,39 @@ enum class L2CacheHints {
 
 namespace sm100 {
 
-template <int BlockN_, int Stages_, int CtaGroup_, class Scheduler_, class Epilogue_ = epi::SiluMul,
+template <int BlockN_, int Stages_, int ClusterCtas_, class Scheduler_, class Epilogue_ = epi::SiluMul,
           class Out_ = __half, L2CacheHints Hints_ = L2CacheHints::kByShape>
-struct DualGemmConfig {
+struct Nvfp4DualGemmConfig : WarpRoles<2, ClusterCtas_> {  // two TMA producer warps: operands, scale factors
   using Scheduler = Scheduler_;
   using Epilogue = Epilogue_;
   using Out = Out_;
   static constexpr L2CacheHints kHints = Hints_;
   // The same kernel with another epilogue functor or output type.
   template <class E>
-  using WithEpilogue = DualGemmConfig<BlockN_, Stages_, CtaGroup_, Scheduler_, E, Out_, Hints_>;
+  using WithEpilogue = Nvfp4DualGemmConfig<BlockN_, Stages_, ClusterCtas_, Scheduler_, E, Out_, Hints_>;
   template <class O>
-  using WithOut = DualGemmConfig<BlockN_, Stages_, CtaGroup_, Scheduler_, Epilogue_, O, Hints_>;
+  using WithOut = Nvfp4DualGemmConfig<BlockN_, Stages_, ClusterCtas_, Scheduler_, Epilogue_, O, Hints_>;
 
   // ---- knobs -------------------------------------------------------------------------------------------
-  static constexpr int kBlockN = BlockN_;  // output columns per cluster tile = MMA N
-  static constexpr int kStages = Stages_;  // shared-memory pipeline depth
-  static constexpr int kCtaGroup = CtaGroup_;
+  using WarpRoles<2, ClusterCtas_>::kClusterCtas;  // CTAs per cluster = the MMA's cta_group
+  static constexpr int kBlockN = BlockN_;          // output columns per cluster tile = MMA N
+  static constexpr int kStages = Stages_;          // shared-memory pipeline depth
 
   // ---- tile shape --------------------------------------------------------------------------------------
-  static constexpr int kBlockM = 128;                       // output rows per CTA = tensor-memory lanes
-  static constexpr int kClusterM = kBlockM * kCtaGroup;     // MMA M: 128 (cta_group::1) or 256 (::2)
-  static constexpr int kBlockK = 256;                       // fp4 elements per stage: 128 bytes per row
-  static constexpr int kMmaK = 64;                          // K of one kind::mxf4nvf4 MMA (32 bytes)
-  static constexpr int kMmasPerStage = kBlockK / kMmaK;     // 4
-  static constexpr int kBRowsPerCta = kBlockN / kCtaGroup;  // B rows each CTA loads (the pair splits B)
-  static constexpr int kRowBytes = kBlockK / 2;             // 128: one 128B-swizzle row
+  static constexpr int kBlockM = 128;                            // output rows per CTA = tensor-memory lanes
+  static constexpr int kClusterBlockM = kBlockM * kClusterCtas;  // MMA M: 128 (cta_group::1) or 256 (::2)
+  static constexpr int kBlockK = 256;                            // fp4 elements per stage: 128 bytes per row
+  static constexpr int kMmaK = 64;                               // K of one kind::mxf4nvf4 MMA (32 bytes)
+  static constexpr int kMmasPerStage = kBlockK / kMmaK;          // 4
+  static constexpr int kBRowsPerCta = kBlockN / kClusterCtas;    // B rows each CTA loads (the pair splits B)
+  static constexpr int kRowBytes = kBlockK / 2;                  // 128: one 128B-swizzle row
 
   // ---- scale factors (128x4 blocked layout: 512-byte atoms of 128 rows x 64 K elements) ----------------
-  static constexpr int kScaleAtomBytes = 512;
-  static constexpr int kScaleAtomsPerStage = kBlockK / 64;                   // 4
+  static constexpr int kScaleAtomBytes = ::bwgemm::kScaleAtomBytes;          // 512 (formats/scale_layout.cuh)
+  static constexpr int kScaleAtomK = kScaleAtomCols * kNvfp4BlockSize;       // 64 K elements per atom
+  static constexpr int kScaleAtomRows = ::bwgemm::kScaleAtomRows;            // 128 rows per atom
+  static constexpr int kScaleAtomRowGroup = ::bwgemm::kScaleAtomRowGroup;    // 32 rows per 16-byte line
+  static constexpr int kScaleAtomsPerStage = kBlockK / kScaleAtomK;          // 4
   static constexpr int kScaleBytes = kScaleAtomsPerStage * kScaleAtomBytes;  // one 128-row block: 2 KB
 
   // ---- shared memory per stage (offsets from the stage base; every piece 1024-byte aligned) -----------
@@ -75,28 +80,20 @@ struct DualGemmConfig {
   static constexpr uint32_t kOperandTxBytes = kABytes + 2 * kBBytes;
   // SFA of this CTA; the even CTA multicasts SFB1 and SFB2 to the whole pair, and a multicast load counts
   // its bytes once per destination CTA (seed 000's note on complete_tx with .multicast::cluster).
-  static constexpr uint32_t kScaleTxBytesEven = kScaleBytes + kCtaGroup * 2 * kScaleBytes;
+  static constexpr uint32_t kScaleTxBytesEven = kScaleBytes + kClusterCtas * 2 * kScaleBytes;
   static constexpr uint32_t kScaleTxBytesOdd = kScaleBytes;
 
-  // ---- warps -------------------------------------------------------------------------------------------
-  static constexpr int kEpilogueWarps = 4;  // one per 32-lane quarter of tensor memory
-  static constexpr int kOperandWarp = 4;    // TMA of A, B1, B2
-  static constexpr int kScaleWarp = 5;      // TMA of SFA, SFB1, SFB2
-  static constexpr int kProducerWarps =
-      2;  // warps per CTA arriving on each stage's full barrier: operand and scale producer
-  static constexpr int kMmaWarp = 6;        // tcgen05.cp + tcgen05.mma (even CTA), TMEM alloc (every CTA)
-  static constexpr int kSchedulerWarp = 7;  // CLC try_cancel (even CTA); initialises the barriers
-  static constexpr int kWarps = 8;
-  static constexpr int kThreads = kWarps * kWarpSize;
-  // Warps that read each CLC response and release it: per CTA the two producers and the epilogue warps,
-  // plus the MMA warp of the even CTA.
-  static constexpr int kClcConsumerArrivals = kCtaGroup * (2 + kEpilogueWarps) + 1;
+  // ---- warps: WarpRoles<2, ClusterCtas>, i.e. 4 epilogue warps, producer 0 (TMA of A, B1, B2), producer 1
+  // (TMA of SFA, SFB1, SFB2), MMA (tcgen05.cp + tcgen05.mma in the even CTA), scheduler
+  // ------------------------
+  static constexpr int kOperandProducer = 0;
+  static constexpr int kScaleProducer = 1;
 
   // ---- accumulators and tensor memory ------------------------------------------------------------------
   static constexpr bool kPersistent = !std::is_same_v<Scheduler, sched::OneTilePerCluster>;
   static constexpr int kAccColumnsPerStage = 2 * kBlockN;  // ACC1 (gate) then ACC2 (up), fp32
   // Double-buffer the accumulators when a cluster computes several tiles and they fit with the scales.
-  static constexpr int kScaleColumnsPerAtomA = kCtaGroup == 2 ? 8 : 4;  // seed 000 reserves 8 for M = 256
+  static constexpr int kScaleColumnsPerAtomA = kClusterCtas == 2 ? 8 : 4;  // seed 000 reserves 8 for M = 256
   static constexpr int kScaleColumnsPerAtomB = 4;  // 32x128b.warpx4: 4 columns of 32-bit per 128-row atom
   static constexpr int kScaleColumns =
       kScaleAtomsPerStage * (kScaleColumnsPerAtomA + 2 * kScaleColumnsPerAtomB);
@@ -119,8 +116,8 @@ struct DualGemmConfig {
   static constexpr int kSmemBytes = kBarrierOffset + Barriers::kBytes + kSmemAlignment;
 
   // ---- the limits, explained ---------------------------------------------------------------------------
-  static_assert(kCtaGroup == 1 || kCtaGroup == 2,
-                "CtaGroup is 1 (one CTA, M = 128) or 2 (a CTA pair, M = 256)");
+  static_assert(kClusterCtas == 1 || kClusterCtas == 2,
+                "ClusterCtas is 1 (one CTA, M = 128) or 2 (a CTA pair, M = 256)");
   static_assert(kBlockN == 32 || kBlockN == 64 || kBlockN == 128,
                 "BlockN must be 32, 64 or 128: two fp32 accumulators of N columns plus the scale factors "
                 "must fit the 512 tensor-memory columns, and the SFB column offset selects 32-row groups");

@@ -1,0 +1,77 @@
+// The arguments of a 16-bit dual GEMM call (fp16/bf16 operands) and their validation, shared by every
+// backend that runs it (sm_90a: sm90/dual_gemm.cuh; the dispatching bwgemm::dual_gemm: dual_gemm.cuh). Host
+// code only.
+//
+//   C[m, n, l] = epilogue(alpha1 · sum_k A[m,k,l] B1[n,k,l], alpha2 · sum_k A[m,k,l] B2[n,k,l])
+//                                                                            (default: silu(gate) · up)
+//
+// A: M x K row-major (row stride lda), B1, B2: N x K row-major (nn.Linear weights, row stride ldb), C: M x N
+// row-major (row stride ldc); batches packed (M·lda, N·ldb, M·ldc). In is __half or __nv_bfloat16 (A, B1
+// and B2 alike), Out __half or __nv_bfloat16; fp32 accumulation. Any M, N, K >= 1; lda, ldb, ldc multiples
+// of 8 (16-byte rows); every pointer 16-byte aligned.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "bwgemm/arguments/common.hpp"
+#include "bwgemm/base/status.hpp"
+#include "bwgemm/epilogue/functors.cuh"
+
+namespace bwgemm {
+
+template <class In, class Out = In, class Epilogue = epi::SiluMul>
+struct DualGemmArguments {
+  static_assert(std::is_same_v<In, __half> || std::is_same_v<In, __nv_bfloat16>,
+                "A, B1 and B2 are __half or __nv_bfloat16");
+  static_assert(std::is_same_v<Out, __half> || std::is_same_v<Out, __nv_bfloat16>,
+                "C is __half or __nv_bfloat16");
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  const In* a = nullptr;               // M x K, row stride lda
+  const In* b1 = nullptr;              // N x K, row stride ldb: the gate projection
+  const In* b2 = nullptr;              // N x K, row stride ldb: the up projection
+  Out* c = nullptr;                    // M x N, row stride ldc
+  int64_t lda = 0, ldb = 0, ldc = 0;   // 0 means K, K and N
+  float alpha1 = 1.0f, alpha2 = 1.0f;  // scales of A·B1ᵀ and A·B2ᵀ, applied before the epilogue
+  Epilogue epilogue{};                 // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
+};
+
+// The 16-bit dual GEMM's argument checks, the same on every backend (no device access): shapes, strides,
+// pointers, alignment, the scales. A Config's own limits (its tile count) come after, in its can_implement.
+template <class In, class Out, class Epilogue>
+Status validate(const DualGemmArguments<In, Out, Epilogue>& a) {
+  using detail::str;
+  if (a.m < 1) return Status::invalid_argument("M must be >= 1 (got " + str(a.m) + ")");
+  if (a.n < 1) return Status::invalid_argument("N must be >= 1 (got " + str(a.n) + ")");
+  if (a.k < 1) return Status::invalid_argument("K must be >= 1 (got " + str(a.k) + ")");
+  if (Status s = detail::check_extents(a.m, a.n, a.k, a.batch); !s.ok()) return s;
+  const int64_t lda = a.lda == 0 ? a.k : a.lda;
+  const int64_t ldb = a.ldb == 0 ? a.k : a.ldb;
+  const int64_t ldc = a.ldc == 0 ? a.n : a.ldc;
+  if (lda < a.k || lda % 8 != 0)
+    return Status::invalid_argument("lda must be >= K and a multiple of 8 (16-byte rows for TMA) (got " +
+                                    str(lda) + ", K = " + str(a.k) + ")");
+  if (ldb < a.k || ldb % 8 != 0)
+    return Status::invalid_argument("ldb must be >= K and a multiple of 8 (16-byte rows for TMA) (got " +
+                                    str(ldb) + ", K = " + str(a.k) + ")");
+  if (ldc < a.n || ldc % 8 != 0)
+    return Status::invalid_argument("ldc must be >= N and a multiple of 8 (16-byte rows) (got " + str(ldc) +
+                                    ", N = " + str(a.n) + ")");
+  const struct {
+    const void* p;
+    const char* name;
+  } ptrs[] = {{a.a, "A"}, {a.b1, "B1"}, {a.b2, "B2"}, {a.c, "C"}};
+  for (const auto& q : ptrs) {
+    if (Status s = detail::check_operand_pointer(q.p, q.name); !s.ok()) return s;
+  }
+  if (!std::isfinite(a.alpha1) || !std::isfinite(a.alpha2))
+    return Status::invalid_argument("alpha1 and alpha2 must be finite");
+  return Status::success();
+}
+
+}  // namespace bwgemm

@@ -1,0 +1,212 @@
+// The warp-specialized sm_100a NVFP4 dual GEMM with a fused epilogue:
+//   C[m, n, l] = Epilogue(sum_k A[m,k,l] B1[n,k,l], sum_k A[m,k,l] B2[n,k,l])   (default: SiLU-gated)
+//
+// Warp roles (per CTA; roles.cuh runs them, Nvfp4DualGemmRoles below says what this kernel's do):
+//   warps 0-3  epilogue: tensor memory -> registers -> functor -> global, one 32-lane quarter each
+//   warp 4     operand producer: TMA of the A, B1 and B2 tiles of every stage
+//   warp 5     scale producer: TMA of SFA (own rows) and, in the even CTA, SFB1/SFB2 multicast to the pair
+//   warp 6     MMA: allocates tensor memory; in the even CTA, copies the scales to tensor memory
+//              (tcgen05.cp) and issues both GEMMs' tcgen05.mma, reusing A through the collector buffer
+//   warp 7     scheduler: initialises the barriers; with CLC, cancels not-yet-started clusters for work
+//
+// Pipelines (docs/kernels.md has the diagram):
+//   full[s]      even CTA, 2 x ClusterCtas arrivals + transaction bytes: stage s has landed in both CTAs
+//   empty[s]     every CTA, 1 arrival (tcgen05.commit multicast): the MMAs reading stage s are done
+//   acc_full[a]  every CTA, 1 arrival (commit multicast): accumulator stage a holds a finished tile
+//   acc_empty[a] even CTA, 4 x ClusterCtas arrivals: the epilogue warps have read accumulator stage a
+//   clc_full/clc_empty: the Cluster Launch Control response ring (scheduler/ClcWorkStealing)
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+
+#include "bwgemm/epilogue/store.cuh"
+#include "bwgemm/formats/bits.cuh"
+#include "bwgemm/isa/descriptors.hpp"
+#include "bwgemm/kernels/sm100/common.cuh"
+#include "bwgemm/kernels/sm100/nvfp4_dual_gemm_config.cuh"
+#include "bwgemm/kernels/sm100/roles.cuh"
+#include "bwgemm/ptx/ptx.cuh"
+#include "bwgemm/scheduler/tile_order.cuh"
+
+namespace bwgemm::sm100 {
+
+// Kernel parameters. Passed as a __grid_constant__, so the tensor maps stay in parameter space.
+template <class Cfg>
+struct Nvfp4DualGemmParams {
+  CUtensorMap tmap_a;   // packed e2m1, (K, M, L), box (256, 128, 1), 128B swizzle
+  CUtensorMap tmap_b1;  // packed e2m1, (K, N, L), box (256, BlockN / ClusterCtas, 1)
+  CUtensorMap tmap_b2;
+  CUtensorMap tmap_sfa;   // blocked scales as u16, (256, K/64 atoms, M/128 blocks, L), box (256, 4, 1, 1)
+  CUtensorMap tmap_sfb1;  // same for B1's N rows
+  CUtensorMap tmap_sfb2;
+  typename Cfg::Out* c = nullptr;  // m x n row-major per batch, row stride ldc, batch stride m * ldc
+  int64_t ldc = 0;
+  int32_t m = 0, n = 0, k = 0;
+  sched::TileGrid tiles{};
+  int32_t num_clusters = 0;
+  uint64_t cache_hint_a = 0, cache_hint_b = 0;  // ptx::kL2Evict* policies (used when Cfg::kHints != kNone)
+  float alpha1 = 1.0f, alpha2 = 1.0f;           // per-tensor scales of the two products
+  typename Cfg::Epilogue epilogue{};            // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
+};
+
+namespace detail {
+
+// Shared-memory matrix descriptor of a K-major operand tile whose rows are 128-byte swizzle rows: 8-row core
+// groups (one swizzle atom) kSw128AtomBytes apart (SBO), LBO unused for swizzled K-major layouts (seed 000).
+inline constexpr uint32_t kSwizzleAtomRows = 8;
+inline constexpr uint32_t kSw128RowBytes = 128;
+inline constexpr uint64_t kOperandDescBase =
+    ptx::SmemDescriptor{0, 0, kSwizzleAtomRows* kSw128RowBytes, 0, false, ptx::SmemSwizzle::k128B}.encode();
+// Descriptor of a 512-byte scale atom as tcgen05.cp .32x128b reads it: 16-byte rows, 8-row groups 128 bytes
+// apart, no swizzle (seed 000's SF_desc_base).
+inline constexpr uint32_t kScaleAtomLineBytes = 16;
+inline constexpr uint64_t kScaleDescBase =
+    ptx::SmemDescriptor{0, 0, kSwizzleAtomRows* kScaleAtomLineBytes, 0, false, ptx::SmemSwizzle::kNone}
+        .encode();
+
+}  // namespace detail
+
+// What the NVFP4 dual GEMM's roles do (roles.cuh runs them): producer 0 loads A, B1 and B2, producer 1 the
+// three scale tiles; the MMA warp copies the scales to tensor memory and issues both products, reusing A
+// through the collector buffer; the epilogue applies the functor to the gate and up accumulators.
+template <class Cfg>
+struct Nvfp4DualGemmRoles {
+  static constexpr int kAccumulators = 2;  // gate (A·B1ᵀ) then up (A·B2ᵀ), BlockN columns apart
+  const Nvfp4DualGemmParams<Cfg>& p;
+
+  BWGEMM_DEVICE void prefetch_tensor_maps() const {
+    ptx::tma_prefetch_descriptor(&p.tmap_a);
+    ptx::tma_prefetch_descriptor(&p.tmap_b1);
+    ptx::tma_prefetch_descriptor(&p.tmap_b2);
+  }
+
+  template <int I>
+  BWGEMM_DEVICE uint32_t producer_tx_bytes(const KernelContext<Cfg>& ctx) const {
+    if constexpr (I == Cfg::kOperandProducer) return Cfg::kOperandTxBytes;
+    return ctx.even_cta ? Cfg::kScaleTxBytesEven : Cfg::kScaleTxBytesOdd;
+  }
+
+  template <int I>
+  BWGEMM_DEVICE auto producer_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t) const {
+    constexpr int kCtaGroup = Cfg::kClusterCtas;
+    const int32_t m0 = t.m * Cfg::kClusterBlockM + static_cast<int32_t>(ctx.rank) * Cfg::kBlockM;
+    if constexpr (I == Cfg::kOperandProducer) {
+      // This CTA's A rows and its half of the B rows of the cluster tile.
+      const int32_t nb = t.n * Cfg::kBlockN + static_cast<int32_t>(ctx.rank) * Cfg::kBRowsPerCta;
+      const uint64_t hint_a = p.cache_hint_a, hint_b = p.cache_hint_b;
+      return [this, m0, nb, t, hint_a, hint_b](uint32_t base, uint32_t bar, int32_t kb) {
+        const int32_t k0 = kb * Cfg::kBlockK;
+        if constexpr (Cfg::kHints == L2CacheHints::kNone) {
+          ptx::tma_load<kCtaGroup>(base + Cfg::kAOffset, &p.tmap_a, bar, {k0, m0, t.batch});
+          ptx::tma_load<kCtaGroup>(base + Cfg::kB1Offset, &p.tmap_b1, bar, {k0, nb, t.batch});
+          ptx::tma_load<kCtaGroup>(base + Cfg::kB2Offset, &p.tmap_b2, bar, {k0, nb, t.batch});
+        } else {
+          ptx::tma_load<kCtaGroup>(base + Cfg::kAOffset, &p.tmap_a, bar, {k0, m0, t.batch}, hint_a);
+          ptx::tma_load<kCtaGroup>(base + Cfg::kB1Offset, &p.tmap_b1, bar, {k0, nb, t.batch}, hint_b);
+          ptx::tma_load<kCtaGroup>(base + Cfg::kB2Offset, &p.tmap_b2, bar, {k0, nb, t.batch}, hint_b);
+        }
+      };
+    } else {
+      // SFA of this CTA's rows; the even CTA multicasts SFB1/SFB2 of the 128-row scale block holding the
+      // tile's N columns to the pair.
+      const int32_t m_block = m0 / Cfg::kScaleAtomRows;
+      const int32_t n_block = (t.n * Cfg::kBlockN) / Cfg::kScaleAtomRows;
+      const bool even_cta = ctx.even_cta;
+      return [this, m_block, n_block, t, even_cta](uint32_t base, uint32_t bar, int32_t kb) {
+        const int32_t atom = kb * Cfg::kScaleAtomsPerStage;
+        ptx::tma_load<kCtaGroup>(base + Cfg::kSfaOffset, &p.tmap_sfa, bar, {0, atom, m_block, t.batch});
+        if (even_cta) {
+          if constexpr (kCtaGroup == 2) {
+            ptx::tma_load_multicast<2>(base + Cfg::kSfb1Offset, &p.tmap_sfb1, bar,
+                                       {0, atom, n_block, t.batch}, kPairMask<2>);
+            ptx::tma_load_multicast<2>(base + Cfg::kSfb2Offset, &p.tmap_sfb2, bar,
+                                       {0, atom, n_block, t.batch}, kPairMask<2>);
+          } else {
+            ptx::tma_load<1>(base + Cfg::kSfb1Offset, &p.tmap_sfb1, bar, {0, atom, n_block, t.batch});
+            ptx::tma_load<1>(base + Cfg::kSfb2Offset, &p.tmap_sfb2, bar, {0, atom, n_block, t.batch});
+          }
+        }
+      };
+    }
+  }
+
+  // Per stage: the scale atoms into tensor memory (tcgen05.cp), then kMmasPerStage pairs of block-scaled
+  // MMAs; the gate MMA loads A into the collector buffer, the up MMA reuses it and releases it.
+  BWGEMM_DEVICE auto mma_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t, uint32_t acc1) const {
+    using namespace ::bwgemm::ptx;
+    constexpr int kCtaGroup = Cfg::kClusterCtas;
+    constexpr uint32_t idesc = InstrDescMxf4Nvf4{MmaF4Format::kE2M1,
+                                                 MmaF4Format::kE2M1,
+                                                 false,
+                                                 false,
+                                                 MmaMajor::kK,
+                                                 MmaMajor::kK,
+                                                 Cfg::kClusterBlockM,
+                                                 Cfg::kBlockN,
+                                                 MmaScaleFormat::kUE4M3}
+                                   .encode();
+    // SFB holds 128 N rows per atom in 32-row column groups: start at this tile's group.
+    const uint32_t sfb_group =
+        static_cast<uint32_t>((t.n * Cfg::kBlockN) % Cfg::kScaleAtomRows / Cfg::kScaleAtomRowGroup);
+    const uint32_t acc2 = acc1 + Cfg::kBlockN;
+    const uint32_t tmem = ctx.tmem;
+    return [tmem, sfb_group, acc1, acc2](uint32_t base, int32_t kb) {
+      for (uint32_t j = 0; j < Cfg::kScaleAtomsPerStage; ++j) {
+        const uint32_t atom_offset = j * Cfg::kScaleAtomBytes;
+        tcgen05_cp<kCtaGroup>(
+            tmem + Cfg::kSfaColumn + j * Cfg::kScaleColumnsPerAtomA,
+            smem_desc_with_address(detail::kScaleDescBase, base + Cfg::kSfaOffset + atom_offset));
+        tcgen05_cp<kCtaGroup>(
+            tmem + Cfg::kSfb1Column + j * Cfg::kScaleColumnsPerAtomB,
+            smem_desc_with_address(detail::kScaleDescBase, base + Cfg::kSfb1Offset + atom_offset));
+        tcgen05_cp<kCtaGroup>(
+            tmem + Cfg::kSfb2Column + j * Cfg::kScaleColumnsPerAtomB,
+            smem_desc_with_address(detail::kScaleDescBase, base + Cfg::kSfb2Offset + atom_offset));
+      }
+      for (uint32_t j = 0; j < Cfg::kMmasPerStage; ++j) {
+        const uint32_t k_bytes = j * (Cfg::kMmaK / 2);  // advance 32 bytes (64 fp4) inside the swizzled rows
+        const uint64_t a_desc =
+            smem_desc_with_address(detail::kOperandDescBase, base + Cfg::kAOffset + k_bytes);
+        const uint64_t b1_desc =
+            smem_desc_with_address(detail::kOperandDescBase, base + Cfg::kB1Offset + k_bytes);
+        const uint64_t b2_desc =
+            smem_desc_with_address(detail::kOperandDescBase, base + Cfg::kB2Offset + k_bytes);
+        const uint32_t sfa = tmem + Cfg::kSfaColumn + j * Cfg::kScaleColumnsPerAtomA;
+        const uint32_t sfb1 = tmem + Cfg::kSfb1Column + j * Cfg::kScaleColumnsPerAtomB + sfb_group;
+        const uint32_t sfb2 = tmem + Cfg::kSfb2Column + j * Cfg::kScaleColumnsPerAtomB + sfb_group;
+        const bool accumulate = kb > 0 || j > 0;
+        tcgen05_mma_mxf4nvf4<kCtaGroup, CollectorUsage::kFill>(acc1, a_desc, b1_desc, idesc, sfa, sfb1,
+                                                               accumulate);
+        tcgen05_mma_mxf4nvf4<kCtaGroup, CollectorUsage::kLastUse>(acc2, a_desc, b2_desc, idesc, sfa, sfb2,
+                                                                  accumulate);
+      }
+    };
+  }
+
+  // Row `row` of the tile (inside M): out = epilogue(alpha1 · gate, alpha2 · up), 8 columns at a time.
+  BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>&, const sched::TileCoord& t, int32_t row) const {
+    typename Cfg::Out* out_row = p.c + (static_cast<int64_t>(t.batch) * p.m + row) * p.ldc;
+    return [this, out_row](int32_t col, const uint32_t(&values)[2][Cfg::kEpilogueColumns]) {
+#pragma unroll
+      for (int v = 0; v < Cfg::kEpilogueColumns; v += epi::kStoreVector) {
+        if (col + v + epi::kStoreVector > p.n) break;  // N is a multiple of 8: whole vectors only
+        float out[epi::kStoreVector];
+#pragma unroll
+        for (int i = 0; i < epi::kStoreVector; ++i)
+          out[i] =
+              p.epilogue(p.alpha1 * bits_to_f32(values[0][v + i]), p.alpha2 * bits_to_f32(values[1][v + i]));
+        epi::store8(out_row + col + v, out);
+      }
+    };
+  }
+};
+
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::kThreads, 1)
+    nvfp4_dual_gemm_kernel(const __grid_constant__ Nvfp4DualGemmParams<Cfg> p) {
+  run_kernel<Cfg, Nvfp4DualGemmRoles<Cfg>>(p);
+}
+
+}  // namespace bwgemm::sm100

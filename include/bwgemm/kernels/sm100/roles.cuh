@@ -1,0 +1,208 @@
+// The warp roles every sm_100a kernel is made of, written once: a kernel is its Config plus a Roles struct
+// that says only what differs (which TMA loads fill a stage, which MMAs consume it, what the epilogue does
+// with the accumulator columns it reads).
+//
+// Warps (WarpRoles): 0-3 epilogue (one per 32-lane quarter of tensor memory), then ProducerWarps TMA
+// producers, one MMA warp, one scheduler warp. run_roles below gives each warp its role:
+//   producer I   walks the tile stream; per K block waits for the stage to be free, arms the stage's full
+//                barrier (in the even CTA) with Roles::producer_tx_bytes<I> and issues the loads of
+//                Roles::producer_tile<I>(tile)(stage_base, full_barrier, kb)
+//   MMA          in the even CTA, one elected thread walks the tile stream: waits for an accumulator stage
+//                the epilogue has drained, then per K block waits for the stage's data, issues
+//                Roles::mma_tile(tile, accumulator)(stage_base, kb) and commits the stage back to the
+//                producers (multicast to the pair); at the tile's end commits the accumulator stage
+//   epilogue     walks the tile stream; per tile waits for the accumulator stage, reads it in chunks of
+//                kEpilogueColumns columns (Roles::kAccumulators accumulators of BlockN columns each), hands
+//                the stage back as soon as the last chunk is in registers (early release), and runs
+//                Roles::epilogue_tile(tile, row)(column, values) for rows inside M
+//   scheduler    with Cluster Launch Control, the even CTA's elected thread cancels clusters for work
+// Roles also provides prefetch_tensor_maps() (run by the first producer warp before the start barrier).
+#pragma once
+
+#include <cstdint>
+#include <utility>
+
+#include "bwgemm/kernels/sm100/common.cuh"
+#include "bwgemm/pipeline/pipeline_state.cuh"
+#include "bwgemm/ptx/ptx.cuh"
+#include "bwgemm/scheduler/tile_order.cuh"
+
+namespace bwgemm::sm100 {
+
+// The warp layout of every sm_100a kernel in a cluster of ClusterCtas CTAs (1, or a pair issuing
+// cta_group::2 MMAs from the even CTA). Configs derive from it.
+template <int ProducerWarps, int ClusterCtas>
+struct WarpRoles {
+  static constexpr int kClusterCtas = ClusterCtas;  // CTAs per cluster = the MMAs' cta_group
+  static constexpr int kEpilogueWarps = kTmemLanes / kTmemLanesPerWarp;  // 4: one per tensor-memory quarter
+  static constexpr int kProducerWarps = ProducerWarps;  // each arrives once per stage on the full barrier
+  static constexpr int kFirstProducerWarp = kEpilogueWarps;
+  static constexpr int kMmaWarp = kFirstProducerWarp + kProducerWarps;  // tcgen05.mma (even CTA), TMEM alloc
+  static constexpr int kSchedulerWarp = kMmaWarp + 1;  // CLC try_cancel (even CTA); initialises the barriers
+  static constexpr int kWarps = kSchedulerWarp + 1;
+  static constexpr int kThreads = kWarps * kWarpSize;
+  // Arrivals that release one CLC response: every warp that walks the tile stream reads each response and
+  // releases it once, and run_roles gives the stream to exactly these: per CTA the producers and the
+  // epilogue warps, plus the MMA warp of the even CTA (the odd CTA's MMA warp issues nothing).
+  static constexpr int kClcConsumerArrivals = kClusterCtas * (kProducerWarps + kEpilogueWarps) + 1;
+  static_assert(kEpilogueWarps * kTmemLanesPerWarp == kTmemLanes, "the epilogue warps cover tensor memory");
+};
+
+// What every role of one CTA knows: its place, its barriers and tensor memory, and the tile stream.
+template <class Cfg>
+struct KernelContext {
+  using Stream = TileStream<typename Cfg::Scheduler, Cfg::kClusterCtas>;
+  uint32_t warp, lane, rank;
+  bool even_cta;
+  uint32_t smem;  // the dynamic shared memory base, aligned up to kSmemAlignment
+  KernelBarriers<Cfg> bars;
+  uint32_t tmem = 0;  // tensor-memory base address
+  int32_t cluster, num_clusters, k_iters;
+  sched::TileGrid tiles;
+
+  BWGEMM_DEVICE Stream tile_stream() const { return Stream(cluster, num_clusters, tiles.total(), bars.clc); }
+  // The shared-memory address of pipeline stage s.
+  BWGEMM_DEVICE uint32_t stage_base(uint32_t s) const { return smem + s * Cfg::kStageBytes; }
+};
+
+// Producer I: per K block of every tile, wait for the stage, arm the full barrier, load.
+template <class Cfg, int I, class Roles>
+BWGEMM_DEVICE void run_producer(const KernelContext<Cfg>& ctx, const Roles& roles) {
+  using namespace ::bwgemm::ptx;
+  constexpr int kCtaGroup = Cfg::kClusterCtas;
+  if (!elect_one_sync()) return;
+  const auto& bars = ctx.bars;
+  const uint32_t tx_bytes = roles.template producer_tx_bytes<I>(ctx);
+  PipelineState<Cfg::kStages> stage;
+  for (auto ts = ctx.tile_stream(); ts.valid(); ts.next(true)) {
+    const auto load = roles.template producer_tile<I>(ctx, ctx.tiles.tile_at(ts.tile));
+    for (int32_t kb = 0; kb < ctx.k_iters; ++kb, stage.advance()) {
+      mbarrier_wait_parity(bars.empty[stage.index], stage.producer_parity());
+      arrive_expect_tx_on_pair_barrier<kCtaGroup>(bars.full[stage.index], tx_bytes);
+      load(ctx.stage_base(stage.index), pair_barrier<kCtaGroup>(bars.full[stage.index]), kb);
+    }
+  }
+}
+
+// Runs the producer role of the calling warp (warp kFirstProducerWarp + I runs producer I).
+template <class Cfg, class Roles, int... I>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void run_producers(const KernelContext<Cfg>& ctx, const Roles& roles,
+                                                    std::integer_sequence<int, I...>) {
+  ((ctx.warp == static_cast<uint32_t>(Cfg::kFirstProducerWarp + I) ? run_producer<Cfg, I>(ctx, roles)
+                                                                   : void()),
+   ...);
+}
+
+// The MMA warp: in the even CTA one thread issues every tile's MMAs into a free accumulator stage.
+template <class Cfg, class Roles>
+BWGEMM_DEVICE void run_mma(const KernelContext<Cfg>& ctx, const Roles& roles) {
+  using namespace ::bwgemm::ptx;
+  constexpr int kCtaGroup = Cfg::kClusterCtas;
+  if (!ctx.even_cta || !elect_one_sync()) return;
+  const auto& bars = ctx.bars;
+  PipelineState<Cfg::kStages> stage;
+  PipelineState<Cfg::kAccStages> acc;
+  for (auto ts = ctx.tile_stream(); ts.valid(); ts.next(true), acc.advance()) {
+    const auto issue =
+        roles.mma_tile(ctx, ctx.tiles.tile_at(ts.tile), ctx.tmem + acc.index * Cfg::kAccColumnsPerStage);
+    mbarrier_wait_parity(bars.acc_empty[acc.index], acc.producer_parity());
+    tcgen05_fence_after_thread_sync();
+    for (int32_t kb = 0; kb < ctx.k_iters; ++kb, stage.advance()) {
+      mbarrier_wait_parity(bars.full[stage.index], stage.consumer_parity());
+      tcgen05_fence_after_thread_sync();
+      issue(ctx.stage_base(stage.index), kb);
+      commit_to_pair<kCtaGroup>(bars.empty[stage.index]);  // the stage is free once these MMAs are done
+    }
+    commit_to_pair<kCtaGroup>(bars.acc_full[acc.index]);  // the tile's accumulators are final
+  }
+}
+
+// An epilogue warp: tensor-memory lanes 32w .. 32w + 31 hold rows 32w .. + 31 of the CTA's tile. Each lane
+// reads its row of Roles::kAccumulators accumulators (BlockN columns apart), kEpilogueColumns at a time.
+template <class Cfg, class Roles>
+BWGEMM_DEVICE void run_epilogue(const KernelContext<Cfg>& ctx, const Roles& roles, int32_t m) {
+  using namespace ::bwgemm::ptx;
+  constexpr int kCtaGroup = Cfg::kClusterCtas;
+  constexpr int kColumns = Cfg::kEpilogueColumns;
+  constexpr int kChunks = Cfg::kBlockN / kColumns;
+  const auto& bars = ctx.bars;
+  const uint32_t lane_base = (ctx.warp * kTmemLanesPerWarp) << kTmemLaneShift;
+  PipelineState<Cfg::kAccStages> acc;
+  for (auto ts = ctx.tile_stream(); ts.valid(); ts.next(ctx.lane == 0), acc.advance()) {
+    const sched::TileCoord t = ctx.tiles.tile_at(ts.tile);
+    const int32_t row = epilogue_row<Cfg>(t, ctx.rank, ctx.warp, ctx.lane);
+    const bool row_in = row < m;
+    // Rows past M read and store nothing; their clamped row keeps every pointer inside the output.
+    const auto store = roles.epilogue_tile(ctx, t, row_in ? row : 0);
+    const uint32_t acc_tmem = ctx.tmem + lane_base + acc.index * Cfg::kAccColumnsPerStage;
+    mbarrier_wait_parity(bars.acc_full[acc.index], acc.consumer_parity());
+    tcgen05_fence_after_thread_sync();
+#pragma unroll 1
+    for (int chunk = 0; chunk < kChunks; ++chunk) {
+      uint32_t values[Roles::kAccumulators][kColumns];
+#pragma unroll
+      for (int i = 0; i < Roles::kAccumulators; ++i)
+        tcgen05_ld_32x32b(acc_tmem + i * Cfg::kBlockN + chunk * kColumns, values[i]);
+      tcgen05_wait_ld();
+      if (chunk == kChunks - 1) {
+        // Everything is in registers: hand the accumulator stage back to the MMA warp.
+        tcgen05_fence_before_thread_sync();
+        if (ctx.lane == 0) arrive_on_pair_barrier<kCtaGroup>(bars.acc_empty[acc.index]);
+      }
+      if (row_in) store(t.n * Cfg::kBlockN + chunk * kColumns, values);
+    }
+  }
+}
+
+// The whole kernel body: set-up, the calling warp's role, the common end. `m` and `k` are the problem's
+// (rows past M are not stored; K blocks past K read zeros through TMA).
+template <class Cfg, class Roles>
+BWGEMM_DEVICE void run_roles(const Roles& roles, const sched::TileGrid& tiles, int32_t num_clusters,
+                             int32_t m, int32_t k) {
+  using namespace ::bwgemm::ptx;
+  constexpr int kCtaGroup = Cfg::kClusterCtas;
+  const uint32_t warp = warp_idx();
+  const uint32_t rank = kCtaGroup == 2 ? cluster_ctarank() : 0;
+  const uint32_t smem = round_up_u32(dynamic_smem_base(), kSmemAlignment);
+  KernelContext<Cfg> ctx{warp,
+                         lane_idx(),
+                         rank,
+                         rank == 0,
+                         smem,
+                         KernelBarriers<Cfg>(smem),
+                         0,
+                         static_cast<int32_t>(block_idx().x / kCtaGroup),
+                         num_clusters,
+                         (k + Cfg::kBlockK - 1) / Cfg::kBlockK,
+                         tiles};
+
+  if (warp == Cfg::kFirstProducerWarp && elect_one_sync()) roles.prefetch_tensor_maps();
+  ctx.tmem = start_kernel<Cfg>(warp, ctx.bars);
+
+  if (warp < static_cast<uint32_t>(Cfg::kEpilogueWarps)) {
+    run_epilogue<Cfg>(ctx, roles, m);
+  } else if (warp < static_cast<uint32_t>(Cfg::kMmaWarp)) {
+    run_producers<Cfg>(ctx, roles, std::make_integer_sequence<int, Cfg::kProducerWarps>{});
+  } else if (warp == static_cast<uint32_t>(Cfg::kMmaWarp)) {
+    run_mma<Cfg>(ctx, roles);
+  } else {
+    scheduler_warp<typename Cfg::Scheduler, kCtaGroup>(ctx.even_cta, ctx.bars.clc);
+  }
+
+  finish_kernel<Cfg>(warp, ctx.tmem);
+}
+
+// What every sm_100a __global__ function runs: Roles over the kernel parameters `p` (which carry tiles,
+// num_clusters, m and k). Built for another architecture (a multi-architecture build's other device pass),
+// the body is a trap: the entry points check the device before they launch, so it is never run.
+template <class Cfg, class Roles, class Params>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void run_kernel(const Params& p) {
+#if BWGEMM_SM100A_KERNEL_BODY
+  run_roles<Cfg>(Roles{p}, p.tiles, p.num_clusters, p.m, p.k);
+#else
+  (void)p;
+  ::bwgemm::ptx::trap();
+#endif
+}
+
+}  // namespace bwgemm::sm100

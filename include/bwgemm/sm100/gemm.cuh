@@ -1,0 +1,131 @@
+// bwgemm's Blackwell (sm_100a) FP16/BF16 GEMM, fp32 accumulation:
+//
+//   D[m, n, l] = alpha * sum_k A[m,k,l] B[k,n,l] + beta * C[m,n,l]      (epi::LinearCombination, default)
+//
+// The arguments are bwgemm::GemmArguments (arguments/gemm.hpp), the same for every backend. A is fp16 or
+// bf16, M x K row-major (row stride lda); B has A's type and is K x N row-major (BLayout::kRowMajorKxN, the
+// GPU MODE matmul_v2 layout, seed 004) or N x K row-major, i.e. K-major (BLayout::kColumnMajorKxN;
+// nn.Linear weights); C and D are M x N row-major in fp16, bf16 or fp32 (the Config's Out).
+//
+//   bwgemm::GemmArguments<__half> args;  ...
+//   bwgemm::Status s = bwgemm::sm100::gemm(args, stream);         // picks a kernel from the shape
+//   using Cfg = bwgemm::sm100::GemmConfig<256, 0, 2, bwgemm::sched::ClcWorkStealing>;
+//   s = bwgemm::sm100::Gemm<Cfg>::run(args, stream);              // or an explicit kernel
+//
+// The call validates everything first (bwgemm::validate, then the Config's tile count) and launches nothing
+// on error; it is asynchronous on `stream`, allocates nothing and does not synchronize. The kernels need a
+// GPU of compute capability 10.0 (B200/GB200) exactly; bwgemm::gemm (gemm.cuh) dispatches between backends.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "bwgemm/arguments/gemm.hpp"
+#include "bwgemm/base/layout.hpp"
+#include "bwgemm/base/status.hpp"
+#include "bwgemm/epilogue/functors.cuh"
+#include "bwgemm/host/launch.hpp"
+#include "bwgemm/host/operand_maps.hpp"
+#include "bwgemm/kernels/sm100/gemm_config.cuh"
+#include "bwgemm/kernels/sm100/gemm_kernel.cuh"
+
+namespace bwgemm::sm100 {
+
+template <class Cfg>
+struct Gemm {
+  using Out = typename Cfg::Out;
+  using Epilogue = typename Cfg::Epilogue;
+  template <class In>
+  using Arguments = GemmArguments<In, Out, Epilogue>;
+
+  // Host-side checks only (no device access): the GEMM's rules, then this Config's tile count.
+  template <class In>
+  static Status can_implement(const GemmArguments<In, Out, Epilogue>& a) {
+    if (Status s = validate(a); !s.ok()) return s;
+    const sched::TileGrid tiles = tile_grid(a.m, a.n, a.batch);
+    return ::bwgemm::detail::validate_tile_count(tiles.tiles_m, tiles.tiles_n, tiles.batch);
+  }
+
+  // Cluster tiles (kClusterBlockM x kBlockN) in the L2-friendly grouped order.
+  static sched::TileGrid tile_grid(int64_t m, int64_t n, int64_t batch) {
+    return sched::grouped_tile_grid(m, Cfg::kClusterBlockM, n, Cfg::kBlockN, batch);
+  }
+
+  template <class In>
+  static Status run(const GemmArguments<In, Out, Epilogue>& a, cudaStream_t stream = nullptr) {
+    if (Status s = can_implement(a); !s.ok()) return s;
+    if (Status s = host::require_compute_capability_100("bwgemm::sm100::Gemm"); !s.ok()) return s;
+    const bool read_c = epi::reads_source(a.epilogue);
+    const void* const operands[] = {a.a, a.b, a.d, read_c ? static_cast<const void*>(a.c) : a.d};
+    for (const void* ptr : operands) {
+      if (Status s = host::require_device_pointer(ptr, "an operand of bwgemm::sm100::Gemm"); !s.ok())
+        return s;
+    }
+
+    const ::bwgemm::detail::GemmStrides st = ::bwgemm::detail::gemm_strides(a);
+    const bool kxn = a.b_layout == BLayout::kRowMajorKxN;
+    constexpr TensorMapDataType type = ::bwgemm::detail::gemm_tensor_map_type<In>();
+    GemmParams<Cfg> p;
+    if (Status s = ::bwgemm::detail::gemm_operand_map(type, a.a, a.k, a.m, a.batch, st.lda, st.batch_stride_a,
+                                                      Cfg::kBlockK, Cfg::kBlockM, TensorMapSwizzle::k128B,
+                                                      &p.tmap_a);
+        !s.ok())
+      return s;
+    if (kxn) {
+      const TensorMapSwizzle swizzle =
+          Cfg::kBMnSpanBytes == 128 ? TensorMapSwizzle::k128B : TensorMapSwizzle::k64B;
+      if (Status s =
+              ::bwgemm::detail::gemm_operand_map(type, a.b, a.n, a.k, a.batch, st.ldb, st.batch_stride_b,
+                                                 Cfg::kBChunkColumns, Cfg::kBlockK, swizzle, &p.tmap_b);
+          !s.ok())
+        return s;
+    } else {
+      if (Status s = ::bwgemm::detail::gemm_operand_map(type, a.b, a.k, a.n, a.batch, st.ldb,
+                                                        st.batch_stride_b, Cfg::kBlockK, Cfg::kBColumnsPerCta,
+                                                        TensorMapSwizzle::k128B, &p.tmap_b);
+          !s.ok())
+        return s;
+    }
+    p.d = a.d;
+    p.c = read_c ? a.c : nullptr;
+    p.ldd = st.ldd, p.batch_stride_d = st.batch_stride_d;
+    p.ldc = st.ldc, p.batch_stride_c = st.batch_stride_c;
+    p.m = static_cast<int32_t>(a.m);
+    p.n = static_cast<int32_t>(a.n);
+    p.k = static_cast<int32_t>(a.k);
+    p.tiles = tile_grid(a.m, a.n, a.batch);
+    p.idesc = Cfg::instr_desc(std::is_same_v<In, __half> ? ptx::MmaF16Format::kF16 : ptx::MmaF16Format::kBF16,
+                              a.b_layout);
+    p.b = Cfg::b_operand(a.b_layout);
+    p.b_mn_major = kxn;
+    p.read_c = read_c;
+    p.epilogue = a.epilogue;
+    return host::launch_tile_kernel<Cfg>(&gemm_kernel<Cfg>, p, stream);
+  }
+};
+
+// The kernels the default entry point chooses from (docs/api.md has the table and the reasoning):
+//   M <= 128       : BlockN 64, one CTA (M = 128), static persistent: many N tiles to spread over the SMs.
+//   128 < M <= 512 : BlockN 128, CTA pair (M = 256), Cluster Launch Control work stealing.
+//   M > 512        : BlockN 256, CTA pair, CLC work stealing: seed 004's kernel.
+// Every one takes as many stages as fit in 227 KB.
+template <class Out>
+using GemmSmallM = GemmConfig<64, 0, 1, sched::StaticPersistent, epi::LinearCombination, Out>;
+template <class Out>
+using GemmMediumM = GemmConfig<128, 0, 2, sched::ClcWorkStealing, epi::LinearCombination, Out>;
+template <class Out>
+using GemmLargeM = GemmConfig<256, 0, 2, sched::ClcWorkStealing, epi::LinearCombination, Out>;
+
+// The sm_100a default entry point: a kernel from the shape (the table above).
+template <class In, class Out>
+Status gemm(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
+  if (args.m <= 128) return Gemm<GemmSmallM<Out>>::run(args, stream);
+  if (args.m <= 512) return Gemm<GemmMediumM<Out>>::run(args, stream);
+  return Gemm<GemmLargeM<Out>>::run(args, stream);
+}
+
+}  // namespace bwgemm::sm100

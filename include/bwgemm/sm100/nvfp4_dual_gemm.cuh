@@ -1,0 +1,104 @@
+// bwgemm's Blackwell (sm_100a) NVFP4 dual GEMM with a fused gated epilogue, the gated MLP of modern LLMs:
+//
+//   C[m, n, l] = silu(alpha1 * sum_k A[m,k,l] B1[n,k,l]) * (alpha2 * sum_k A[m,k,l] B2[n,k,l])
+//
+// The arguments are bwgemm::Nvfp4DualGemmArguments (arguments/nvfp4_dual_gemm.hpp: packed e2m1 data and
+// 128x4 blocked e4m3 scales; M >= 1, N a multiple of 16, K a multiple of 64).
+//
+//   bwgemm::Nvfp4DualGemmArguments<__half> args;  ...
+//   bwgemm::Status s = bwgemm::sm100::dual_gemm_nvfp4(args, stream);   // picks a kernel from the shape
+//   using Cfg = bwgemm::sm100::Nvfp4DualGemmConfig<128, 5, 2, bwgemm::sched::ClcWorkStealing>;
+//   s = bwgemm::sm100::Nvfp4DualGemm<Cfg>::run(args, stream);          // or an explicit kernel
+//
+// The call validates everything first and launches nothing on error; it is asynchronous on `stream`,
+// allocates nothing and does not synchronize. The kernels need a GPU of compute capability 10.0 exactly;
+// bwgemm::dual_gemm_nvfp4 (dual_gemm.cuh) dispatches between devices.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "bwgemm/arguments/nvfp4_dual_gemm.hpp"
+#include "bwgemm/base/status.hpp"
+#include "bwgemm/epilogue/functors.cuh"
+#include "bwgemm/host/launch.hpp"
+#include "bwgemm/host/operand_maps.hpp"
+#include "bwgemm/kernels/sm100/nvfp4_dual_gemm_config.cuh"
+#include "bwgemm/kernels/sm100/nvfp4_dual_gemm_kernel.cuh"
+
+namespace bwgemm::sm100 {
+
+template <class Cfg>
+struct Nvfp4DualGemm {
+  using Arguments = Nvfp4DualGemmArguments<typename Cfg::Out, typename Cfg::Epilogue>;
+  using Params = Nvfp4DualGemmParams<Cfg>;
+
+  // Host-side checks only (no device access): the operation's rules, then this Config's tile count.
+  static Status can_implement(const Arguments& a) {
+    if (Status s = validate(a); !s.ok()) return s;
+    const sched::TileGrid tiles = tile_grid(a);
+    return ::bwgemm::detail::validate_tile_count(tiles.tiles_m, tiles.tiles_n, tiles.batch);
+  }
+
+  static sched::TileGrid tile_grid(const Arguments& a) {
+    return sched::grouped_tile_grid(a.m, Cfg::kClusterBlockM, a.n, Cfg::kBlockN, a.batch);
+  }
+
+  static Status run(const Arguments& a, cudaStream_t stream = nullptr) {
+    if (Status s = can_implement(a); !s.ok()) return s;
+    if (Status s = host::require_compute_capability_100("bwgemm::sm100::Nvfp4DualGemm"); !s.ok()) return s;
+    const void* const operands[] = {a.a.data,  a.a.scales,  a.b1.data, a.b1.scales,
+                                    a.b2.data, a.b2.scales, a.c};
+    for (const void* ptr : operands) {
+      if (Status s = host::require_device_pointer(ptr, "an operand of bwgemm::sm100::Nvfp4DualGemm"); !s.ok())
+        return s;
+    }
+
+    namespace d = ::bwgemm::detail;
+    Params p;
+    if (Status s = d::nvfp4_data_map(a.a.data, a.m, a.k, a.batch, Cfg::kBlockM, &p.tmap_a); !s.ok()) return s;
+    if (Status s = d::nvfp4_data_map(a.b1.data, a.n, a.k, a.batch, Cfg::kBRowsPerCta, &p.tmap_b1); !s.ok())
+      return s;
+    if (Status s = d::nvfp4_data_map(a.b2.data, a.n, a.k, a.batch, Cfg::kBRowsPerCta, &p.tmap_b2); !s.ok())
+      return s;
+    if (Status s = d::nvfp4_scale_map(a.a.scales, a.m, a.k, a.batch, &p.tmap_sfa); !s.ok()) return s;
+    if (Status s = d::nvfp4_scale_map(a.b1.scales, a.n, a.k, a.batch, &p.tmap_sfb1); !s.ok()) return s;
+    if (Status s = d::nvfp4_scale_map(a.b2.scales, a.n, a.k, a.batch, &p.tmap_sfb2); !s.ok()) return s;
+    p.c = a.c;
+    p.ldc = a.ldc == 0 ? a.n : a.ldc;
+    p.m = static_cast<int32_t>(a.m);
+    p.n = static_cast<int32_t>(a.n);
+    p.k = static_cast<int32_t>(a.k);
+    p.tiles = tile_grid(a);
+    p.alpha1 = a.alpha1;
+    p.alpha2 = a.alpha2;
+    p.epilogue = a.epilogue;
+    // Keep the operand more tiles re-read (B when M > N) in L2; stream the other.
+    const bool keep_b = a.m > a.n;
+    p.cache_hint_a = keep_b ? ptx::kL2EvictFirst : ptx::kL2EvictLast;
+    p.cache_hint_b = keep_b ? ptx::kL2EvictLast : ptx::kL2EvictFirst;
+
+    return host::launch_tile_kernel<Cfg>(&nvfp4_dual_gemm_kernel<Cfg>, p, stream);
+  }
+};
+
+// The kernels the default entry point chooses from (docs/api.md has the table and the reasoning):
+//   M <= 256 : BlockN 64, 7 stages, CTA pair, static persistent, double-buffered accumulators: more tiles to
+//              spread over the SMs when M is small (seed 000's persistent kernel for M = 256).
+//   M > 256  : BlockN 128, 5 stages, CTA pair, Cluster Launch Control work stealing.
+template <class Out>
+using Nvfp4DualGemmSmallM = Nvfp4DualGemmConfig<64, 7, 2, sched::StaticPersistent, epi::SiluMul, Out>;
+template <class Out>
+using Nvfp4DualGemmLargeM = Nvfp4DualGemmConfig<128, 5, 2, sched::ClcWorkStealing, epi::SiluMul, Out>;
+
+// The sm_100a default entry point: a kernel from the shape (the table above).
+template <class Out>
+Status dual_gemm_nvfp4(const Nvfp4DualGemmArguments<Out>& args, cudaStream_t stream = nullptr) {
+  if (args.m <= 256) return Nvfp4DualGemm<Nvfp4DualGemmSmallM<Out>>::run(args, stream);
+  return Nvfp4DualGemm<Nvfp4DualGemmLargeM<Out>>::run(args, stream);
+}
+
+}  // namespace bwgemm::sm100

@@ -1,0 +1,61 @@
+// What the contract suites share: a test case is a (backend, Config) pair; a Config list becomes the gtest
+// type list of one backend; test names say the Config; a case skips with the backend's own message where it
+// cannot run.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <type_traits>
+
+#include "gemm_check.hpp"  // type_name
+
+namespace bwgemm_test {
+
+template <class B, class C>
+struct Case {
+  using Backend = B;
+  using Cfg = C;
+};
+
+// A list of Configs (any template of the form List<Cfg...>, e.g. sm100::ConfigList) as the gtest types of
+// one backend.
+template <class Backend, class List>
+struct CasesOf;
+template <class Backend, template <class...> class List, class... Cs>
+struct CasesOf<Backend, List<Cs...>> {
+  using type = ::testing::Types<Case<Backend, Cs>...>;
+};
+template <class... Cs>
+struct Configs {};
+
+// Config knobs some backends have: sm_90a's TmaStore (false: "_RegisterStore").
+template <class Cfg, class = void>
+struct StoreSuffix {
+  static std::string get() { return ""; }
+};
+template <class Cfg>
+struct StoreSuffix<Cfg, std::void_t<decltype(Cfg::kTmaStore)>> {
+  static std::string get() { return Cfg::kTmaStore ? "" : "_RegisterStore"; }
+};
+
+// "N256_S4_G2_StaticPersistent_bf16": BlockN, stages, CTAs per cluster, scheduler, output type.
+struct ConfigNames {
+  template <class C>
+  static std::string GetName(int) {
+    using Cfg = typename C::Cfg;
+    return "N" + std::to_string(Cfg::kBlockN) + "_S" + std::to_string(Cfg::kStages) + "_G" +
+           std::to_string(Cfg::kClusterCtas) + "_" + Cfg::Scheduler::kName + "_" +
+           type_name<typename Cfg::Out>() + StoreSuffix<Cfg>::get();
+  }
+};
+
+}  // namespace bwgemm_test
+
+// Skips the test where the case's backend cannot run, with what it needs and why.
+#define BWGEMM_CONTRACT_REQUIRE(CaseType)                                    \
+  do {                                                                       \
+    std::string why_;                                                        \
+    if (!CaseType::Backend::available(&why_))                                \
+      GTEST_SKIP() << "needs " << CaseType::Backend::kNeeds << ": " << why_; \
+  } while (0)
