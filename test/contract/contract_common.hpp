@@ -8,6 +8,7 @@
 #include <string>
 #include <type_traits>
 
+#include "bwgemm/base/status.hpp"
 #include "gemm_check.hpp"  // type_name
 
 namespace bwgemm_test {
@@ -49,6 +50,12 @@ struct ConfigNames {
            type_name<typename Cfg::Out>() + StoreSuffix<Cfg>::get();
   }
 };
+
+// A refused call: kInvalidArgument with a message that contains `fragment`.
+inline void expect_refused(const bwgemm::Status& s, const char* fragment) {
+  EXPECT_EQ(s.code(), bwgemm::StatusCode::kInvalidArgument) << fragment << ": " << s.to_string();
+  EXPECT_NE(s.message().find(fragment), std::string::npos) << s.message();
+}
 
 }  // namespace bwgemm_test
 

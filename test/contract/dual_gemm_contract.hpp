@@ -122,20 +122,15 @@ TYPED_TEST_P(DualGemmContract, RefusesBadArgumentsAndLaunchesNothing) {
   good.a = good.b1 = good.b2 = reinterpret_cast<const __nv_bfloat16*>(buf);
   good.c = reinterpret_cast<Out*>(buf);
   ASSERT_TRUE(Op::can_implement(good).ok()) << Op::can_implement(good).to_string();
-  const auto expect_refused = [](const Args& a, const char* fragment) {
-    const bwgemm::Status s = Op::run(a);
-    EXPECT_EQ(s.code(), bwgemm::StatusCode::kInvalidArgument) << fragment << ": " << s.to_string();
-    EXPECT_NE(s.message().find(fragment), std::string::npos) << s.message();
-  };
   Args a = good;
   a.m = 0;
-  expect_refused(a, "M must be");
+  expect_refused(Op::run(a), "M must be");
   a = good, a.lda = 260;
-  expect_refused(a, "lda");
+  expect_refused(Op::run(a), "lda");
   a = good, a.b2 = nullptr;
-  expect_refused(a, "B2 is null");
+  expect_refused(Op::run(a), "B2 is null");
   a = good, a.c = reinterpret_cast<Out*>(buf + 8);
-  expect_refused(a, "C must be 16-byte aligned");
+  expect_refused(Op::run(a), "C must be 16-byte aligned");
   for (uint8_t byte : buf) ASSERT_EQ(byte, 0) << "a refused call wrote memory";
 }
 

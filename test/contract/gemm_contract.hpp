@@ -147,22 +147,17 @@ TYPED_TEST_P(GemmContract, RefusesBadArgumentsAndLaunchesNothing) {
   good.a = good.b = reinterpret_cast<const __half*>(buf);
   good.d = reinterpret_cast<Out*>(buf);
   ASSERT_TRUE(Op::can_implement(good).ok()) << Op::can_implement(good).to_string();
-  const auto expect_refused = [](const Args& a, const char* fragment) {
-    const bwgemm::Status s = Op::run(a);
-    EXPECT_EQ(s.code(), bwgemm::StatusCode::kInvalidArgument) << fragment << ": " << s.to_string();
-    EXPECT_NE(s.message().find(fragment), std::string::npos) << s.message();
-  };
   Args a = good;
   a.m = 0;
-  expect_refused(a, "M must be");
+  expect_refused(Op::run(a), "M must be");
   a = good, a.lda = 32;
-  expect_refused(a, "lda");
+  expect_refused(Op::run(a), "lda");
   a = good, a.a = nullptr;
-  expect_refused(a, "A is null");
+  expect_refused(Op::run(a), "A is null");
   a = good, a.b = reinterpret_cast<const __half*>(buf + 8);
-  expect_refused(a, "B must be 16-byte aligned");
+  expect_refused(Op::run(a), "B must be 16-byte aligned");
   a = good, a.epilogue.beta = 1.0f;
-  expect_refused(a, "C is null but the epilogue reads it");
+  expect_refused(Op::run(a), "C is null but the epilogue reads it");
   for (uint8_t byte : buf) ASSERT_EQ(byte, 0) << "a refused call wrote memory";
 }
 

@@ -121,20 +121,15 @@ TYPED_TEST_P(Nvfp4DualGemmContract, RefusesBadArgumentsAndLaunchesNothing) {
   good.a = good.b1 = good.b2 = {buf, buf};
   good.c = reinterpret_cast<typename Cfg::Out*>(buf);
   ASSERT_TRUE(Op::can_implement(good).ok()) << Op::can_implement(good).to_string();
-  const auto expect_refused = [](const Args& a, const char* fragment) {
-    const bwgemm::Status s = Op::run(a);
-    EXPECT_EQ(s.code(), bwgemm::StatusCode::kInvalidArgument) << fragment << ": " << s.to_string();
-    EXPECT_NE(s.message().find(fragment), std::string::npos) << s.message();
-  };
   Args a = good;
   a.m = 0;
-  expect_refused(a, "M must be");
+  expect_refused(Op::run(a), "M must be");
   a = good, a.k = 96;
-  expect_refused(a, "K must be");
+  expect_refused(Op::run(a), "K must be");
   a = good, a.b1.scales = nullptr;
-  expect_refused(a, "B1 scales is null");
+  expect_refused(Op::run(a), "B1 scales is null");
   a = good, a.a.data = buf + 8;
-  expect_refused(a, "A data must be 16-byte aligned");
+  expect_refused(Op::run(a), "A data must be 16-byte aligned");
   for (uint8_t byte : buf) ASSERT_EQ(byte, 0) << "a refused call wrote memory";
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "bwgemm/base/status.hpp"
+#include "bwgemm/scheduler/tile_order.cuh"
 
 namespace bwgemm::detail {
 
@@ -50,6 +51,22 @@ inline Status validate_tile_count(int64_t tiles_m, int64_t tiles_n, int64_t batc
   if (tiles_m * tiles_n * batch > kMaxGemmExtent)
     return Status::invalid_argument("too many output tiles for one launch");
   return Status::success();
+}
+
+// The cluster tiles of Config Cfg (kClusterBlockM x kBlockN) over an M x N x batch output, in the
+// L2-friendly grouped order: what every backend's kernels walk.
+template <class Cfg>
+sched::TileGrid config_tile_grid(int64_t m, int64_t n, int64_t batch) {
+  return sched::grouped_tile_grid(m, Cfg::kClusterBlockM, n, Cfg::kBlockN, batch);
+}
+
+// What every explicit-Config entry point checks before it touches the device: the operation's rules
+// (bwgemm::validate, found for the arguments' type), then that Cfg's tile grid fits one launch.
+template <class Cfg, class Args>
+Status can_implement_config(const Args& a) {
+  if (Status s = validate(a); !s.ok()) return s;
+  const sched::TileGrid tiles = config_tile_grid<Cfg>(a.m, a.n, a.batch);
+  return validate_tile_count(tiles.tiles_m, tiles.tiles_n, tiles.batch);
 }
 
 }  // namespace bwgemm::detail

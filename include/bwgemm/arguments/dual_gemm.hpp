@@ -22,6 +22,7 @@
 #include "bwgemm/arguments/common.hpp"
 #include "bwgemm/base/status.hpp"
 #include "bwgemm/epilogue/functors.cuh"
+#include "bwgemm/host/launch.hpp"  // host::OperandPointers
 
 namespace bwgemm {
 
@@ -72,6 +73,12 @@ Status validate(const DualGemmArguments<In, Out, Epilogue>& a) {
   if (!std::isfinite(a.alpha1) || !std::isfinite(a.alpha2))
     return Status::invalid_argument("alpha1 and alpha2 must be finite");
   return Status::success();
+}
+
+// The device memory a 16-bit dual GEMM call reads or writes.
+template <class In, class Out, class Epilogue>
+host::OperandPointers device_operands(const DualGemmArguments<In, Out, Epilogue>& a) {
+  return {{{a.a, "A"}, {a.b1, "B1"}, {a.b2, "B2"}, {a.c, "C"}}, 4};
 }
 
 }  // namespace bwgemm

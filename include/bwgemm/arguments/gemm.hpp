@@ -21,6 +21,7 @@
 #include "bwgemm/base/layout.hpp"
 #include "bwgemm/base/status.hpp"
 #include "bwgemm/epilogue/functors.cuh"
+#include "bwgemm/host/launch.hpp"  // host::OperandPointers
 
 namespace bwgemm {
 
@@ -141,6 +142,14 @@ Status validate(const GemmArguments<In, Out, Epilogue>& a) {
       return Status::invalid_argument("alpha and beta must be finite");
   }
   return Status::success();
+}
+
+// The device memory a GEMM call reads or writes: A, B, D, and C when the epilogue reads it.
+template <class In, class Out, class Epilogue>
+host::OperandPointers device_operands(const GemmArguments<In, Out, Epilogue>& a) {
+  host::OperandPointers ops{{{a.a, "A"}, {a.b, "B"}, {a.d, "D"}, {a.c, "C"}}, 3};
+  if (epi::reads_source(a.epilogue)) ops.count = 4;
+  return ops;
 }
 
 }  // namespace bwgemm

@@ -21,6 +21,7 @@
 #include "bwgemm/arguments/common.hpp"
 #include "bwgemm/base/status.hpp"
 #include "bwgemm/epilogue/functors.cuh"
+#include "bwgemm/host/launch.hpp"  // host::OperandPointers
 
 namespace bwgemm {
 
@@ -73,6 +74,19 @@ Status validate(const Nvfp4DualGemmArguments<Out, Epilogue>& a) {
   if (!std::isfinite(a.alpha1) || !std::isfinite(a.alpha2))
     return Status::invalid_argument("alpha1 and alpha2 must be finite");
   return Status::success();
+}
+
+// The device memory an NVFP4 dual GEMM call reads or writes.
+template <class Out, class Epilogue>
+host::OperandPointers device_operands(const Nvfp4DualGemmArguments<Out, Epilogue>& a) {
+  return {{{a.a.data, "A data"},
+           {a.a.scales, "A scales"},
+           {a.b1.data, "B1 data"},
+           {a.b1.scales, "B1 scales"},
+           {a.b2.data, "B2 data"},
+           {a.b2.scales, "B2 scales"},
+           {a.c, "C"}},
+          7};
 }
 
 }  // namespace bwgemm

@@ -142,6 +142,26 @@ inline Status require_device_pointer(const void* p, const char* name) {
 #endif
 }
 
+// The device memory one call reads or writes, each pointer with the operand's name ("A", "B1 scales").
+struct OperandPointers {
+  static constexpr int kMax = 8;
+  struct Entry {
+    const void* p;
+    const char* name;
+  } entries[kMax];
+  int count = 0;
+};
+
+// require_device_pointer for each operand of `entry_point`'s call: "B of bwgemm::sm90::Gemm is not
+// device-accessible memory".
+inline Status require_device_pointers(const OperandPointers& operands, const char* entry_point) {
+  for (int i = 0; i < operands.count; ++i) {
+    const std::string name = std::string(operands.entries[i].name) + " of " + entry_point;
+    if (Status s = require_device_pointer(operands.entries[i].p, name.c_str()); !s.ok()) return s;
+  }
+  return Status::success();
+}
+
 // Launches kernel<<<grid_x, block_x, smem>>>(params) in clusters of cluster_x CTAs along x.
 // `resident_clusters` (if not null) receives how many such clusters fit on the device at once.
 template <class Params>

@@ -45,26 +45,16 @@ struct Gemm {
   // Host-side checks only (no device access): the GEMM's rules, then this Config's tile count.
   template <class In>
   static Status can_implement(const GemmArguments<In, Out, Epilogue>& a) {
-    if (Status s = validate(a); !s.ok()) return s;
-    const sched::TileGrid tiles = tile_grid(a.m, a.n, a.batch);
-    return ::bwgemm::detail::validate_tile_count(tiles.tiles_m, tiles.tiles_n, tiles.batch);
-  }
-
-  // Cluster tiles (kClusterBlockM x kBlockN) in the L2-friendly grouped order.
-  static sched::TileGrid tile_grid(int64_t m, int64_t n, int64_t batch) {
-    return sched::grouped_tile_grid(m, Cfg::kClusterBlockM, n, Cfg::kBlockN, batch);
+    return ::bwgemm::detail::can_implement_config<Cfg>(a);
   }
 
   template <class In>
   static Status run(const GemmArguments<In, Out, Epilogue>& a, cudaStream_t stream = nullptr) {
     if (Status s = can_implement(a); !s.ok()) return s;
     if (Status s = host::require_compute_capability_100("bwgemm::sm100::Gemm"); !s.ok()) return s;
+    if (Status s = host::require_device_pointers(device_operands(a), "bwgemm::sm100::Gemm"); !s.ok())
+      return s;
     const bool read_c = epi::reads_source(a.epilogue);
-    const void* const operands[] = {a.a, a.b, a.d, read_c ? static_cast<const void*>(a.c) : a.d};
-    for (const void* ptr : operands) {
-      if (Status s = host::require_device_pointer(ptr, "an operand of bwgemm::sm100::Gemm"); !s.ok())
-        return s;
-    }
 
     const ::bwgemm::detail::GemmStrides st = ::bwgemm::detail::gemm_strides(a);
     const bool kxn = a.b_layout == BLayout::kRowMajorKxN;
@@ -97,7 +87,7 @@ struct Gemm {
     p.m = static_cast<int32_t>(a.m);
     p.n = static_cast<int32_t>(a.n);
     p.k = static_cast<int32_t>(a.k);
-    p.tiles = tile_grid(a.m, a.n, a.batch);
+    p.tiles = ::bwgemm::detail::config_tile_grid<Cfg>(a.m, a.n, a.batch);
     p.idesc = Cfg::instr_desc(std::is_same_v<In, __half> ? ptx::MmaF16Format::kF16 : ptx::MmaF16Format::kBF16,
                               a.b_layout);
     p.b = Cfg::b_operand(a.b_layout);

@@ -37,25 +37,13 @@ struct Nvfp4DualGemm {
   using Params = Nvfp4DualGemmParams<Cfg>;
 
   // Host-side checks only (no device access): the operation's rules, then this Config's tile count.
-  static Status can_implement(const Arguments& a) {
-    if (Status s = validate(a); !s.ok()) return s;
-    const sched::TileGrid tiles = tile_grid(a);
-    return ::bwgemm::detail::validate_tile_count(tiles.tiles_m, tiles.tiles_n, tiles.batch);
-  }
-
-  static sched::TileGrid tile_grid(const Arguments& a) {
-    return sched::grouped_tile_grid(a.m, Cfg::kClusterBlockM, a.n, Cfg::kBlockN, a.batch);
-  }
+  static Status can_implement(const Arguments& a) { return ::bwgemm::detail::can_implement_config<Cfg>(a); }
 
   static Status run(const Arguments& a, cudaStream_t stream = nullptr) {
     if (Status s = can_implement(a); !s.ok()) return s;
     if (Status s = host::require_compute_capability_100("bwgemm::sm100::Nvfp4DualGemm"); !s.ok()) return s;
-    const void* const operands[] = {a.a.data,  a.a.scales,  a.b1.data, a.b1.scales,
-                                    a.b2.data, a.b2.scales, a.c};
-    for (const void* ptr : operands) {
-      if (Status s = host::require_device_pointer(ptr, "an operand of bwgemm::sm100::Nvfp4DualGemm"); !s.ok())
-        return s;
-    }
+    if (Status s = host::require_device_pointers(device_operands(a), "bwgemm::sm100::Nvfp4DualGemm"); !s.ok())
+      return s;
 
     namespace d = ::bwgemm::detail;
     Params p;
@@ -72,7 +60,7 @@ struct Nvfp4DualGemm {
     p.m = static_cast<int32_t>(a.m);
     p.n = static_cast<int32_t>(a.n);
     p.k = static_cast<int32_t>(a.k);
-    p.tiles = tile_grid(a);
+    p.tiles = ::bwgemm::detail::config_tile_grid<Cfg>(a.m, a.n, a.batch);
     p.alpha1 = a.alpha1;
     p.alpha2 = a.alpha2;
     p.epilogue = a.epilogue;

@@ -55,24 +55,15 @@ struct DualGemm {
   // Host-side checks only (no device access): the operation's rules, then this Config's tile count.
   template <class In>
   static Status can_implement(const DualGemmArguments<In, Out, Epilogue>& a) {
-    if (Status s = validate(a); !s.ok()) return s;
-    const sched::TileGrid tiles = tile_grid(a.m, a.n, a.batch);
-    return ::bwgemm::detail::validate_tile_count(tiles.tiles_m, tiles.tiles_n, tiles.batch);
-  }
-
-  static sched::TileGrid tile_grid(int64_t m, int64_t n, int64_t batch) {
-    return sched::grouped_tile_grid(m, Cfg::kClusterBlockM, n, Cfg::kBlockN, batch);
+    return ::bwgemm::detail::can_implement_config<Cfg>(a);
   }
 
   template <class In>
   static Status run(const DualGemmArguments<In, Out, Epilogue>& a, cudaStream_t stream = nullptr) {
     if (Status s = can_implement(a); !s.ok()) return s;
     if (Status s = host::require_compute_capability_90("bwgemm::sm90::DualGemm"); !s.ok()) return s;
-    const void* const operands[] = {a.a, a.b1, a.b2, a.c};
-    for (const void* ptr : operands) {
-      if (Status s = host::require_device_pointer(ptr, "an operand of bwgemm::sm90::DualGemm"); !s.ok())
-        return s;
-    }
+    if (Status s = host::require_device_pointers(device_operands(a), "bwgemm::sm90::DualGemm"); !s.ok())
+      return s;
     const int64_t lda = a.lda == 0 ? a.k : a.lda;
     const int64_t ldb = a.ldb == 0 ? a.k : a.ldb;
 
@@ -104,7 +95,7 @@ struct DualGemm {
     p.m = static_cast<int32_t>(a.m);
     p.n = static_cast<int32_t>(a.n);
     p.k = static_cast<int32_t>(a.k);
-    p.tiles = tile_grid(a.m, a.n, a.batch);
+    p.tiles = ::bwgemm::detail::config_tile_grid<Cfg>(a.m, a.n, a.batch);
     p.alpha1 = a.alpha1;
     p.alpha2 = a.alpha2;
     p.epilogue = a.epilogue;
