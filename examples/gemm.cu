@@ -131,7 +131,7 @@ int main(int argc, char** argv) {
   std::vector<float> times;
   for (int i = 0; i < 50; ++i) {
     cudaEventRecord(start);
-    bwgemm::gemm(args);
+    (void)bwgemm::gemm(args);  // the same arguments succeeded above
     cudaEventRecord(stop);
     cudaEventSynchronize(stop);
     float ms = 0;

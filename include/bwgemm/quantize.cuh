@@ -14,9 +14,9 @@
 #include <string>
 #include <type_traits>
 
+#include "bwgemm/base/status.hpp"
 #include "bwgemm/formats/nvfp4.cuh"
 #include "bwgemm/host/launch.hpp"
-#include "bwgemm/base/status.hpp"
 #include "bwgemm/ptx/misc.cuh"
 
 namespace bwgemm {
@@ -84,20 +84,12 @@ Status quantize_nvfp4(const T* x, int64_t rows, int64_t k, int64_t batch, int64_
                       uint8_t* packed, uint8_t* scales, cudaStream_t stream = nullptr) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>,
                 "quantize_nvfp4 takes float, __half or __nv_bfloat16 input");
-  if (Status s = validate_nvfp4_shape(rows, k, batch, ld); !s.ok()) return s;
-  if (!(global_scale > 0.0f) || global_scale > 3.4e38f)
-    return Status::invalid_argument("global_scale must be a positive finite number");
-  if (x == nullptr || packed == nullptr || scales == nullptr)
-    return Status::invalid_argument("x, packed and scales must not be null");
-  if (reinterpret_cast<uintptr_t>(x) % alignof(T) != 0)
-    return Status::invalid_argument("x must be aligned to its element size");
-  const void* const buffers[] = {x, packed, scales};
-  for (const void* ptr : buffers) {
-    if (Status s = host::require_device_pointer(ptr, "x, packed or scales of quantize_nvfp4"); !s.ok()) {
-      return Status::invalid_argument(
-          "x, packed and scales must be device-accessible memory (not plain host memory)");
-    }
-  }
+  if (Status s = validate_nvfp4_quantize(x, rows, k, batch, ld, global_scale, packed, scales); !s.ok())
+    return s;
+  if (Status s = host::require_device_pointers({{{x, "x"}, {packed, "packed"}, {scales, "scales"}}, 3},
+                                               "quantize_nvfp4");
+      !s.ok())
+    return s;
   if (Status s = detail::require_compute_capability_80(); !s.ok()) return s;
 
   const int64_t total =

@@ -6,10 +6,12 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "bwgemm/arguments/dual_gemm.hpp"
 #include "bwgemm/arguments/gemm.hpp"
 #include "bwgemm/arguments/nvfp4_dual_gemm.hpp"
+#include "bwgemm/formats/nvfp4.cuh"
 
 namespace {
 
@@ -36,9 +38,9 @@ void expect_invalid(const Args& a, const std::string& fragment) {
 bwgemm::GemmArguments<f16, f16> valid_gemm() {
   bwgemm::GemmArguments<f16, f16> a;
   a.m = 128, a.n = 128, a.k = 64;
-  a.a = fake_pointer<const f16>(0x10000);
-  a.b = fake_pointer<const f16>(0x20000);
-  a.d = fake_pointer<f16>(0x40000);
+  a.a = fake_pointer<const f16>(0x100000);
+  a.b = fake_pointer<const f16>(0x200000);
+  a.d = fake_pointer<f16>(0x400000);
   return a;
 }
 
@@ -70,7 +72,7 @@ TEST(GemmArguments, Shapes) {
   a = valid_gemm(), a.batch = 65536;
   expect_invalid(a, "batch");
   a = valid_gemm(), a.m = int64_t{1} << 31;
-  expect_invalid(a, "M must be < 2^31");
+  expect_invalid(a, "M must be at most 2^31 - 1024");
   a = valid_gemm(), a.b_layout = static_cast<BLayout>(7);
   expect_invalid(a, "b_layout");
 }
@@ -99,24 +101,24 @@ TEST(GemmArguments, PointersAndScalars) {
   auto a = valid_gemm();
   a.a = nullptr;
   expect_invalid(a, "A is null");
-  a = valid_gemm(), a.b = fake_pointer<const f16>(0x20008);
+  a = valid_gemm(), a.b = fake_pointer<const f16>(0x200008);
   expect_invalid(a, "B must be 16-byte aligned");
-  a = valid_gemm(), a.d = fake_pointer<f16>(0x40008);
+  a = valid_gemm(), a.d = fake_pointer<f16>(0x400008);
   expect_invalid(a, "D must be 16-byte aligned");
   a = valid_gemm(), a.epilogue.beta = 1.0f;
   expect_invalid(a, "C is null but the epilogue reads it");
   a = valid_gemm(), a.epilogue.alpha = std::nanf("");
   expect_invalid(a, "alpha");
-  a = valid_gemm(), a.epilogue.beta = INFINITY, a.c = fake_pointer<const f16>(0x30000);
+  a = valid_gemm(), a.epilogue.beta = INFINITY, a.c = fake_pointer<const f16>(0x300000);
   expect_invalid(a, "alpha and beta");
 }
 
 TEST(GemmArguments, OutputTypesKeepTheirRowAlignment) {
   bwgemm::GemmArguments<bf16, float> a;  // fp32 D: 16-byte rows at multiples of 4 elements
   a.m = 128, a.n = 132, a.k = 64;
-  a.a = fake_pointer<const bf16>(0x10000);
-  a.b = fake_pointer<const bf16>(0x20000);
-  a.d = fake_pointer<float>(0x40000);
+  a.a = fake_pointer<const bf16>(0x100000);
+  a.b = fake_pointer<const bf16>(0x200000);
+  a.d = fake_pointer<float>(0x400000);
   a.n = 136, a.ldb = 136, a.ldd = 140;
   EXPECT_TRUE(bwgemm::validate(a).ok()) << bwgemm::validate(a).to_string();
   a.ldd = 138;
@@ -128,10 +130,10 @@ TEST(GemmArguments, OutputTypesKeepTheirRowAlignment) {
 bwgemm::DualGemmArguments<bf16, bf16> valid_dual() {
   bwgemm::DualGemmArguments<bf16, bf16> a;
   a.m = 256, a.n = 256, a.k = 256;
-  a.a = fake_pointer<const bf16>(0x10000);
-  a.b1 = fake_pointer<const bf16>(0x20000);
-  a.b2 = fake_pointer<const bf16>(0x30000);
-  a.c = fake_pointer<bf16>(0x40000);
+  a.a = fake_pointer<const bf16>(0x100000);
+  a.b1 = fake_pointer<const bf16>(0x200000);
+  a.b2 = fake_pointer<const bf16>(0x300000);
+  a.c = fake_pointer<bf16>(0x400000);
   return a;
 }
 
@@ -153,7 +155,7 @@ TEST(DualGemmArguments, Shapes) {
   a = valid_dual(), a.batch = 0;
   expect_invalid(a, "batch");
   a = valid_dual(), a.k = int64_t{1} << 31, a.lda = a.ldb = a.k;
-  expect_invalid(a, "K must be < 2^31");
+  expect_invalid(a, "K must be at most 2^31 - 1024");
 }
 
 TEST(DualGemmArguments, LeadingDimensions) {
@@ -176,7 +178,7 @@ TEST(DualGemmArguments, PointersAndScalars) {
   expect_invalid(a, "A is null");
   a = valid_dual(), a.b2 = nullptr;
   expect_invalid(a, "B2 is null");
-  a = valid_dual(), a.c = fake_pointer<bf16>(0x40008);
+  a = valid_dual(), a.c = fake_pointer<bf16>(0x400008);
   expect_invalid(a, "C must be 16-byte aligned");
   a = valid_dual(), a.alpha1 = std::nanf("");
   expect_invalid(a, "alpha");
@@ -189,9 +191,9 @@ TEST(DualGemmArguments, PointersAndScalars) {
 bwgemm::Nvfp4DualGemmArguments<f16> valid_nvfp4() {
   bwgemm::Nvfp4DualGemmArguments<f16> a;
   a.m = 128, a.n = 128, a.k = 256;
-  const void* p = fake_pointer<const void>(0x10000);
+  const void* p = fake_pointer<const void>(0x100000);
   a.a = a.b1 = a.b2 = {p, p};
-  a.c = fake_pointer<f16>(0x40000);
+  a.c = fake_pointer<f16>(0x400000);
   return a;
 }
 
@@ -222,12 +224,110 @@ TEST(Nvfp4DualGemmArguments, PointersAndScalars) {
   auto a = valid_nvfp4();
   a.b1.scales = nullptr;
   expect_invalid(a, "B1 scales is null");
-  a = valid_nvfp4(), a.a.data = fake_pointer<const void>(0x10008);
+  a = valid_nvfp4(), a.a.data = fake_pointer<const void>(0x100008);
   expect_invalid(a, "A data must be 16-byte aligned");
   a = valid_nvfp4(), a.c = nullptr;
   expect_invalid(a, "C is null");
   a = valid_nvfp4(), a.alpha2 = std::nanf("");
   expect_invalid(a, "alpha");
+}
+
+// ---- the holes the safety review found, one regression test each --------------------------------------
+
+// ldd = 2^63 - 8 satisfied ">= N and a multiple of 8" and the kernel wrote before D (row x ldd wrapped);
+// 2^60 crashed. Every stride is now below TMA's 2^40 bytes, and spans are checked.
+TEST(SafetyRegression, HugeLeadingDimensionsAreRefused) {
+  for (int64_t ld : {INT64_MAX - 7, int64_t{1} << 60, int64_t{1} << 40, int64_t{1} << 39}) {
+    auto a = valid_gemm();
+    a.ldd = ld;
+    expect_invalid(a, "ldd must be below 2^40 bytes");
+    auto n = valid_nvfp4();
+    n.ldc = ld;
+    expect_invalid(n, "ldc must be below 2^40 bytes");
+    auto d = valid_dual();
+    d.ldc = ld;
+    expect_invalid(d, "ldc must be below 2^40 bytes");
+  }
+}
+
+// lda = 2^40 reached the tensor-map encoder ("global_strides_bytes[0] must be < 2^40"): now the message
+// names lda.
+TEST(SafetyRegression, StrideMessagesNameTheArgument) {
+  auto a = valid_gemm();
+  a.lda = int64_t{1} << 40;
+  expect_invalid(a, "lda must be below 2^40 bytes");
+  a = valid_gemm(), a.batch = 2, a.batch_stride_b = int64_t{1} << 40;
+  expect_invalid(a, "batch_stride_b must be below 2^40 bytes");
+}
+
+// "M, N, K must be < 2^31 and batch <= 65535" named no argument: each extent is checked by name.
+TEST(SafetyRegression, ExtentMessagesNameTheArgument) {
+  auto n = valid_nvfp4();
+  n.k = int64_t{1} << 31;
+  expect_invalid(n, "K must be at most 2^31 - 1024");
+  n = valid_nvfp4(), n.batch = 65536;
+  expect_invalid(n, "batch must be in [1, 65535]");
+  auto a = valid_gemm();
+  a.n = (int64_t{1} << 31) - 1016;  // a multiple of 8 above the limit
+  expect_invalid(a, "N must be at most 2^31 - 1024");
+}
+
+// Batch strides whose default (rows x ld) overflowed int64, and products past the spans the kernels form.
+TEST(SafetyRegression, OverflowingProductsAreRefused) {
+  auto a = valid_gemm();
+  a.m = (int64_t{1} << 31) - 1024, a.n = (int64_t{1} << 31) - 1024, a.k = 8, a.batch = 65535;
+  const Status s = bwgemm::validate(a);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument)
+      << s.to_string();  // batch_stride_d = M x ldd is 2^63 bytes
+  EXPECT_NE(s.message().find("batch_stride"), std::string::npos) << s.message();
+  auto d = valid_dual();
+  d.m = d.n = (int64_t{1} << 31) - 1024, d.k = 8, d.lda = d.ldb = 8, d.ldc = d.n;
+  expect_invalid(d, "the batch stride of C");
+}
+
+// An output that aliased an input was accepted and the input overwritten: outputs may share no byte with
+// an input; C == D with the same strides (an in-place D = alpha AB + beta D) is allowed.
+TEST(SafetyRegression, OutputsMayNotAliasInputs) {
+  auto a = valid_gemm();
+  a.d = fake_pointer<f16>(0x100000);  // D == A
+  expect_invalid(a, "D overlaps A");
+  a = valid_gemm(), a.d = fake_pointer<f16>(0x200000 + 64);  // D starts inside B
+  expect_invalid(a, "D overlaps B");
+  a = valid_gemm(), a.epilogue.beta = 1.0f, a.c = a.d;  // in place, same layout: allowed
+  EXPECT_TRUE(bwgemm::validate(a).ok()) << bwgemm::validate(a).to_string();
+  a.ldc = 136;  // the same memory read with another row stride: refused
+  expect_invalid(a, "D overlaps C");
+  auto d = valid_dual();
+  d.c = reinterpret_cast<bf16*>(const_cast<bf16*>(d.b2));
+  expect_invalid(d, "C overlaps B2");
+  auto n = valid_nvfp4();
+  n.c = fake_pointer<f16>(0x100000 + 512);  // inside A's scales and data
+  expect_invalid(n, "C overlaps A data");
+}
+
+// quantize_nvfp4 with ld = 2^62 returned success and wrote row 0's result into every row (the row offset
+// wrapped); the null message named no buffer.
+TEST(SafetyRegression, QuantizerSpansAndNamedBuffers) {
+  std::vector<float> x(64);
+  std::vector<uint8_t> packed(1024), scales(1024);
+  const auto quantize = [&](int64_t rows, int64_t k, int64_t batch, int64_t ld, const float* xp, uint8_t* pp,
+                            uint8_t* sp) {
+    return bwgemm::quantize_nvfp4_host(xp, rows, k, batch, ld, 1.0f, pp, sp);
+  };
+  const auto expect = [](const Status& s, const char* fragment) {
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.to_string();
+    EXPECT_NE(s.message().find(fragment), std::string::npos) << s.message();
+  };
+  expect(quantize(2, 16, 1, int64_t{1} << 62, x.data(), packed.data(), scales.data()),
+         "x spans more than 2^56");
+  expect(quantize(int64_t{1} << 40, 1 << 30, 1 << 16, 1 << 30, x.data(), packed.data(), scales.data()),
+         "overflows");
+  expect(quantize(2, 16, 1, 16, x.data(), nullptr, scales.data()), "packed is null");
+  expect(quantize(2, 16, 1, 16, nullptr, packed.data(), scales.data()), "x is null");
+  expect(quantize(2, 16, 1, 16, x.data(), packed.data(), packed.data() + 8), "packed overlaps scales");
+  expect(quantize(2, 16, 1, 16, x.data(), reinterpret_cast<uint8_t*>(x.data()), scales.data()),
+         "packed overlaps x");
+  EXPECT_TRUE(quantize(2, 16, 1, 16, x.data(), packed.data(), scales.data()).ok());
 }
 
 }  // namespace

@@ -116,20 +116,21 @@ TYPED_TEST_P(DualGemmContract, RefusesBadArgumentsAndLaunchesNothing) {
   using Op = typename TypeParam::Backend::template DualGemm<Cfg>;
   using Out = typename Cfg::Out;
   using Args = bwgemm::DualGemmArguments<__nv_bfloat16, Out>;
-  alignas(16) static uint8_t buf[64];
+  // The inputs may share memory (here all three), C (64 x 64) may not: it sits after them.
+  alignas(16) static uint8_t buf[64 * 64 * 2 * 2];
   Args good;
-  good.m = 256, good.n = 256, good.k = 256;
+  good.m = 64, good.n = 64, good.k = 64;
   good.a = good.b1 = good.b2 = reinterpret_cast<const __nv_bfloat16*>(buf);
-  good.c = reinterpret_cast<Out*>(buf);
+  good.c = reinterpret_cast<Out*>(buf + 64 * 64 * 2);
   ASSERT_TRUE(Op::can_implement(good).ok()) << Op::can_implement(good).to_string();
   Args a = good;
   a.m = 0;
   expect_refused(Op::run(a), "M must be");
-  a = good, a.lda = 260;
+  a = good, a.lda = 68;
   expect_refused(Op::run(a), "lda");
   a = good, a.b2 = nullptr;
   expect_refused(Op::run(a), "B2 is null");
-  a = good, a.c = reinterpret_cast<Out*>(buf + 8);
+  a = good, a.c = reinterpret_cast<Out*>(buf + 64 * 64 * 2 + 8);
   expect_refused(Op::run(a), "C must be 16-byte aligned");
   for (uint8_t byte : buf) ASSERT_EQ(byte, 0) << "a refused call wrote memory";
 }

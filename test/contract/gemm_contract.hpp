@@ -141,11 +141,13 @@ TYPED_TEST_P(GemmContract, RefusesBadArgumentsAndLaunchesNothing) {
   using Op = typename TypeParam::Backend::template Gemm<Cfg>;
   using Out = typename Cfg::Out;
   using Args = bwgemm::GemmArguments<__half, Out>;
-  alignas(16) static uint8_t buf[64];
+  // A (128 x 64), B (64 x 128) and D (128 x 128) side by side, none overlapping another.
+  alignas(16) static uint8_t buf[2 * 128 * 64 * 2 + 128 * 128 * 4];
   Args good;
   good.m = 128, good.n = 128, good.k = 64;
-  good.a = good.b = reinterpret_cast<const __half*>(buf);
-  good.d = reinterpret_cast<Out*>(buf);
+  good.a = reinterpret_cast<const __half*>(buf);
+  good.b = reinterpret_cast<const __half*>(buf + 128 * 64 * 2);
+  good.d = reinterpret_cast<Out*>(buf + 2 * 128 * 64 * 2);
   ASSERT_TRUE(Op::can_implement(good).ok()) << Op::can_implement(good).to_string();
   Args a = good;
   a.m = 0;
@@ -154,7 +156,7 @@ TYPED_TEST_P(GemmContract, RefusesBadArgumentsAndLaunchesNothing) {
   expect_refused(Op::run(a), "lda");
   a = good, a.a = nullptr;
   expect_refused(Op::run(a), "A is null");
-  a = good, a.b = reinterpret_cast<const __half*>(buf + 8);
+  a = good, a.b = reinterpret_cast<const __half*>(buf + 128 * 64 * 2 + 8);
   expect_refused(Op::run(a), "B must be 16-byte aligned");
   a = good, a.epilogue.beta = 1.0f;
   expect_refused(Op::run(a), "C is null but the epilogue reads it");

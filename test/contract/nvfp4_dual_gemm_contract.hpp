@@ -115,11 +115,12 @@ TYPED_TEST_P(Nvfp4DualGemmContract, RefusesBadArgumentsAndLaunchesNothing) {
   using Cfg = typename TypeParam::Cfg;
   using Op = typename TypeParam::Backend::template Nvfp4DualGemm<Cfg>;
   using Args = typename Op::Arguments;
-  alignas(16) static uint8_t buf[64];
+  // The inputs may share memory (here all six), C (128 x 128) may not: it sits after them.
+  alignas(16) static uint8_t buf[128 * 256 / 2 + 128 * 128 * 2];
   Args good;
   good.m = 128, good.n = 128, good.k = 256;
   good.a = good.b1 = good.b2 = {buf, buf};
-  good.c = reinterpret_cast<typename Cfg::Out*>(buf);
+  good.c = reinterpret_cast<typename Cfg::Out*>(buf + 128 * 256 / 2);
   ASSERT_TRUE(Op::can_implement(good).ok()) << Op::can_implement(good).to_string();
   Args a = good;
   a.m = 0;

@@ -60,11 +60,11 @@ TEST(Sm100Nvfp4DualGemmDefault, GpuModeCorrectnessShape) {
 TEST(Sm100Nvfp4DualGemmDevice, OtherDevicesAreRefusedWithAMessage) {
   std::string why;
   if (can_run_sm100(&why)) GTEST_SKIP() << "this machine has a compute-capability-10.0 GPU";
-  alignas(16) static uint8_t buf[64];
+  alignas(16) static uint8_t buf[128 * 256 / 2 + 128 * 128 * 2];  // inputs (shared), then C
   bwgemm::Nvfp4DualGemmArguments<__half> args;
   args.m = 128, args.n = 128, args.k = 256;
   args.a = args.b1 = args.b2 = {buf, buf};
-  args.c = reinterpret_cast<__half*>(buf);
+  args.c = reinterpret_cast<__half*>(buf + 128 * 256 / 2);
   const bwgemm::Status s = bwgemm::dual_gemm_nvfp4(args);
   bwgemm::host::ComputeCapability cc;
   if (bwgemm::host::current_compute_capability(&cc).ok() && cc.is(9, 0)) {

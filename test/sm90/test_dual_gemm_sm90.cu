@@ -87,14 +87,14 @@ TEST(Sm90DualGemmChoice, ByShape) {
 TEST(Sm90DualGemmArguments, DeviceOrHostMemoryRefused) {
   bwgemm::DualGemmArguments<bf16, bf16> args;
   args.m = 256, args.n = 256, args.k = 256;
-  args.a = reinterpret_cast<const bf16*>(uintptr_t{0x10000});  // never dereferenced
-  args.b1 = reinterpret_cast<const bf16*>(uintptr_t{0x20000});
-  args.b2 = reinterpret_cast<const bf16*>(uintptr_t{0x30000});
-  args.c = reinterpret_cast<bf16*>(uintptr_t{0x40000});
-  std::vector<bf16> host(256 * 256);
+  args.a = reinterpret_cast<const bf16*>(uintptr_t{0x100000});  // never dereferenced
+  args.b1 = reinterpret_cast<const bf16*>(uintptr_t{0x200000});
+  args.b2 = reinterpret_cast<const bf16*>(uintptr_t{0x300000});
+  args.c = reinterpret_cast<bf16*>(uintptr_t{0x400000});
+  std::vector<bf16> host_in(256 * 256), host_out(256 * 256);
   auto in_host_memory = args;
-  in_host_memory.a = in_host_memory.b1 = in_host_memory.b2 = host.data();
-  in_host_memory.c = host.data();
+  in_host_memory.a = in_host_memory.b1 = in_host_memory.b2 = host_in.data();
+  in_host_memory.c = host_out.data();
   expect_device_or_host_memory_refused([](const auto& a) { return sm90::dual_gemm(a); }, args, in_host_memory,
                                        9, 0, "compute capability 9.0");
 }

@@ -158,13 +158,13 @@ TEST(Sm90GemmDiagnostics, ResidentClusters) {
 TEST(Sm90GemmArguments, DeviceOrHostMemoryRefused) {
   bwgemm::GemmArguments<bf16, bf16> args;
   args.m = 256, args.n = 256, args.k = 256;
-  args.a = reinterpret_cast<const bf16*>(uintptr_t{0x10000});  // never dereferenced
-  args.b = reinterpret_cast<const bf16*>(uintptr_t{0x20000});
-  args.d = reinterpret_cast<bf16*>(uintptr_t{0x40000});
-  std::vector<bf16> host(256 * 256);
+  args.a = reinterpret_cast<const bf16*>(uintptr_t{0x100000});  // never dereferenced
+  args.b = reinterpret_cast<const bf16*>(uintptr_t{0x200000});
+  args.d = reinterpret_cast<bf16*>(uintptr_t{0x400000});
+  std::vector<bf16> host_in(256 * 256), host_out(256 * 256);
   auto in_host_memory = args;
-  in_host_memory.a = in_host_memory.b = host.data();
-  in_host_memory.d = host.data();
+  in_host_memory.a = in_host_memory.b = host_in.data();
+  in_host_memory.d = host_out.data();
   expect_device_or_host_memory_refused([](const auto& a) { return sm90::gemm(a); }, args, in_host_memory, 9,
                                        0, "compute capability 9.0");
 }

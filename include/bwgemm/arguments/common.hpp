@@ -5,13 +5,20 @@
 #include <cstdint>
 #include <string>
 
+#include "bwgemm/base/int_math.hpp"
+#include "bwgemm/base/operand_span.hpp"
 #include "bwgemm/base/status.hpp"
 #include "bwgemm/scheduler/tile_order.cuh"
 
 namespace bwgemm::detail {
 
-// M, N and K travel to the kernels as int32: each must be below 2^31.
-inline constexpr int64_t kMaxGemmExtent = (int64_t{1} << 31) - 1;
+// M, N and K travel to the kernels as int32, and the kernels form row and column indices up to one tile
+// (at most 512 rows or columns) past them: each is at most 2^31 - 1024, so every such index fits int32.
+inline constexpr int64_t kMaxGemmExtent = (int64_t{1} << 31) - 1024;
+// TMA global strides are below 2^40 bytes (cuTensorMapEncodeTiled); every leading dimension and batch stride
+// of an operand is a TMA stride on some backend, so each is kept below it.
+inline constexpr int64_t kMaxStrideBytes = int64_t{1} << 40;
+
 // The batch is the tile grid's third coordinate and a TMA box coordinate.
 inline constexpr int64_t kMaxBatch = 65535;
 
@@ -32,7 +39,7 @@ inline Status check_operand_pointer(const void* p, const char* name, const char*
   return Status::success();
 }
 
-// M, N, K below 2^31 and the batch in [1, 65535].
+// M, N, K at most kMaxGemmExtent and the batch in [1, 65535].
 inline Status check_extents(int64_t m, int64_t n, int64_t k, int64_t batch) {
   const struct {
     int64_t v;
@@ -40,16 +47,43 @@ inline Status check_extents(int64_t m, int64_t n, int64_t k, int64_t batch) {
   } extents[] = {{m, "M"}, {n, "N"}, {k, "K"}};
   for (const auto& e : extents)
     if (e.v > kMaxGemmExtent)
-      return Status::invalid_argument(std::string(e.name) + " must be < 2^31 (got " + str(e.v) + ")");
+      return Status::invalid_argument(std::string(e.name) +
+                                      " must be at most 2^31 - 1024 (every tile index fits int32) (got " +
+                                      str(e.v) + ")");
   if (batch < 1 || batch > kMaxBatch)
     return Status::invalid_argument("batch must be in [1, 65535] (got " + str(batch) + ")");
   return Status::success();
 }
 
-// A launch covers at most 2^31 - 1 output tiles.
+// A leading dimension or batch stride (`name`, in elements of `elem_bytes`) below TMA's 2^40-byte limit.
+inline Status check_stride_limit(const char* name, int64_t stride, int64_t elem_bytes) {
+  if (stride >= kMaxStrideBytes / elem_bytes)
+    return Status::invalid_argument(std::string(name) +
+                                    " must be below 2^40 bytes, TMA's limit on strides (got " + str(stride) +
+                                    " elements of " + str(elem_bytes) + " bytes)");
+  return Status::success();
+}
+
+// A batch stride whose default (0) is rows · ld: the effective value, or an error when rows · ld overflows.
+inline Status effective_batch_stride(const char* name, int64_t given, int64_t rows, int64_t ld,
+                                     int64_t* out) {
+  if (given != 0) {
+    *out = given;
+    return Status::success();
+  }
+  if (!checked_mul(rows, ld, out))
+    return Status::invalid_argument(std::string(name) + " (0: rows x leading dimension) overflows int64");
+  return Status::success();
+}
+
+// A launch covers at most 2^31 - 1 output tiles (the tile index is an int32), products checked.
 inline Status validate_tile_count(int64_t tiles_m, int64_t tiles_n, int64_t batch) {
-  if (tiles_m * tiles_n * batch > kMaxGemmExtent)
-    return Status::invalid_argument("too many output tiles for one launch");
+  int64_t tiles = 0;
+  if (!checked_mul(tiles_m, tiles_n, &tiles) || !checked_mul(tiles, batch, &tiles) ||
+      tiles > (int64_t{1} << 31) - 1)
+    return Status::invalid_argument(
+        "too many output tiles for one launch: tiles in M x tiles in N x batch (" + str(tiles_m) + " x " +
+        str(tiles_n) + " x " + str(batch) + ") must be below 2^31");
   return Status::success();
 }
 

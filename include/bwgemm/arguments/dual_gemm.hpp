@@ -63,6 +63,13 @@ Status validate(const DualGemmArguments<In, Out, Epilogue>& a) {
   if (ldc < a.n || ldc % 8 != 0)
     return Status::invalid_argument("ldc must be >= N and a multiple of 8 (16-byte rows) (got " + str(ldc) +
                                     ", N = " + str(a.n) + ")");
+  constexpr int64_t kInBytes = sizeof(In), kOutBytes = sizeof(Out);
+  const struct {
+    int64_t ld, elem_bytes;
+    const char* name;
+  } ld_limits[] = {{lda, kInBytes, "lda"}, {ldb, kInBytes, "ldb"}, {ldc, kOutBytes, "ldc"}};
+  for (const auto& l : ld_limits)
+    if (Status s = detail::check_stride_limit(l.name, l.ld, l.elem_bytes); !s.ok()) return s;
   const struct {
     const void* p;
     const char* name;
@@ -70,6 +77,37 @@ Status validate(const DualGemmArguments<In, Out, Epilogue>& a) {
   for (const auto& q : ptrs) {
     if (Status s = detail::check_operand_pointer(q.p, q.name); !s.ok()) return s;
   }
+  // Batches are packed (batch strides M·lda, N·ldb, M·ldc): the kernels' tensor maps carry them as TMA
+  // strides, and every offset the kernels form stays inside each operand's span; C aliases no input.
+  int64_t stride_a = 0, stride_b = 0, stride_c = 0;
+  if (Status s = detail::effective_batch_stride("the batch stride of A", 0, a.m, lda, &stride_a); !s.ok())
+    return s;
+  if (Status s = detail::effective_batch_stride("the batch stride of B1, B2", 0, a.n, ldb, &stride_b);
+      !s.ok())
+    return s;
+  if (Status s = detail::effective_batch_stride("the batch stride of C", 0, a.m, ldc, &stride_c); !s.ok())
+    return s;
+  const struct {
+    int64_t stride, elem_bytes;
+    const char* name;
+  } strides[] = {{stride_a, kInBytes, "the batch stride of A (M · lda)"},
+                 {stride_b, kInBytes, "the batch stride of B1, B2 (N · ldb)"},
+                 {stride_c, kOutBytes, "the batch stride of C (M · ldc)"}};
+  for (const auto& b : strides)
+    if (Status s = detail::check_stride_limit(b.name, b.stride, b.elem_bytes); !s.ok()) return s;
+  detail::OperandSpan span_a, span_b1, span_b2, span_c;
+  if (Status s = detail::strided_span("A", a.a, a.m, a.k, lda, a.batch, stride_a, kInBytes, &span_a); !s.ok())
+    return s;
+  if (Status s = detail::strided_span("B1", a.b1, a.n, a.k, ldb, a.batch, stride_b, kInBytes, &span_b1);
+      !s.ok())
+    return s;
+  if (Status s = detail::strided_span("B2", a.b2, a.n, a.k, ldb, a.batch, stride_b, kInBytes, &span_b2);
+      !s.ok())
+    return s;
+  if (Status s = detail::strided_span("C", a.c, a.m, a.n, ldc, a.batch, stride_c, kOutBytes, &span_c);
+      !s.ok())
+    return s;
+  if (Status s = detail::check_no_overlap(span_c, {span_a, span_b1, span_b2}); !s.ok()) return s;
   if (!std::isfinite(a.alpha1) || !std::isfinite(a.alpha2))
     return Status::invalid_argument("alpha1 and alpha2 must be finite");
   return Status::success();

@@ -86,8 +86,14 @@ Status validate(const GemmArguments<In, Out, Epilogue>& a) {
   if (a.b_layout != BLayout::kRowMajorKxN && a.b_layout != BLayout::kColumnMajorKxN)
     return Status::invalid_argument("b_layout is not a BLayout");
 
-  const detail::GemmStrides s = detail::gemm_strides(a);
   const bool kxn = a.b_layout == BLayout::kRowMajorKxN;
+  // The leading dimensions with their defaults (which cannot overflow); the batch strides' defaults are
+  // products, filled in below with overflow checks.
+  detail::GemmStrides s{};
+  s.lda = a.lda == 0 ? a.k : a.lda;
+  s.ldb = a.ldb == 0 ? (kxn ? a.n : a.k) : a.ldb;
+  s.ldc = a.ldc == 0 ? a.n : a.ldc;
+  s.ldd = a.ldd == 0 ? a.n : a.ldd;
   // Rows of 16-bit inputs are 16-byte aligned at multiples of 8 elements; of D and C at 16 / sizeof(Out).
   constexpr int64_t kInAlign = 8, kOutAlign = 16 / static_cast<int64_t>(sizeof(Out));
   const struct {
@@ -106,7 +112,32 @@ Status validate(const GemmArguments<In, Out, Epilogue>& a) {
       return Status::invalid_argument(std::string(l.name) + " must be " + l.rule + " (got " + str(l.ld) +
                                       ")");
   }
+  constexpr int64_t kInBytes = sizeof(In), kOutBytes = sizeof(Out);
+  const int64_t b_rows = kxn ? a.k : a.n, b_cols = kxn ? a.n : a.k;
+  const struct {
+    int64_t ld, elem_bytes;
+    const char* name;
+  } ld_limits[] = {{s.lda, kInBytes, "lda"},
+                   {s.ldb, kInBytes, "ldb"},
+                   {s.ldc, kOutBytes, "ldc"},
+                   {s.ldd, kOutBytes, "ldd"}};
+  for (const auto& l : ld_limits)
+    if (Status st = detail::check_stride_limit(l.name, l.ld, l.elem_bytes); !st.ok()) return st;
+  const struct {
+    const char* name;
+    int64_t given, rows, ld, elem_bytes;
+    int64_t* out;
+  } batch_strides[] = {{"batch_stride_a", a.batch_stride_a, a.m, s.lda, kInBytes, &s.batch_stride_a},
+                       {"batch_stride_b", a.batch_stride_b, b_rows, s.ldb, kInBytes, &s.batch_stride_b},
+                       {"batch_stride_c", a.batch_stride_c, a.m, s.ldc, kOutBytes, &s.batch_stride_c},
+                       {"batch_stride_d", a.batch_stride_d, a.m, s.ldd, kOutBytes, &s.batch_stride_d}};
+  for (const auto& b : batch_strides) {
+    if (Status st = detail::effective_batch_stride(b.name, b.given, b.rows, b.ld, b.out); !st.ok()) return st;
+    if (Status st = detail::check_stride_limit(b.name, *b.out, b.elem_bytes); !st.ok()) return st;
+  }
   if (a.batch > 1) {
+    int64_t d_batch_min = INT64_MAX;  // batches of D may not overlap: at least M · ldd apart
+    (void)checked_mul(a.m, s.ldd, &d_batch_min);
     const struct {
       int64_t stride, min;
       int64_t align;
@@ -114,7 +145,7 @@ Status validate(const GemmArguments<In, Out, Epilogue>& a) {
     } strides[] = {{s.batch_stride_a, 1, kInAlign, "batch_stride_a"},
                    {s.batch_stride_b, 1, kInAlign, "batch_stride_b"},
                    {s.batch_stride_c, 1, kOutAlign, "batch_stride_c"},
-                   {s.batch_stride_d, a.m * s.ldd, kOutAlign, "batch_stride_d"}};
+                   {s.batch_stride_d, d_batch_min, kOutAlign, "batch_stride_d"}};
     for (const auto& b : strides) {
       if (b.stride < b.min || b.stride % b.align != 0)
         return Status::invalid_argument(std::string(b.name) + " must keep batches 16-byte aligned" +
@@ -136,6 +167,33 @@ Status validate(const GemmArguments<In, Out, Epilogue>& a) {
   for (const auto& q : ptrs) {
     if (!q.required) continue;
     if (Status s = detail::check_operand_pointer(q.p, q.name, q.why); !s.ok()) return s;
+  }
+
+  // Every offset the kernels form stays inside each operand's span, and no output aliases an input (D == C
+  // with the same strides, an in-place update, is the one exception).
+  detail::OperandSpan span_a, span_b, span_c{}, span_d;
+  if (Status st =
+          detail::strided_span("A", a.a, a.m, a.k, s.lda, a.batch, s.batch_stride_a, kInBytes, &span_a);
+      !st.ok())
+    return st;
+  if (Status st =
+          detail::strided_span("B", a.b, b_rows, b_cols, s.ldb, a.batch, s.batch_stride_b, kInBytes, &span_b);
+      !st.ok())
+    return st;
+  if (Status st =
+          detail::strided_span("D", a.d, a.m, a.n, s.ldd, a.batch, s.batch_stride_d, kOutBytes, &span_d);
+      !st.ok())
+    return st;
+  if (Status st = detail::check_no_overlap(span_d, {span_a, span_b}); !st.ok()) return st;
+  if (read_c) {
+    if (Status st =
+            detail::strided_span("C", a.c, a.m, a.n, s.ldc, a.batch, s.batch_stride_c, kOutBytes, &span_c);
+        !st.ok())
+      return st;
+    const bool in_place = static_cast<const void*>(a.c) == static_cast<const void*>(a.d) && s.ldc == s.ldd &&
+                          (a.batch == 1 || s.batch_stride_c == s.batch_stride_d);
+    if (!in_place)
+      if (Status st = detail::check_no_overlap(span_d, {span_c}); !st.ok()) return st;
   }
   if constexpr (std::is_same_v<Epilogue, epi::LinearCombination>) {
     if (!std::isfinite(a.epilogue.alpha) || !std::isfinite(a.epilogue.beta))

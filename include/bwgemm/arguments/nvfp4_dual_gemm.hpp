@@ -19,8 +19,10 @@
 #include <string>
 
 #include "bwgemm/arguments/common.hpp"
+#include "bwgemm/base/int_math.hpp"
 #include "bwgemm/base/status.hpp"
 #include "bwgemm/epilogue/functors.cuh"
+#include "bwgemm/formats/scale_layout.cuh"
 #include "bwgemm/host/launch.hpp"  // host::OperandPointers
 
 namespace bwgemm {
@@ -71,6 +73,47 @@ Status validate(const Nvfp4DualGemmArguments<Out, Epilogue>& a) {
   for (const auto& q : ptrs) {
     if (Status s = detail::check_operand_pointer(q.p, q.name); !s.ok()) return s;
   }
+  if (Status s = detail::check_stride_limit("ldc", ldc, static_cast<int64_t>(sizeof(Out))); !s.ok()) return s;
+  // The operands' spans (packed data: rows · K / 2 bytes per batch; blocked scales: 512-byte atoms of 128
+  // rows x 64 K), each batch's bytes a TMA stride below 2^40; C aliases no input.
+  const auto operand_spans = [&](const Nvfp4Tensor& t, int64_t rows, const char* data_name,
+                                 const char* scales_name, detail::OperandSpan* data,
+                                 detail::OperandSpan* scales) -> Status {
+    int64_t data_batch = 0, atoms = 0, scale_batch = 0;
+    if (!checked_mul(rows, a.k / 2, &data_batch) || data_batch >= detail::kMaxStrideBytes)
+      return Status::invalid_argument(
+          std::string(data_name) +
+          ": one batch (rows x K / 2 bytes) must be below 2^40 bytes, TMA's limit on "
+          "strides");
+    if (!checked_mul(ceil_div(rows, kScaleAtomRows), ceil_div(a.k / kNvfp4BlockSize, kScaleAtomCols),
+                     &atoms) ||
+        !checked_mul(atoms, kScaleAtomBytes, &scale_batch) || scale_batch >= detail::kMaxStrideBytes)
+      return Status::invalid_argument(
+          std::string(scales_name) +
+          ": one batch of blocked scales must be below 2^40 bytes, TMA's limit on "
+          "strides");
+    if (Status s =
+            detail::strided_span(data_name, t.data, 1, data_batch, data_batch, a.batch, data_batch, 1, data);
+        !s.ok())
+      return s;
+    return detail::strided_span(scales_name, t.scales, 1, scale_batch, scale_batch, a.batch, scale_batch, 1,
+                                scales);
+  };
+  detail::OperandSpan a_data, a_scales, b1_data, b1_scales, b2_data, b2_scales, span_c;
+  if (Status s = operand_spans(a.a, a.m, "A data", "A scales", &a_data, &a_scales); !s.ok()) return s;
+  if (Status s = operand_spans(a.b1, a.n, "B1 data", "B1 scales", &b1_data, &b1_scales); !s.ok()) return s;
+  if (Status s = operand_spans(a.b2, a.n, "B2 data", "B2 scales", &b2_data, &b2_scales); !s.ok()) return s;
+  int64_t stride_c = 0;
+  if (Status s = detail::effective_batch_stride("the batch stride of C (M · ldc)", 0, a.m, ldc, &stride_c);
+      !s.ok())
+    return s;
+  if (Status s = detail::strided_span("C", a.c, a.m, a.n, ldc, a.batch, stride_c,
+                                      static_cast<int64_t>(sizeof(Out)), &span_c);
+      !s.ok())
+    return s;
+  if (Status s = detail::check_no_overlap(span_c, {a_data, a_scales, b1_data, b1_scales, b2_data, b2_scales});
+      !s.ok())
+    return s;
   if (!std::isfinite(a.alpha1) || !std::isfinite(a.alpha2))
     return Status::invalid_argument("alpha1 and alpha2 must be finite");
   return Status::success();

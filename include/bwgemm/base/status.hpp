@@ -33,8 +33,9 @@ inline const char* to_string(StatusCode code) {
   return "unknown";
 }
 
-// A status code plus a human-readable message naming the offending argument.
-class Status {
+// A status code plus a human-readable message naming the offending argument. [[nodiscard]]: a call whose
+// Status is dropped is a compile warning (an error under -Werror=unused-result).
+class [[nodiscard]] Status {
  public:
   Status() = default;
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}

@@ -15,11 +15,13 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "bwgemm/base/int_math.hpp"
+#include "bwgemm/base/operand_span.hpp"
+#include "bwgemm/base/status.hpp"
 #include "bwgemm/formats/e2m1.cuh"
 #include "bwgemm/formats/e4m3.cuh"
 #include "bwgemm/formats/fp16.cuh"
 #include "bwgemm/formats/scale_layout.cuh"
-#include "bwgemm/base/status.hpp"
 
 namespace bwgemm {
 
@@ -78,17 +80,58 @@ inline Status validate_nvfp4_shape(int64_t rows, int64_t k, int64_t batch, int64
   return Status::success();
 }
 
+// Every argument check of a quantizer call (host or GPU): the shape, the global scale, each buffer (named),
+// and with overflow-checked arithmetic the spans every offset the quantizer forms stays inside -- x:
+// (batch · rows - 1) · ld + K elements; packed: batch · rows · K / 2 bytes; scales: blocked_scale_bytes --
+// and that neither output overlaps x or the other output.
+template <class T>
+Status validate_nvfp4_quantize(const T* x, int64_t rows, int64_t k, int64_t batch, int64_t ld,
+                               float global_scale, const uint8_t* packed, const uint8_t* scales) {
+  if (Status s = validate_nvfp4_shape(rows, k, batch, ld); !s.ok()) return s;
+  if (!(global_scale > 0.0f) || is_nan_f32(global_scale) || global_scale > 3.4e38f)
+    return Status::invalid_argument("global_scale must be a positive finite number");
+  const struct {
+    const void* p;
+    const char* name;
+  } buffers[] = {{x, "x"}, {packed, "packed"}, {scales, "scales"}};
+  for (const auto& b : buffers)
+    if (b.p == nullptr) return Status::invalid_argument(std::string(b.name) + " is null");
+  if (reinterpret_cast<uintptr_t>(x) % alignof(T) != 0)
+    return Status::invalid_argument("x must be aligned to its element size");
+  int64_t total_rows = 0, packed_bytes = 0, row_blocks_x_cols = 0, scale_bytes = 0;
+  const auto too_large = [](const char* what) {
+    return Status::invalid_argument(std::string(what) + " overflows: rows, K and batch are too large");
+  };
+  if (!checked_mul(batch, rows, &total_rows)) return too_large("batch x rows");
+  if (!checked_mul(total_rows, k / 2, &packed_bytes)) return too_large("packed (batch x rows x K / 2 bytes)");
+  if (!checked_mul(ceil_div(rows, kScaleAtomRows), ceil_div(k / kNvfp4BlockSize, kScaleAtomCols),
+                   &row_blocks_x_cols) ||
+      !checked_mul(row_blocks_x_cols, batch, &row_blocks_x_cols) ||
+      !checked_mul(row_blocks_x_cols, kScaleAtomBytes, &scale_bytes))
+    return too_large("scales (blocked_scale_bytes)");
+  detail::OperandSpan span_x, span_packed, span_scales;
+  if (Status s =
+          detail::strided_span("x", x, total_rows, k, ld, 1, 0, static_cast<int64_t>(sizeof(T)), &span_x);
+      !s.ok())
+    return s;
+  if (Status s = detail::strided_span("packed", packed, 1, packed_bytes, packed_bytes, 1, 0, 1, &span_packed);
+      !s.ok())
+    return s;
+  if (Status s = detail::strided_span("scales", scales, 1, scale_bytes, scale_bytes, 1, 0, 1, &span_scales);
+      !s.ok())
+    return s;
+  if (Status s = detail::check_no_overlap(span_packed, {span_x, span_scales}); !s.ok()) return s;
+  return detail::check_no_overlap(span_scales, {span_x});
+}
+
 // Host quantizer. x: `batch` row-major rows x k matrices, row stride ld elements, batch stride
 // rows * ld. packed: batch * rows * k / 2 bytes. scales: blocked_scale_bytes(rows, k / 16, batch)
 // bytes in the 128x4 blocked layout (padding zeroed).
 template <class T>
 Status quantize_nvfp4_host(const T* x, int64_t rows, int64_t k, int64_t batch, int64_t ld, float global_scale,
                            uint8_t* packed, uint8_t* scales) {
-  if (Status s = validate_nvfp4_shape(rows, k, batch, ld); !s.ok()) return s;
-  if (x == nullptr || packed == nullptr || scales == nullptr)
-    return Status::invalid_argument("x, packed and scales must not be null");
-  if (!(global_scale > 0.0f) || is_nan_f32(global_scale) || global_scale > 3.4e38f)
-    return Status::invalid_argument("global_scale must be a positive finite number");
+  if (Status s = validate_nvfp4_quantize(x, rows, k, batch, ld, global_scale, packed, scales); !s.ok())
+    return s;
   const int64_t sf_cols = k / kNvfp4BlockSize;
   std::memset(scales, 0, static_cast<size_t>(blocked_scale_bytes(rows, sf_cols, batch)));
   for (int64_t b = 0; b < batch; ++b) {
