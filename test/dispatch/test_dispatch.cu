@@ -327,9 +327,9 @@ TEST(DispatchArguments, CheckedBeforeTheDevice) {
   EXPECT_NE(s.message().find("K must be"), std::string::npos) << s.message();
   auto d = plausible_nvfp4_args();
   d.n = 20;
-  s = bwgemm::dual_gemm_nvfp4(d);
-  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.to_string();
-  EXPECT_NE(s.message().find("N must be"), std::string::npos) << s.message();
+  const Status sd = bwgemm::dual_gemm_nvfp4(d);
+  EXPECT_EQ(sd.code(), StatusCode::kInvalidArgument) << sd.to_string();
+  EXPECT_NE(sd.message().find("N must be"), std::string::npos) << sd.message();
 }
 
 // Explicit sm_100a Configs stay sm_100a-only: refused on Hopper, with the capability they need.
@@ -369,11 +369,24 @@ TEST(DispatchHopperWithout90a, LaunchesComeBackWithTheRebuildHint) {
   bwgemm::DualGemmArguments<bf16> dual;
   dual.m = dual.n = dual.k = 128;
   dual.a = a.get(), dual.b1 = b.get(), dual.b2 = b.get(), dual.c = d.get();
-  s = bwgemm::dual_gemm(dual);
-  EXPECT_EQ(s.code(), StatusCode::kDeviceMismatch) << s.to_string();
-  EXPECT_NE(s.message().find("rebuild with it in CMAKE_CUDA_ARCHITECTURES"), std::string::npos)
-      << s.message();
+  const Status sdual = bwgemm::dual_gemm(dual);
+  EXPECT_EQ(sdual.code(), StatusCode::kDeviceMismatch) << sdual.to_string();
+  EXPECT_NE(sdual.message().find("rebuild with it in CMAKE_CUDA_ARCHITECTURES"), std::string::npos)
+      << sdual.message();
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess) << "the context must still be usable";
+
+  // The refused launches left no sticky error: the context still allocates, sets, copies and synchronizes.
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  constexpr size_t kBytes = 4096;
+  void* buffer = nullptr;
+  ASSERT_EQ(cudaMalloc(&buffer, kBytes), cudaSuccess) << "the context must still be usable";
+  EXPECT_EQ(cudaMemset(buffer, 0x5A, kBytes), cudaSuccess);
+  std::vector<uint8_t> back(kBytes, 0);
+  EXPECT_EQ(cudaMemcpy(back.data(), buffer, kBytes, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(cudaFree(buffer), cudaSuccess);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  EXPECT_EQ(back, std::vector<uint8_t>(kBytes, 0x5A)) << "the memset/memcpy round trip must come back";
 }
 #endif
 

@@ -338,8 +338,7 @@ inline Status encode_tensor_map(const TensorMapDesc& d, CUtensorMap* out) {
   return ::bwgemm::emu::encode_tensor_map(d, out);
 #else
   detail::EncodeTiledFn encode = nullptr;
-  s = detail::get_encode_tiled(&encode);
-  if (!s.ok()) return s;
+  if (Status found = detail::get_encode_tiled(&encode); !found.ok()) return found;
   cuuint64_t dims[kTensorMapMaxRank];
   cuuint64_t strides[kTensorMapMaxRank - 1];
   cuuint32_t box[kTensorMapMaxRank];

@@ -18,7 +18,7 @@ int main() {
     return 1;
   }
   float back[32], max_err = 0;
-  bwgemm::dequantize_nvfp4_host(packed, scales, 1, 32, 1, 1.0f, back);
+  if (!bwgemm::dequantize_nvfp4_host(packed, scales, 1, 32, 1, 1.0f, back).ok()) return 1;
   for (int i = 0; i < 32; ++i) max_err = std::fmax(max_err, std::fabs(back[i] - x[i]));
   std::printf("bwgemm %d.%d.%d: quantized 32 values, max error %g\n", BWGEMM_VERSION_MAJOR,
               BWGEMM_VERSION_MINOR, BWGEMM_VERSION_PATCH, max_err);

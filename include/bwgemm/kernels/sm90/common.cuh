@@ -24,6 +24,13 @@
 #include "bwgemm/ptx/wgmma.cuh"
 #include "bwgemm/scheduler/tile_order.cuh"  // sched::TileCoord
 
+// Refuse a device pass whose stubs of these kernels a GPU could launch (base/macros.hpp says which passes
+// and why), once per translation unit when both architectures' kernels are included.
+#if BWGEMM_STUBS_ONLY_DEVICE_PASS && !defined(BWGEMM_DETAIL_DEVICE_PASS_REFUSED)
+#define BWGEMM_DETAIL_DEVICE_PASS_REFUSED
+BWGEMM_REFUSE_DEVICE_PASS()
+#endif
+
 namespace bwgemm::sm90 {
 
 // Hardware facts (base/hardware.hpp defines each once).
