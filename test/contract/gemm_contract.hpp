@@ -123,6 +123,20 @@ TYPED_TEST_P(GemmContract, TailsInMNAndK) {
                                           Data::kRealistic, 34);
 }
 
+// Any M >= 1 (decode-size M included): rows past M are read as zeros and not stored.
+TYPED_TEST_P(GemmContract, AnyM) {
+  BWGEMM_CONTRACT_REQUIRE(TypeParam);
+  using Cfg = typename TypeParam::Cfg;
+  for (int64_t m : {1, 3, 7, 17})
+    for (bwgemm::BLayout layout : {bwgemm::BLayout::kRowMajorKxN, bwgemm::BLayout::kColumnMajorKxN})
+      check_gemm<typename TypeParam::Backend, Cfg, __half>(
+          GemmProblem{m, Cfg::kBlockN, 64, 1, layout, 1.0f, 0.0f}, Data::kExact,
+          35 + static_cast<uint32_t>(m));
+  // Odd M with beta, a batch and padded rows.
+  check_gemm<typename TypeParam::Backend, Cfg, __nv_bfloat16>(
+      GemmProblem{5, 64, 72, 2, bwgemm::BLayout::kColumnMajorKxN, 1.0f, -1.0f, 8, 8}, Data::kExact, 39);
+}
+
 TYPED_TEST_P(GemmContract, BatchWithStridesPaddingAndBeta) {
   BWGEMM_CONTRACT_REQUIRE(TypeParam);
   using Cfg = typename TypeParam::Cfg;
@@ -164,7 +178,7 @@ TYPED_TEST_P(GemmContract, RefusesBadArgumentsAndLaunchesNothing) {
 }
 
 REGISTER_TYPED_TEST_SUITE_P(GemmContract, ExactTierKxNIsBitwiseEqual, ExactTierNxKIsBitwiseEqual,
-                            ExactTierBf16WithAlphaAndBeta, RealisticTier, TailsInMNAndK,
+                            ExactTierBf16WithAlphaAndBeta, RealisticTier, TailsInMNAndK, AnyM,
                             BatchWithStridesPaddingAndBeta, RefusesBadArgumentsAndLaunchesNothing);
 
 // Every output type (D and C in bf16 and fp32 as well as fp16) on a backend's default kernels.

@@ -75,8 +75,9 @@ template <class In, class Out, class Epilogue>
 Status validate(const GemmArguments<In, Out, Epilogue>& a) {
   using detail::str;
   const auto multiple_of_8 = [](int64_t v) { return v >= 8 && v % 8 == 0; };
-  if (!multiple_of_8(a.m))
-    return Status::invalid_argument("M must be a positive multiple of 8 (got " + str(a.m) + ")");
+  // M is the outer dimension of A's and D's tensor maps and rows past it are masked: any M >= 1. N and K
+  // are inner dimensions: multiples of 8 keep every row 16-byte aligned (TMA, the vector stores).
+  if (a.m < 1) return Status::invalid_argument("M must be >= 1 (got " + str(a.m) + ")");
   if (!multiple_of_8(a.n))
     return Status::invalid_argument("N must be a positive multiple of 8 (got " + str(a.n) + ")");
   if (!multiple_of_8(a.k))

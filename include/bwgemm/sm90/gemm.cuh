@@ -18,7 +18,7 @@
 //                                        bwgemm::epi::LinearCombination, __nv_bfloat16>;
 //   s = bwgemm::sm90::Gemm<Cfg>::run(args, stream);
 //
-// Shapes: M, N and K positive multiples of 8 (rows stay 16-byte aligned); tiles past M, N and K are masked
+// Shapes: any M >= 1; N and K positive multiples of 8 (rows stay 16-byte aligned); tiles past M, N and K are masked
 // (loads zero-filled by TMA, stores skipped). Leading dimensions and batch strides keep every row 16-byte
 // aligned. The call validates everything first (bwgemm::validate, then the Config's tile count) and launches
 // nothing on error; it is asynchronous on `stream`, allocates nothing and does not synchronize. The kernels
