@@ -2,6 +2,7 @@
 //
 //   bwgemm_bench [Google Benchmark flags] [--bwgemm_samples=N] [--bwgemm_min_sample_ms=X]
 //                [--bwgemm_warmup_ms=X] [--bwgemm_graphs=0|1] [--bwgemm_device=N]
+//                [--bwgemm_shapes=MxNxK,... | @FILE] [--bwgemm_sweep=models]
 //
 // Inspects the GPU first and registers only what it can run (printing what was skipped and why);
 // without a CUDA device it says so and exits 0. docs/performance.md: how to run and how it measures.
@@ -18,6 +19,7 @@
 #include "cublaslt.hpp"
 #include "kernels.cuh"
 #include "registry.hpp"
+#include "shapes.hpp"
 
 namespace bwgemm::bench {
 
@@ -224,28 +226,6 @@ int count_candidates(const std::vector<Implementation<Problem>>& impls) {
   return count;
 }
 
-// The ranked NVFP4 dual-GEMM shapes (M, N, K), L = 1 (reference/nvfp4_dual_gemm.md).
-const std::vector<DualShape> kNvfp4DualShapes = {
-    {256, 4096, 7168}, {512, 4096, 7168}, {256, 3072, 4096}, {512, 3072, 7168}};
-
-// bf16 dual GEMM: the NVFP4 task's large-N shapes, and Llama-3-8B's gate/up projection
-// (hidden 4096, intermediate 14336) at 4096 and 8192 tokens.
-const std::vector<DualShape> kBf16DualShapes = {
-    {256, 4096, 7168}, {512, 4096, 7168}, {4096, 14336, 4096}, {8192, 14336, 4096}};
-
-// GEMM (M, N, K): GPU MODE matmul_v2's ranked shape, squares, and Llama-3-8B projections
-// (q/o 4096x4096, gate/up 14336x4096, down 4096x14336) at 1024 and 4096 tokens (4096^3 once).
-std::vector<GemmShape> gemm_shapes() {
-  const int64_t mnk[][3] = {{4096, 5120, 4096},  {2048, 2048, 2048},  {4096, 4096, 4096},
-                            {8192, 8192, 8192},  {1024, 4096, 4096},  {1024, 14336, 4096},
-                            {1024, 4096, 14336}, {4096, 14336, 4096}, {4096, 4096, 14336}};
-  std::vector<GemmShape> shapes;
-  for (const auto& s : mnk)
-    for (ref::BLayout layout : {ref::BLayout::kRowMajorKxN, ref::BLayout::kColumnMajorKxN})
-      shapes.push_back({s[0], s[1], s[2], layout});
-  return shapes;
-}
-
 void print_group(const char* group, const GroupReport& report) {
   if (report.registered > 0) std::printf("  [run ] %-11s %d benchmarks\n", group, report.registered);
   for (const auto& why : report.skipped) std::printf("  [skip] %-11s %s\n", group, why.c_str());
@@ -261,7 +241,12 @@ const char* const kUsage =
     "  --bwgemm_graphs=0|1        replay each sample as a CUDA graph (default 1) or enqueue on a stream\n"
     "  --bwgemm_device=N          CUDA device ordinal (default 0)\n"
     "  --bwgemm_negative_controls=0|1  also register deliberately wrong baselines that validation must\n"
-    "                             reject (shows the checks work on this device; default 0)\n";
+    "                             reject (shows the checks work on this device; default 0)\n"
+    "  --bwgemm_shapes=MxNxK[,MxNxK...] | @FILE\n"
+    "                             run these shapes in every group instead of the defaults (a file: one\n"
+    "                             MxNxK or 'M N K' per line, '#' comments); GEMM in both B layouts\n"
+    "  --bwgemm_sweep=models      M = 1, 2, 4, ..., 16384 on the qkv, o, gate/up and down projections of\n"
+    "                             Llama-3.1-8B, Qwen2.5-32B and Llama-3.1-70B (bench/shapes.cpp)\n";
 
 bool parse_number(const char* arg, const char* flag, double* value) {
   const size_t len = std::strlen(flag);
@@ -278,6 +263,7 @@ bool parse_number(const char* arg, const char* flag, double* value) {
 struct Options {
   int device = 0;
   bool negative_controls = false;
+  ShapeSets shapes = default_shapes();
 };
 
 int parse_flags(int argc, char** argv, TimingConfig* timing, Options* options) {
@@ -295,6 +281,14 @@ int parse_flags(int argc, char** argv, TimingConfig* timing, Options* options) {
       options->device = static_cast<int>(v);
     } else if (parse_number(argv[i], "--bwgemm_negative_controls", &v) && (v == 0 || v == 1)) {
       options->negative_controls = v == 1;
+    } else if (std::strncmp(argv[i], "--bwgemm_shapes=", 16) == 0) {
+      std::string error;
+      if (!parse_shapes(argv[i] + 16, &options->shapes, &error)) {
+        std::fprintf(stderr, "bwgemm_bench: --bwgemm_shapes: %s\n", error.c_str());
+        return EXIT_FAILURE;
+      }
+    } else if (std::strcmp(argv[i], "--bwgemm_sweep=models") == 0) {
+      options->shapes = model_sweep();
     } else {
       std::fprintf(stderr, "bwgemm_bench: unrecognized or out-of-range argument '%s'\n%s", argv[i], kUsage);
       return EXIT_FAILURE;
@@ -393,11 +387,11 @@ int main(int argc, char** argv) {
   add_bwgemm_candidates(table);
   add_bwgemm_sm90_candidates(table);
   if (options.negative_controls) add_negative_controls(table);
-  std::vector<GemmShape> gemm = gemm_shapes();
-  print_group("dual_nvfp4", register_group(table.dual_nvfp4, kNvfp4DualShapes, dev));
-  print_group("gemm_fp16", register_group(table.gemm_fp16, gemm, dev));
-  print_group("gemm_bf16", register_group(table.gemm_bf16, gemm, dev));
-  print_group("dual_bf16", register_group(table.dual_bf16, kBf16DualShapes, dev));
+  const ShapeSets& shapes = options.shapes;
+  print_group("dual_nvfp4", register_group(table.dual_nvfp4, shapes.dual_nvfp4, dev));
+  print_group("gemm_fp16", register_group(table.gemm_fp16, shapes.gemm, dev));
+  print_group("gemm_bf16", register_group(table.gemm_bf16, shapes.gemm, dev));
+  print_group("dual_bf16", register_group(table.dual_bf16, shapes.dual_bf16, dev));
   const int candidates = count_candidates(table.dual_nvfp4) + count_candidates(table.gemm_fp16) +
                          count_candidates(table.gemm_bf16) + count_candidates(table.dual_bf16);
   if (candidates == 0) {

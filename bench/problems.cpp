@@ -94,15 +94,6 @@ std::string name_of(const char* group, const std::string& shape_key) {
 
 }  // namespace
 
-std::string GemmShape::key() const {
-  return "M" + std::to_string(m) + "_N" + std::to_string(n) + "_K" + std::to_string(k) +
-         (b_layout == ref::BLayout::kRowMajorKxN ? "_Bkn" : "_Bnk");
-}
-
-std::string DualShape::key() const {
-  return "M" + std::to_string(m) + "_N" + std::to_string(n) + "_K" + std::to_string(k);
-}
-
 // ------------------------------------------------------------------------------------------------
 // GEMM
 

@@ -24,17 +24,13 @@
 
 #include "bwgemm/reference/gemm.hpp"
 #include "common.hpp"
+#include "shapes.hpp"
 #include "validate.hpp"
 
 namespace bwgemm::bench {
 
 // ------------------------------------------------------------------------------------------------
-// GEMM: D = A * B, fp16 or bf16 in and out, fp32 accumulation.
-struct GemmShape {
-  int64_t m = 0, n = 0, k = 0;
-  ref::BLayout b_layout = ref::BLayout::kColumnMajorKxN;
-  std::string key() const;  // "M4096_N5120_K4096_Bkn"
-};
+// GEMM: D = A * B, fp16 or bf16 in and out, fp32 accumulation. (GemmShape and DualShape: shapes.hpp.)
 
 template <class T>
 struct GemmOperands {
@@ -83,13 +79,6 @@ class GemmProblem {
   std::vector<DeviceBuffer<T>> a_, b_, d_;
   std::vector<Operands> operands_;
   mutable std::shared_ptr<const Reference> reference_;  // computed at the first check
-};
-
-// ------------------------------------------------------------------------------------------------
-// Dual GEMM shapes (both dual problems).
-struct DualShape {
-  int64_t m = 0, n = 0, k = 0;
-  std::string key() const;  // "M256_N4096_K7168"
 };
 
 // bf16 dual GEMM: C = silu(A B1^T) * (A B2^T).
