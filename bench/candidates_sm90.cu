@@ -30,7 +30,7 @@ Implementation<GemmProblem<T>> sm90_gemm_candidate(const char* name, Run run) {
   impl.name = name;
   impl.requirement = DeviceRequirement::kSm90a;
   impl.intermediate_unit_roundoff = 0.0;  // one rounding: fp32 accumulators to T
-  impl.supports = [](const GemmShape& s) { return s.m % 8 == 0 && s.n % 8 == 0 && s.k % 8 == 0; };
+  impl.supports = [](const GemmShape& s) { return s.n % 8 == 0 && s.k % 8 == 0; };  // any M (arguments/gemm.hpp)
   impl.prepare = [run](const GemmProblem<T>& problem) -> Launch {
     return [&problem, run](int set, cudaStream_t stream) {
       const GemmOperands<T>& o = problem.operands(set);
