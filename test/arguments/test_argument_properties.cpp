@@ -46,17 +46,23 @@ std::vector<int64_t> bad_extents() {
 // alignment step), misaligned, negative, at or past 2^40 bytes of 16-bit elements, or near 2^63. Every value
 // here is invalid whatever the rest of the call, so no case can launch.
 std::vector<int64_t> bad_strides(int64_t min, int64_t align) {
-  std::vector<int64_t> v = {min + 1,
-                            -align,
-                            int64_t{1} << 39,
-                            int64_t{1} << 40,
-                            (int64_t{1} << 40) + 8,
-                            int64_t{1} << 60,
-                            INT64_MAX - 7,
-                            INT64_MIN};
+  std::vector<int64_t> v = {
+      min + 1,          -align,        int64_t{1} << 39, int64_t{1} << 40, (int64_t{1} << 40) + 8,
+      int64_t{1} << 60, INT64_MAX - 7, INT64_MIN};
   if (min > align) v.push_back(min - align);
   if (align > 1) v.push_back(min + align / 2);
   return v;
+}
+
+// One case per bad M, N and K of bad_extents(), for any arguments struct with m, n and k; `add(what,
+// fragment, change)` registers a case.
+template <class Args, class Add>
+void add_bad_extents(const Add& add) {
+  for (int64_t v : bad_extents()) {
+    add("M = " + std::to_string(v), "M must be", [v](Args& a) { a.m = v; });
+    add("N = " + std::to_string(v), "N must be", [v](Args& a) { a.n = v; });
+    add("K = " + std::to_string(v), "K must be", [v](Args& a) { a.k = v; });
+  }
 }
 
 struct Case {
@@ -109,11 +115,7 @@ std::vector<Case> gemm_cases(GemmBuffers& buf,
     change(a);
     cases.push_back({std::move(what), std::move(fragment), [a, run] { return run(a); }});
   };
-  for (int64_t v : bad_extents()) {
-    add("M = " + std::to_string(v), "M must be", [v](Args& a) { a.m = v; });
-    add("N = " + std::to_string(v), "N must be", [v](Args& a) { a.n = v; });
-    add("K = " + std::to_string(v), "K must be", [v](Args& a) { a.k = v; });
-  }
+  add_bad_extents<Args>(add);
   for (int64_t v : {int64_t{0}, int64_t{-1}, int64_t{65536}, int64_t{1} << 31, INT64_MAX})
     add("batch = " + std::to_string(v), "batch", [v](Args& a) { a.batch = v; });
   for (int64_t v : bad_strides(GemmBuffers::kK, 8))
@@ -198,11 +200,7 @@ std::vector<Case> nvfp4_cases(Nvfp4Buffers& buf,
     change(a);
     cases.push_back({std::move(what), std::move(fragment), [a, run] { return run(a); }});
   };
-  for (int64_t v : bad_extents()) {
-    add("M = " + std::to_string(v), "M must be", [v](Args& a) { a.m = v; });
-    add("N = " + std::to_string(v), "N must be", [v](Args& a) { a.n = v; });
-    add("K = " + std::to_string(v), "K must be", [v](Args& a) { a.k = v; });
-  }
+  add_bad_extents<Args>(add);
   add("N = 120", "N must be", [](Args& a) { a.n = 120; });
   add("K = 96", "K must be", [](Args& a) { a.k = 96; });
   for (int64_t v : {int64_t{0}, int64_t{-1}, int64_t{65536}, INT64_MAX})
@@ -257,11 +255,7 @@ TEST(ArgumentProperties, DualGemm16Bit) {
     change(g);
     cases.push_back({std::move(what), std::move(fragment), [g] { return bwgemm::validate(g); }});
   };
-  for (int64_t v : bad_extents()) {
-    add("M = " + std::to_string(v), "M must be", [v](Args& g) { g.m = v; });
-    add("N = " + std::to_string(v), "N must be", [v](Args& g) { g.n = v; });
-    add("K = " + std::to_string(v), "K must be", [v](Args& g) { g.k = v; });
-  }
+  add_bad_extents<Args>(add);
   for (int64_t v : bad_strides(kK, 8)) add("lda = " + std::to_string(v), "lda", [v](Args& g) { g.lda = v; });
   for (int64_t v : bad_strides(kK, 8)) add("ldb = " + std::to_string(v), "ldb", [v](Args& g) { g.ldb = v; });
   for (int64_t v : bad_strides(kN, 8)) add("ldc = " + std::to_string(v), "ldc", [v](Args& g) { g.ldc = v; });

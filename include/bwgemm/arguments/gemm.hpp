@@ -203,6 +203,27 @@ Status validate(const GemmArguments<In, Out, Epilogue>& a) {
   return Status::success();
 }
 
+namespace detail {
+
+// The kernel-parameter fields every backend's GEMM shares (D, C and their strides, the extents, Config
+// Cfg's tile grid, the functor), from validated arguments and their strides.
+template <class Cfg, class Params, class In, class Out, class Epilogue>
+void fill_common_gemm_params(const GemmArguments<In, Out, Epilogue>& a, const GemmStrides& st, Params* p) {
+  const bool read_c = epi::reads_source(a.epilogue);
+  p->d = a.d;
+  p->c = read_c ? a.c : nullptr;
+  p->ldd = st.ldd, p->batch_stride_d = st.batch_stride_d;
+  p->ldc = st.ldc, p->batch_stride_c = st.batch_stride_c;
+  p->m = static_cast<int32_t>(a.m);
+  p->n = static_cast<int32_t>(a.n);
+  p->k = static_cast<int32_t>(a.k);
+  p->tiles = config_tile_grid<Cfg>(a.m, a.n, a.batch);
+  p->read_c = read_c;
+  p->epilogue = a.epilogue;
+}
+
+}  // namespace detail
+
 // The device memory a GEMM call reads or writes: A, B, D, and C when the epilogue reads it.
 template <class In, class Out, class Epilogue>
 host::OperandPointers device_operands(const GemmArguments<In, Out, Epilogue>& a) {

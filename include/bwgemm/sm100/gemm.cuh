@@ -54,7 +54,6 @@ struct Gemm {
     if (Status s = host::require_compute_capability_100("bwgemm::sm100::Gemm"); !s.ok()) return s;
     if (Status s = host::require_device_pointers(device_operands(a), "bwgemm::sm100::Gemm"); !s.ok())
       return s;
-    const bool read_c = epi::reads_source(a.epilogue);
 
     const ::bwgemm::detail::GemmStrides st = ::bwgemm::detail::gemm_strides(a);
     const bool kxn = a.b_layout == BLayout::kRowMajorKxN;
@@ -80,20 +79,11 @@ struct Gemm {
           !s.ok())
         return s;
     }
-    p.d = a.d;
-    p.c = read_c ? a.c : nullptr;
-    p.ldd = st.ldd, p.batch_stride_d = st.batch_stride_d;
-    p.ldc = st.ldc, p.batch_stride_c = st.batch_stride_c;
-    p.m = static_cast<int32_t>(a.m);
-    p.n = static_cast<int32_t>(a.n);
-    p.k = static_cast<int32_t>(a.k);
-    p.tiles = ::bwgemm::detail::config_tile_grid<Cfg>(a.m, a.n, a.batch);
+    ::bwgemm::detail::fill_common_gemm_params<Cfg>(a, st, &p);
     p.idesc = Cfg::instr_desc(std::is_same_v<In, __half> ? ptx::MmaF16Format::kF16 : ptx::MmaF16Format::kBF16,
                               a.b_layout);
     p.b = Cfg::b_operand(a.b_layout);
     p.b_mn_major = kxn;
-    p.read_c = read_c;
-    p.epilogue = a.epilogue;
     return host::launch_tile_kernel<Cfg>(&gemm_kernel<Cfg>, p, stream);
   }
 };

@@ -18,11 +18,11 @@
 //                                        bwgemm::epi::LinearCombination, __nv_bfloat16>;
 //   s = bwgemm::sm90::Gemm<Cfg>::run(args, stream);
 //
-// Shapes: any M >= 1; N and K positive multiples of 8 (rows stay 16-byte aligned); tiles past M, N and K are masked
-// (loads zero-filled by TMA, stores skipped). Leading dimensions and batch strides keep every row 16-byte
-// aligned. The call validates everything first (bwgemm::validate, then the Config's tile count) and launches
-// nothing on error; it is asynchronous on `stream`, allocates nothing and does not synchronize. The kernels
-// need a GPU of compute capability 9.0; bwgemm::gemm (gemm.cuh) dispatches between backends.
+// Shapes: any M >= 1; N and K positive multiples of 8 (rows stay 16-byte aligned); tiles past M, N and K are
+// masked (loads zero-filled by TMA, stores skipped). Leading dimensions and batch strides keep every row
+// 16-byte aligned. The call validates everything first (bwgemm::validate, then the Config's tile count) and
+// launches nothing on error; it is asynchronous on `stream`, allocates nothing and does not synchronize. The
+// kernels need a GPU of compute capability 9.0; bwgemm::gemm (gemm.cuh) dispatches between backends.
 #pragma once
 
 #include <cuda.h>
@@ -78,7 +78,6 @@ struct Gemm {
     if (Status s = can_implement(a); !s.ok()) return s;
     if (Status s = host::require_compute_capability_90("bwgemm::sm90::Gemm"); !s.ok()) return s;
     if (Status s = host::require_device_pointers(device_operands(a), "bwgemm::sm90::Gemm"); !s.ok()) return s;
-    const bool read_c = epi::reads_source(a.epilogue);
 
     const ::bwgemm::detail::GemmStrides st = ::bwgemm::detail::gemm_strides(a);
     const bool kxn = a.b_layout == BLayout::kRowMajorKxN;
@@ -105,16 +104,7 @@ struct Gemm {
           !s.ok())
         return s;
     }
-    p.d = a.d;
-    p.c = read_c ? a.c : nullptr;
-    p.ldd = st.ldd, p.batch_stride_d = st.batch_stride_d;
-    p.ldc = st.ldc, p.batch_stride_c = st.batch_stride_c;
-    p.m = static_cast<int32_t>(a.m);
-    p.n = static_cast<int32_t>(a.n);
-    p.k = static_cast<int32_t>(a.k);
-    p.tiles = ::bwgemm::detail::config_tile_grid<Cfg>(a.m, a.n, a.batch);
-    p.read_c = read_c;
-    p.epilogue = a.epilogue;
+    ::bwgemm::detail::fill_common_gemm_params<Cfg>(a, st, &p);
 
     auto* kernel = kxn ? &gemm_kernel<Cfg, In, true> : &gemm_kernel<Cfg, In, false>;
     return host::launch_tile_kernel<Cfg>(kernel, p, stream);
