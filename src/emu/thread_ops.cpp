@@ -3,6 +3,7 @@
 #include <bwgemm/emu/thread_ops.hpp>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include <bwgemm/emu/machine.hpp>
@@ -198,6 +199,16 @@ uint32_t mapa_shared_cluster(uint32_t addr, uint32_t cta_rank) {
            std::to_string(m.cluster_size));
   }
   return (cta_rank << ptx::kClusterRankAddressShift) | (addr & kSharedOffsetMask);
+}
+
+ptx::Float4 ld_shared_cluster_v4_f32(uint32_t addr) {
+  auto& m = detail::machine();
+  m.on_call();
+  const detail::SharedLocation loc =
+      detail::resolve_shared_cluster(addr, 16, 16, "ld.shared::cluster.v4.f32");
+  ptx::Float4 v;
+  std::memcpy(&v, loc.bytes(), sizeof(v));
+  return v;
 }
 
 // ---- shared memory pointers ----

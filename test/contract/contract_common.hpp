@@ -40,14 +40,27 @@ struct StoreSuffix<Cfg, std::void_t<decltype(Cfg::kTmaStore)>> {
   static std::string get() { return Cfg::kTmaStore ? "" : "_RegisterStore"; }
 };
 
-// "N256_S4_G2_StaticPersistent_bf16": BlockN, stages, CTAs per cluster, scheduler, output type.
-struct ConfigNames {
-  template <class C>
-  static std::string GetName(int) {
-    using Cfg = typename C::Cfg;
+// "N256_S4_G2_StaticPersistent_bf16": BlockN, stages, CTAs per cluster, scheduler, output type; the swap-AB
+// Configs (sm_90a SwapAbConfig, no scheduler) "SwapAbT16_S12_bf16": tokens per tile, stages, output type.
+template <class Cfg, class = void>
+struct ConfigName {
+  static std::string get() {
     return "N" + std::to_string(Cfg::kBlockN) + "_S" + std::to_string(Cfg::kStages) + "_G" +
            std::to_string(Cfg::kClusterCtas) + "_" + Cfg::Scheduler::kName + "_" +
            type_name<typename Cfg::Out>() + StoreSuffix<Cfg>::get();
+  }
+};
+template <class Cfg>
+struct ConfigName<Cfg, std::void_t<decltype(Cfg::kBlockTokens)>> {
+  static std::string get() {
+    return "SwapAbT" + std::to_string(Cfg::kBlockTokens) + "_S" + std::to_string(Cfg::kStages) + "_" +
+           type_name<typename Cfg::Out>();
+  }
+};
+struct ConfigNames {
+  template <class C>
+  static std::string GetName(int) {
+    return ConfigName<typename C::Cfg>::get();
   }
 };
 

@@ -167,6 +167,52 @@ TEST(EmuRuntime, ClusterAddressingReachesThePeerCta) {
   EXPECT_EQ(addresses[3], addresses[0]);  // rank 1's address with bit 24 cleared names rank 0's object
 }
 
+// Each CTA of a cluster of 4 writes 4 floats (rank-dependent) into its own shared memory; after a cluster
+// barrier each reads every CTA's floats with ld.shared::cluster.v4.f32 through mapa; a misaligned address
+// and a rank past the cluster are refused.
+__global__ void cluster_vector_reads(float* out) {
+  const uint32_t rank = ptx::cluster_ctarank();
+  const uint32_t base = ptx::dynamic_smem_base();
+  auto* mine = static_cast<float*>(ptx::dynamic_smem_ptr());
+  if (ptx::thread_idx().x == 0) {
+    for (int i = 0; i < 4; ++i) mine[i] = 10.0f * static_cast<float>(rank) + static_cast<float>(i);
+  }
+  ptx::cluster_sync();
+  if (ptx::thread_idx().x == 0) {
+    for (uint32_t r = 0; r < 4; ++r) {
+      const ptx::Float4 v = ptx::ld_shared_cluster_v4_f32(ptx::mapa_shared_cluster(base, r));
+      float* o = out + (ptx::block_idx().x * 4 + r) * 4;
+      o[0] = v.x, o[1] = v.y, o[2] = v.z, o[3] = v.w;
+    }
+  }
+  ptx::cluster_sync();
+}
+
+TEST(EmuRuntime, ClusterVectorLoadsReadEveryPeer) {
+  std::vector<float> out(4 * 4 * 4, -1.0f);
+  const EmuResult r =
+      bwgemm::emu::launch(config({4, 1, 1}, {32, 1, 1}, {4, 1, 1}, 64, 1), cluster_vector_reads, out.data());
+  ASSERT_TRUE(r.ok) << r.message;
+  for (int cta = 0; cta < 4; ++cta)
+    for (int peer = 0; peer < 4; ++peer)
+      for (int i = 0; i < 4; ++i)
+        EXPECT_EQ(out[(cta * 4 + peer) * 4 + i], 10.0f * static_cast<float>(peer) + static_cast<float>(i))
+            << "CTA " << cta << " reading rank " << peer;
+}
+
+__global__ void cluster_vector_read_misaligned(float* out) {
+  const ptx::Float4 v = ptx::ld_shared_cluster_v4_f32(ptx::dynamic_smem_base() + 4);
+  out[0] = v.x;
+}
+
+TEST(EmuRuntime, ClusterVectorLoadRefusesAMisalignedAddress) {
+  std::vector<float> out(1);
+  const EmuResult r = bwgemm::emu::launch(config({1, 1, 1}, {32, 1, 1}, {1, 1, 1}, 64),
+                                          cluster_vector_read_misaligned, out.data());
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.message.find("ld.shared::cluster.v4.f32"), std::string::npos) << r.message;
+}
+
 // mbarrier phases: 4 warps arrive (one elected lane each) on a count-4 barrier twice; waiter threads see
 // phases complete in order; a phase-1 wait issued first returns at once.
 __global__ void mbarrier_phases(uint32_t* out) {

@@ -74,6 +74,7 @@ __global__ void __cluster_dims__(2, 1, 1) cluster_kernel(uint32_t* out) {
   ptx::cluster_wait();
   ptx::cluster_sync();
   sink(out, 3, ptx::mapa_shared_cluster(ptx::dynamic_smem_base(), ptx::cluster_ctarank() ^ 1u));
+  sink(out, 4, ptx::ld_shared_cluster_v4_f32(ptx::mapa_shared_cluster(ptx::dynamic_smem_base(), 1u)).x);
 }
 
 // ---- TMA -----------------------------------------------------------------------------------------------

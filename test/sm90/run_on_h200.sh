@@ -34,12 +34,12 @@ if [ "$SKIP_BENCH" != 1 ]; then
   BENCH_BUILD=$!
 fi
 cmake --build "$BUILD" -j"$JOBS" --target sm90_wgmma_descriptor_test sm90_wgmma_compile test_dual_gemm_sm90 \
-  test_gemm_sm90 test_arguments >>"$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -30; exit 1; }
+  test_gemm_sm90 test_swap_ab_sm90 test_arguments >>"$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -30; exit 1; }
 
 step gtest
 "$BUILD"/test/sm90/sm90_wgmma_descriptor_test --gtest_brief=1 2>&1 | tail -3
 "$BUILD"/test/arguments/test_arguments --gtest_brief=1 2>&1 | tail -3
-for suite in test_gemm_sm90 test_dual_gemm_sm90; do
+for suite in test_gemm_sm90 test_dual_gemm_sm90 test_swap_ab_sm90; do
   timeout 240 "$BUILD"/test/sm90/$suite 2>&1 | tee -a "$OUT/gtest.log" |
     grep -E "^\[  (FAILED|PASSED|SKIPPED) |OK \]|Failure|want|rc=" | head -40
   echo "$suite exit status: ${PIPESTATUS[0]}"
@@ -51,8 +51,10 @@ if [ "${BWGEMM_SM90_SKIP_SANITIZER:-0}" = 1 ]; then echo "skipped (BWGEMM_SM90_S
 # and every output type (test/contract; Config names as ConfigNames prints them).
 GEMM_SUBSET='Sm90/GemmContract/*.TailsInMNAndK:Sm90/GemmContract/*.BatchWithStridesPaddingAndBeta:Sm90/GemmOutputContract/*.ExactTierBothLayouts'
 DUAL_SUBSET='Sm90/DualGemmContract/*G2*.ExactTierBf16Inputs:Sm90/DualGemmContract/*OneTilePerCluster*.ExactTierBf16Inputs:Sm90/DualGemmContract/*_f16.ExactTierFp16Inputs:Sm90/DualGemmContract/*RegisterStore.ExactTierBf16Inputs'
+# The swap-AB kernels: the decode sizes (every split) of the 16-token Configs, and forced split 8 on tails.
+SWAP_SUBSET='Sm90SwapAbDecode.GemmTokens16:Sm90SwapAbDecode.DualTokens16:Sm90SwapAb/GemmContract/*Split8.TailsInMNAndK'
 for tool in memcheck racecheck synccheck; do
-  for pair in "test_gemm_sm90 $GEMM_SUBSET" "test_dual_gemm_sm90 $DUAL_SUBSET"; do
+  for pair in "test_gemm_sm90 $GEMM_SUBSET" "test_dual_gemm_sm90 $DUAL_SUBSET" "test_swap_ab_sm90 $SWAP_SUBSET"; do
     set -- $pair
     timeout 150 compute-sanitizer --tool $tool --error-exitcode 99 "$BUILD"/test/sm90/$1 --gtest_filter="$2" \
       >"$OUT/sanitizer_one.log" 2>&1

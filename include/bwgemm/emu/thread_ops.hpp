@@ -77,6 +77,9 @@ void cluster_wait();
 
 uint32_t mapa_shared_cluster(uint32_t addr, uint32_t cta_rank);
 
+// ld.shared::cluster.v4.f32: 16 bytes of any CTA of the executing cluster (bounds- and alignment-checked).
+ptx::Float4 ld_shared_cluster_v4_f32(uint32_t addr);
+
 // ---- shared memory pointers ----
 uint32_t to_shared_address(const void* ptr);
 void* shared_address_to_pointer(uint32_t smem_addr);

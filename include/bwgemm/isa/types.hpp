@@ -1,7 +1,7 @@
 // bwgemm::ptx value types shared by the device wrappers, the host tests and the CPU emulator.
 //
-// Pure C++17, no CUDA headers (base/macros.hpp only defines macros): the emulation backend (include/bwgemm/emu/)
-// includes this file to implement the wrappers with the same signatures.
+// Pure C++17, no CUDA headers (base/macros.hpp only defines macros): the emulation backend
+// (include/bwgemm/emu/) includes this file to implement the wrappers with the same signatures.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +15,11 @@ struct Dim3 {
   uint32_t x = 0;
   uint32_t y = 0;
   uint32_t z = 0;
+};
+
+// Four floats, as a vector load (ld.v4.f32) returns them.
+struct Float4 {
+  float x = 0.0f, y = 0.0f, z = 0.0f, w = 0.0f;
 };
 
 // Memory-model scope of an acquire/release (PTX ISA 8.5 "Scope").

@@ -1,4 +1,5 @@
-// Thread block cluster wrappers: cluster special registers, barrier.cluster, mapa.
+// Thread block cluster wrappers: cluster special registers, barrier.cluster, mapa, and loads from a peer
+// CTA's shared memory (distributed shared memory).
 //
 // The even-CTA address trick of seed 000 (kClusterRankAddressShift, even_cta_address) is in types.hpp,
 // because it is pure arithmetic shared with the emulator and host tests.
@@ -121,6 +122,24 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE uint32_t mapa_shared_cluster(uint32_t addr, uin
   uint32_t result;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(result) : "r"(addr), "r"(cta_rank));
   return result;
+#endif
+}
+
+// PTX ISA 9.7.9.8 ld: ld.shared::cluster.v4.f32: four consecutive floats at the shared::cluster address
+// `addr` (16-byte aligned; mapa_shared_cluster forms it for a peer CTA, or this CTA's own address). Reads
+// another CTA's shared memory (the split-K reduction of the sm_90a swap-AB kernels); the caller orders it
+// after the writer's stores with a cluster barrier (barrier.cluster.arrive.release / wait.acquire).
+// Inline asm: cuda::ptx has no ld wrapper.
+BWGEMM_DEVICE BWGEMM_FORCEINLINE Float4 ld_shared_cluster_v4_f32(uint32_t addr) {
+#if BWGEMM_EMULATION
+  return ::bwgemm::emu::ld_shared_cluster_v4_f32(addr);
+#else
+  Float4 v;
+  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "r"(addr)
+               : "memory");
+  return v;
 #endif
 }
 

@@ -40,7 +40,8 @@
 #include "bwgemm/host/operand_maps.hpp"
 #include "bwgemm/kernels/sm90/dual_gemm_config.cuh"
 #include "bwgemm/kernels/sm90/dual_gemm_kernel.cuh"
-#include "bwgemm/sm90/gemm.cuh"  // detail::operand_map
+#include "bwgemm/sm90/operand_map.cuh"
+#include "bwgemm/sm90/swap_ab.cuh"
 
 namespace bwgemm::sm90 {
 
@@ -120,10 +121,19 @@ using DualGemmLargeMCluster2 = DualGemmConfig<128, 4, 2, sched::StaticPersistent
 template <class Out>
 using DualGemmSmallMCluster2 = DualGemmConfig<64, 6, 2, sched::StaticPersistent, epi::SiluMul, Out>;
 
-enum class DualGemmChoice { kSmallM, kLargeM, kLargeMCluster2 };
+// Rows (tokens) up to which the swap-AB kernels (sm90/swap_ab.cuh) are chosen: the crossover measured on an
+// H200 over the model sweep (docs/hopper.md, docs/api.md's choice table).
+inline constexpr int64_t kDualGemmSwapAbMaxM = 256;
+
+enum class DualGemmChoice { kSmallM, kLargeM, kLargeMCluster2, kSwapAb16, kSwapAb64, kSwapAb128 };
 
 // The default entry point's kernel for a shape.
 constexpr DualGemmChoice dual_gemm_choice(int64_t m, int64_t n, int64_t batch) {
+  if (m <= kDualGemmSwapAbMaxM) {
+    if (m <= 16) return DualGemmChoice::kSwapAb16;
+    if (m <= 64) return DualGemmChoice::kSwapAb64;
+    return DualGemmChoice::kSwapAb128;
+  }
   if (m * batch <= 256) return DualGemmChoice::kSmallM;
   return prefer_cluster_pair(ceil_div(m, int64_t{128}), ceil_div(n, int64_t{128}), batch)
              ? DualGemmChoice::kLargeMCluster2
@@ -133,6 +143,12 @@ constexpr DualGemmChoice dual_gemm_choice(int64_t m, int64_t n, int64_t batch) {
 template <class In, class Out>
 Status dual_gemm(const DualGemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
   switch (dual_gemm_choice(args.m, args.n, args.batch)) {
+    case DualGemmChoice::kSwapAb16:
+      return SwapAbDualGemm<DualGemmSwapAb16<Out>>::run(args, stream);
+    case DualGemmChoice::kSwapAb64:
+      return SwapAbDualGemm<DualGemmSwapAb64<Out>>::run(args, stream);
+    case DualGemmChoice::kSwapAb128:
+      return SwapAbDualGemm<DualGemmSwapAb128<Out>>::run(args, stream);
     case DualGemmChoice::kSmallM:
       return DualGemm<DualGemmSmallM<Out>>::run(args, stream);
     case DualGemmChoice::kLargeMCluster2:
@@ -140,6 +156,22 @@ Status dual_gemm(const DualGemmArguments<In, Out>& args, cudaStream_t stream = n
     default:
       return DualGemm<DualGemmLargeM<Out>>::run(args, stream);
   }
+}
+
+// The tiled kernels only (the default choice before the swap-AB kernels), and the swap-AB kernels whatever
+// M: the two sides of the crossover, for the benchmark.
+template <class In, class Out>
+Status dual_gemm_tiled(const DualGemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
+  if (args.m * args.batch <= 256) return DualGemm<DualGemmSmallM<Out>>::run(args, stream);
+  if (prefer_cluster_pair(ceil_div(args.m, int64_t{128}), ceil_div(args.n, int64_t{128}), args.batch))
+    return DualGemm<DualGemmLargeMCluster2<Out>>::run(args, stream);
+  return DualGemm<DualGemmLargeM<Out>>::run(args, stream);
+}
+template <class In, class Out>
+Status dual_gemm_swap_ab(const DualGemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
+  if (args.m <= 16) return SwapAbDualGemm<DualGemmSwapAb16<Out>>::run(args, stream);
+  if (args.m <= 64) return SwapAbDualGemm<DualGemmSwapAb64<Out>>::run(args, stream);
+  return SwapAbDualGemm<DualGemmSwapAb128<Out>>::run(args, stream);
 }
 
 // Both tile shapes in clusters of two CTAs along M, whatever the shape (bench:

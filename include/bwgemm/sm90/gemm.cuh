@@ -43,21 +43,10 @@
 #include "bwgemm/host/operand_maps.hpp"
 #include "bwgemm/kernels/sm90/gemm_config.cuh"
 #include "bwgemm/kernels/sm90/gemm_kernel.cuh"
+#include "bwgemm/sm90/operand_map.cuh"
+#include "bwgemm/sm90/swap_ab.cuh"
 
 namespace bwgemm::sm90 {
-
-namespace detail {
-
-// Operand tensor maps of the sm_90a kernels: 128-byte swizzle, 256-byte L2 promotion.
-template <class In>
-Status operand_map(const In* data, int64_t inner, int64_t outer, int64_t batch, int64_t ld,
-                   int64_t batch_stride, uint32_t box_inner, uint32_t box_outer, CUtensorMap* out) {
-  return ::bwgemm::detail::gemm_operand_map(::bwgemm::detail::gemm_tensor_map_type<In>(), data, inner, outer,
-                                            batch, ld, batch_stride, box_inner, box_outer,
-                                            TensorMapSwizzle::k128B, out, TensorMapL2Promotion::k256B);
-}
-
-}  // namespace detail
 
 template <class Cfg>
 struct Gemm {
@@ -127,11 +116,19 @@ using GemmLargeCluster2 = GemmConfig<256, 4, 2, sched::StaticPersistent, epi::Li
 
 // Output tiles of 128 x 256 below which GemmSmall is chosen: the SM count of an H100 SXM / H200 (132).
 inline constexpr int64_t kGemmSmallTileThreshold = 132;
+// Rows (tokens) up to which the swap-AB kernels (sm90/swap_ab.cuh) are chosen: the crossover measured on an
+// H200 over the model sweep (docs/hopper.md, docs/api.md's choice table).
+inline constexpr int64_t kGemmSwapAbMaxM = 256;
 
-enum class GemmChoice { kSmall, kLarge, kLargeCluster2 };
+enum class GemmChoice { kSmall, kLarge, kLargeCluster2, kSwapAb16, kSwapAb64, kSwapAb128 };
 
 // The default entry point's kernel for a shape.
 constexpr GemmChoice gemm_choice(int64_t m, int64_t n, int64_t batch) {
+  if (m <= kGemmSwapAbMaxM) {
+    if (m <= 16) return GemmChoice::kSwapAb16;
+    if (m <= 64) return GemmChoice::kSwapAb64;
+    return GemmChoice::kSwapAb128;
+  }
   const int64_t row_tiles = ceil_div(m, int64_t{128}), wide_col_tiles = ceil_div(n, int64_t{256});
   if (row_tiles * wide_col_tiles * batch < kGemmSmallTileThreshold) return GemmChoice::kSmall;
   return prefer_cluster_pair(row_tiles, wide_col_tiles, batch) ? GemmChoice::kLargeCluster2
@@ -142,6 +139,12 @@ constexpr GemmChoice gemm_choice(int64_t m, int64_t n, int64_t batch) {
 template <class In, class Out>
 Status gemm(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
   switch (gemm_choice(args.m, args.n, args.batch)) {
+    case GemmChoice::kSwapAb16:
+      return SwapAbGemm<GemmSwapAb16<Out>>::run(args, stream);
+    case GemmChoice::kSwapAb64:
+      return SwapAbGemm<GemmSwapAb64<Out>>::run(args, stream);
+    case GemmChoice::kSwapAb128:
+      return SwapAbGemm<GemmSwapAb128<Out>>::run(args, stream);
     case GemmChoice::kSmall:
       return Gemm<GemmSmall<Out>>::run(args, stream);
     case GemmChoice::kLargeCluster2:
@@ -149,6 +152,26 @@ Status gemm(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
     default:
       return Gemm<GemmLarge<Out>>::run(args, stream);
   }
+}
+
+// The tiled kernels only (the default choice before the swap-AB kernels): what the benchmark compares the
+// swap-AB kernels with at the crossover.
+template <class In, class Out>
+Status gemm_tiled(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
+  const int64_t row_tiles = ceil_div(args.m, int64_t{128}), wide_col_tiles = ceil_div(args.n, int64_t{256});
+  if (row_tiles * wide_col_tiles * args.batch < kGemmSmallTileThreshold)
+    return Gemm<GemmSmall<Out>>::run(args, stream);
+  if (prefer_cluster_pair(row_tiles, wide_col_tiles, args.batch))
+    return Gemm<GemmLargeCluster2<Out>>::run(args, stream);
+  return Gemm<GemmLarge<Out>>::run(args, stream);
+}
+
+// The swap-AB kernels whatever M (the token tile from M): the other side of the crossover.
+template <class In, class Out>
+Status gemm_swap_ab(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
+  if (args.m <= 16) return SwapAbGemm<GemmSwapAb16<Out>>::run(args, stream);
+  if (args.m <= 64) return SwapAbGemm<GemmSwapAb64<Out>>::run(args, stream);
+  return SwapAbGemm<GemmSwapAb128<Out>>::run(args, stream);
 }
 
 }  // namespace bwgemm::sm90

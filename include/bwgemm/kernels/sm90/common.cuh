@@ -216,6 +216,25 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void store_pair(Out* dst, float v0, float v1, b
   }
 }
 
+// One value of a 16-bit (or fp32) output at dst, from fp32; and one of C at src, as fp32 (the scattered
+// stores and loads of the swap-AB epilogue, whose tiles are transposed against D's rows).
+template <class Out>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void store_one(Out* dst, float v) {
+  if constexpr (std::is_same_v<Out, float>) {
+    *dst = v;
+  } else {
+    *reinterpret_cast<uint16_t*>(dst) = static_cast<uint16_t>(epi::pack_two<Out>(v, 0.0f) & 0xFFFFu);
+  }
+}
+template <class Out>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE float load_one(const Out* src) {
+  if constexpr (std::is_same_v<Out, float>) {
+    return *src;
+  } else {
+    return epi::unpack_half<Out>(static_cast<uint32_t>(*reinterpret_cast<const uint16_t*>(src)), false);
+  }
+}
+
 // The TMA-store epilogue of one consumer warpgroup: its 64 x BlockN slice of the output, whose rows
 // 16w + l/4 + 8h and columns 8j + 2(l%4) (+1) (warp w, lane l) hold the pair values(j, h, v0, v1), goes
 // out in kRounds rounds of kBoxesPerRound boxes through the warpgroup's shared-memory buffer

@@ -1,0 +1,246 @@
+// The sm_90a (Hopper) small-M kernel ("swap AB", sm90::SwapAbConfig), for the GEMM and the dual GEMM:
+//
+//   GEMM (kWeights = 1): D = epilogue(A·B [, C]), A: M x K (K-major, the tokens), B: N x K (K-major) or K x N
+//                        (N-major), the weights
+//   dual (kWeights = 2): C = epilogue(alpha1 · A·B1ᵀ, alpha2 · A·B2ᵀ), B1, B2: N x K (K-major)
+//
+// One CTA computes one tile (kBlockWeights output columns x kBlockTokens output rows) over one K range; the
+// `splits` CTAs of a cluster split K and reduce through distributed shared memory (swap_ab_config.cuh).
+//
+// Roles (384 threads):
+//   warpgroup 0     producer: warp 0's elected thread loads, per K block of the CTA's range, the weight tile
+//                   (each of kWeights) and the token tile with TMA into a ring of kStages stages.
+//   warpgroups 1, 2 consumers: consumer c owns weight rows 64c..64c+63; per 16 K it issues one wgmma
+//                   m64n<BlockTokens>k16 per weight matrix, the weight tile as the wgmma's A operand
+//                   (K-major, or MN-major with the transpose bit for K x N weights) and the token tile as its
+//                   B operand (K-major); it frees a stage one behind the issue (common.cuh consume_k_blocks).
+// Then the reduction and the epilogue (all 384 threads take part in the cluster barriers; the consumers do
+// the work): consumers write their fp32 accumulators to this CTA's partial buffer (over the stages), cluster
+// barrier, each CTA sums quads [rank·Q/S, (rank+1)·Q/S) of the tile's partials over ranks 0..S-1 in order,
+// applies the epilogue functor and stores D (scalar stores, rows past M and columns past N masked: the
+// output of a decode step is small next to the weights it streams), cluster barrier (no CTA leaves while a
+// peer reads its buffer).
+//
+// Accumulator fragment (ptx/wgmma.cuh): thread (warp w, lane l) of consumer c holds, at acc[4j + 2h + e],
+// weight row 64c + 16w + l/4 + 8h (an output column) and token 8j + 2(l%4) + e (an output row).
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "bwgemm/isa/descriptors_sm90.hpp"
+#include "bwgemm/kernels/sm90/common.cuh"
+#include "bwgemm/kernels/sm90/swap_ab_config.cuh"
+#include "bwgemm/pipeline/pipeline_state.cuh"
+#include "bwgemm/ptx/cluster.cuh"
+#include "bwgemm/ptx/mbarrier.cuh"
+#include "bwgemm/ptx/misc.cuh"
+#include "bwgemm/ptx/tma.cuh"
+#include "bwgemm/ptx/wgmma.cuh"
+#include "bwgemm/scheduler/tile_order.cuh"
+
+namespace bwgemm::sm90 {
+
+// Kernel parameters. Passed as a __grid_constant__, so the tensor maps stay in parameter space.
+template <class Cfg>
+struct SwapAbParams {
+  CUtensorMap tmap_tokens;               // A: (K, M, batch), box (64, BlockTokens, 1), 128B swizzle
+  CUtensorMap tmap_w[Cfg::kWeights];     // K-major: (K, N, batch), box (64, kBlockWeights, 1); MN-major
+                                         // (GEMM, B K x N): (N, K, batch), box (64, 64, 1); 128B swizzle
+  typename Cfg::Out* d = nullptr;        // M x N per batch, row stride ldd, batch stride batch_stride_d
+  const typename Cfg::Out* c = nullptr;  // GEMM: read only when read_c
+  int64_t ldd = 0, batch_stride_d = 0;
+  int64_t ldc = 0, batch_stride_c = 0;
+  int32_t m = 0, n = 0, k = 0;
+  sched::TileGrid tiles{};  // M tiles of BlockTokens x N tiles of kBlockWeights
+  int32_t splits = 1;       // CTAs per cluster, splitting each tile's K blocks
+  bool read_c = false;
+  float alpha1 = 1.0f, alpha2 = 1.0f;  // dual GEMM: scales of A·B1ᵀ and A·B2ᵀ
+  typename Cfg::Epilogue epilogue{};
+};
+
+// The K blocks [begin, end) of split `rank` of `splits`: the K blocks of a tile divided as evenly as whole
+// blocks allow (the first k_blocks % splits ranks take one more).
+struct KRange {
+  int32_t begin, end;
+};
+BWGEMM_HD constexpr KRange split_k_range(int32_t k_blocks, int32_t splits, int32_t rank) {
+  const int32_t base = k_blocks / splits, extra = k_blocks % splits;
+  const int32_t begin = rank * base + (rank < extra ? rank : extra);
+  return {begin, begin + base + (rank < extra ? 1 : 0)};
+}
+
+// BMnMajor: the GEMM's B is K x N row-major (weights MN-major in shared memory).
+template <class Cfg, class In, bool BMnMajor>
+__global__ void __launch_bounds__(Cfg::kThreads, 1)
+    swap_ab_kernel(const __grid_constant__ SwapAbParams<Cfg> p) {
+#if BWGEMM_SM90A_KERNEL_BODY
+  using namespace ::bwgemm::ptx;
+  using Out = typename Cfg::Out;
+  using Epilogue = typename Cfg::Epilogue;
+  constexpr int kWeights = Cfg::kWeights;
+  static_assert(kWeights == 1 || !BMnMajor, "the dual GEMM's weights are N x K (K-major)");
+
+  const uint32_t warp = warp_idx();
+  const uint32_t warpgroup = warp / 4;
+  const uint32_t smem = round_up_u32(dynamic_smem_base(), kSmemAlignment);
+  const BarrierArray<Cfg::kStages> full{smem + Cfg::kFullBarriers};
+  const BarrierArray<Cfg::kStages> empty{smem + Cfg::kEmptyBarriers};
+
+  start_pipeline<Cfg>(full, empty, warp, [&] {
+    tma_prefetch_descriptor(&p.tmap_tokens);
+#pragma unroll
+    for (int w = 0; w < kWeights; ++w) tma_prefetch_descriptor(&p.tmap_w[w]);
+  });
+
+  // One tile per cluster, one K range per CTA.
+  const uint32_t splits = static_cast<uint32_t>(p.splits);
+  const uint32_t rank = splits > 1 ? cluster_ctarank() : 0u;
+  const sched::TileCoord t = p.tiles.tile_at(static_cast<int32_t>(block_idx().x / splits));
+  const int32_t m0 = t.m * Cfg::kBlockTokens;   // first token (output row)
+  const int32_t n0 = t.n * Cfg::kBlockWeights;  // first weight row (output column)
+  const KRange kr = split_k_range((p.k + Cfg::kBlockK - 1) / Cfg::kBlockK, static_cast<int32_t>(splits),
+                                  static_cast<int32_t>(rank));
+  const int32_t k_iters = kr.end - kr.begin;
+
+  float acc[kWeights][Cfg::kAccRegs];
+  const bool consumer_role = warpgroup != Cfg::kProducerWarpgroup;
+  if (!consumer_role) {
+    // ---- producer ------------------------------------------------------------------------------------
+    warpgroup_reg_dealloc<Cfg::kProducerRegs>();
+    if (warp == 0 && elect_one_sync()) {
+      PipelineState<Cfg::kStages> stage;
+      produce_k_blocks<Cfg>(stage, full, empty, smem, k_iters, [&](uint32_t base, uint32_t bar, int32_t k) {
+        const int32_t k0 = kr.begin * Cfg::kBlockK + k;
+        tma_load(base + Cfg::kTokenOffset, &p.tmap_tokens, bar, {k0, m0, t.batch});
+#pragma unroll
+        for (int w = 0; w < kWeights; ++w) {
+          const uint32_t dst = base + Cfg::kWeightOffset + static_cast<uint32_t>(w * Cfg::kWeightBytes);
+          if constexpr (BMnMajor) {
+#pragma unroll
+            for (int c = 0; c < Cfg::kConsumerWarpgroups; ++c)
+              tma_load(dst + c * Cfg::kWeightChunkBytes, &p.tmap_w[w], bar,
+                       {n0 + c * Cfg::kWarpgroupWeights, k0, t.batch});
+          } else {
+            tma_load(dst, &p.tmap_w[w], bar, {k0, n0, t.batch});
+          }
+        }
+      });
+    }
+  } else {
+    // ---- consumers: the mainloop ---------------------------------------------------------------------
+    warpgroup_reg_alloc<Cfg::kConsumerRegs>();
+    const ConsumerThread me = consumer_thread(warpgroup);
+    // Consumer c's weight rows: K-major, 64 rows into the tile; MN-major, its own 64-column chunk.
+    const uint32_t w_offset =
+        Cfg::kWeightOffset +
+        me.consumer * (BMnMajor ? Cfg::kWeightChunkBytes : Cfg::kWarpgroupWeights * Cfg::kRowBytes);
+    constexpr WgmmaMajor kWMajor = BMnMajor ? WgmmaMajor::kMN : WgmmaMajor::kK;
+    constexpr uint64_t kWDescBase =
+        BMnMajor ? wgmma_mn_major_sw128_desc(Cfg::kWeightChunkBytes) : kWgmmaKMajorSw128Desc;
+    constexpr uint32_t kWK16Bytes = BMnMajor ? kWgmmaK16BytesMnMajor : kWgmmaK16BytesKMajor;
+#pragma unroll
+    for (int w = 0; w < kWeights; ++w) zero_accumulator(acc[w]);
+    PipelineState<Cfg::kStages> stage;
+    consume_k_blocks<Cfg>(stage, full, empty, smem, k_iters, me.thread, [&](uint32_t base, bool first) {
+#pragma unroll
+      for (int j = 0; j < Cfg::kMmasPerStage; ++j) {
+        const uint64_t tok_desc = wgmma_desc_with_address(
+            kWgmmaKMajorSw128Desc,
+            base + Cfg::kTokenOffset + static_cast<uint32_t>(j) * kWgmmaK16BytesKMajor);
+#pragma unroll
+        for (int w = 0; w < kWeights; ++w) {
+          const uint64_t w_desc = wgmma_desc_with_address(
+              kWDescBase, base + w_offset + static_cast<uint32_t>(w * Cfg::kWeightBytes) +
+                              static_cast<uint32_t>(j) * kWK16Bytes);
+          wgmma_ss<In, Cfg::kBlockTokens, kWMajor, WgmmaMajor::kK>(acc[w], w_desc, tok_desc, !first || j > 0);
+        }
+      }
+    });
+#pragma unroll
+    for (int w = 0; w < kWeights; ++w) wgmma_fence_operand(acc[w]);
+
+    // Both consumers are done reading the stages (the partials overwrite them).
+    named_barrier_sync(1, Cfg::kConsumerThreads);
+    float* const partials = reinterpret_cast<float*>(static_cast<uint8_t*>(dynamic_smem_ptr()) +
+                                                     (smem + Cfg::kPartialOffset - dynamic_smem_base()));
+    const uint32_t tid = me.consumer * kWarpgroupThreads + me.thread;
+#pragma unroll
+    for (int w = 0; w < kWeights; ++w)
+#pragma unroll
+      for (int i = 0; i < Cfg::kAccRegs; ++i)
+        partials[(w * Cfg::kAccRegs + i) * Cfg::kConsumerThreads + tid] = acc[w][i];
+  }
+
+  // ---- every CTA's partials are written (and, with a split, visible to the cluster) ------------------
+  if (splits > 1) {
+    cluster_sync();
+  } else {
+    sync_threads();
+  }
+
+  if (consumer_role) {
+    // ---- reduction of this CTA's share of the tile, epilogue, stores ----------------------------------
+    const uint32_t tid = thread_idx().x - kWarpgroupThreads;
+    constexpr int kQuads = Cfg::kPartialElements / 4;  // per weight matrix
+    const int quads_per_rank = kQuads / static_cast<int>(splits);
+    Out* const d_batch = p.d + static_cast<int64_t>(t.batch) * p.batch_stride_d;
+    const Out* const c_batch = p.c + static_cast<int64_t>(t.batch) * p.batch_stride_c;
+    for (int q = static_cast<int>(rank) * quads_per_rank + static_cast<int>(tid);
+         q < (static_cast<int>(rank) + 1) * quads_per_rank; q += Cfg::kConsumerThreads) {
+      // Quad q: elements 4q..4q+3 = register i of consumer threads t0..t0+3 (lanes l0..l0+3 of a warp).
+      const int i = (4 * q) / Cfg::kConsumerThreads;
+      const int t0 = (4 * q) % Cfg::kConsumerThreads;
+      const int consumer = t0 / kWarpgroupThreads, warp_in_group = (t0 % kWarpgroupThreads) / kWarpSize,
+                lane0 = t0 % kWarpSize;
+      const int j = i / 4, h = (i / 2) % 2, e = i % 2;
+      const int32_t col = n0 + consumer * Cfg::kWarpgroupWeights + warp_in_group * 16 + lane0 / 4 + 8 * h;
+      const int32_t row_first = m0 + 8 * j + e;  // the quad's tokens: row_first + 2·(0..3)
+      float sum[kWeights][4];
+#pragma unroll
+      for (int w = 0; w < kWeights; ++w) {
+        const uint32_t local =
+            smem + Cfg::kPartialOffset +
+            static_cast<uint32_t>(((w * Cfg::kAccRegs + i) * Cfg::kConsumerThreads + t0) * 4);
+        sum[w][0] = sum[w][1] = sum[w][2] = sum[w][3] = 0.0f;
+        for (uint32_t r = 0; r < splits; ++r) {  // rank order: the same sum on every run
+          const Float4 v = ld_shared_cluster_v4_f32(mapa_shared_cluster(local, r));
+          sum[w][0] += v.x, sum[w][1] += v.y, sum[w][2] += v.z, sum[w][3] += v.w;
+        }
+      }
+      if (col >= p.n) continue;
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        const int32_t row = row_first + 2 * k;
+        if (row >= p.m) continue;
+        float v;
+        if constexpr (kWeights == 2) {
+          v = p.epilogue(p.alpha1 * sum[0][k], p.alpha2 * sum[1][k]);
+        } else {
+          constexpr bool kTakesC = std::is_invocable_v<const Epilogue&, float, float>;
+          constexpr bool kTakesAccOnly = std::is_invocable_v<const Epilogue&, float>;
+          if constexpr (kTakesC && kTakesAccOnly) {
+            v = p.read_c ? p.epilogue(sum[0][k], load_one(c_batch + static_cast<int64_t>(row) * p.ldc + col))
+                         : p.epilogue(sum[0][k]);
+          } else if constexpr (kTakesC) {
+            v = p.epilogue(sum[0][k], load_one(c_batch + static_cast<int64_t>(row) * p.ldc + col));
+          } else {
+            v = p.epilogue(sum[0][k]);
+          }
+        }
+        store_one(d_batch + static_cast<int64_t>(row) * p.ldd + col, v);
+      }
+    }
+  }
+
+  // No CTA leaves (taking its shared memory) while a peer still reads its partials.
+  if (splits > 1) cluster_sync();
+#else
+  (void)p;
+  ::bwgemm::ptx::trap();  // built for another architecture; the entry points never launch it here
+#endif
+}
+
+}  // namespace bwgemm::sm90

@@ -1,0 +1,207 @@
+// bwgemm's Hopper (sm_90a) small-M kernels (swap AB, split K; kernels/sm90/swap_ab_config.cuh says how they
+// work) behind explicit-Config entry points, for the GEMM and the dual GEMM. The default entry points
+// (sm90::gemm, sm90::dual_gemm) choose them by shape; call these to pick a Config (and a split) yourself:
+//
+//   using Cfg = bwgemm::sm90::SwapAbConfig<16, 10>;                 // GEMM, tiles of 16 tokens
+//   bwgemm::Status s = bwgemm::sm90::SwapAbGemm<Cfg>::run(args, stream);       // split chosen per shape
+//   s = bwgemm::sm90::SwapAbGemm<Cfg>::run(args, stream, /*split_k=*/4);      // or given: 1, 2, 4 or 8
+//   using Dual = bwgemm::sm90::SwapAbConfig<16, 6, 2, bwgemm::epi::SiluMul>;
+//   s = bwgemm::sm90::SwapAbDualGemm<Dual>::run(dual_args, stream);
+//
+// The arguments are the operations' own (bwgemm::GemmArguments, bwgemm::DualGemmArguments) with every rule
+// of bwgemm::validate; any M >= 1 (M tiles of BlockTokens tokens; more than BlockTokens tokens take several
+// tiles, each streaming the weights again). No workspace: split K reduces inside the cluster, in a fixed
+// order, so a call gives the same bits on every run (for a given split, which the default choice takes from
+// the shape and the device only). Asynchronous on `stream`; allocates nothing; does not synchronize.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <string>
+
+#include "bwgemm/arguments/dual_gemm.hpp"
+#include "bwgemm/arguments/gemm.hpp"
+#include "bwgemm/base/int_math.hpp"
+#include "bwgemm/base/layout.hpp"
+#include "bwgemm/base/status.hpp"
+#include "bwgemm/host/launch.hpp"
+#include "bwgemm/kernels/sm90/swap_ab_config.cuh"
+#include "bwgemm/kernels/sm90/swap_ab_kernel.cuh"
+#include "bwgemm/sm90/operand_map.cuh"
+
+namespace bwgemm::sm90 {
+
+// ---- the split of K ------------------------------------------------------------------------------------
+// The splits a swap-AB launch may use: 1 (no cluster) and the cluster sizes 2, 4, 8 (a tile's partials split
+// evenly among them; 8 is the portable cluster limit).
+inline constexpr int kSwapAbSplits[] = {1, 2, 4, 8};
+// The cost of a split's reduction (partials through shared memory, a cluster barrier, the remote reads) in
+// K blocks of mainloop: an estimate, checked against measured splits on an H200 (docs/hopper.md).
+inline constexpr int64_t kSplitReductionCostBlocks = 2;
+
+// The split the default choice takes: the one that minimises waves · (K blocks per CTA + reduction cost),
+// where a wave is as many tiles as clusters of that size fit on the device at once (resident[i] for
+// kSwapAbSplits[i]); never more CTAs per tile than K blocks; ties go to the smaller split.
+BWGEMM_HD constexpr int choose_split_k(int64_t tiles, int64_t k_blocks, const int64_t (&resident)[4]) {
+  int best = 1;
+  int64_t best_cost = -1;
+  for (int i = 0; i < 4; ++i) {
+    const int s = kSwapAbSplits[i];
+    if (s > 1 && (s > k_blocks || resident[i] < 1)) continue;
+    const int64_t waves = ceil_div(tiles, resident[i] < 1 ? int64_t{1} : resident[i]);
+    const int64_t cost = waves * (ceil_div(k_blocks, int64_t{s}) + (s > 1 ? kSplitReductionCostBlocks : 0));
+    if (best_cost < 0 || cost < best_cost) best = s, best_cost = cost;
+  }
+  return best;
+}
+
+namespace detail {
+
+inline Status check_split_k(int split_k, int64_t k_blocks) {
+  if (split_k != 0 && split_k != 1 && split_k != 2 && split_k != 4 && split_k != 8)
+    return Status::invalid_argument("split_k must be 0 (chosen from the shape), 1, 2, 4 or 8 (got " +
+                                    std::to_string(split_k) + ")");
+  if (split_k > k_blocks)
+    return Status::invalid_argument("split_k (" + std::to_string(split_k) +
+                                    ") must not exceed the K blocks of 64 (" + std::to_string(k_blocks) +
+                                    ")");
+  return Status::success();
+}
+
+// Fills p.splits (given, or chosen from the device's resident clusters) and launches: tiles · splits CTAs
+// in clusters of p.splits.
+template <class Cfg, class Params>
+Status launch_swap_ab(void (*kernel)(const Params), Params& p, int split_k, cudaStream_t stream) {
+  const int64_t tiles = p.tiles.total();
+  const int64_t k_blocks = ceil_div(static_cast<int64_t>(p.k), int64_t{Cfg::kBlockK});
+  if (split_k == 0) {
+    int64_t resident[4] = {0, 0, 0, 0};
+    for (int i = 0; i < 4; ++i) {
+      if (Status s = host::cached_resident_clusters(kernel, Cfg::kThreads, kSwapAbSplits[i], Cfg::kSmemBytes,
+                                                    &resident[i]);
+          !s.ok()) {
+        if (i == 0) return s;  // a cluster of 8 may not be placeable: then that split is not taken
+        resident[i] = 0;
+      }
+    }
+    split_k = choose_split_k(tiles, k_blocks, resident);
+  }
+  int64_t ctas = 0;
+  if (!checked_mul(tiles, int64_t{split_k}, &ctas) || ctas > (int64_t{1} << 31) - 1)
+    return Status::invalid_argument("too many CTAs for one launch: tiles x split_k must be below 2^31");
+  p.splits = split_k;
+  return host::launch_cluster_kernel(kernel, static_cast<uint32_t>(ctas), Cfg::kThreads,
+                                     static_cast<uint32_t>(split_k), Cfg::kSmemBytes, stream, p);
+}
+
+}  // namespace detail
+
+// ---- the GEMM --------------------------------------------------------------------------------------------
+template <class Cfg>
+struct SwapAbGemm {
+  static_assert(Cfg::kWeights == 1, "SwapAbGemm takes a Config with Weights = 1 (SwapAbDualGemm: 2)");
+  using Out = typename Cfg::Out;
+  using Epilogue = typename Cfg::Epilogue;
+  using Params = SwapAbParams<Cfg>;
+
+  template <class In>
+  static Status can_implement(const GemmArguments<In, Out, Epilogue>& a, int split_k = 0) {
+    if (Status s = ::bwgemm::detail::can_implement_config<Cfg>(a); !s.ok()) return s;
+    return detail::check_split_k(split_k, ceil_div(a.k, int64_t{Cfg::kBlockK}));
+  }
+
+  // split_k: 0 chooses from the shape and the device (choose_split_k); 1, 2, 4 or 8 forces it.
+  template <class In>
+  static Status run(const GemmArguments<In, Out, Epilogue>& a, cudaStream_t stream = nullptr,
+                    int split_k = 0) {
+    if (Status s = can_implement(a, split_k); !s.ok()) return s;
+    if (Status s = host::require_compute_capability_90("bwgemm::sm90::SwapAbGemm"); !s.ok()) return s;
+    if (Status s = host::require_device_pointers(device_operands(a), "bwgemm::sm90::SwapAbGemm"); !s.ok())
+      return s;
+    const ::bwgemm::detail::GemmStrides st = ::bwgemm::detail::gemm_strides(a);
+    const bool kxn = a.b_layout == BLayout::kRowMajorKxN;
+    Params p;
+    if (Status s = detail::operand_map(a.a, a.k, a.m, a.batch, st.lda, st.batch_stride_a, Cfg::kBlockK,
+                                       Cfg::kBlockTokens, &p.tmap_tokens);
+        !s.ok())
+      return s;
+    if (Status s = kxn ? detail::operand_map(a.b, a.n, a.k, a.batch, st.ldb, st.batch_stride_b,
+                                             Cfg::kWarpgroupWeights, Cfg::kBlockK, &p.tmap_w[0])
+                       : detail::operand_map(a.b, a.k, a.n, a.batch, st.ldb, st.batch_stride_b, Cfg::kBlockK,
+                                             Cfg::kBlockWeights, &p.tmap_w[0]);
+        !s.ok())
+      return s;
+    ::bwgemm::detail::fill_common_gemm_params<Cfg>(a, st, &p);
+    auto* kernel = kxn ? &swap_ab_kernel<Cfg, In, true> : &swap_ab_kernel<Cfg, In, false>;
+    return detail::launch_swap_ab<Cfg>(kernel, p, split_k, stream);
+  }
+};
+
+// ---- the dual GEMM ---------------------------------------------------------------------------------------
+template <class Cfg>
+struct SwapAbDualGemm {
+  static_assert(Cfg::kWeights == 2, "SwapAbDualGemm takes a Config with Weights = 2 (SwapAbGemm: 1)");
+  using Out = typename Cfg::Out;
+  using Epilogue = typename Cfg::Epilogue;
+  using Params = SwapAbParams<Cfg>;
+
+  template <class In>
+  static Status can_implement(const DualGemmArguments<In, Out, Epilogue>& a, int split_k = 0) {
+    if (Status s = ::bwgemm::detail::can_implement_config<Cfg>(a); !s.ok()) return s;
+    return detail::check_split_k(split_k, ceil_div(a.k, int64_t{Cfg::kBlockK}));
+  }
+
+  template <class In>
+  static Status run(const DualGemmArguments<In, Out, Epilogue>& a, cudaStream_t stream = nullptr,
+                    int split_k = 0) {
+    if (Status s = can_implement(a, split_k); !s.ok()) return s;
+    if (Status s = host::require_compute_capability_90("bwgemm::sm90::SwapAbDualGemm"); !s.ok()) return s;
+    if (Status s = host::require_device_pointers(device_operands(a), "bwgemm::sm90::SwapAbDualGemm"); !s.ok())
+      return s;
+    const int64_t lda = a.lda == 0 ? a.k : a.lda;
+    const int64_t ldb = a.ldb == 0 ? a.k : a.ldb;
+    const int64_t ldc = a.ldc == 0 ? a.n : a.ldc;
+    Params p;
+    if (Status s = detail::operand_map(a.a, a.k, a.m, a.batch, lda, a.m * lda, Cfg::kBlockK,
+                                       Cfg::kBlockTokens, &p.tmap_tokens);
+        !s.ok())
+      return s;
+    const In* weights[2] = {a.b1, a.b2};
+    for (int w = 0; w < 2; ++w) {
+      if (Status s = detail::operand_map(weights[w], a.k, a.n, a.batch, ldb, a.n * ldb, Cfg::kBlockK,
+                                         Cfg::kBlockWeights, &p.tmap_w[w]);
+          !s.ok())
+        return s;
+    }
+    p.d = a.c;
+    p.ldd = ldc;
+    p.batch_stride_d = a.m * ldc;
+    p.m = static_cast<int32_t>(a.m);
+    p.n = static_cast<int32_t>(a.n);
+    p.k = static_cast<int32_t>(a.k);
+    p.tiles = ::bwgemm::detail::config_tile_grid<Cfg>(a.m, a.n, a.batch);
+    p.alpha1 = a.alpha1;
+    p.alpha2 = a.alpha2;
+    p.epilogue = a.epilogue;
+    return detail::launch_swap_ab<Cfg>(&swap_ab_kernel<Cfg, In, false>, p, split_k, stream);
+  }
+};
+
+// ---- the Configs the default entry points choose from ----------------------------------------------------
+// Token tiles of 16 (M <= 16), 64 and 128; stages as many as fit (more bytes in flight per SM for a
+// bandwidth-bound stream): GEMM 18 / 24 / 32 KiB per stage, dual 34 / 40 / 48 KiB.
+template <class Out>
+using GemmSwapAb16 = SwapAbConfig<16, 12, 1, epi::LinearCombination, Out>;
+template <class Out>
+using GemmSwapAb64 = SwapAbConfig<64, 9, 1, epi::LinearCombination, Out>;
+template <class Out>
+using GemmSwapAb128 = SwapAbConfig<128, 7, 1, epi::LinearCombination, Out>;
+template <class Out>
+using DualGemmSwapAb16 = SwapAbConfig<16, 6, 2, epi::SiluMul, Out>;
+template <class Out>
+using DualGemmSwapAb64 = SwapAbConfig<64, 5, 2, epi::SiluMul, Out>;
+template <class Out>
+using DualGemmSwapAb128 = SwapAbConfig<128, 4, 2, epi::SiluMul, Out>;
+
+}  // namespace bwgemm::sm90
