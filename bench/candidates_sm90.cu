@@ -4,10 +4,15 @@
 //
 // Registered:
 //   dual_bf16  bwgemm_sm90          bwgemm::sm90::dual_gemm (the default Config choice)
+//              bwgemm_sm90_swapab   the swap-AB (small-M, split-K) kernels whatever M (dual_gemm_swap_ab)
+//              bwgemm_sm90_tiled    the tiled kernels whatever M (dual_gemm_tiled): with swapab, the two
+//                                   sides of the default choice's crossover
 //              bwgemm_sm90_1cta     its tile shapes with one CTA per cluster (DualGemmSmallM / LargeM)
 //              bwgemm_sm90_cluster2 the same tiles in clusters of two CTAs along M, B1/B2 multicast
 //              bwgemm_sm90_regstore the one-CTA kernels with C stored from registers (TmaStore off)
 //   gemm_fp16, bwgemm_sm90          bwgemm::sm90::gemm (the default Config choice), both B layouts
+//   gemm_bf16  bwgemm_sm90_swapab   the swap-AB (small-M, split-K) kernels whatever M (gemm_swap_ab)
+//              bwgemm_sm90_tiled    the tiled kernels whatever M (gemm_tiled)
 //   gemm_bf16  bwgemm_sm90_1cta     sm90::GemmLarge: the 128 x 256 tile, one CTA per cluster
 //              bwgemm_sm90_cluster2 sm90::GemmLargeCluster2: the 128 x 256 tile in clusters of two CTAs
 //                                   along M, B multicast
@@ -52,6 +57,11 @@ template <class T>
 void add_gemm(std::vector<Implementation<GemmProblem<T>>>& group) {
   group.push_back(sm90_gemm_candidate<T>(
       "bwgemm_sm90", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) { return sm90::gemm(a, s); }));
+  group.push_back(sm90_gemm_candidate<T>(
+      "bwgemm_sm90_swapab",
+      [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) { return sm90::gemm_swap_ab(a, s); }));
+  group.push_back(sm90_gemm_candidate<T>(
+      "bwgemm_sm90_tiled", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) { return sm90::gemm_tiled(a, s); }));
   group.push_back(
       sm90_gemm_candidate<T>("bwgemm_sm90_1cta", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) {
         return sm90::Gemm<sm90::GemmLarge<T>>::run(a, s);
@@ -95,6 +105,10 @@ void add_bwgemm_sm90_candidates(ImplementationTable& table) {
   using DualArgs = bwgemm::DualGemmArguments<__nv_bfloat16>;
   table.dual_bf16.push_back(sm90_dual_candidate(
       "bwgemm_sm90", [](const DualArgs& a, cudaStream_t s) { return sm90::dual_gemm(a, s); }));
+  table.dual_bf16.push_back(sm90_dual_candidate(
+      "bwgemm_sm90_swapab", [](const DualArgs& a, cudaStream_t s) { return sm90::dual_gemm_swap_ab(a, s); }));
+  table.dual_bf16.push_back(sm90_dual_candidate(
+      "bwgemm_sm90_tiled", [](const DualArgs& a, cudaStream_t s) { return sm90::dual_gemm_tiled(a, s); }));
   table.dual_bf16.push_back(sm90_dual_candidate("bwgemm_sm90_1cta", [](const DualArgs& a, cudaStream_t s) {
     using Small = sm90::DualGemmSmallM<__nv_bfloat16>;
     using Large = sm90::DualGemmLargeM<__nv_bfloat16>;

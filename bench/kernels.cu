@@ -1,7 +1,10 @@
-// Seeded input generators and the silu-mul kernel (declarations and contracts in kernels.cuh).
+// Seeded input generators, the silu-mul kernel and the bandwidth references' streaming kernels
+// (declarations and contracts in kernels.cuh).
 #include "kernels.cuh"
 
 #include <algorithm>
+#include <initializer_list>
+#include <string>
 
 #include "bwgemm/formats/e4m3.cuh"
 #include "bwgemm/formats/scale_layout.cuh"
@@ -124,6 +127,69 @@ bool aligned16(const void* p) {
   return reinterpret_cast<uintptr_t>(p) % 16 == 0;
 }
 
+// Streaming kernels: each thread keeps kStreamUnroll independent 16-byte loads in flight per step of its
+// grid-stride loop (consecutive threads read consecutive vectors, so every warp access is 512 contiguous
+// bytes), then finishes the remainder one vector at a time.
+constexpr int kStreamUnroll = 4;
+constexpr int kWarpSize = 32;
+
+__device__ __forceinline__ uint32_t xor_words(const uint4& v) {
+  return v.x ^ v.y ^ v.z ^ v.w;
+}
+
+__global__ void __launch_bounds__(kThreadsPerBlock)
+    read_reduce_kernel(const uint4* __restrict__ data, int64_t vectors, uint32_t* __restrict__ sink) {
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+  uint32_t acc = 0;
+  for (; i + (kStreamUnroll - 1) * stride < vectors; i += kStreamUnroll * stride) {
+    uint4 v[kStreamUnroll];
+#pragma unroll
+    for (int u = 0; u < kStreamUnroll; ++u) v[u] = data[i + u * stride];
+#pragma unroll
+    for (int u = 0; u < kStreamUnroll; ++u) acc ^= xor_words(v[u]);
+  }
+  for (; i < vectors; i += stride) acc ^= xor_words(data[i]);
+
+  // Block reduction: warps by shuffles, then the first warp over the warps' results.
+  __shared__ uint32_t warp_acc[kThreadsPerBlock / kWarpSize];
+  const int lane = static_cast<int>(threadIdx.x) % kWarpSize,
+            warp = static_cast<int>(threadIdx.x) / kWarpSize;
+#pragma unroll
+  for (int offset = kWarpSize / 2; offset > 0; offset /= 2) acc ^= __shfl_xor_sync(0xFFFFFFFFu, acc, offset);
+  if (lane == 0) warp_acc[warp] = acc;
+  __syncthreads();
+  if (warp != 0) return;
+  acc = lane < static_cast<int>(blockDim.x) / kWarpSize ? warp_acc[lane] : 0;
+#pragma unroll
+  for (int offset = kWarpSize / 2; offset > 0; offset /= 2) acc ^= __shfl_xor_sync(0xFFFFFFFFu, acc, offset);
+  if (lane == 0) atomicXor(sink, acc);
+}
+
+__global__ void __launch_bounds__(kThreadsPerBlock)
+    copy_kernel(const uint4* __restrict__ src, uint4* __restrict__ dst, int64_t vectors) {
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+  for (; i + (kStreamUnroll - 1) * stride < vectors; i += kStreamUnroll * stride) {
+    uint4 v[kStreamUnroll];
+#pragma unroll
+    for (int u = 0; u < kStreamUnroll; ++u) v[u] = src[i + u * stride];
+#pragma unroll
+    for (int u = 0; u < kStreamUnroll; ++u) dst[i + u * stride] = v[u];
+  }
+  for (; i < vectors; i += stride) dst[i] = src[i];
+}
+
+int64_t stream_vectors(int64_t bytes, std::initializer_list<const void*> pointers, const char* what) {
+  bool aligned = true;
+  for (const void* p : pointers) aligned = aligned && aligned16(p);
+  if (bytes <= 0 || bytes % sizeof(uint4) != 0 || !aligned) {
+    throw BenchError(std::string(what) + ": needs a positive multiple of 16 bytes (got " +
+                     std::to_string(bytes) + ") and 16-byte aligned pointers");
+  }
+  return bytes / static_cast<int64_t>(sizeof(uint4));
+}
+
 }  // namespace
 
 template <class T>
@@ -166,6 +232,28 @@ template void launch_silu_mul<__half>(const __half*, const __half*, int64_t, __h
                                       int64_t, cudaStream_t);
 template void launch_silu_mul<__nv_bfloat16>(const __nv_bfloat16*, const __nv_bfloat16*, int64_t,
                                              __nv_bfloat16*, int64_t, int64_t, int64_t, cudaStream_t);
+
+int bandwidth_grid_blocks(int sm_count) {
+  int per_sm_read = 0, per_sm_copy = 0;
+  BWGEMM_BENCH_CUDA(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_read, read_reduce_kernel, kThreadsPerBlock, 0));
+  BWGEMM_BENCH_CUDA(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_copy, copy_kernel, kThreadsPerBlock, 0));
+  return std::max(1, sm_count) * std::max(1, std::min(per_sm_read, per_sm_copy));
+}
+
+void launch_read_reduce(const void* data, int64_t bytes, uint32_t* sink, int blocks, cudaStream_t stream) {
+  const int64_t vectors = stream_vectors(bytes, {data}, "launch_read_reduce");
+  read_reduce_kernel<<<blocks, kThreadsPerBlock, 0, stream>>>(static_cast<const uint4*>(data), vectors, sink);
+  BWGEMM_BENCH_CUDA(cudaGetLastError());
+}
+
+void launch_copy(const void* src, void* dst, int64_t bytes, int blocks, cudaStream_t stream) {
+  const int64_t vectors = stream_vectors(bytes, {src, dst}, "launch_copy");
+  copy_kernel<<<blocks, kThreadsPerBlock, 0, stream>>>(static_cast<const uint4*>(src),
+                                                       static_cast<uint4*>(dst), vectors);
+  BWGEMM_BENCH_CUDA(cudaGetLastError());
+}
 
 bool bench_kernels_loadable(std::string* why) {
   cudaFuncAttributes attributes;

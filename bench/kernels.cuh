@@ -1,6 +1,7 @@
-// The benchmark's own device code: seeded input generators and the silu-mul kernel of the unfused
-// dual-GEMM baselines. Declared here so host-only translation units (g++) can call them; defined
-// in kernels.cu. Every launcher checks the launch and throws BenchError on failure.
+// The benchmark's own device code: seeded input generators, the silu-mul kernel of the unfused
+// dual-GEMM baselines and the streaming kernels of the bandwidth references. Declared here so host-only
+// translation units (g++) can call them; defined in kernels.cu. Every launcher checks the launch and throws
+// BenchError on failure.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -32,6 +33,19 @@ void fill_blocked_e4m3_scales(uint8_t* scales, int64_t rows, int64_t sf_cols, ui
 template <class T>
 void launch_silu_mul(const T* x, const T* y, int64_t ld_in, T* out, int64_t ld_out, int64_t rows,
                      int64_t cols, cudaStream_t stream);
+
+// The bandwidth references (docs/performance.md, "Bandwidth reference"): kernels that stream a buffer
+// once with 16-byte loads in a grid-stride loop over a grid of `blocks` blocks (bandwidth_grid_blocks).
+// `bytes` must be a positive multiple of 16 and the pointers 16-byte aligned (cudaMalloc'd buffers are);
+// the launchers throw BenchError otherwise. Both may be captured into a CUDA graph.
+//
+// Blocks that fill every SM of the current device with resident blocks of the streaming kernels.
+int bandwidth_grid_blocks(int sm_count);
+// Reads `bytes` of `data` once and XORs them into *sink (one 32-bit word; an atomic per block), so the
+// compiler cannot drop the loads. The value of *sink means nothing.
+void launch_read_reduce(const void* data, int64_t bytes, uint32_t* sink, int blocks, cudaStream_t stream);
+// Copies `bytes` from src to dst (non-overlapping): every byte read once and written once.
+void launch_copy(const void* src, void* dst, int64_t bytes, int blocks, cudaStream_t stream);
 
 // True when this binary has code the current device can run (SASS for it, or PTX to JIT).
 bool bench_kernels_loadable(std::string* why);

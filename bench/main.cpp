@@ -4,14 +4,17 @@
 //                [--bwgemm_warmup_ms=X] [--bwgemm_graphs=0|1] [--bwgemm_device=N]
 //                [--bwgemm_shapes=MxNxK,... | @FILE] [--bwgemm_sweep=models]
 //
-// Inspects the GPU first and registers only what it can run (printing what was skipped and why);
-// without a CUDA device it says so and exits 0. docs/performance.md: how to run and how it measures.
+// Inspects the GPU first and registers only what it can run (printing what was skipped and why), the
+// bandwidth references (reference/*) first; without a CUDA device it says so and exits 0.
+// docs/performance.md: how to run and how it measures.
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -131,6 +134,161 @@ ProblemCache& problem_cache() {
   return instance;
 }
 
+struct GroupReport {
+  int registered = 0;
+  std::vector<std::string> skipped;  // "<implementation>: <why>"
+};
+
+// --- bandwidth references -----------------------------------------------------------------------
+//
+// reference/read_bandwidth/2GiB reads one 2 GiB buffer per call (launch_read_reduce: 16-byte loads, a
+// grid-stride loop over a full-occupancy grid, an XOR reduction into one word) and reports the DRAM read
+// bandwidth a kernel reaches on this GPU in this run; reference/copy_bandwidth/2GiB copies one 2 GiB buffer
+// into another (2 GiB read + 2 GiB written per call). Both are timed by time_launches like the problems,
+// with a single "operand set": one buffer is far larger than L2 (more than 3x the L2 of any current GPU;
+// an H200's is 60 MiB), and every call streams it from start to end, so the bytes a call reads were last
+// touched a whole buffer earlier and have left L2, as rotation guarantees for the problems.
+//
+// The references are registered before every group, so under Google Benchmark's default in-order execution
+// they run first and every GEMM and dual-GEMM benchmark after them gets the counter read_bw_frac = its GB/s
+// / the read reference's GB/s (the latest read reference run, like BaselineRegistry's repetitions). A
+// benchmark that runs while no read reference has completed in this process (--benchmark_filter without
+// '^reference/', a failed reference, or --benchmark_enable_random_interleaving placing it later) has no
+// read_bw_frac counter: no fraction of a bandwidth this run did not measure. bench/plot.py computes the
+// fraction from the medians of the JSON instead, which also covers interleaved runs.
+constexpr int64_t kReferenceBytes = int64_t{2} << 30;  // 2 GiB per buffer; the benchmarks' names say "2GiB"
+constexpr const char* kReferenceSize = "2GiB";
+// The read kernel is checked against a host XOR of this prefix before timing (not a multiple of the grid's
+// step, so the remainder loop is checked too).
+constexpr int64_t kReadCheckBytes = (int64_t{64} << 20) + 48;
+// Random bytes (any fixed seed), like the problems' operands: zeros would draw less power.
+constexpr uint64_t kReferenceSeed = 0x6277'6765'6D6D'0BADull;
+
+enum class ReferenceKind { kRead, kCopy };
+
+const char* reference_name(ReferenceKind kind) {
+  return kind == ReferenceKind::kRead ? "read_bandwidth" : "copy_bandwidth";
+}
+
+// GB/s of the references measured so far in this run, by reference name; a repetition replaces the value.
+class ReferenceRegistry {
+ public:
+  void record(const std::string& name, double gbps) { gbps_[name] = gbps; }
+  // 0 when that reference has not run (or not succeeded) yet.
+  double gbps(const std::string& name) const {
+    const auto it = gbps_.find(name);
+    return it == gbps_.end() ? 0.0 : it->second;
+  }
+
+ private:
+  std::map<std::string, double> gbps_;
+};
+
+ReferenceRegistry& reference_registry() {
+  static ReferenceRegistry instance;
+  return instance;
+}
+
+uint32_t host_xor_words(const std::vector<uint8_t>& bytes) {
+  uint32_t acc = 0;
+  for (size_t i = 0; i + 4 <= bytes.size(); i += 4) {
+    uint32_t word;
+    std::memcpy(&word, &bytes[i], sizeof(word));
+    acc ^= word;
+  }
+  return acc;
+}
+
+// The XOR of the 32-bit words of `bytes` bytes of device memory, by the read kernel.
+uint32_t device_xor_words(const void* data, int64_t bytes, uint32_t* sink, int blocks, cudaStream_t stream) {
+  BWGEMM_BENCH_CUDA(cudaMemsetAsync(sink, 0, sizeof(uint32_t), stream));
+  launch_read_reduce(data, bytes, sink, blocks, stream);
+  uint32_t value = 0;
+  BWGEMM_BENCH_CUDA(cudaMemcpyAsync(&value, sink, sizeof(value), cudaMemcpyDeviceToHost, stream));
+  BWGEMM_BENCH_CUDA(cudaStreamSynchronize(stream));
+  return value;
+}
+
+void run_reference(benchmark::State& state, ReferenceKind kind) {
+  Context& ctx = context();
+  try {
+    problem_cache().clear();  // the reference's buffers alone on the device
+    const int buffers = kind == ReferenceKind::kCopy ? 2 : 1;
+    if (buffers * kReferenceBytes > kRotationMemoryFraction * static_cast<double>(ctx.device.free_bytes)) {
+      throw BenchError(std::string(reference_name(kind)) + " needs " + std::to_string(buffers) +
+                       " x 2 GiB, more than half of the device memory free at start-up");
+    }
+    DeviceBuffer<uint8_t> src(static_cast<size_t>(kReferenceBytes));
+    DeviceBuffer<uint8_t> dst(kind == ReferenceKind::kCopy ? static_cast<size_t>(kReferenceBytes) : 0);
+    DeviceBuffer<uint32_t> sink(1);
+    fill_masked_bytes(src.get(), kReferenceBytes, kReferenceSeed, 0xFF, ctx.stream);
+    BWGEMM_BENCH_CUDA(cudaStreamSynchronize(ctx.stream));  // the stream is non-blocking: before cudaMemcpy
+    const int blocks = bandwidth_grid_blocks(ctx.device.sm_count);
+
+    // Check before timing, as for the problems: the read kernel against the host on a prefix, then the
+    // copy by reading both buffers (dst poisoned first, so a copy that writes nothing fails).
+    std::vector<uint8_t> prefix(static_cast<size_t>(kReadCheckBytes));
+    BWGEMM_BENCH_CUDA(cudaMemcpy(prefix.data(), src.get(), prefix.size(), cudaMemcpyDeviceToHost));
+    if (device_xor_words(src.get(), kReadCheckBytes, sink.get(), blocks, ctx.stream) !=
+        host_xor_words(prefix)) {
+      throw BenchError("read-bandwidth kernel: its XOR of the first " + std::to_string(kReadCheckBytes) +
+                       " bytes differs from the host's");
+    }
+    Launch launch;
+    if (kind == ReferenceKind::kRead) {
+      launch = [&](int /*set*/, cudaStream_t stream) {
+        launch_read_reduce(src.get(), kReferenceBytes, sink.get(), blocks, stream);
+      };
+    } else {
+      launch = [&](int /*set*/, cudaStream_t stream) {
+        launch_copy(src.get(), dst.get(), kReferenceBytes, blocks, stream);
+      };
+      BWGEMM_BENCH_CUDA(cudaMemsetAsync(dst.get(), 0xFF, dst.bytes(), ctx.stream));
+      launch(0, ctx.stream);
+      if (device_xor_words(dst.get(), kReferenceBytes, sink.get(), blocks, ctx.stream) !=
+          device_xor_words(src.get(), kReferenceBytes, sink.get(), blocks, ctx.stream)) {
+        throw BenchError("copy-bandwidth kernel: the copy's XOR differs from the source's");
+      }
+    }
+
+    const Timing timing = time_launches(launch, /*sets=*/1, ctx);
+    for (auto _ : state) state.SetIterationTime(timing.median_us * 1e-6);
+    const double bytes_moved = static_cast<double>(buffers) * static_cast<double>(kReferenceBytes);
+    const double gbps = bytes_moved / (timing.median_us * 1e-6) * 1e-9;
+    state.counters["us"] = timing.median_us;
+    state.counters["GB/s"] = gbps;
+    state.counters["bytes"] = bytes_moved;
+    char l2_multiple[16];
+    std::snprintf(l2_multiple, sizeof(l2_multiple), "%.0f",
+                  static_cast<double>(kReferenceBytes) /
+                      static_cast<double>(std::max<int64_t>(ctx.device.l2_bytes, 1)));
+    state.SetLabel("median of " + std::to_string(timing.samples) + " x " +
+                   std::to_string(timing.calls_per_sample) + " calls, " +
+                   (kind == ReferenceKind::kRead ? "reads" : "copies") + " 2 GiB (" + l2_multiple +
+                   "x L2) per call, " + std::to_string(blocks) + " blocks" +
+                   (ctx.timing.use_graphs ? ", graph" : ", stream") + "; checked");
+    reference_registry().record(reference_name(kind), gbps);
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
+// Registers the references (any GPU the benchmark's own kernels run on); call before the groups so that they
+// run first.
+GroupReport register_references() {
+  GroupReport report;
+  for (ReferenceKind kind : {ReferenceKind::kRead, ReferenceKind::kCopy}) {
+    const std::string name = std::string("reference/") + reference_name(kind) + "/" + kReferenceSize;
+    benchmark::RegisterBenchmark(name.c_str(),
+                                 [kind](benchmark::State& state) { run_reference(state, kind); })
+        ->UseManualTime()
+        ->Iterations(1)
+        ->Unit(benchmark::kMicrosecond);
+    ++report.registered;
+  }
+  return report;
+}
+
 template <class Problem>
 void run_benchmark(benchmark::State& state, const Implementation<Problem>& impl,
                    const typename Problem::Shape& shape) {
@@ -166,7 +324,11 @@ void run_benchmark(benchmark::State& state, const Implementation<Problem>& impl,
     const double seconds = timing.median_us * 1e-6;
     state.counters["us"] = timing.median_us;
     state.counters["TFLOP/s"] = problem->flops() / seconds * 1e-12;
-    state.counters["GB/s"] = problem->min_bytes() / seconds * 1e-9;
+    const double gbps = problem->min_bytes() / seconds * 1e-9;
+    state.counters["GB/s"] = gbps;
+    // Absent when no read reference has completed in this process (see the references above).
+    const double read_reference_gbps = reference_registry().gbps(reference_name(ReferenceKind::kRead));
+    if (read_reference_gbps > 0) state.counters["read_bw_frac"] = gbps / read_reference_gbps;
     state.counters["baseline"] = impl.is_baseline ? 1 : 0;
     double best_baseline_us = 0;
     for (const auto& [name, us] : baseline_registry().baselines(problem_key)) {
@@ -186,11 +348,6 @@ void run_benchmark(benchmark::State& state, const Implementation<Problem>& impl,
     state.SkipWithError(e.what());
   }
 }
-
-struct GroupReport {
-  int registered = 0;
-  std::vector<std::string> skipped;  // "<implementation>: <why>"
-};
 
 template <class Problem>
 GroupReport register_group(const std::vector<Implementation<Problem>>& impls,
@@ -388,6 +545,7 @@ int main(int argc, char** argv) {
   add_bwgemm_sm90_candidates(table);
   if (options.negative_controls) add_negative_controls(table);
   const ShapeSets& shapes = options.shapes;
+  print_group("reference", register_references());  // first: they run before the shapes
   print_group("dual_nvfp4", register_group(table.dual_nvfp4, shapes.dual_nvfp4, dev));
   print_group("gemm_fp16", register_group(table.gemm_fp16, shapes.gemm, dev));
   print_group("gemm_bf16", register_group(table.gemm_bf16, shapes.gemm, dev));

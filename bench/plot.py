@@ -1,15 +1,21 @@
 #!/usr/bin/env python3
-"""Bar chart of bwgemm_bench results, for docs/performance.md.
+"""Charts of bwgemm_bench results, for docs/performance.md.
 
 Reads the JSON that Google Benchmark writes with
     bwgemm_bench --benchmark_out=results.json --benchmark_out_format=json
-and writes a PNG: one panel per group (dual_nvfp4, gemm_fp16, gemm_bf16, dual_bf16), one cluster
-of bars per shape, one bar per implementation (baselines and bwgemm kernels), each labelled with
-its speedup over the fastest baseline of that shape (the fastest baseline reads 1.00x).
+and writes PNGs:
+  - with -o (the default): a bar chart, one panel per group (dual_nvfp4, gemm_fp16, gemm_bf16, dual_bf16),
+    one cluster of bars per shape, one bar per implementation (baselines and bwgemm kernels), each labelled
+    with its speedup over the fastest baseline of that shape (the fastest baseline reads 1.00x);
+  - with --out DIR: charts against M, one PNG per projection (group, N, K and, for GEMM, the B layout; e.g.
+    from --bwgemm_sweep=models), each with panels of time per call, TFLOP/s, GB/s and, when the run has the
+    read-bandwidth reference (reference/read_bandwidth/...), the fraction of it (read_bw_frac), on a log2
+    M axis, one line per implementation; the reference is a horizontal line.
 
 Usage:
     python3 bench/plot.py results.json -o docs/images/performance.png [--metric tflops|us] [--log]
                           [--groups dual_nvfp4,gemm_bf16]
+    python3 bench/plot.py results.json --out charts/   # charts/<group>_N<n>_K<k>[_<layout>].png against M
     python3 bench/plot.py results.json --table        # a Markdown table on stdout (no matplotlib needed)
 
 Needs matplotlib (PyPI): python3 -m pip install matplotlib
@@ -21,33 +27,77 @@ Benchmark names are <group>/<implementation>/<shape>[/iterations:1/manual_time..
 spreads each implementation's runs over the whole session instead of running them after the baselines),
 or with several JSON files, an implementation's time is the median of all its runs; the aggregates
 Google Benchmark adds are ignored.
+
+The bandwidth references (reference/<name>/<size>: counters `us` and `GB/s`) are read apart from the groups.
+read_bw_frac is computed here as an implementation's median GB/s over the median GB/s of all runs of the read
+reference in the same files (under random interleaving the binary's own read_bw_frac counter uses whichever
+reference run came last, like the vs_* counters); without a reference it falls back to the median of the
+read_bw_frac counters, if any.
 """
 
 import argparse
 import json
+import os
 import statistics
 import sys
 from collections import OrderedDict
 
+REFERENCE_GROUP = "reference"  # bwgemm_bench's bandwidth references: reference/<name>/<size>
+READ_REFERENCE = "read_bandwidth"
 
-def load_results(paths):
-    """Returns (context, {group: OrderedDict(shape -> OrderedDict(impl -> record))})."""
-    context = {}
-    runs = OrderedDict()  # (group, impl, shape) -> list of records
+
+def successful_runs(paths):
+    """Yields (group, name, shape, record) for every timed, non-aggregate benchmark run in the JSON files."""
     for path in paths:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
-        context = context or data.get("context", {})
         for b in data.get("benchmarks", []):
             if b.get("error_occurred") or "us" not in b:  # skipped, or a negative control (never timed)
+                continue
+            if b.get("run_type") == "aggregate":
                 continue
             parts = b.get("run_name", b["name"]).split("/")
             if len(parts) < 3:
                 continue
-            key = (parts[0], parts[1], parts[2])
-            if b.get("run_type") == "aggregate":
-                continue
-            runs.setdefault(key, []).append(b)
+            yield parts[0], parts[1], parts[2], b
+
+
+def load_context(paths):
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            context = json.load(f).get("context", {})
+        if context:
+            return context
+    return {}
+
+
+def median_of(records, counter):
+    """Median of a counter over the records that have it (None when none has)."""
+    values = [r[counter] for r in records if counter in r]
+    return statistics.median(values) if values else None
+
+
+def load_references(paths):
+    """{reference name: {"size", "us", "gbps", "runs"}} for the bandwidth references, medians of all runs."""
+    runs = OrderedDict()
+    for group, name, size, b in successful_runs(paths):
+        if group == REFERENCE_GROUP:
+            runs.setdefault(name, []).append(b)
+    refs = OrderedDict()
+    for name, records in runs.items():
+        size = records[0].get("run_name", records[0]["name"]).split("/")[2]
+        refs[name] = {"size": size, "us": median_of(records, "us"), "gbps": median_of(records, "GB/s"),
+                      "runs": len(records)}
+    return refs
+
+
+def load_results(paths):
+    """Returns (context, {group: OrderedDict(shape -> OrderedDict(impl -> record))}); no references."""
+    context = load_context(paths)
+    runs = OrderedDict()  # (group, impl, shape) -> list of records
+    for group, impl, shape, b in successful_runs(paths):
+        if group != REFERENCE_GROUP:
+            runs.setdefault((group, impl, shape), []).append(b)
     groups = OrderedDict()
     # Runs may come in any order (random interleaving): groups, shapes and implementations are sorted.
     for key, records in sorted(runs.items(), key=lambda item: sort_key(*item[0], item[1])):
@@ -59,6 +109,8 @@ def load_results(paths):
             "us_min": min(r["us"] for r in records),
             "us_max": max(r["us"] for r in records),
             "baseline": records[0].get("baseline", 0) >= 0.5,
+            "gbps": median_of(records, "GB/s"),  # None in files without the counter
+            "read_bw_frac": median_of(records, "read_bw_frac"),  # the binary's counters; see read_fraction
         }
         groups.setdefault(group, OrderedDict()).setdefault(shape, OrderedDict())[impl] = record
     return context, groups
@@ -91,12 +143,19 @@ def is_baseline(shapes, impl):
     return any(results[impl]["baseline"] for results in shapes.values() if impl in results)
 
 
-def table(context, groups):
+def table(context, groups, references=None):
     """Markdown table: every implementation of every shape with its median, spread and speedup."""
     lines = [
         f"bwgemm_bench on {context.get('bwgemm_device', 'unknown device')}; speedup = the fastest baseline's "
         "median / this median",
         "",
+    ]
+    for name, ref in (references or {}).items():
+        lines.append(f"reference {name}/{ref['size']}: {ref['gbps']:.0f} GB/s, {ref['us']:.1f} us per call "
+                     f"(median of {ref['runs']} run{'' if ref['runs'] == 1 else 's'})")
+    if references:
+        lines.append("")
+    lines += [
         "| group | shape | implementation | runs | median us (min-max) | TFLOP/s | vs fastest baseline |",
         "|---|---|---|---|---|---|---|",
     ]
@@ -112,23 +171,34 @@ def table(context, groups):
     return "\n".join(lines)
 
 
-def plot(context, groups, metric, log_scale, output):
+def pyplot():
+    """matplotlib.pyplot on the Agg backend (PNG files, no display); ImportError when matplotlib is missing."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    names = list(groups)
-    widest = max(len(groups[g]) for g in names)
-    fig, axes = plt.subplots(len(names), 1, figsize=(max(9.0, 1.9 * widest + 4), 3.8 * len(names)), squeeze=False)
-    ylabel = "median time per call (us, lower is better)" if metric == "us" else "TFLOP/s (higher is better)"
-    # One colour per implementation across all panels.
+    return plt
+
+
+def implementation_colours(plt, groups):
+    """One colour per implementation across all panels and charts, in order of first appearance."""
     every_impl = []
     for shapes in groups.values():
         for results in shapes.values():
             every_impl.extend(i for i in results if i not in every_impl)
     palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    colour = {impl: palette[i % len(palette)] for i, impl in enumerate(every_impl)}
+    return {impl: palette[i % len(palette)] for i, impl in enumerate(every_impl)}
+
+
+def plot(context, groups, metric, log_scale, output):
+    plt = pyplot()
+
+    names = list(groups)
+    widest = max(len(groups[g]) for g in names)
+    fig, axes = plt.subplots(len(names), 1, figsize=(max(9.0, 1.9 * widest + 4), 3.8 * len(names)), squeeze=False)
+    ylabel = "median time per call (us, lower is better)" if metric == "us" else "TFLOP/s (higher is better)"
+    colour = implementation_colours(plt, groups)
     for ax, group in zip(axes[:, 0], names):
         shapes = groups[group]
         impls = []
@@ -165,6 +235,120 @@ def plot(context, groups, metric, log_scale, output):
     plt.close(fig)
 
 
+def parse_shape(shape):
+    """M4096_N5120_K4096_Bnk -> (4096, 5120, 4096, 'Bnk'); dual shapes have no layout (''). None if not a shape."""
+    parts = shape.split("_")
+    if len(parts) < 3 or [p[:1] for p in parts[:3]] != ["M", "N", "K"] or not all(p[1:].isdigit() for p in parts[:3]):
+        return None
+    return int(parts[0][1:]), int(parts[1][1:]), int(parts[2][1:]), "_".join(parts[3:])
+
+
+def read_fraction(record, references):
+    """The record's GB/s over the read reference's median GB/s; else its read_bw_frac counters; else None."""
+    ref = (references or {}).get(READ_REFERENCE)
+    if ref and ref["gbps"] and record.get("gbps") is not None:
+        return record["gbps"] / ref["gbps"]
+    return record.get("read_bw_frac")
+
+
+def projections(groups, references=None):
+    """OrderedDict((group, N, K, layout) -> OrderedDict(impl -> [(M, record), ...] by M)).
+
+    A projection is one (N, K) weight of one group (and one B layout for GEMM) at every M the run measured;
+    each record gains "read_bw_frac" from read_fraction.
+    """
+    out = OrderedDict()
+    for group, shapes in groups.items():
+        keyed = []
+        for shape, results in shapes.items():
+            parsed = parse_shape(shape)
+            if parsed is not None:
+                keyed.append((parsed, results))
+        keyed.sort(key=lambda item: (item[0][1], item[0][2], item[0][3], item[0][0]))
+        for (m, n, k, layout), results in keyed:
+            lines = out.setdefault((group, n, k, layout), OrderedDict())
+            for impl, record in results.items():
+                record = dict(record, read_bw_frac=read_fraction(record, references))
+                lines.setdefault(impl, []).append((m, record))
+    return out
+
+
+def projection_filename(group, n, k, layout):
+    return f"{group}_N{n}_K{k}" + (f"_{layout}" if layout else "") + ".png"
+
+
+def plot_against_m(context, groups, references, out_dir):
+    """One PNG per projection in out_dir: us, TFLOP/s, GB/s (and read_bw_frac) against M. Returns the paths."""
+    plt = pyplot()
+    from matplotlib import ticker
+    os.makedirs(out_dir, exist_ok=True)
+    colour = implementation_colours(plt, groups)
+    read_ref = (references or {}).get(READ_REFERENCE)
+    copy_ref = (references or {}).get("copy_bandwidth")
+    device = context.get("bwgemm_device", "unknown device")
+    written = []
+    for (group, n, k, layout), lines in projections(groups, references).items():
+        has_fraction = any(r["read_bw_frac"] is not None for points in lines.values() for _, r in points)
+        has_gbps = any(r["gbps"] is not None for points in lines.values() for _, r in points)
+        panels = [("us", "median time per call (us)", True), ("tflops", "TFLOP/s", False)]
+        if has_gbps:
+            panels.append(("gbps", "GB/s (fewest bytes a call must move / time)", False))
+        if has_fraction:
+            panels.append(("read_bw_frac", "GB/s / read-bandwidth reference", False))
+        every_m = sorted({m for points in lines.values() for m, _ in points})
+        fig, axes = plt.subplots(1, len(panels), figsize=(4.4 * len(panels), 4.2), squeeze=False)
+        for ax, (metric, ylabel, log_y) in zip(axes[0], panels):
+            for impl, points in lines.items():
+                xs = [m for m, r in points if r.get(metric) is not None]
+                ys = [r[metric] for m, r in points if r.get(metric) is not None]
+                if not xs:
+                    continue
+                baseline = points[0][1]["baseline"]
+                ax.plot(xs, ys, marker="o" if baseline else "s", markersize=3.5, linewidth=1.2,
+                        linestyle="--" if baseline else "-", color=colour[impl], label=impl)
+            read_label = f"read reference ({read_ref['gbps']:.0f} GB/s)" if read_ref and read_ref["gbps"] else None
+            if metric == "gbps" and read_label:
+                ax.axhline(read_ref["gbps"], color="black", linewidth=1, linestyle=":", label=read_label)
+            if metric == "gbps" and copy_ref and copy_ref["gbps"]:
+                ax.axhline(copy_ref["gbps"], color="grey", linewidth=1, linestyle="-.",
+                           label=f"copy reference, read + write ({copy_ref['gbps']:.0f} GB/s)")
+            if metric == "read_bw_frac":
+                ax.axhline(1.0, color="black", linewidth=1, linestyle=":", label=read_label or "read reference")
+            ax.set_xscale("log", base=2)
+            ax.set_xticks(every_m)
+            ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+            ax.xaxis.set_minor_locator(ticker.NullLocator())
+            ax.tick_params(axis="x", labelsize=7, labelrotation=90 if len(every_m) > 8 else 0)
+            values = [r[metric] for points in lines.values() for _, r in points if r.get(metric)]
+            if log_y and values and max(values) > 10 * min(values):  # times spanning decades
+                ax.set_yscale("log")
+                ax.yaxis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+                ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+                ax.yaxis.set_minor_formatter(ticker.NullFormatter())
+            else:
+                ax.set_ylim(bottom=0)  # rates and fractions from zero
+            ax.set_xlabel("M (tokens)")
+            ax.set_ylabel(ylabel, fontsize=8)
+            ax.grid(True, which="major", linewidth=0.4, alpha=0.5)
+        handles, labels = [], []
+        for ax in axes[0]:  # every line once (the reference lines live on their own panels)
+            for handle, label in zip(*ax.get_legend_handles_labels()):
+                if label not in labels:
+                    handles.append(handle)
+                    labels.append(label)
+        fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=min(4, len(labels)),
+                   bbox_to_anchor=(0.5, 0.0))
+        what = f"N = {n}, K = {k}" + (f", B {layout}" if layout else "")
+        fig.suptitle(f"{group}: {what} against M; bwgemm_bench on {device}", fontsize=10)
+        rows = (len(labels) + 3) // 4
+        fig.tight_layout(rect=(0, 0.05 + 0.04 * rows, 1, 1))
+        path = os.path.join(out_dir, projection_filename(group, n, k, layout))
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+    return written
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", nargs="+", help="Google Benchmark JSON output of bwgemm_bench")
@@ -173,9 +357,12 @@ def main(argv):
     parser.add_argument("--metric", choices=("tflops", "us"), default="tflops")
     parser.add_argument("--log", action="store_true", help="logarithmic y axis")
     parser.add_argument("--groups", help="comma-separated groups to plot (default: all present)")
+    parser.add_argument("--out", metavar="DIR",
+                        help="write charts against M into DIR, one PNG per projection (group, N, K, B layout)")
     args = parser.parse_args(argv)
 
     context, groups = load_results(args.results)
+    references = load_references(args.results)
     if args.groups:
         wanted = args.groups.split(",")
         groups = OrderedDict((g, groups[g]) for g in wanted if g in groups)
@@ -183,16 +370,19 @@ def main(argv):
         print("plot.py: no successful benchmarks in " + ", ".join(args.results), file=sys.stderr)
         return 1
     if args.table:
-        print(table(context, groups))
-        if not args.output:
-            return 0
-    output = args.output or "bwgemm_bench.png"
+        print(table(context, groups, references))
+    # The bar chart: with -o, or by default when neither --table nor --out asks for something else.
+    output = args.output or (None if args.table or args.out else "bwgemm_bench.png")
     try:
-        plot(context, groups, args.metric, args.log, output)
-    except ImportError:
-        print("plot.py: needs matplotlib: python3 -m pip install matplotlib", file=sys.stderr)
+        if output:
+            plot(context, groups, args.metric, args.log, output)
+            print(f"wrote {output}")
+        if args.out:
+            for path in plot_against_m(context, groups, references, args.out):
+                print(f"wrote {path}")
+    except ImportError as e:
+        print(f"plot.py: the charts need matplotlib ({e}): python3 -m pip install matplotlib", file=sys.stderr)
         return 1
-    print(f"wrote {output}")
     return 0
 
 

@@ -43,7 +43,7 @@ inline constexpr int64_t kSplitReductionCostBlocks = 2;
 // The split the default choice takes: the one that minimises waves · (K blocks per CTA + reduction cost),
 // where a wave is as many tiles as clusters of that size fit on the device at once (resident[i] for
 // kSwapAbSplits[i]); never more CTAs per tile than K blocks; ties go to the smaller split.
-BWGEMM_HD constexpr int choose_split_k(int64_t tiles, int64_t k_blocks, const int64_t (&resident)[4]) {
+constexpr int choose_split_k(int64_t tiles, int64_t k_blocks, const int64_t (&resident)[4]) {
   int best = 1;
   int64_t best_cost = -1;
   for (int i = 0; i < 4; ++i) {
