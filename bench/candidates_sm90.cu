@@ -13,6 +13,8 @@
 //   gemm_fp16, bwgemm_sm90          bwgemm::sm90::gemm (the default Config choice), both B layouts
 //   gemm_bf16  bwgemm_sm90_swapab   the swap-AB (small-M, split-K) kernels whatever M (gemm_swap_ab)
 //              bwgemm_sm90_tiled    the tiled kernels whatever M (gemm_tiled)
+//              bwgemm_sm90_swapab_splitS  gemm_swap_ab with the split of K forced to S = 1, 2, 4, 8 (tuning
+//                                   the split choice)
 //   gemm_bf16  bwgemm_sm90_1cta     sm90::GemmLarge: the 128 x 256 tile, one CTA per cluster
 //              bwgemm_sm90_cluster2 sm90::GemmLargeCluster2: the 128 x 256 tile in clusters of two CTAs
 //                                   along M, B multicast
@@ -35,7 +37,9 @@ Implementation<GemmProblem<T>> sm90_gemm_candidate(const char* name, Run run) {
   impl.name = name;
   impl.requirement = DeviceRequirement::kSm90a;
   impl.intermediate_unit_roundoff = 0.0;  // one rounding: fp32 accumulators to T
-  impl.supports = [](const GemmShape& s) { return s.n % 8 == 0 && s.k % 8 == 0; };  // any M (arguments/gemm.hpp)
+  impl.supports = [](const GemmShape& s) {
+    return s.n % 8 == 0 && s.k % 8 == 0;
+  };  // any M (arguments/gemm.hpp)
   impl.prepare = [run](const GemmProblem<T>& problem) -> Launch {
     return [&problem, run](int set, cudaStream_t stream) {
       const GemmOperands<T>& o = problem.operands(set);
@@ -60,8 +64,22 @@ void add_gemm(std::vector<Implementation<GemmProblem<T>>>& group) {
   group.push_back(sm90_gemm_candidate<T>(
       "bwgemm_sm90_swapab",
       [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) { return sm90::gemm_swap_ab(a, s); }));
+  // The swap-AB kernels with the split of K forced (tuning the split choice, docs/hopper.md).
   group.push_back(sm90_gemm_candidate<T>(
-      "bwgemm_sm90_tiled", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) { return sm90::gemm_tiled(a, s); }));
+      "bwgemm_sm90_swapab_split1",
+      [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) { return sm90::gemm_swap_ab(a, s, 1); }));
+  group.push_back(sm90_gemm_candidate<T>(
+      "bwgemm_sm90_swapab_split2",
+      [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) { return sm90::gemm_swap_ab(a, s, 2); }));
+  group.push_back(sm90_gemm_candidate<T>(
+      "bwgemm_sm90_swapab_split4",
+      [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) { return sm90::gemm_swap_ab(a, s, 4); }));
+  group.push_back(sm90_gemm_candidate<T>(
+      "bwgemm_sm90_swapab_split8",
+      [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) { return sm90::gemm_swap_ab(a, s, 8); }));
+  group.push_back(sm90_gemm_candidate<T>(
+      "bwgemm_sm90_tiled",
+      [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) { return sm90::gemm_tiled(a, s); }));
   group.push_back(
       sm90_gemm_candidate<T>("bwgemm_sm90_1cta", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) {
         return sm90::Gemm<sm90::GemmLarge<T>>::run(a, s);

@@ -41,7 +41,8 @@ struct StoreSuffix<Cfg, std::void_t<decltype(Cfg::kTmaStore)>> {
 };
 
 // "N256_S4_G2_StaticPersistent_bf16": BlockN, stages, CTAs per cluster, scheduler, output type; the swap-AB
-// Configs (sm_90a SwapAbConfig, no scheduler) "SwapAbT16_S12_bf16": tokens per tile, stages, output type.
+// Configs (sm_90a SwapAbConfig, no scheduler) "SwapAbT16xN128_S12_bf16": tokens x weight rows per tile,
+// stages, output type.
 template <class Cfg, class = void>
 struct ConfigName {
   static std::string get() {
@@ -53,8 +54,8 @@ struct ConfigName {
 template <class Cfg>
 struct ConfigName<Cfg, std::void_t<decltype(Cfg::kBlockTokens)>> {
   static std::string get() {
-    return "SwapAbT" + std::to_string(Cfg::kBlockTokens) + "_S" + std::to_string(Cfg::kStages) + "_" +
-           type_name<typename Cfg::Out>();
+    return "SwapAbT" + std::to_string(Cfg::kBlockTokens) + "xN" + std::to_string(Cfg::kBlockWeights) + "_S" +
+           std::to_string(Cfg::kStages) + "_" + type_name<typename Cfg::Out>();
   }
 };
 struct ConfigNames {

@@ -78,10 +78,14 @@ struct SwapAbBackend {
 using Chosen = SwapAbBackend<0>;
 using Split8 = SwapAbBackend<8>;
 
+// The shipped Configs (64 weight rows per tile) and one of each operation with 128-row tiles (two consumer
+// warpgroups: the WeightWarpgroups knob).
+using Wide16 = sm90::SwapAbConfig<16, 12, 1, epi::LinearCombination, bf16, 2>;
+using WideDual64 = sm90::SwapAbConfig<64, 5, 2, epi::SiluMul, bf16, 2>;
 using GemmSwapAbConfigs =
-    Configs<sm90::GemmSwapAb16<bf16>, sm90::GemmSwapAb64<f16>, sm90::GemmSwapAb128<float>>;
-using DualSwapAbConfigs =
-    Configs<sm90::DualGemmSwapAb16<bf16>, sm90::DualGemmSwapAb64<bf16>, sm90::DualGemmSwapAb128<f16>>;
+    Configs<sm90::GemmSwapAb16<bf16>, sm90::GemmSwapAb64<f16>, sm90::GemmSwapAb128<float>, Wide16>;
+using DualSwapAbConfigs = Configs<sm90::DualGemmSwapAb16<bf16>, sm90::DualGemmSwapAb64<bf16>,
+                                  sm90::DualGemmSwapAb128<f16>, WideDual64>;
 
 // Two backends in one type list: the chosen split on every Config, split 8 on the first.
 template <class... Lists>
@@ -166,6 +170,14 @@ TEST(Sm90SwapAbDecode, GemmTokens128) {
   BWGEMM_REQUIRE_SM90();
   check_gemm_decode_sizes<sm90::GemmSwapAb128<float>>();
 }
+TEST(Sm90SwapAbDecode, GemmTokens16Rows128) {
+  BWGEMM_REQUIRE_SM90();
+  check_gemm_decode_sizes<Wide16>();
+}
+TEST(Sm90SwapAbDecode, DualTokens64Rows128) {
+  BWGEMM_REQUIRE_SM90();
+  check_dual_decode_sizes<WideDual64>();
+}
 TEST(Sm90SwapAbDecode, DualTokens16) {
   BWGEMM_REQUIRE_SM90();
   check_dual_decode_sizes<sm90::DualGemmSwapAb16<bf16>>();
@@ -183,7 +195,7 @@ TEST(Sm90SwapAbDecode, DualTokens128) {
 // together), realistic tier.
 TEST(Sm90SwapAbDecode, DefaultEntryPoints) {
   BWGEMM_REQUIRE_SM90();
-  for (int64_t m : {1, 16, 33, 100, 256})
+  for (int64_t m : {1, 16, 33, 100, 128})
     check_gemm_with<sm90::GemmSwapAb16<bf16>, bf16>(
         GemmProblem{m, 4096, 4096, 1, bwgemm::BLayout::kColumnMajorKxN}, Data::kRealistic,
         500 + static_cast<uint32_t>(m), [](const auto& args) { return sm90::gemm(args); });
@@ -241,21 +253,25 @@ TEST(Sm90SwapAb, RefusesBadSplits) {
   for (uint8_t byte : buf) ASSERT_EQ(byte, 0) << "a refused call wrote memory";
 }
 
-// The split choice (host logic), worked out by hand: cost = waves · (ceil(K blocks / s) + 2 for s > 1).
+// The split choice (host logic), worked out by hand: cost = waves · ceil(K blocks / s) · {100, 115, 150,
+// 200}[s].
 TEST(Sm90SwapAbChoice, SplitMinimisesWavesTimesBlocks) {
-  const int64_t h200[4] = {132, 66, 33, 16};  // resident clusters of 1, 2, 4, 8 CTAs
-  // 32 tiles, 64 K blocks: s=1: 1·64; s=2: 1·34; s=4: 1·18; s=8: 2·10 = 20 -> 4.
-  EXPECT_EQ(sm90::choose_split_k(32, 64, h200), 4);
-  // 8 tiles, 64 blocks: s=8: 1·10 -> 8.
+  const int64_t h200[4] = {132, 66, 32, 16};  // resident clusters of 1, 2, 4, 8 CTAs
+  // 64 tiles (N = 4096 in 64-row tiles), 64 K blocks: s=1: 6400; s=2: 32·115 = 3680; s=4: 2·16·150 = 4800;
+  // s=8: 4·8·200 = 6400 -> 2.
+  EXPECT_EQ(sm90::choose_split_k(64, 64, h200), 2);
+  // 8 tiles, 64 blocks: s=2: 3680; s=4: 2400; s=8: 8·200 = 1600 -> 8.
   EXPECT_EQ(sm90::choose_split_k(8, 64, h200), 8);
-  // 224 tiles, 224 blocks: s=1: 2·224 = 448; s=2: 4·114; s=4: 7·58 = 406; s=8: 14·30 = 420 -> 4.
-  EXPECT_EQ(sm90::choose_split_k(224, 224, h200), 4);
-  // 448 tiles, 64 blocks: s=1: 4·64 = 256; s=2: 7·34 = 238; s=4: 14·18 = 252; s=8: 28·10 = 280 -> 2.
-  EXPECT_EQ(sm90::choose_split_k(448, 64, h200), 2);
-  // 2 K blocks: no split above 2; s=2 costs 1·3 > 1·2 -> 1.
-  EXPECT_EQ(sm90::choose_split_k(8, 2, h200), 1);
+  // 80 tiles (N = 5120), 80 blocks: s=1: 8000; s=2: 2·40·115 = 9200; s=4: 3·20·150 = 9000 -> 1.
+  EXPECT_EQ(sm90::choose_split_k(80, 80, h200), 1);
+  // 448 tiles (N = 28672), 64 blocks: s=1: 4·64·100 = 25600; s=2: 7·32·115 = 25760 -> 1.
+  EXPECT_EQ(sm90::choose_split_k(448, 64, h200), 1);
+  // 2 K blocks: no split above 2; s=2: 1·1·115 < s=1: 1·2·100 -> 2.
+  EXPECT_EQ(sm90::choose_split_k(8, 2, h200), 2);
+  // 1 K block: no split at all.
+  EXPECT_EQ(sm90::choose_split_k(8, 1, h200), 1);
   // A cluster size the device cannot place (0 resident) is never chosen.
-  const int64_t no_eights[4] = {132, 66, 33, 0};
+  const int64_t no_eights[4] = {132, 66, 32, 0};
   EXPECT_EQ(sm90::choose_split_k(8, 64, no_eights), 4);
 }
 

@@ -123,7 +123,7 @@ using DualGemmSmallMCluster2 = DualGemmConfig<64, 6, 2, sched::StaticPersistent,
 
 // Rows (tokens) up to which the swap-AB kernels (sm90/swap_ab.cuh) are chosen: the crossover measured on an
 // H200 over the model sweep (docs/hopper.md, docs/api.md's choice table).
-inline constexpr int64_t kDualGemmSwapAbMaxM = 256;
+inline constexpr int64_t kDualGemmSwapAbMaxM = 128;
 
 enum class DualGemmChoice { kSmallM, kLargeM, kLargeMCluster2, kSwapAb16, kSwapAb64, kSwapAb128 };
 

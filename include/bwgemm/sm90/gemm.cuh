@@ -118,7 +118,7 @@ using GemmLargeCluster2 = GemmConfig<256, 4, 2, sched::StaticPersistent, epi::Li
 inline constexpr int64_t kGemmSmallTileThreshold = 132;
 // Rows (tokens) up to which the swap-AB kernels (sm90/swap_ab.cuh) are chosen: the crossover measured on an
 // H200 over the model sweep (docs/hopper.md, docs/api.md's choice table).
-inline constexpr int64_t kGemmSwapAbMaxM = 256;
+inline constexpr int64_t kGemmSwapAbMaxM = 128;
 
 enum class GemmChoice { kSmall, kLarge, kLargeCluster2, kSwapAb16, kSwapAb64, kSwapAb128 };
 
@@ -166,12 +166,13 @@ Status gemm_tiled(const GemmArguments<In, Out>& args, cudaStream_t stream = null
   return Gemm<GemmLarge<Out>>::run(args, stream);
 }
 
-// The swap-AB kernels whatever M (the token tile from M): the other side of the crossover.
+// The swap-AB kernels whatever M (the token tile from M): the other side of the crossover. split_k as
+// SwapAbGemm::run takes it (0: chosen from the shape).
 template <class In, class Out>
-Status gemm_swap_ab(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
-  if (args.m <= 16) return SwapAbGemm<GemmSwapAb16<Out>>::run(args, stream);
-  if (args.m <= 64) return SwapAbGemm<GemmSwapAb64<Out>>::run(args, stream);
-  return SwapAbGemm<GemmSwapAb128<Out>>::run(args, stream);
+Status gemm_swap_ab(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr, int split_k = 0) {
+  if (args.m <= 16) return SwapAbGemm<GemmSwapAb16<Out>>::run(args, stream, split_k);
+  if (args.m <= 64) return SwapAbGemm<GemmSwapAb64<Out>>::run(args, stream, split_k);
+  return SwapAbGemm<GemmSwapAb128<Out>>::run(args, stream, split_k);
 }
 
 }  // namespace bwgemm::sm90

@@ -2,10 +2,10 @@
 // work) behind explicit-Config entry points, for the GEMM and the dual GEMM. The default entry points
 // (sm90::gemm, sm90::dual_gemm) choose them by shape; call these to pick a Config (and a split) yourself:
 //
-//   using Cfg = bwgemm::sm90::SwapAbConfig<16, 10>;                 // GEMM, tiles of 16 tokens
+//   using Cfg = bwgemm::sm90::SwapAbConfig<16, 12>;          // GEMM, tiles of 16 tokens x 128 weight rows
 //   bwgemm::Status s = bwgemm::sm90::SwapAbGemm<Cfg>::run(args, stream);       // split chosen per shape
 //   s = bwgemm::sm90::SwapAbGemm<Cfg>::run(args, stream, /*split_k=*/4);      // or given: 1, 2, 4 or 8
-//   using Dual = bwgemm::sm90::SwapAbConfig<16, 6, 2, bwgemm::epi::SiluMul>;
+//   using Dual = bwgemm::sm90::SwapAbConfig<16, 11, 2, bwgemm::epi::SiluMul, __nv_bfloat16, 1>;  // 64 rows
 //   s = bwgemm::sm90::SwapAbDualGemm<Dual>::run(dual_args, stream);
 //
 // The arguments are the operations' own (bwgemm::GemmArguments, bwgemm::DualGemmArguments) with every rule
@@ -36,11 +36,12 @@ namespace bwgemm::sm90 {
 // The splits a swap-AB launch may use: 1 (no cluster) and the cluster sizes 2, 4, 8 (a tile's partials split
 // evenly among them; 8 is the portable cluster limit).
 inline constexpr int kSwapAbSplits[] = {1, 2, 4, 8};
-// The cost of a split's reduction (partials through shared memory, a cluster barrier, the remote reads) in
-// K blocks of mainloop: an estimate, checked against measured splits on an H200 (docs/hopper.md).
-inline constexpr int64_t kSplitReductionCostBlocks = 2;
+// A split's cost over its K blocks, in percent: every CTA of a split writes, synchronises and reduces its
+// partials, and streams a shorter run of each weight row. Measured on an H200 (docs/hopper.md, sixth session,
+// runs B-C: 2 CTAs per tile cost 0-15% more than the K blocks alone predict, 4 and 8 CTAs 15-50% more).
+inline constexpr int64_t kSplitCostPercent[4] = {100, 115, 150, 200};
 
-// The split the default choice takes: the one that minimises waves · (K blocks per CTA + reduction cost),
+// The split the default choice takes: the one that minimises waves · ceil(K blocks / s) · kSplitCostPercent,
 // where a wave is as many tiles as clusters of that size fit on the device at once (resident[i] for
 // kSwapAbSplits[i]); never more CTAs per tile than K blocks; ties go to the smaller split.
 constexpr int choose_split_k(int64_t tiles, int64_t k_blocks, const int64_t (&resident)[4]) {
@@ -50,7 +51,7 @@ constexpr int choose_split_k(int64_t tiles, int64_t k_blocks, const int64_t (&re
     const int s = kSwapAbSplits[i];
     if (s > 1 && (s > k_blocks || resident[i] < 1)) continue;
     const int64_t waves = ceil_div(tiles, resident[i] < 1 ? int64_t{1} : resident[i]);
-    const int64_t cost = waves * (ceil_div(k_blocks, int64_t{s}) + (s > 1 ? kSplitReductionCostBlocks : 0));
+    const int64_t cost = waves * ceil_div(k_blocks, int64_t{s}) * kSplitCostPercent[i];
     if (best_cost < 0 || cost < best_cost) best = s, best_cost = cost;
   }
   return best;
@@ -189,19 +190,22 @@ struct SwapAbDualGemm {
 };
 
 // ---- the Configs the default entry points choose from ----------------------------------------------------
-// Token tiles of 16 (M <= 16), 64 and 128; stages as many as fit (more bytes in flight per SM for a
-// bandwidth-bound stream): GEMM 18 / 24 / 32 KiB per stage, dual 34 / 40 / 48 KiB.
+// Tiles of 64 weight rows (one consumer warpgroup) and 16 (M <= 16), 64 or 128 tokens; as many stages as
+// leave about 192 KiB in flight per SM. Measured on an H200 (docs/hopper.md, sixth session, run C): tiles of
+// 64 rows with the split of choose_split_k came within 2% of the best of {64, 128 rows} x {1, 2, 4, 8
+// splits} on every projection tried, and 128-row tiles lost up to 35% where their tiles left SMs idle (N =
+// 4096: 32 tiles for 132 SMs).
 template <class Out>
-using GemmSwapAb16 = SwapAbConfig<16, 12, 1, epi::LinearCombination, Out>;
+using GemmSwapAb16 = SwapAbConfig<16, 16, 1, epi::LinearCombination, Out, 1>;
 template <class Out>
-using GemmSwapAb64 = SwapAbConfig<64, 9, 1, epi::LinearCombination, Out>;
+using GemmSwapAb64 = SwapAbConfig<64, 12, 1, epi::LinearCombination, Out, 1>;
 template <class Out>
-using GemmSwapAb128 = SwapAbConfig<128, 7, 1, epi::LinearCombination, Out>;
+using GemmSwapAb128 = SwapAbConfig<128, 8, 1, epi::LinearCombination, Out, 1>;
 template <class Out>
-using DualGemmSwapAb16 = SwapAbConfig<16, 6, 2, epi::SiluMul, Out>;
+using DualGemmSwapAb16 = SwapAbConfig<16, 11, 2, epi::SiluMul, Out, 1>;
 template <class Out>
-using DualGemmSwapAb64 = SwapAbConfig<64, 5, 2, epi::SiluMul, Out>;
+using DualGemmSwapAb64 = SwapAbConfig<64, 8, 2, epi::SiluMul, Out, 1>;
 template <class Out>
-using DualGemmSwapAb128 = SwapAbConfig<128, 4, 2, epi::SiluMul, Out>;
+using DualGemmSwapAb128 = SwapAbConfig<128, 6, 2, epi::SiluMul, Out, 1>;
 
 }  // namespace bwgemm::sm90

@@ -38,14 +38,14 @@ namespace bwgemm::sm90 {
 inline constexpr int kMaxSplitK = 8;
 
 template <int BlockTokens_, int Stages_, int Weights_ = 1, class Epilogue_ = epi::LinearCombination,
-          class Out_ = __nv_bfloat16>
+          class Out_ = __nv_bfloat16, int WeightWarpgroups_ = 2>
 struct SwapAbConfig {
   using Epilogue = Epilogue_;
   using Out = Out_;
   template <class O>
-  using WithOut = SwapAbConfig<BlockTokens_, Stages_, Weights_, Epilogue_, O>;
+  using WithOut = SwapAbConfig<BlockTokens_, Stages_, Weights_, Epilogue_, O, WeightWarpgroups_>;
   template <class E>
-  using WithEpilogue = SwapAbConfig<BlockTokens_, Stages_, Weights_, E, Out_>;
+  using WithEpilogue = SwapAbConfig<BlockTokens_, Stages_, Weights_, E, Out_, WeightWarpgroups_>;
 
   // ---- knobs -------------------------------------------------------------------------------------------
   static constexpr int kBlockTokens = BlockTokens_;  // tokens (output rows M) per tile: the wgmma N
@@ -53,9 +53,10 @@ struct SwapAbConfig {
   static constexpr int kWeights = Weights_;          // 1: GEMM (B); 2: dual GEMM (B1 gate, B2 up)
 
   // ---- tile shape --------------------------------------------------------------------------------------
-  static constexpr int kConsumerWarpgroups = 2;
+  // Consumer warpgroups, each owning 64 weight rows: 2 (tiles of 128 weight rows) or 1 (64: twice the tiles).
+  static constexpr int kConsumerWarpgroups = WeightWarpgroups_;
   static constexpr int kWarpgroupWeights = kWgmmaM;  // 64 weight rows per consumer
-  static constexpr int kBlockWeights = kConsumerWarpgroups * kWarpgroupWeights;     // 128 output columns (N)
+  static constexpr int kBlockWeights = kConsumerWarpgroups * kWarpgroupWeights;     // output columns (N)
   static constexpr int kBlockK = static_cast<int>(ptx::kSw128Elements16);           // 64: one 128-byte row
   static constexpr int kMmasPerStage = kBlockK / static_cast<int>(ptx::kWgmmaK16);  // 4 per weight matrix
   static constexpr int kAccRegs = kBlockTokens / 2;  // fp32 accumulator registers per thread and weight
@@ -81,7 +82,9 @@ struct SwapAbConfig {
   static constexpr int kProducerWarpgroup = 0;  // warp 0 issues TMA; warp 1 prefetches the tensor maps
   static constexpr int kConsumerThreads = kConsumerWarpgroups * kWarpgroupThreads;
   static constexpr int kThreads = kWarpgroupThreads + kConsumerThreads;
-  static constexpr int kProducerRegs = kProducerRegisters;
+  // With one consumer warpgroup the register file has room to spare: the producer keeps 64 registers (at
+  // 40, ptxas spills the dual GEMM's producer loop of three TMA loads per stage).
+  static constexpr int kProducerRegs = kConsumerWarpgroups == 1 ? 64 : kProducerRegisters;
   static constexpr int kConsumerRegs = kConsumerRegisters;
   static constexpr int kEmptyArrivals = kConsumerWarpgroups;  // both consumers free a stage
 
@@ -103,6 +106,7 @@ struct SwapAbConfig {
                     std::is_same_v<Out, float>,
                 "Out is __half, __nv_bfloat16 or float");
   static_assert(kWeights == 1 || kWeights == 2, "Weights is 1 (GEMM) or 2 (dual GEMM)");
+  static_assert(kConsumerWarpgroups == 1 || kConsumerWarpgroups == 2, "WeightWarpgroups is 1 or 2");
   static_assert(kBlockTokens == 16 || kBlockTokens == 32 || kBlockTokens == 64 || kBlockTokens == 128 ||
                     kBlockTokens == 256,
                 "BlockTokens is 16, 32, 64, 128 or 256: a wgmma N, and at least 16 so that a tile's partials "
@@ -110,6 +114,8 @@ struct SwapAbConfig {
   static_assert(ptx::kWgmmaSupportedN<kBlockTokens>, "BlockTokens is not a wgmma N ptx::wgmma_ss supports");
   static_assert(kAccRegs % kMaxSplitK == 0, "the partials must split evenly among kMaxSplitK CTAs");
   static_assert(kWeights * kAccRegs + 64 <= kConsumerRegs, "the accumulators need registers to spare");
+  static_assert(kWarpgroupThreads * (kProducerRegs + kConsumerWarpgroups * kConsumerRegs) <= 65536,
+                "the warpgroups' register budgets must fit the SM's 64K registers");
   static_assert(kStages >= 2, "at least two stages: one loading while one is consumed");
   static_assert(kPartialBytes <= kStages * kStageBytes, "the partials must fit over the stages");
   static_assert(kSmemBytes <= kMaxDynamicSmemBytes,

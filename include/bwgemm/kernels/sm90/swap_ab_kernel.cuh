@@ -204,10 +204,17 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         const uint32_t local =
             smem + Cfg::kPartialOffset +
             static_cast<uint32_t>(((w * Cfg::kAccRegs + i) * Cfg::kConsumerThreads + t0) * 4);
+        // Every rank's quad first (the remote loads in flight together), then the sum in rank order: the
+        // same sum on every run.
+        Float4 part[kMaxSplitK];
+#pragma unroll
+        for (uint32_t r = 0; r < static_cast<uint32_t>(kMaxSplitK); ++r)
+          if (r < splits) part[r] = ld_shared_cluster_v4_f32(mapa_shared_cluster(local, r));
         sum[w][0] = sum[w][1] = sum[w][2] = sum[w][3] = 0.0f;
-        for (uint32_t r = 0; r < splits; ++r) {  // rank order: the same sum on every run
-          const Float4 v = ld_shared_cluster_v4_f32(mapa_shared_cluster(local, r));
-          sum[w][0] += v.x, sum[w][1] += v.y, sum[w][2] += v.z, sum[w][3] += v.w;
+#pragma unroll
+        for (uint32_t r = 0; r < static_cast<uint32_t>(kMaxSplitK); ++r) {
+          if (r < splits)
+            sum[w][0] += part[r].x, sum[w][1] += part[r].y, sum[w][2] += part[r].z, sum[w][3] += part[r].w;
         }
       }
       if (col >= p.n) continue;
