@@ -69,9 +69,9 @@ TEST(Sm90DualGemmDefault, Cluster2EntryPoint) {
 // sm90/dual_gemm.cuh and kernels/sm90/common.cuh (prefer_cluster_pair).
 TEST(Sm90DualGemmChoice, ByShape) {
   using sm90::DualGemmChoice;
-  // M <= kDualGemmSwapAbMaxM: the swap-AB kernels (their own table: test/sm90/test_swap_ab_sm90.cu).
-  EXPECT_EQ(sm90::dual_gemm_choice(256, 4096, 1), DualGemmChoice::kSwapAb128);
-  EXPECT_EQ(sm90::dual_gemm_choice(128, 4096, 2), DualGemmChoice::kSwapAb128);
+  // (M <= kDualGemmSwapAbMaxM: the swap-AB kernels, their own table in test/sm90/test_swap_ab_sm90.cu.)
+  EXPECT_EQ(sm90::dual_gemm_choice(256, 4096, 1), DualGemmChoice::kSmallM);  // M·batch <= 256
+  EXPECT_EQ(sm90::dual_gemm_choice(128, 4096, 2), DualGemmChoice::kSmallM);
   // 4 row tiles, 32 column tiles of 128: 2 x 32 = 64 pair tiles < 132 -> one CTA.
   EXPECT_EQ(sm90::dual_gemm_choice(512, 4096, 1), DualGemmChoice::kLargeM);
   // 32 x 112 -> 16 x 112 = 1792 pair tiles -> pairs (the benchmark's 4096 x 14336).

@@ -98,10 +98,10 @@ TEST(Sm90GemmChoice, ByTileCounts) {
   EXPECT_EQ(sm90::gemm_choice(8192, 8192, 1), GemmChoice::kLargeCluster2);
   // 12 x 12 = 144 tiles but 6 x 12 = 72 pair tiles < 132 -> one CTA per cluster.
   EXPECT_EQ(sm90::gemm_choice(1536, 3072, 1), GemmChoice::kLarge);
-  // M <= kGemmSwapAbMaxM: the swap-AB kernels (their own table: test/sm90/test_swap_ab_sm90.cu).
-  EXPECT_EQ(sm90::gemm_choice(128, 40960, 1), GemmChoice::kSwapAb128);
-  // 3 row tiles, 160 column tiles: a pair would idle CTAs (odd count below 8) -> one CTA.
-  EXPECT_EQ(sm90::gemm_choice(384, 40960, 1), GemmChoice::kLarge);
+  // (Small M: the swap-AB kernels, their own table in test/sm90/test_swap_ab_sm90.cu.) 1 row tile, 160
+  // column tiles, N past the swap-AB kernels' reach at M = 128: a pair would idle half its CTAs (odd count
+  // below 8) -> one CTA.
+  EXPECT_EQ(sm90::gemm_choice(128, 40960, 1), GemmChoice::kLarge);
   // 3 row tiles (odd, below 8) x 100 columns = 150 pair tiles: still one CTA.
   EXPECT_EQ(sm90::gemm_choice(384, 25600, 1), GemmChoice::kLarge);
   // 9 row tiles (odd but >= 8): 5 x 30 = 150 pair tiles -> pairs.

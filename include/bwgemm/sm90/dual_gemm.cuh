@@ -122,18 +122,16 @@ template <class Out>
 using DualGemmSmallMCluster2 = DualGemmConfig<64, 6, 2, sched::StaticPersistent, epi::SiluMul, Out>;
 
 // Rows (tokens) up to which the swap-AB kernels (sm90/swap_ab.cuh) are chosen: the crossover measured on an
-// H200 over the model sweep (docs/hopper.md, docs/api.md's choice table).
-inline constexpr int64_t kDualGemmSwapAbMaxM = 128;
+// H200 over the model sweep (docs/hopper.md, sixth session, run 6: at M = 128 the tiled kernels were
+// 0.97-1.0x of the faster unfused variant, the swap-AB ones 0.87-0.90x; docs/api.md's choice table).
+inline constexpr int64_t kDualGemmSwapAbMaxM = 64;
 
-enum class DualGemmChoice { kSmallM, kLargeM, kLargeMCluster2, kSwapAb16, kSwapAb64, kSwapAb128 };
+enum class DualGemmChoice { kSmallM, kLargeM, kLargeMCluster2, kSwapAb16, kSwapAb64 };
 
 // The default entry point's kernel for a shape.
 constexpr DualGemmChoice dual_gemm_choice(int64_t m, int64_t n, int64_t batch) {
-  if (m <= kDualGemmSwapAbMaxM) {
-    if (m <= 16) return DualGemmChoice::kSwapAb16;
-    if (m <= 64) return DualGemmChoice::kSwapAb64;
-    return DualGemmChoice::kSwapAb128;
-  }
+  if (m <= 16) return DualGemmChoice::kSwapAb16;
+  if (m <= kDualGemmSwapAbMaxM) return DualGemmChoice::kSwapAb64;
   if (m * batch <= 256) return DualGemmChoice::kSmallM;
   return prefer_cluster_pair(ceil_div(m, int64_t{128}), ceil_div(n, int64_t{128}), batch)
              ? DualGemmChoice::kLargeMCluster2
@@ -147,8 +145,6 @@ Status dual_gemm(const DualGemmArguments<In, Out>& args, cudaStream_t stream = n
       return SwapAbDualGemm<DualGemmSwapAb16<Out>>::run(args, stream);
     case DualGemmChoice::kSwapAb64:
       return SwapAbDualGemm<DualGemmSwapAb64<Out>>::run(args, stream);
-    case DualGemmChoice::kSwapAb128:
-      return SwapAbDualGemm<DualGemmSwapAb128<Out>>::run(args, stream);
     case DualGemmChoice::kSmallM:
       return DualGemm<DualGemmSmallM<Out>>::run(args, stream);
     case DualGemmChoice::kLargeMCluster2:

@@ -116,19 +116,21 @@ using GemmLargeCluster2 = GemmConfig<256, 4, 2, sched::StaticPersistent, epi::Li
 
 // Output tiles of 128 x 256 below which GemmSmall is chosen: the SM count of an H100 SXM / H200 (132).
 inline constexpr int64_t kGemmSmallTileThreshold = 132;
-// Rows (tokens) up to which the swap-AB kernels (sm90/swap_ab.cuh) are chosen: the crossover measured on an
-// H200 over the model sweep (docs/hopper.md, docs/api.md's choice table).
-inline constexpr int64_t kGemmSwapAbMaxM = 128;
+// The swap-AB kernels (sm90/swap_ab.cuh) for M <= kGemmSwapAbMaxM (tokens), and up to kGemmSwapAbMaxMNarrow
+// when N is below kGemmSwapAbMaxNarrowN: the crossover measured on an H200 over the model sweep
+// (docs/hopper.md, sixth session, run 6; docs/api.md's choice table). At M = 128 the tiled kernels won where
+// their 128 x 128 tiles filled the SMs (N >= 10240) and lost where they did not (N <= 5120; K >= 14336).
+inline constexpr int64_t kGemmSwapAbMaxM = 64;
+inline constexpr int64_t kGemmSwapAbMaxMNarrow = 128;
+inline constexpr int64_t kGemmSwapAbMaxNarrowN = 66 * 128;  // 128 x 128 tiles for half the 132 SMs
 
 enum class GemmChoice { kSmall, kLarge, kLargeCluster2, kSwapAb16, kSwapAb64, kSwapAb128 };
 
 // The default entry point's kernel for a shape.
 constexpr GemmChoice gemm_choice(int64_t m, int64_t n, int64_t batch) {
-  if (m <= kGemmSwapAbMaxM) {
-    if (m <= 16) return GemmChoice::kSwapAb16;
-    if (m <= 64) return GemmChoice::kSwapAb64;
-    return GemmChoice::kSwapAb128;
-  }
+  if (m <= 16) return GemmChoice::kSwapAb16;
+  if (m <= kGemmSwapAbMaxM) return GemmChoice::kSwapAb64;
+  if (m <= kGemmSwapAbMaxMNarrow && n < kGemmSwapAbMaxNarrowN) return GemmChoice::kSwapAb128;
   const int64_t row_tiles = ceil_div(m, int64_t{128}), wide_col_tiles = ceil_div(n, int64_t{256});
   if (row_tiles * wide_col_tiles * batch < kGemmSmallTileThreshold) return GemmChoice::kSmall;
   return prefer_cluster_pair(row_tiles, wide_col_tiles, batch) ? GemmChoice::kLargeCluster2

@@ -70,28 +70,30 @@ inline Status check_split_k(int split_k, int64_t k_blocks) {
   return Status::success();
 }
 
-// Fills p.splits (given, or chosen from the device's resident clusters) and launches: tiles · splits CTAs
-// in clusters of p.splits.
+// Fills p.splits (given, or chosen from the device's resident clusters) and launches: without a split a
+// persistent grid of min(tiles, resident CTAs) (p.grid_ctas), with one tiles · splits CTAs in clusters of
+// p.splits.
 template <class Cfg, class Params>
 Status launch_swap_ab(void (*kernel)(const Params), Params& p, int split_k, cudaStream_t stream) {
   const int64_t tiles = p.tiles.total();
   const int64_t k_blocks = ceil_div(static_cast<int64_t>(p.k), int64_t{Cfg::kBlockK});
-  if (split_k == 0) {
-    int64_t resident[4] = {0, 0, 0, 0};
-    for (int i = 0; i < 4; ++i) {
-      if (Status s = host::cached_resident_clusters(kernel, Cfg::kThreads, kSwapAbSplits[i], Cfg::kSmemBytes,
-                                                    &resident[i]);
-          !s.ok()) {
-        if (i == 0) return s;  // a cluster of 8 may not be placeable: then that split is not taken
-        resident[i] = 0;
-      }
+  int64_t resident[4] = {0, 0, 0, 0};
+  for (int i = 0; i < 4; ++i) {
+    if (i > 0 && split_k != 0) break;  // a forced split needs only the one-CTA count
+    if (Status s = host::cached_resident_clusters(kernel, Cfg::kThreads, kSwapAbSplits[i], Cfg::kSmemBytes,
+                                                  &resident[i]);
+        !s.ok()) {
+      if (i == 0) return s;  // a cluster of 8 may not be placeable: then that split is not taken
+      resident[i] = 0;
     }
-    split_k = choose_split_k(tiles, k_blocks, resident);
   }
+  if (split_k == 0) split_k = choose_split_k(tiles, k_blocks, resident);
   int64_t ctas = 0;
   if (!checked_mul(tiles, int64_t{split_k}, &ctas) || ctas > (int64_t{1} << 31) - 1)
     return Status::invalid_argument("too many CTAs for one launch: tiles x split_k must be below 2^31");
   p.splits = split_k;
+  if (split_k == 1) ctas = tiles < resident[0] ? tiles : resident[0];
+  p.grid_ctas = static_cast<int32_t>(ctas);
   return host::launch_cluster_kernel(kernel, static_cast<uint32_t>(ctas), Cfg::kThreads,
                                      static_cast<uint32_t>(split_k), Cfg::kSmemBytes, stream, p);
 }

@@ -4,8 +4,10 @@
 //                        (N-major), the weights
 //   dual (kWeights = 2): C = epilogue(alpha1 · A·B1ᵀ, alpha2 · A·B2ᵀ), B1, B2: N x K (K-major)
 //
-// One CTA computes one tile (kBlockWeights output columns x kBlockTokens output rows) over one K range; the
-// `splits` CTAs of a cluster split K and reduce through distributed shared memory (swap_ab_config.cuh).
+// Without a split (splits == 1) the CTAs are persistent: each walks the tiles blockIdx.x, + gridDim.x, ...
+// (kBlockWeights output columns x kBlockTokens output rows each) with the stage ring running on across tiles,
+// and stores each tile from registers. With a split, one cluster computes one tile: its `splits` CTAs take
+// one K range each and reduce through distributed shared memory (swap_ab_config.cuh).
 //
 // Roles (384 threads):
 //   warpgroup 0     producer: warp 0's elected thread loads, per K block of the CTA's range, the weight tile
@@ -14,12 +16,13 @@
 //                   m64n<BlockTokens>k16 per weight matrix, the weight tile as the wgmma's A operand
 //                   (K-major, or MN-major with the transpose bit for K x N weights) and the token tile as its
 //                   B operand (K-major); it frees a stage one behind the issue (common.cuh consume_k_blocks).
-// Then the reduction and the epilogue (all 384 threads take part in the cluster barriers; the consumers do
-// the work): consumers write their fp32 accumulators to this CTA's partial buffer (over the stages), cluster
-// barrier, each CTA sums quads [rank·Q/S, (rank+1)·Q/S) of the tile's partials over ranks 0..S-1 in order,
-// applies the epilogue functor and stores D (scalar stores, rows past M and columns past N masked: the
-// output of a decode step is small next to the weights it streams), cluster barrier (no CTA leaves while a
-// peer reads its buffer).
+// Then, without a split, each consumer thread stores its fragment (scalar stores, masked) and goes on to its
+// next tile. With a split, the reduction and the epilogue (every thread takes part in the cluster barriers;
+// the consumers do the work): consumers write their fp32 accumulators to this CTA's partial buffer (over the
+// stages), cluster barrier, each CTA sums quads [rank·Q/S, (rank+1)·Q/S) of the tile's partials over ranks
+// 0..S-1 in order, applies the epilogue functor and stores D (scalar stores, rows past M and columns past N
+// masked: the output of a decode step is small next to the weights it streams), cluster barrier (no CTA
+// leaves while a peer reads its buffer).
 //
 // Accumulator fragment (ptx/wgmma.cuh): thread (warp w, lane l) of consumer c holds, at acc[4j + 2h + e],
 // weight row 64c + 16w + l/4 + 8h (an output column) and token 8j + 2(l%4) + e (an output row).
@@ -56,6 +59,7 @@ struct SwapAbParams {
   int32_t m = 0, n = 0, k = 0;
   sched::TileGrid tiles{};  // M tiles of BlockTokens x N tiles of kBlockWeights
   int32_t splits = 1;       // CTAs per cluster, splitting each tile's K blocks
+  int32_t grid_ctas = 0;    // splits == 1: the persistent grid (the tile stride)
   bool read_c = false;
   float alpha1 = 1.0f, alpha2 = 1.0f;  // dual GEMM: scales of A·B1ᵀ and A·B2ᵀ
   typename Cfg::Epilogue epilogue{};
@@ -95,42 +99,72 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     for (int w = 0; w < kWeights; ++w) tma_prefetch_descriptor(&p.tmap_w[w]);
   });
 
-  // One tile per cluster, one K range per CTA.
+  // splits == 1: persistent CTAs stride over the tiles (tile blockIdx.x, + grid_ctas, ...), the ring of
+  // stages running on across tiles, so the producer loads the next tile while the consumers store this one.
+  // splits > 1: one tile per cluster, one K range per CTA.
   const uint32_t splits = static_cast<uint32_t>(p.splits);
   const uint32_t rank = splits > 1 ? cluster_ctarank() : 0u;
-  const sched::TileCoord t = p.tiles.tile_at(static_cast<int32_t>(block_idx().x / splits));
-  const int32_t m0 = t.m * Cfg::kBlockTokens;   // first token (output row)
-  const int32_t n0 = t.n * Cfg::kBlockWeights;  // first weight row (output column)
+  const int32_t total = p.tiles.total();
+  const int32_t first_tile = static_cast<int32_t>(splits > 1 ? block_idx().x / splits : block_idx().x);
+  const int32_t tile_stride = splits > 1 ? total : p.grid_ctas;
   const KRange kr = split_k_range((p.k + Cfg::kBlockK - 1) / Cfg::kBlockK, static_cast<int32_t>(splits),
                                   static_cast<int32_t>(rank));
   const int32_t k_iters = kr.end - kr.begin;
 
-  float acc[kWeights][Cfg::kAccRegs];
+  // The output value at (row, col) from the accumulator sums of each weight matrix (alpha, beta, C and the
+  // gate as the Config's epilogue functor says).
+  Out* const d = p.d;
+  const auto output = [&](const float(&v)[kWeights], int32_t batch, int32_t row, int32_t col) {
+    float out;
+    if constexpr (kWeights == 2) {
+      out = p.epilogue(p.alpha1 * v[0], p.alpha2 * v[1]);
+    } else {
+      constexpr bool kTakesC = std::is_invocable_v<const Epilogue&, float, float>;
+      constexpr bool kTakesAccOnly = std::is_invocable_v<const Epilogue&, float>;
+      const Out* c =
+          p.c + static_cast<int64_t>(batch) * p.batch_stride_c + static_cast<int64_t>(row) * p.ldc + col;
+      if constexpr (kTakesC && kTakesAccOnly) {
+        out = p.read_c ? p.epilogue(v[0], load_one(c)) : p.epilogue(v[0]);
+      } else if constexpr (kTakesC) {
+        out = p.epilogue(v[0], load_one(c));
+      } else {
+        out = p.epilogue(v[0]);
+      }
+    }
+    store_one(d + static_cast<int64_t>(batch) * p.batch_stride_d + static_cast<int64_t>(row) * p.ldd + col,
+              out);
+  };
+
   const bool consumer_role = warpgroup != Cfg::kProducerWarpgroup;
   if (!consumer_role) {
     // ---- producer ------------------------------------------------------------------------------------
     warpgroup_reg_dealloc<Cfg::kProducerRegs>();
     if (warp == 0 && elect_one_sync()) {
       PipelineState<Cfg::kStages> stage;
-      produce_k_blocks<Cfg>(stage, full, empty, smem, k_iters, [&](uint32_t base, uint32_t bar, int32_t k) {
-        const int32_t k0 = kr.begin * Cfg::kBlockK + k;
-        tma_load(base + Cfg::kTokenOffset, &p.tmap_tokens, bar, {k0, m0, t.batch});
+      for (int32_t tile = first_tile; tile < total; tile += tile_stride) {
+        const sched::TileCoord t = p.tiles.tile_at(tile);
+        const int32_t m0 = t.m * Cfg::kBlockTokens;   // first token (output row)
+        const int32_t n0 = t.n * Cfg::kBlockWeights;  // first weight row (output column)
+        produce_k_blocks<Cfg>(stage, full, empty, smem, k_iters, [&](uint32_t base, uint32_t bar, int32_t k) {
+          const int32_t k0 = kr.begin * Cfg::kBlockK + k;
+          tma_load(base + Cfg::kTokenOffset, &p.tmap_tokens, bar, {k0, m0, t.batch});
 #pragma unroll
-        for (int w = 0; w < kWeights; ++w) {
-          const uint32_t dst = base + Cfg::kWeightOffset + static_cast<uint32_t>(w * Cfg::kWeightBytes);
-          if constexpr (BMnMajor) {
+          for (int w = 0; w < kWeights; ++w) {
+            const uint32_t dst = base + Cfg::kWeightOffset + static_cast<uint32_t>(w * Cfg::kWeightBytes);
+            if constexpr (BMnMajor) {
 #pragma unroll
-            for (int c = 0; c < Cfg::kConsumerWarpgroups; ++c)
-              tma_load(dst + c * Cfg::kWeightChunkBytes, &p.tmap_w[w], bar,
-                       {n0 + c * Cfg::kWarpgroupWeights, k0, t.batch});
-          } else {
-            tma_load(dst, &p.tmap_w[w], bar, {k0, n0, t.batch});
+              for (int c = 0; c < Cfg::kConsumerWarpgroups; ++c)
+                tma_load(dst + c * Cfg::kWeightChunkBytes, &p.tmap_w[w], bar,
+                         {n0 + c * Cfg::kWarpgroupWeights, k0, t.batch});
+            } else {
+              tma_load(dst, &p.tmap_w[w], bar, {k0, n0, t.batch});
+            }
           }
-        }
-      });
+        });
+      }
     }
   } else {
-    // ---- consumers: the mainloop ---------------------------------------------------------------------
+    // ---- consumers: the mainloop, then the stores (splits == 1) or the partials (splits > 1) ----------
     warpgroup_reg_alloc<Cfg::kConsumerRegs>();
     const ConsumerThread me = consumer_thread(warpgroup);
     // Consumer c's weight rows: K-major, 64 rows into the tile; MN-major, its own 64-column chunk.
@@ -141,53 +175,72 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     constexpr uint64_t kWDescBase =
         BMnMajor ? wgmma_mn_major_sw128_desc(Cfg::kWeightChunkBytes) : kWgmmaKMajorSw128Desc;
     constexpr uint32_t kWK16Bytes = BMnMajor ? kWgmmaK16BytesMnMajor : kWgmmaK16BytesKMajor;
-#pragma unroll
-    for (int w = 0; w < kWeights; ++w) zero_accumulator(acc[w]);
     PipelineState<Cfg::kStages> stage;
-    consume_k_blocks<Cfg>(stage, full, empty, smem, k_iters, me.thread, [&](uint32_t base, bool first) {
+    for (int32_t tile = first_tile; tile < total; tile += tile_stride) {
+      const sched::TileCoord t = p.tiles.tile_at(tile);
+      float acc[kWeights][Cfg::kAccRegs];
 #pragma unroll
-      for (int j = 0; j < Cfg::kMmasPerStage; ++j) {
-        const uint64_t tok_desc = wgmma_desc_with_address(
-            kWgmmaKMajorSw128Desc,
-            base + Cfg::kTokenOffset + static_cast<uint32_t>(j) * kWgmmaK16BytesKMajor);
+      for (int w = 0; w < kWeights; ++w) zero_accumulator(acc[w]);
+      consume_k_blocks<Cfg>(stage, full, empty, smem, k_iters, me.thread, [&](uint32_t base, bool first) {
 #pragma unroll
-        for (int w = 0; w < kWeights; ++w) {
-          const uint64_t w_desc = wgmma_desc_with_address(
-              kWDescBase, base + w_offset + static_cast<uint32_t>(w * Cfg::kWeightBytes) +
-                              static_cast<uint32_t>(j) * kWK16Bytes);
-          wgmma_ss<In, Cfg::kBlockTokens, kWMajor, WgmmaMajor::kK>(acc[w], w_desc, tok_desc, !first || j > 0);
+        for (int j = 0; j < Cfg::kMmasPerStage; ++j) {
+          const uint64_t tok_desc = wgmma_desc_with_address(
+              kWgmmaKMajorSw128Desc,
+              base + Cfg::kTokenOffset + static_cast<uint32_t>(j) * kWgmmaK16BytesKMajor);
+#pragma unroll
+          for (int w = 0; w < kWeights; ++w) {
+            const uint64_t w_desc = wgmma_desc_with_address(
+                kWDescBase, base + w_offset + static_cast<uint32_t>(w * Cfg::kWeightBytes) +
+                                static_cast<uint32_t>(j) * kWK16Bytes);
+            wgmma_ss<In, Cfg::kBlockTokens, kWMajor, WgmmaMajor::kK>(acc[w], w_desc, tok_desc,
+                                                                     !first || j > 0);
+          }
         }
+      });
+#pragma unroll
+      for (int w = 0; w < kWeights; ++w) wgmma_fence_operand(acc[w]);
+
+      if (splits == 1) {
+        // acc[w][4j + 2h + e]: weight row 16w' + l/4 + 8h of this consumer (warp w', lane l), token
+        // 8j + 2(l%4) + e.
+        const int32_t col_base = t.n * Cfg::kBlockWeights +
+                                 static_cast<int32_t>(me.consumer) * Cfg::kWarpgroupWeights +
+                                 static_cast<int32_t>(me.warp_in_group * 16 + me.lane / 4);
+        const int32_t row_base = t.m * Cfg::kBlockTokens + static_cast<int32_t>(2 * (me.lane % 4));
+#pragma unroll
+        for (int i = 0; i < Cfg::kAccRegs; ++i) {
+          const int32_t col = col_base + 8 * ((i / 2) % 2), row = row_base + 8 * (i / 4) + i % 2;
+          if (col >= p.n || row >= p.m) continue;
+          float v[kWeights];
+#pragma unroll
+          for (int w = 0; w < kWeights; ++w) v[w] = acc[w][i];
+          output(v, t.batch, row, col);
+        }
+      } else {
+        // Both consumers are done reading the stages (the partials overwrite them; one tile per CTA here).
+        named_barrier_sync(1, Cfg::kConsumerThreads);
+        float* const partials = reinterpret_cast<float*>(static_cast<uint8_t*>(dynamic_smem_ptr()) +
+                                                         (smem + Cfg::kPartialOffset - dynamic_smem_base()));
+        const uint32_t tid = me.consumer * kWarpgroupThreads + me.thread;
+#pragma unroll
+        for (int w = 0; w < kWeights; ++w)
+#pragma unroll
+          for (int i = 0; i < Cfg::kAccRegs; ++i)
+            partials[(w * Cfg::kAccRegs + i) * Cfg::kConsumerThreads + tid] = acc[w][i];
       }
-    });
-#pragma unroll
-    for (int w = 0; w < kWeights; ++w) wgmma_fence_operand(acc[w]);
-
-    // Both consumers are done reading the stages (the partials overwrite them).
-    named_barrier_sync(1, Cfg::kConsumerThreads);
-    float* const partials = reinterpret_cast<float*>(static_cast<uint8_t*>(dynamic_smem_ptr()) +
-                                                     (smem + Cfg::kPartialOffset - dynamic_smem_base()));
-    const uint32_t tid = me.consumer * kWarpgroupThreads + me.thread;
-#pragma unroll
-    for (int w = 0; w < kWeights; ++w)
-#pragma unroll
-      for (int i = 0; i < Cfg::kAccRegs; ++i)
-        partials[(w * Cfg::kAccRegs + i) * Cfg::kConsumerThreads + tid] = acc[w][i];
+    }
   }
+  if (splits == 1) return;
 
-  // ---- every CTA's partials are written (and, with a split, visible to the cluster) ------------------
-  if (splits > 1) {
-    cluster_sync();
-  } else {
-    sync_threads();
-  }
-
+  // ---- split K: every CTA's partials are written and visible to the cluster -------------------------
+  cluster_sync();
   if (consumer_role) {
-    // ---- reduction of this CTA's share of the tile, epilogue, stores ----------------------------------
+    // This CTA's share of the tile: quads [rank·Q/S, (rank+1)·Q/S) of the partials, summed over the ranks.
+    const sched::TileCoord t = p.tiles.tile_at(first_tile);
+    const int32_t m0 = t.m * Cfg::kBlockTokens, n0 = t.n * Cfg::kBlockWeights;
     const uint32_t tid = thread_idx().x - kWarpgroupThreads;
     constexpr int kQuads = Cfg::kPartialElements / 4;  // per weight matrix
     const int quads_per_rank = kQuads / static_cast<int>(splits);
-    Out* const d_batch = p.d + static_cast<int64_t>(t.batch) * p.batch_stride_d;
-    const Out* const c_batch = p.c + static_cast<int64_t>(t.batch) * p.batch_stride_c;
     for (int q = static_cast<int>(rank) * quads_per_rank + static_cast<int>(tid);
          q < (static_cast<int>(rank) + 1) * quads_per_rank; q += Cfg::kConsumerThreads) {
       // Quad q: elements 4q..4q+3 = register i of consumer threads t0..t0+3 (lanes l0..l0+3 of a warp).
@@ -222,28 +275,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       for (int k = 0; k < 4; ++k) {
         const int32_t row = row_first + 2 * k;
         if (row >= p.m) continue;
-        float v;
-        if constexpr (kWeights == 2) {
-          v = p.epilogue(p.alpha1 * sum[0][k], p.alpha2 * sum[1][k]);
-        } else {
-          constexpr bool kTakesC = std::is_invocable_v<const Epilogue&, float, float>;
-          constexpr bool kTakesAccOnly = std::is_invocable_v<const Epilogue&, float>;
-          if constexpr (kTakesC && kTakesAccOnly) {
-            v = p.read_c ? p.epilogue(sum[0][k], load_one(c_batch + static_cast<int64_t>(row) * p.ldc + col))
-                         : p.epilogue(sum[0][k]);
-          } else if constexpr (kTakesC) {
-            v = p.epilogue(sum[0][k], load_one(c_batch + static_cast<int64_t>(row) * p.ldc + col));
-          } else {
-            v = p.epilogue(sum[0][k]);
-          }
-        }
-        store_one(d_batch + static_cast<int64_t>(row) * p.ldd + col, v);
+        float v[kWeights];
+#pragma unroll
+        for (int w = 0; w < kWeights; ++w) v[w] = sum[w][k];
+        output(v, t.batch, row, col);
       }
     }
   }
-
   // No CTA leaves (taking its shared memory) while a peer still reads its partials.
-  if (splits > 1) cluster_sync();
+  cluster_sync();
 #else
   (void)p;
   ::bwgemm::ptx::trap();  // built for another architecture; the entry points never launch it here
