@@ -122,7 +122,7 @@ template <class Out>
 using DualGemmSmallMCluster2 = DualGemmConfig<64, 6, 2, sched::StaticPersistent, epi::SiluMul, Out>;
 
 // Rows (tokens) up to which the swap-AB kernels (sm90/swap_ab.cuh) are chosen: the crossover measured on an
-// H200 over the model sweep (docs/hopper.md, sixth session, run 6: at M = 128 the tiled kernels were
+// H200 over the model sweep (docs/hopper.md, fifth session, run 6: at M = 128 the tiled kernels were
 // 0.97-1.0x of the faster unfused variant, the swap-AB ones 0.87-0.90x; docs/api.md's choice table).
 inline constexpr int64_t kDualGemmSwapAbMaxM = 64;
 

@@ -118,7 +118,7 @@ using GemmLargeCluster2 = GemmConfig<256, 4, 2, sched::StaticPersistent, epi::Li
 inline constexpr int64_t kGemmSmallTileThreshold = 132;
 // The swap-AB kernels (sm90/swap_ab.cuh) for M <= kGemmSwapAbMaxM (tokens), and up to kGemmSwapAbMaxMNarrow
 // when N is below kGemmSwapAbMaxNarrowN: the crossover measured on an H200 over the model sweep
-// (docs/hopper.md, sixth session, run 6; docs/api.md's choice table). At M = 128 the tiled kernels won where
+// (docs/hopper.md, fifth session, run 6; docs/api.md's choice table). At M = 128 the tiled kernels won where
 // their 128 x 128 tiles filled the SMs (N >= 10240) and lost where they did not (N <= 5120; K >= 14336).
 inline constexpr int64_t kGemmSwapAbMaxM = 64;
 inline constexpr int64_t kGemmSwapAbMaxMNarrow = 128;

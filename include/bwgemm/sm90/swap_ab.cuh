@@ -193,7 +193,7 @@ struct SwapAbDualGemm {
 
 // ---- the Configs the default entry points choose from ----------------------------------------------------
 // Tiles of 64 weight rows (one consumer warpgroup) and 16 (M <= 16), 64 or 128 tokens; as many stages as
-// leave about 192 KiB in flight per SM. Measured on an H200 (docs/hopper.md, sixth session, run C): tiles of
+// leave about 192 KiB in flight per SM. Measured on an H200 (docs/hopper.md, fifth session, run 5): tiles of
 // 64 rows with the split of choose_split_k came within 2% of the best of {64, 128 rows} x {1, 2, 4, 8
 // splits} on every projection tried, and 128-row tiles lost up to 35% where their tiles left SMs idle (N =
 // 4096: 32 tiles for 132 SMs).

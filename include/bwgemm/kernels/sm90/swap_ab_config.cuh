@@ -84,8 +84,8 @@ struct SwapAbConfig {
   static constexpr int kThreads = kWarpgroupThreads + kConsumerThreads;
   // Producer registers after setmaxnreg: with one consumer warpgroup 64 (at 40 ptxas spills the dual GEMM's
   // producer loop of three TMA loads per stage); with two the common 40, which leaves the consumers' increase
-  // to 232 its slack: at 48 (128 · (48 + 2 · 232) = 65536 exactly) the increase never completed on an H200 and
-  // the kernel hung (docs/hopper.md, sixth session, run 7).
+  // to 232 its slack: at 48 (128 · (48 + 2 · 232) = 65536 exactly) the increase never completed on an H200
+  // and the kernel hung (docs/hopper.md, fifth session, run 7).
   static constexpr int kProducerRegs = kConsumerWarpgroups == 1 ? 64 : kProducerRegisters;
   static constexpr int kConsumerRegs = kConsumerRegisters;
   static constexpr int kEmptyArrivals = kConsumerWarpgroups;  // both consumers free a stage
