@@ -201,6 +201,16 @@ uint32_t mapa_shared_cluster(uint32_t addr, uint32_t cta_rank) {
   return (cta_rank << ptx::kClusterRankAddressShift) | (addr & kSharedOffsetMask);
 }
 
+void st_global_256(void* dst, const uint32_t (&v)[8], bool no_allocate) {
+  (void)no_allocate;  // an L1 hint: nothing to model
+  auto& m = detail::machine();
+  m.on_call();
+  if (reinterpret_cast<uintptr_t>(dst) % 32 != 0)
+    m.fail("st.global.v8.b32: address " + detail::format_hex(reinterpret_cast<uintptr_t>(dst)) +
+           " is not 32-byte aligned");
+  std::memcpy(dst, v, 32);
+}
+
 ptx::Float4 ld_shared_cluster_v4_f32(uint32_t addr) {
   auto& m = detail::machine();
   m.on_call();

@@ -1,15 +1,20 @@
 // The emulator's execution model: special registers, warp collectives, CTA and cluster barriers, shared
 // memory and cluster addressing, mbarrier semantics and misuse reports, deadlock reports, resident clusters.
 // Every kernel here is written against the bwgemm::ptx wrappers, as library kernels are.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <set>
 #include <vector>
 
 #include <bwgemm/emu/backend.hpp>
 #include <bwgemm/ptx/cluster.cuh>
+#include <bwgemm/ptx/global.cuh>
 #include <bwgemm/ptx/mbarrier.cuh>
 #include <bwgemm/ptx/misc.cuh>
 
@@ -211,6 +216,109 @@ TEST(EmuRuntime, ClusterVectorLoadRefusesAMisalignedAddress) {
                                           cluster_vector_read_misaligned, out.data());
   ASSERT_FALSE(r.ok);
   EXPECT_NE(r.message.find("ld.shared::cluster.v4.f32"), std::string::npos) << r.message;
+}
+
+// The packed conversions on hand-worked bit patterns (IEEE binary16 and bfloat16, round to nearest even): one
+// thread converts pairs and stores them with one 256-bit store; a misaligned 256-bit store is refused.
+__global__ void packed_conversions(uint32_t* out, const float* in, int pairs) {
+  uint32_t v[8];
+  for (int i = 0; i < pairs; ++i) v[i] = ptx::cvt_rn_f16x2_f32(in[2 * i], in[2 * i + 1]);
+  ptx::st_global_256<ptx::L1Store::kNoAllocate>(out, v);
+  for (int i = 0; i < pairs; ++i) v[i] = ptx::cvt_rn_bf16x2_f32(in[2 * i], in[2 * i + 1]);
+  ptx::st_global_256(out + 8, v);
+}
+
+TEST(EmuRuntime, PackedConversionsRoundToNearestEven) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  // (lo, hi) pairs; expected words worked out by hand from the formats (lo in bits 0-15).
+  const std::vector<float> in = {
+      1.0f,
+      -2.0f,  // f16 0x3C00, 0xC000   bf16 0x3F80, 0xC000
+      65504.0f,
+      65520.0f,  // f16 max 0x7BFF, rounds to inf 0x7C00   bf16 0x4780 (0x477FE000 rounds up), 0x4780
+      std::ldexp(1.0f, -24),
+      std::ldexp(1.0f, -25),  // f16 smallest subnormal 0x0001, tie to even 0x0000   bf16 0x3380, 0x3300
+      std::ldexp(3.0f, -25),
+      1.0f +
+          std::ldexp(1.0f, -11),  // f16 0x0002 (tie up to even), 0x3C00 (tie to even)   bf16 0x33C0, 0x3F80
+      1.0f + std::ldexp(3.0f, -11),
+      1.0f + std::ldexp(1.0f, -8),  // f16 0x3C02 (tie up), 0x3C04   bf16 0x3F80, 0x3F80 (tie to even)
+      1.0f + std::ldexp(3.0f, -8),
+      -inf,  // f16 0x3C0C, 0xFC00   bf16 0x3F82 (tie up), 0xFF80
+      nan,
+      0.0f,  // f16 0x7FFF, 0x0000   bf16 0x7FFF, 0x0000
+      -0.0f,
+      1e-40f,  // f16 0x8000, 0x0000   bf16 0x8000, 1e-40 = 0x000116C2 -> 0x0001
+  };
+  const uint32_t want_f16[8] = {0xC0003C00u, 0x7C007BFFu, 0x00000001u, 0x3C000002u,
+                                0x3C043C02u, 0xFC003C0Cu, 0x00007FFFu, 0x00008000u};
+  const uint32_t want_bf16[8] = {0xC0003F80u, 0x47804780u, 0x33003380u, 0x3F8033C0u,
+                                 0x3F803F80u, 0xFF803F82u, 0x00007FFFu, 0x00018000u};
+  alignas(32) uint32_t out[16] = {};
+  const EmuResult r =
+      bwgemm::emu::launch(config({1, 1, 1}, {1, 1, 1}), packed_conversions, out, in.data(), 8);
+  ASSERT_TRUE(r.ok) << r.message;
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(out[i], want_f16[i]) << "f16 pair " << i << ": 0x" << std::hex << out[i];
+    EXPECT_EQ(out[8 + i], want_bf16[i]) << "bf16 pair " << i << ": 0x" << std::hex << out[8 + i];
+  }
+}
+
+// The same conversions against CUDA's own host conversions (cuda_fp16.h / cuda_bf16.h, an independent
+// implementation) on 2^16 bit patterns spread over every exponent, both signs, subnormals, infinities, NaNs.
+__global__ void convert_many(uint32_t* f16, uint32_t* bf16, const float* in, int pairs) {
+  for (int i = 0; i < pairs; ++i) {
+    f16[i] = ptx::cvt_rn_f16x2_f32(in[2 * i], in[2 * i + 1]);
+    bf16[i] = ptx::cvt_rn_bf16x2_f32(in[2 * i], in[2 * i + 1]);
+  }
+}
+
+TEST(EmuRuntime, PackedConversionsMatchTheToolkitsHostConversions) {
+  std::vector<float> in(1 << 16);
+  uint32_t state = 12345u;
+  for (size_t i = 0; i < in.size(); ++i) {
+    state = state * 1664525u + 1013904223u;  // every bit pattern is as likely: all exponents, NaNs included
+    uint32_t bits = state;
+    if (i % 4 == 1)
+      bits = (bits & 0x80001FFFu) | 0x38000000u | ((state >> 13) & 0x07800000u);  // near f16 range
+    std::memcpy(&in[i], &bits, sizeof(bits));
+  }
+  const int pairs = static_cast<int>(in.size() / 2);
+  std::vector<uint32_t> f16(pairs), bf16(pairs);
+  const EmuResult r = bwgemm::emu::launch(config({1, 1, 1}, {1, 1, 1}), convert_many, f16.data(), bf16.data(),
+                                          in.data(), pairs);
+  ASSERT_TRUE(r.ok) << r.message;
+  int checked = 0;
+  for (int i = 0; i < pairs; ++i) {
+    for (int h = 0; h < 2; ++h) {
+      const float x = in[2 * i + h];
+      const uint16_t got_h = static_cast<uint16_t>(f16[i] >> (16 * h)),
+                     got_b = static_cast<uint16_t>(bf16[i] >> (16 * h));
+      if (std::isnan(x)) {  // the instructions give the canonical NaN; the host functions keep a NaN
+        EXPECT_EQ(got_h, 0x7FFF);
+        EXPECT_EQ(got_b, 0x7FFF);
+        continue;
+      }
+      ASSERT_EQ(got_h, __half_as_ushort(__float2half_rn(x))) << "f16 of " << x;
+      ASSERT_EQ(got_b, __bfloat16_as_ushort(__float2bfloat16_rn(x))) << "bf16 of " << x;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 60000);
+}
+
+__global__ void misaligned_wide_store(uint32_t* out) {
+  const uint32_t v[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  ptx::st_global_256(out + 4, v);  // 16 bytes past a 32-byte boundary
+}
+
+TEST(EmuRuntime, WideStoreRefusesAMisalignedAddress) {
+  alignas(32) uint32_t out[16] = {};
+  const EmuResult r = bwgemm::emu::launch(config({1, 1, 1}, {1, 1, 1}), misaligned_wide_store, out);
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.message.find("st.global.v8.b32"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("not 32-byte aligned"), std::string::npos) << r.message;
+  for (uint32_t w : out) EXPECT_EQ(w, 0u) << "a refused store wrote memory";
 }
 
 // mbarrier phases: 4 warps arrive (one elected lane each) on a count-4 barrier twice; waiter threads see

@@ -54,7 +54,15 @@ if(MODE STREQUAL "ptx")
     "shfl.sync.idx"
     "trap"
     "ex2.approx.ftz.f32"
-    "rcp.approx.ftz.f32")
+    "rcp.approx.ftz.f32"
+    "cvt.rn.f16x2.f32"
+    "cvt.rn.bf16x2.f32"
+    "ld.shared::cluster.v4.f32")
+  if(WIDE_STORES)  # PTX ISA 8.8 (CUDA 12.9+): ptx/global.cuh's 256-bit form
+    list(APPEND present "st.global.v8.b32" "st.global.L1::no_allocate.v8.b32")
+  else()
+    list(APPEND present "st.global.v4.b32" "st.global.L1::no_allocate.v4.b32")
+  endif()
   foreach(rank 1 2 3 4 5)
     foreach(mods "" ".L2::cache_hint" ".cta_group::2" ".cta_group::2.L2::cache_hint" ".multicast::cluster"
                  ".multicast::cluster.L2::cache_hint" ".multicast::cluster.cta_group::2"
@@ -131,7 +139,11 @@ elseif(MODE STREQUAL "sass" OR MODE STREQUAL "sass_scale_vec_4x")
       "LDS\\.128"                             # ld.shared.b128 of the CLC response
       "FENCE\\.VIEW\\.ASYNC\\.S"               # fence.proxy.async.shared::cta
       "BAR\\.SYNC" "BAR\\.ARV" "SHFL\\.IDX" "BPT\\.TRAP"
-      "MUFU\\.EX2" "MUFU\\.RCP")                  # ex2.approx, rcp.approx (ptx/math.cuh)
+      "MUFU\\.EX2" "MUFU\\.RCP"                   # ex2.approx, rcp.approx (ptx/math.cuh)
+      "F2FP\\.F16\\.F32\\.PACK_AB" "F2FP\\.BF16\\.F32\\.PACK_AB")  # cvt.rn.{f16,bf16}x2.f32 (ptx/global.cuh)
+    if(WIDE_STORES)
+      list(APPEND counted "STG\\.E\\.ENL2\\.256=1" "STG\\.E\\.NA\\.ENL2\\.256=1")  # st_global_256, both policies
+    endif()
   endif()
   set(literal FALSE)
 else()

@@ -77,6 +77,14 @@ __global__ void __cluster_dims__(2, 1, 1) cluster_kernel(uint32_t* out) {
   sink(out, 4, ptx::ld_shared_cluster_v4_f32(ptx::mapa_shared_cluster(ptx::dynamic_smem_base(), 1u)).x);
 }
 
+// ---- conversions and wide global stores ----------------------------------------------------------------
+__global__ void global_store_kernel(uint32_t* out, float a, float b) {
+  const uint32_t h = ptx::cvt_rn_f16x2_f32(a, b), bf = ptx::cvt_rn_bf16x2_f32(a, b);
+  const uint32_t v[8] = {h, bf, h ^ 1u, bf ^ 1u, h ^ 2u, bf ^ 2u, h ^ 3u, bf ^ 3u};
+  ptx::st_global_256(out, v);
+  ptx::st_global_256<ptx::L1Store::kNoAllocate>(out + 8, v);
+}
+
 // ---- TMA -----------------------------------------------------------------------------------------------
 template <int CtaGroup>
 __device__ void tma_all_ranks(const CUtensorMap* tm, uint32_t dst, uint32_t bar, int32_t x) {

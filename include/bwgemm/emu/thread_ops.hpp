@@ -77,6 +77,10 @@ void cluster_wait();
 
 uint32_t mapa_shared_cluster(uint32_t addr, uint32_t cta_rank);
 
+// st.global.v8.b32 (with .L1::no_allocate or not: the emulator has no L1): 32 bytes to dst, which must be
+// 32-byte aligned.
+void st_global_256(void* dst, const uint32_t (&v)[8], bool no_allocate);
+
 // ld.shared::cluster.v4.f32: 16 bytes of any CTA of the executing cluster (bounds- and alignment-checked).
 ptx::Float4 ld_shared_cluster_v4_f32(uint32_t addr);
 

@@ -3,6 +3,7 @@
 
 #include <bwgemm/ptx/clc.cuh>
 #include <bwgemm/ptx/cluster.cuh>
+#include <bwgemm/ptx/global.cuh>
 #include <bwgemm/isa/descriptors.hpp>
 #include <bwgemm/ptx/math.cuh>
 #include <bwgemm/ptx/mbarrier.cuh>
