@@ -32,6 +32,7 @@ void issue_try_cancel(uint32_t response_smem, uint32_t bar, bool multicast) {
   const uint32_t response_offset = response_smem & kSharedOffsetMask;
   const uint32_t bar_offset = bar & kSharedOffsetMask;
   AsyncOp op;
+  if (m.cfg.clc_in_issue_order) op.queue = &issuer.clc_queue;  // LaunchConfig::clc_in_issue_order says why
   op.what = std::string(what) + " responding at " + describe_shared(response_smem) + m.where();
   op.run = [targets, response_offset, bar_offset, what = op.what] {
     Machine& mm = machine();

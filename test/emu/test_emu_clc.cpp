@@ -1,12 +1,16 @@
 // Cluster launch control in the emulator: try_cancel claims clusters that have not started (in launch
 // order), multicasts the response to every CTA of the cluster, completes 16 transaction bytes on each CTA's
-// barrier, and answers "not canceled" once every cluster has started or been claimed.
+// barrier, and answers "not canceled" once every cluster has started or been claimed. One CTA's requests
+// complete in issue order; the kernels' scheduler (sm100::run_clc_scheduler, two requests in flight) never
+// loses a tile under random delays, and would under the old any-order model.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <vector>
 
 #include <bwgemm/emu/backend.hpp>
+#include <bwgemm/kernels/sm100/common.cuh>
 #include <bwgemm/ptx/ptx.cuh>
 
 namespace {
@@ -76,6 +80,71 @@ TEST(EmuClc, QueryOfAnUnwrittenResponseIsReported) {
   const auto r = bwgemm::emu::launch(cfg, clc_query_without_response);
   ASSERT_FALSE(r.ok);
   EXPECT_NE(r.message.find("no try_cancel response"), std::string::npos) << r.message;
+}
+
+// The kernels' own CLC protocol, reduced to two warps of one-CTA clusters: warp 0's elected thread runs
+// sm100::run_clc_scheduler (two try_cancel requests in flight), warp 1's elected thread walks its tiles with
+// sm100::TileStream<ClcWorkStealing, 1>, counting each, and releases every response it reads.
+struct TileLog {
+  std::vector<int> count;
+};
+
+__global__ void clc_two_in_flight(TileLog* log, int32_t tiles) {
+  namespace sm100 = bwgemm::sm100;
+  const uint32_t base = ptx::dynamic_smem_base();
+  const sm100::ClcBarriers clc{base, base + 8 * sm100::kClcStages, base + 16 * sm100::kClcStages};
+  const uint32_t warp = ptx::warp_idx();
+  if (warp == 0 && ptx::elect_one_sync()) {
+    for (uint32_t i = 0; i < static_cast<uint32_t>(sm100::kClcStages); ++i) {
+      ptx::mbarrier_init(clc.full_at(i), 1);
+      ptx::mbarrier_init(clc.empty_at(i), 1);  // one consuming warp
+    }
+    ptx::fence_mbarrier_init();
+  }
+  ptx::sync_threads();
+  if (warp == 0) {
+    if (ptx::elect_one_sync()) sm100::run_clc_scheduler<1>(clc);
+  } else if (ptx::elect_one_sync()) {
+    sm100::TileStream<bwgemm::sched::ClcWorkStealing, 1> ts(static_cast<int32_t>(ptx::cluster_id().x),
+                                                            static_cast<int32_t>(ptx::cluster_grid_shape().x),
+                                                            tiles, clc);
+    for (; ts.valid(); ts.next(true)) ++log->count[static_cast<size_t>(ts.tile)];
+  }
+}
+
+// How many tiles of `tiles` were computed 0 times or more than once, for one seed of random async delays.
+int lost_or_repeated_tiles(bool in_issue_order, uint64_t seed, int tiles) {
+  TileLog log;
+  log.count.assign(static_cast<size_t>(tiles), 0);
+  bwgemm::emu::LaunchConfig cfg;
+  cfg.grid = {static_cast<uint32_t>(tiles), 1, 1};
+  cfg.block = {64, 1, 1};
+  cfg.dynamic_smem_bytes = 128;
+  cfg.max_resident_clusters = 3;
+  cfg.max_async_delay_steps = 40;
+  cfg.seed = seed;
+  cfg.clc_in_issue_order = in_issue_order;
+  const auto r = bwgemm::emu::launch(cfg, clc_two_in_flight, &log, tiles);
+  EXPECT_TRUE(r.ok) << r.message;
+  int bad = 0;
+  for (int c : log.count) bad += c != 1;
+  return bad;
+}
+
+TEST(EmuClc, TwoRequestsInFlightNeverLoseATileInIssueOrder) {
+  for (uint64_t seed = 1; seed <= 60; ++seed)
+    EXPECT_EQ(lost_or_repeated_tiles(true, seed, 24), 0) << "seed " << seed;
+}
+
+// The model before (one CTA's requests answered in any order): a later request can claim the last cluster
+// while the earlier one answers "none left", and the consumers, stopping at that first answer, never
+// compute the claimed cluster's tile. Some seed of the 60 must show it (the emulator is deterministic per
+// seed), or this model would not be the one the kernels' scheduler needs ruled out.
+TEST(EmuClc, TheAnyOrderModelWouldLoseTiles) {
+  int seeds_losing = 0;
+  for (uint64_t seed = 1; seed <= 60; ++seed) seeds_losing += lost_or_repeated_tiles(false, seed, 24) > 0;
+  EXPECT_GT(seeds_losing, 0);
+  std::printf("any-order model: %d of 60 seeds lost or repeated a tile\n", seeds_losing);
 }
 
 }  // namespace

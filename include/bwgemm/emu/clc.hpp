@@ -1,6 +1,7 @@
 // Cluster launch control in the emulator (ptx/clc.cuh), PTX ISA 9.7.13 "clusterlaunchcontrol".
 //
-// try_cancel is asynchronous: when it completes it claims the next cluster of the launch (in launch order)
+// try_cancel is asynchronous (one CTA's requests complete in issue order: LaunchConfig::clc_in_issue_order):
+// when it completes it claims the next cluster of the launch (in launch order)
 // that has not started, so that cluster never runs, and writes a 16-byte response (canceled + the first
 // CTA's %ctaid, or "not canceled" when every cluster has started) to the response address, then performs
 // complete_tx of 16 bytes on the barrier; the .multicast::cluster::all form does both in every CTA of the

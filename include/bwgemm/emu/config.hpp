@@ -33,9 +33,17 @@ struct LaunchConfig {
   std::size_t stack_bytes = 256 * 1024;
   // 0: asynchronous operations (TMA, tcgen05.mma/cp/commit, CLC) complete at the next scheduling point.
   // N > 0: each completes after a random number of scheduler steps in [0, N] (seeded by `seed`), TMA and
-  // CLC operations in any order, tcgen05 operations of one thread in issue order. Exposes missing waits.
+  // CLC requests of different CTAs in any order, one CTA's CLC requests in issue order (clc_in_issue_order),
+  // tcgen05 operations of one thread in issue order. Exposes missing waits.
   uint32_t max_async_delay_steps = 0;
   uint64_t seed = 1;
+  // One CTA's clusterlaunchcontrol.try_cancel requests complete in the order it issued them (with random
+  // delays too: a request is never due before its predecessor). The ISA text does not say; the hardware
+  // evidence does: seed 004's scheduler keeps two requests in flight and stops at the first "not canceled"
+  // answer, which loses a tile unless answers come in issue order, and it ran correctly on a B200; CUTLASS's
+  // sm100 CLC pipeline is multi-stage the same way. false: the model before (any order), kept for the test
+  // that shows what it breaks (test/emu/test_emu_clc.cpp).
+  bool clc_in_issue_order = true;
   // Additionally yield every N calls into the emulator (0: only at blocking points).
   uint32_t yield_every_calls = 0;
   // Stop with a report after this many fiber resumptions (a livelock guard; 0: no limit).

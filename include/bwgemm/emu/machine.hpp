@@ -117,6 +117,7 @@ struct Cta {
   std::map<uint32_t, MbarrierState> mbarriers;  // by shared-window offset
   TensorMemory tmem;
   bool tmem_permit_relinquished = false;
+  char clc_queue = 0;  // its address names this CTA's in-order queue of CLC requests (AsyncOp::queue)
 
   ~Cta() { std::free(smem); }
 };

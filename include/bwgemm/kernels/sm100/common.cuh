@@ -31,7 +31,7 @@ using hw::kTmemLanesPerWarp;
 using hw::kTmemMaxColumns;
 using hw::kTmemMinAllocColumns;
 using hw::kWarpSize;
-inline constexpr int kClcStages = 2;  // CLC responses in flight (seed 004)
+inline constexpr int kClcStages = 2;  // CLC requests and responses in flight (seed 004)
 inline constexpr int kClcResponseBytes = static_cast<int>(ptx::kClcResponseBytes);  // a .b128 response
 
 // Smallest legal tcgen05.alloc column count holding `used` columns.
@@ -227,26 +227,39 @@ struct TileStream {
   }
 };
 
-// The scheduler warp of the even CTA (CLC only, one elected thread): keeps asking the hardware for a
-// not-yet-started cluster to cancel, one response slot ahead, until the answer is "none left".
+// The scheduler warp of the even CTA (CLC only, one elected thread): keeps kClcStages try_cancel requests in
+// flight (seed 004's scheme), each into a response slot the consumers have released, and stops issuing at the
+// first "none left" answer; then waits for the requests still in flight, so that no response lands in a CTA
+// that has gone. The consumers read the slots in issue order and stop at that same first "none left": they
+// lose no tile because one CTA's requests complete in issue order (every later answer is "none left" too),
+// which the hardware does (seed 004 ran correctly on a B200 this way) and the emulator models
+// (emu::LaunchConfig::clc_in_issue_order).
 template <int CtaGroup>
 BWGEMM_DEVICE void run_clc_scheduler(const ClcBarriers& clc) {
-  PipelineState<kClcStages> st;
+  PipelineState<kClcStages> issue, answer;
+  int in_flight = 0;
+  bool none_left = false;
   for (;;) {
-    ptx::mbarrier_wait_parity(clc.empty_at(st.index), st.producer_parity());
-    // Each CTA's copy of the response completes 16 bytes on its own barrier at the same offset.
-    for (uint32_t rank = 0; rank < static_cast<uint32_t>(CtaGroup); ++rank)
-      ptx::mbarrier_arrive_expect_tx_cluster(ptx::mapa_shared_cluster(clc.full_at(st.index), rank),
-                                             kClcResponseBytes);
-    if constexpr (CtaGroup == 2) {
-      ptx::clc_try_cancel_multicast(clc.response_at(st.index), clc.full_at(st.index));
-    } else {
-      ptx::clc_try_cancel(clc.response_at(st.index), clc.full_at(st.index));
+    while (!none_left && in_flight < kClcStages) {
+      ptx::mbarrier_wait_parity(clc.empty_at(issue.index), issue.producer_parity());
+      // Each CTA's copy of the response completes 16 bytes on its own barrier at the same offset.
+      for (uint32_t rank = 0; rank < static_cast<uint32_t>(CtaGroup); ++rank)
+        ptx::mbarrier_arrive_expect_tx_cluster(ptx::mapa_shared_cluster(clc.full_at(issue.index), rank),
+                                               kClcResponseBytes);
+      if constexpr (CtaGroup == 2) {
+        ptx::clc_try_cancel_multicast(clc.response_at(issue.index), clc.full_at(issue.index));
+      } else {
+        ptx::clc_try_cancel(clc.response_at(issue.index), clc.full_at(issue.index));
+      }
+      issue.advance();
+      ++in_flight;
     }
-    ptx::mbarrier_wait_parity(clc.full_at(st.index), st.consumer_parity());
-    const bool canceled = ptx::clc_query(clc.response_at(st.index)).is_canceled;
-    st.advance();
-    if (!canceled) break;  // every consumer reads this same "none left" answer and stops
+    if (in_flight == 0) break;
+    // The oldest request's answer.
+    ptx::mbarrier_wait_parity(clc.full_at(answer.index), answer.consumer_parity());
+    if (!ptx::clc_query(clc.response_at(answer.index)).is_canceled) none_left = true;
+    answer.advance();
+    --in_flight;
   }
 }
 
