@@ -155,6 +155,11 @@ TYPED_TEST_P(GemmContract, BatchWithStridesPaddingAndBeta) {
       Data::kRealistic, 41);
   check_gemm<Backend, Cfg, __half>(
       GemmProblem{72, 64, 80, 2, bwgemm::BLayout::kColumnMajorKxN, 1.0f, -1.0f, 16, 8}, Data::kExact, 42);
+  // D = A·B (the functor not called) with batches 16 bytes off a 32-byte boundary: the 128-bit stores of
+  // an interior chunk; the cases above with 32-byte-aligned rows take the 256-bit ones (sm_100a).
+  check_gemm<Backend, Cfg, __half>(GemmProblem{Cfg::kClusterBlockM, 2 * Cfg::kBlockN, 64, 2,
+                                               bwgemm::BLayout::kColumnMajorKxN, 1.0f, 0.0f, 0, 8},
+                                   Data::kExact, 43);
 }
 
 // The Config's entry point applies bwgemm::validate before anything else and writes nothing when it

@@ -21,6 +21,7 @@
 namespace bwgemm_test {
 
 inline constexpr size_t kGuardBytes = 4096;
+inline constexpr size_t kDeviceAlignment = 256;  // cudaMalloc's alignment, kept by the emulated buffers
 inline constexpr uint8_t kGuardByte = 0xA7;
 
 inline constexpr uint8_t kPoisonByte = 0xFF;  // 0xFFFF / 0xFFFFFFFF: a NaN in fp16, bf16 and fp32
@@ -62,8 +63,11 @@ class DeviceBytes {
   explicit DeviceBytes(size_t bytes) : bytes_(bytes) {
     const size_t total = bytes + 2 * kGuardBytes;
 #if BWGEMM_EMULATION
-    storage_.assign(total + 16, kGuardByte);
-    base_ = storage_.data() + (16 - reinterpret_cast<uintptr_t>(storage_.data()) % 16) % 16;
+    // 256-byte aligned, as cudaMalloc's memory is (the kernels take 32-byte-aligned paths where they can).
+    storage_.assign(total + kDeviceAlignment, kGuardByte);
+    base_ = storage_.data() +
+            (kDeviceAlignment - reinterpret_cast<uintptr_t>(storage_.data()) % kDeviceAlignment) %
+                kDeviceAlignment;
 #else
     EXPECT_EQ(cudaMalloc(&base_, total), cudaSuccess);
     EXPECT_EQ(cudaMemset(base_, kGuardByte, total), cudaSuccess);

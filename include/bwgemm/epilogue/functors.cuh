@@ -42,6 +42,20 @@ inline bool reads_source(const LinearCombination& f) {
   return f.beta != 0.0f;
 }
 
+// Whether functor `f` returns the accumulator unchanged (out = acc), so that a kernel may store the
+// accumulator without calling it: Identity always, LinearCombination with alpha == 1 and beta == 0 (the
+// plain D = A·B); a user functor never (it is always called).
+template <class F>
+constexpr bool is_identity(const F& /*f*/) {
+  return false;
+}
+inline bool is_identity(const Identity& /*f*/) {
+  return true;
+}
+inline bool is_identity(const LinearCombination& f) {
+  return f.alpha == 1.0f && f.beta == 0.0f;
+}
+
 // out = silu(gate) * up,  silu(x) = x / (1 + e^-x) = x * sigmoid(x). (The dual GEMM applies its
 // per-tensor scales first: gate = alpha1 * A·B1ᵀ, up = alpha2 * A·B2ᵀ.)
 // e^-x is computed as 2^(-x * log2 e) with ex2.approx and the reciprocal with rcp.approx: relative error

@@ -12,6 +12,8 @@
 #include <type_traits>
 
 #include "bwgemm/base/macros.hpp"
+#include "bwgemm/formats/bits.cuh"
+#include "bwgemm/ptx/global.cuh"
 
 namespace bwgemm::epi {
 
@@ -32,17 +34,58 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE uint32_t pack_two(float lo, float hi) {
   return static_cast<uint32_t>(a) | (static_cast<uint32_t>(b) << 16);
 }
 
-// Stores v[0..7] at dst[0..7]; dst must be 16-byte aligned (32-byte for fp32 is not required: two
-// 16-byte stores).
+// Two fp32 values as two 16-bit outputs in one word with one packed conversion (cvt.rn.{f16,bf16}x2.f32,
+// round to nearest even: the same bits as pack_two), low half first.
+template <class Out>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE uint32_t pack2(float lo, float hi) {
+  static_assert(std::is_same_v<Out, __half> || std::is_same_v<Out, __nv_bfloat16>, "16-bit outputs only");
+  if constexpr (std::is_same_v<Out, __half>) {
+    return ptx::cvt_rn_f16x2_f32(lo, hi);
+  } else {
+    return ptx::cvt_rn_bf16x2_f32(lo, hi);
+  }
+}
+
+// Stores v[0..7] at dst[0..7]; dst must be 16-byte aligned (fp32: two 16-byte stores).
 template <class Out>
 BWGEMM_DEVICE BWGEMM_FORCEINLINE void store8(Out* dst, const float (&v)[kStoreVector]) {
   if constexpr (std::is_same_v<Out, float>) {
     reinterpret_cast<float4*>(dst)[0] = float4{v[0], v[1], v[2], v[3]};
     reinterpret_cast<float4*>(dst)[1] = float4{v[4], v[5], v[6], v[7]};
   } else {
-    const uint4 packed{pack_two<Out>(v[0], v[1]), pack_two<Out>(v[2], v[3]), pack_two<Out>(v[4], v[5]),
-                       pack_two<Out>(v[6], v[7])};
+    const uint4 packed{pack2<Out>(v[0], v[1]), pack2<Out>(v[2], v[3]), pack2<Out>(v[4], v[5]),
+                       pack2<Out>(v[6], v[7])};
     *reinterpret_cast<uint4*>(dst) = packed;
+  }
+}
+
+// Stores v[0..N-1] at dst[0..N-1], N a multiple of 16 (32 bytes of 16-bit outputs): with `aligned32`
+// (dst 32-byte aligned) in 256-bit stores that do not allocate in L1 (ptx::st_global_256; seed 004's
+// epilogue store), otherwise in 128-bit stores; dst is at least 16-byte aligned.
+template <class Out, int N>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void store_row(Out* dst, const float (&v)[N], bool aligned32) {
+  static_assert(N % 16 == 0, "store_row stores whole 32-byte units of 16-bit outputs");
+  constexpr int kWords = N * static_cast<int>(sizeof(Out)) / 4;
+  uint32_t w[kWords];
+#pragma unroll
+  for (int i = 0; i < kWords; ++i) {
+    if constexpr (std::is_same_v<Out, float>) {
+      w[i] = f32_to_bits(v[i]);
+    } else {
+      w[i] = pack2<Out>(v[2 * i], v[2 * i + 1]);
+    }
+  }
+  uint32_t* const out = reinterpret_cast<uint32_t*>(dst);
+  if (aligned32) {
+#pragma unroll
+    for (int i = 0; i < kWords; i += 8) {
+      const uint32_t part[8] = {w[i], w[i + 1], w[i + 2], w[i + 3], w[i + 4], w[i + 5], w[i + 6], w[i + 7]};
+      ptx::st_global_256<ptx::L1Store::kNoAllocate>(out + i, part);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < kWords; i += 4)
+      *reinterpret_cast<uint4*>(out + i) = uint4{w[i], w[i + 1], w[i + 2], w[i + 3]};
   }
 }
 

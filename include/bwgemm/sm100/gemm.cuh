@@ -84,6 +84,10 @@ struct Gemm {
                               a.b_layout);
     p.b = Cfg::b_operand(a.b_layout);
     p.b_mn_major = kxn;
+    p.identity = epi::is_identity(a.epilogue);
+    constexpr int64_t kOutBytes = sizeof(Out);
+    p.d_aligned32 = reinterpret_cast<uintptr_t>(a.d) % 32 == 0 && st.ldd * kOutBytes % 32 == 0 &&
+                    st.batch_stride_d * kOutBytes % 32 == 0;
     return host::launch_tile_kernel<Cfg>(&gemm_kernel<Cfg>, p, stream);
   }
 };

@@ -45,36 +45,44 @@ struct GemmParams {
   int32_t m = 0, n = 0, k = 0;
   sched::TileGrid tiles{};
   int32_t num_clusters = 0;
-  uint32_t idesc = 0;       // Cfg::instr_desc(input type, B layout)
-  GemmBOperand b{};         // Cfg::b_operand(B layout)
-  bool b_mn_major = false;  // B is K x N row-major: loaded in N chunks
-  bool read_c = false;      // the epilogue takes C (epi::reads_source)
+  uint32_t idesc = 0;        // Cfg::instr_desc(input type, B layout)
+  GemmBOperand b{};          // Cfg::b_operand(B layout)
+  bool b_mn_major = false;   // B is K x N row-major: loaded in N chunks
+  bool read_c = false;       // the epilogue takes C (epi::reads_source)
+  bool identity = false;     // the functor returns the accumulator unchanged (epi::is_identity): not called
+  bool d_aligned32 = false;  // every row of D starts 32-byte aligned: 256-bit stores
   typename Cfg::Epilogue epilogue{};
 };
 
 namespace detail {
 
-// Applies the functor to 8 accumulator columns (and 8 values of C) and stores them to D.
+// The functor over 8 accumulator columns (and 8 values of C when the call reads it) into out[0..7].
 template <class Cfg>
-BWGEMM_DEVICE BWGEMM_FORCEINLINE void gemm_epilogue8(const GemmParams<Cfg>& p, const uint32_t* acc,
-                                                     typename Cfg::Out* d, const typename Cfg::Out* c) {
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void gemm_apply8(const GemmParams<Cfg>& p, const uint32_t* acc,
+                                                  const typename Cfg::Out* c, float* out) {
   using Epilogue = typename Cfg::Epilogue;
-  float out[epi::kStoreVector];
   if constexpr (std::is_invocable_v<const Epilogue&, float, float>) {
     if (p.read_c) {
       float src[epi::kStoreVector];
       epi::load8(c, src);
 #pragma unroll
       for (int i = 0; i < epi::kStoreVector; ++i) out[i] = p.epilogue(bits_to_f32(acc[i]), src[i]);
-      epi::store8(d, out);
       return;
     }
   }
   if constexpr (std::is_invocable_v<const Epilogue&, float>) {
 #pragma unroll
     for (int i = 0; i < epi::kStoreVector; ++i) out[i] = p.epilogue(bits_to_f32(acc[i]));
-    epi::store8(d, out);
   }
+}
+
+// Applies the functor to 8 accumulator columns (and 8 values of C) and stores them to D.
+template <class Cfg>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void gemm_epilogue8(const GemmParams<Cfg>& p, const uint32_t* acc,
+                                                     typename Cfg::Out* d, const typename Cfg::Out* c) {
+  float out[epi::kStoreVector];
+  gemm_apply8<Cfg>(p, acc, c, out);
+  epi::store8(d, out);
 }
 
 }  // namespace detail
@@ -131,15 +139,33 @@ struct GemmRoles {
     };
   }
 
-  // Row `row` of the tile (inside M): the functor over 8 columns at a time, whole vectors inside N.
+  // Row `row` of the tile (inside M), kEpilogueColumns columns at a time. A chunk inside N (every chunk of
+  // an interior tile) is stored whole, without per-vector bounds checks, in 256-bit stores where D's rows
+  // are 32-byte aligned; with the identity functor (D = A·B) the accumulator goes straight to the packed
+  // conversion. A chunk that crosses N (the last tile column) is stored 8 columns at a time up to N (a
+  // multiple of 8).
   BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>&, const sched::TileCoord& t, int32_t row) const {
     using Out = typename Cfg::Out;
+    constexpr int kColumns = Cfg::kEpilogueColumns;
     Out* d_row = p.d + t.batch * p.batch_stride_d + static_cast<int64_t>(row) * p.ldd;
     const Out* c_row =
         p.read_c ? p.c + t.batch * p.batch_stride_c + static_cast<int64_t>(row) * p.ldc : nullptr;
-    return [this, d_row, c_row](int32_t col, const uint32_t(&values)[1][Cfg::kEpilogueColumns]) {
+    return [this, d_row, c_row](int32_t col, const uint32_t(&values)[1][kColumns]) {
+      if (col + kColumns <= p.n) {
+        float out[kColumns];
+        if (p.identity) {
 #pragma unroll
-      for (int v = 0; v < Cfg::kEpilogueColumns; v += epi::kStoreVector) {
+          for (int i = 0; i < kColumns; ++i) out[i] = bits_to_f32(values[0][i]);
+        } else {
+#pragma unroll
+          for (int v = 0; v < kColumns; v += epi::kStoreVector)
+            detail::gemm_apply8<Cfg>(p, values[0] + v, c_row == nullptr ? nullptr : c_row + col + v, out + v);
+        }
+        epi::store_row(d_row + col, out, p.d_aligned32);
+        return;
+      }
+#pragma unroll
+      for (int v = 0; v < kColumns; v += epi::kStoreVector) {
         if (col + v + epi::kStoreVector > p.n) break;  // N is a multiple of 8: whole vectors only
         detail::gemm_epilogue8<Cfg>(p, values[0] + v, d_row + col + v,
                                     c_row == nullptr ? nullptr : c_row + col + v);
