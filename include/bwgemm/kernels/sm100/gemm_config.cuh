@@ -88,7 +88,10 @@ struct GemmConfig : WarpRoles<1, ClusterCtas_> {  // one TMA producer warp (A an
   static constexpr int kTmemColumns = tmem_alloc_columns(kTmemColumnsUsed);
 
   // ---- epilogue ----------------------------------------------------------------------------------------
-  static constexpr int kEpilogueColumns = 32;  // columns per tcgen05.ld .32x32b.x32
+  // Columns per tensor-memory load (tcgen05.ld .32x32b.x64, or .x32 where BlockN is not a multiple of 64):
+  // the wider the load, the fewer chunk overheads per output (tools/epilogue_budget.py: the .x32 loop's 46
+  // instructions per 32 bf16 outputs against the 16 conversions and 2 stores they need).
+  static constexpr int kEpilogueColumns = BlockN_ % 64 == 0 ? 64 : 32;
 
   // ---- stages and the shared memory layout after them --------------------------------------------------
   // The most stages that fit: each costs kStageBytes plus two 8-byte barriers; the rest of the tail and the
