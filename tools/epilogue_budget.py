@@ -299,7 +299,7 @@ def main(argv):
     print("| kernel | chunk path (outputs) | tile cost | per output | widest store | packed cvt |")
     print("|---|---|---|---|---|---|")
     for kind, name, r, per_output in rows:
-        short = re.sub(r"bwgemm::(sm100::|sched::|epi::)?", "", name.split("(")[0])
+        short = re.sub(r"bwgemm::(sm100::|sched::|epi::)?", "", name[: name.index(">(") + 1] if ">(" in name else name)
         tile = r["tile"] if r["tile_loop"] else "— (one tile per CTA)"
         chunk = f"{r['chunk']} ({r['columns']})" if chunks > 1 else f"{r['chunk']} (the tile's {block_n})"
         print(f"| {short} | {chunk} | {tile} | {per_output:.2f} | {r['widest']} | {r['packed']} |")

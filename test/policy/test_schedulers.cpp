@@ -85,4 +85,48 @@ TEST(Schedulers, ClcLaunchesOneClusterPerTileAndDecodesCancelledClusters) {
   EXPECT_EQ(bwgemm::sched::ClcWorkStealing::tile_of_cancelled(14, 1), 14);
 }
 
+// FastDivmod against division: every divisor up to 4096 with numerators at and around each multiple's edges
+// and 2^31 - 1; then large divisors.
+TEST(FastDivmod, EqualsDivisionForEveryNonNegativeInt32) {
+  const int32_t kMax = 2147483647;
+  for (uint32_t d = 1; d <= 4096; ++d) {
+    const bwgemm::sched::FastDivmod f(d);
+    const int32_t di = static_cast<int32_t>(d);
+    for (int32_t n :
+         {0, 1, di - 1, di, di + 1, 2 * di - 1, 2 * di, 12345 * di + 7, kMax - di, kMax - 1, kMax}) {
+      if (n < 0) continue;
+      int32_t q = 0, r = 0;
+      f.divmod(n, q, r);
+      ASSERT_EQ(q, n / di) << n << " / " << d;
+      ASSERT_EQ(r, n % di) << n << " % " << d;
+    }
+  }
+  uint64_t state = 7;
+  for (int i = 0; i < 200000; ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const uint32_t d = 1u + static_cast<uint32_t>(state >> 33) % 0x7FFFFFFFu;
+    const int32_t n = static_cast<int32_t>((state >> 1) & 0x7FFFFFFFu);
+    const bwgemm::sched::FastDivmod f(d);
+    ASSERT_EQ(f.div(n), static_cast<int32_t>(static_cast<uint32_t>(n) / d)) << n << " / " << d;
+  }
+}
+
+// FastTileGrid visits the same tiles in the same order as TileGrid (the kernels' tile coordinates).
+TEST(FastDivmod, FastTileGridMatchesTileGrid) {
+  for (int32_t tm : {1, 2, 7, 8, 9, 31, 64})
+    for (int32_t tn : {1, 3, 16, 40})
+      for (int32_t b : {1, 3})
+        for (int32_t gm : {1, 2, 3, 8}) {
+          const TileGrid g{tm, tn, b, gm};
+          const bwgemm::sched::FastTileGrid f(g);
+          ASSERT_EQ(f.total(), g.total());
+          for (int32_t id = 0; id < g.total(); ++id) {
+            const auto a = g.tile_at(id), c = f.tile_at(id);
+            ASSERT_EQ(c.m, a.m) << tm << "x" << tn << "x" << b << " group " << gm << " id " << id;
+            ASSERT_EQ(c.n, a.n) << tm << "x" << tn << "x" << b << " group " << gm << " id " << id;
+            ASSERT_EQ(c.batch, a.batch) << tm << "x" << tn << "x" << b << " group " << gm << " id " << id;
+          }
+        }
+}
+
 }  // namespace

@@ -63,6 +63,10 @@ struct Nvfp4DualGemm {
     p.tiles = ::bwgemm::detail::config_tile_grid<Cfg>(a.m, a.n, a.batch);
     p.alpha1 = a.alpha1;
     p.alpha2 = a.alpha2;
+    p.unit_alphas = a.alpha1 == 1.0f && a.alpha2 == 1.0f;
+    constexpr int64_t kOutBytes = sizeof(typename Cfg::Out);
+    p.c_aligned32 = reinterpret_cast<uintptr_t>(a.c) % 32 == 0 && p.ldc * kOutBytes % 32 == 0 &&
+                    a.m * p.ldc * kOutBytes % 32 == 0;
     p.epilogue = a.epilogue;
     // Keep the operand more tiles re-read (B when M > N) in L2; stream the other.
     const bool keep_b = a.m > a.n;

@@ -48,7 +48,9 @@ struct Nvfp4DualGemmParams {
   int32_t num_clusters = 0;
   uint64_t cache_hint_a = 0, cache_hint_b = 0;  // ptx::kL2Evict* policies (used when Cfg::kHints != kNone)
   float alpha1 = 1.0f, alpha2 = 1.0f;           // per-tensor scales of the two products
-  typename Cfg::Epilogue epilogue{};            // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
+  bool unit_alphas = false;           // alpha1 == alpha2 == 1: the epilogue skips the two multiplies
+  bool c_aligned32 = false;           // every row of C starts 32-byte aligned: 256-bit stores
+  typename Cfg::Epilogue epilogue{};  // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
 };
 
 namespace detail {
@@ -185,18 +187,39 @@ struct Nvfp4DualGemmRoles {
     };
   }
 
-  // Row `row` of the tile (inside M): out = epilogue(alpha1 · gate, alpha2 · up), 8 columns at a time.
+  // Row `row` of the tile (inside M): out = epilogue(alpha1 · gate, alpha2 · up). A chunk inside N (every
+  // chunk of an interior tile) is stored whole without per-vector bounds checks, in 256-bit stores where C's
+  // rows are 32-byte aligned, and without the two multiplies when both alphas are 1 (a uniform branch); a
+  // chunk that crosses N is stored 8 columns at a time up to N (a multiple of 8).
   BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>&, const sched::TileCoord& t, int32_t row) const {
+    constexpr int kColumns = Cfg::kEpilogueColumns;
     typename Cfg::Out* out_row = p.c + (static_cast<int64_t>(t.batch) * p.m + row) * p.ldc;
-    return [this, out_row](int32_t col, const uint32_t(&values)[2][Cfg::kEpilogueColumns]) {
+    return [this, out_row](int32_t col, const uint32_t(&values)[2][kColumns]) {
+      const auto value = [&](int i) {
+        return p.unit_alphas
+                   ? p.epilogue(bits_to_f32(values[0][i]), bits_to_f32(values[1][i]))
+                   : p.epilogue(p.alpha1 * bits_to_f32(values[0][i]), p.alpha2 * bits_to_f32(values[1][i]));
+      };
+      if (col + kColumns <= p.n) {
+        float out[kColumns];
+        if (p.unit_alphas) {
 #pragma unroll
-      for (int v = 0; v < Cfg::kEpilogueColumns; v += epi::kStoreVector) {
+          for (int i = 0; i < kColumns; ++i)
+            out[i] = p.epilogue(bits_to_f32(values[0][i]), bits_to_f32(values[1][i]));
+        } else {
+#pragma unroll
+          for (int i = 0; i < kColumns; ++i)
+            out[i] = p.epilogue(p.alpha1 * bits_to_f32(values[0][i]), p.alpha2 * bits_to_f32(values[1][i]));
+        }
+        epi::store_row(out_row + col, out, p.c_aligned32);
+        return;
+      }
+#pragma unroll
+      for (int v = 0; v < kColumns; v += epi::kStoreVector) {
         if (col + v + epi::kStoreVector > p.n) break;  // N is a multiple of 8: whole vectors only
         float out[epi::kStoreVector];
 #pragma unroll
-        for (int i = 0; i < epi::kStoreVector; ++i)
-          out[i] =
-              p.epilogue(p.alpha1 * bits_to_f32(values[0][v + i]), p.alpha2 * bits_to_f32(values[1][v + i]));
+        for (int i = 0; i < epi::kStoreVector; ++i) out[i] = value(v + i);
         epi::store8(out_row + col + v, out);
       }
     };

@@ -58,7 +58,7 @@ struct KernelContext {
   KernelBarriers<Cfg> bars;
   uint32_t tmem = 0;  // tensor-memory base address
   int32_t cluster, num_clusters, k_iters;
-  sched::TileGrid tiles;
+  sched::FastTileGrid tiles;  // tile coordinates without runtime division (built once per CTA)
 
   BWGEMM_DEVICE Stream tile_stream() const { return Stream(cluster, num_clusters, tiles.total(), bars.clc); }
   // The shared-memory address of pipeline stage s.
@@ -174,7 +174,7 @@ BWGEMM_DEVICE void run_roles(const Roles& roles, const sched::TileGrid& tiles, i
                          static_cast<int32_t>(block_idx().x / kCtaGroup),
                          num_clusters,
                          (k + Cfg::kBlockK - 1) / Cfg::kBlockK,
-                         tiles};
+                         sched::FastTileGrid(tiles)};
 
   if (warp == Cfg::kFirstProducerWarp && elect_one_sync()) roles.prefetch_tensor_maps();
   ctx.tmem = start_kernel<Cfg>(warp, ctx.bars);
