@@ -71,6 +71,23 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void cta_group_sync() {
   }
 }
 
+// The same without the cluster barrier's release (barrier.cluster.arrive.release compiles to a GPU-scope
+// fence, MEMBAR.ALL.GPU: docs/ptx.md), for the two places where no generic-proxy write before it needs to be
+// seen by the peer after it (seed 004 uses the relaxed form at both):
+//   kernel start: the peer uses this CTA's mbarriers, whose initialisation
+//   fence.mbarrier_init.release.cluster already released to the cluster; the tensor-memory address
+//   tcgen05.alloc wrote is read by this CTA only, ordered by the CTA barrier (bar.sync) before the cluster
+//   one; kernel end: the barrier only keeps a CTA alive until its peer has finished issuing what targets it
+//   (remote arrivals, multicast); the peer reads none of this CTA's memory after it.
+template <int CtaGroup>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void cta_group_sync_relaxed() {
+  ptx::sync_threads();
+  if constexpr (CtaGroup == 2) {
+    ptx::cluster_arrive_relaxed();
+    ptx::cluster_wait();
+  }
+}
+
 // The mask of every CTA of a CTA pair (or of the single CTA) for multicast arrivals and loads.
 template <int CtaGroup>
 inline constexpr uint16_t kPairMask = static_cast<uint16_t>((1u << CtaGroup) - 1u);
@@ -177,7 +194,7 @@ BWGEMM_DEVICE uint32_t start_kernel(uint32_t warp, const KernelBarriers<Cfg>& ba
     ptx::tcgen05_relinquish_alloc_permit<Cfg::kClusterCtas>();
   }
   ptx::tcgen05_fence_before_thread_sync();
-  cta_group_sync<Cfg::kClusterCtas>();  // barriers and tensor memory of both CTAs are ready
+  cta_group_sync_relaxed<Cfg::kClusterCtas>();  // barriers and tensor memory of both CTAs are ready
   ptx::tcgen05_fence_after_thread_sync();
   return *static_cast<volatile uint32_t*>(ptx::shared_address_to_pointer(bars.tmem_base_slot));
 }
@@ -187,7 +204,7 @@ BWGEMM_DEVICE uint32_t start_kernel(uint32_t warp, const KernelBarriers<Cfg>& ba
 template <class Cfg>
 BWGEMM_DEVICE void finish_kernel(uint32_t warp, uint32_t tmem) {
   ptx::tcgen05_fence_before_thread_sync();
-  cta_group_sync<Cfg::kClusterCtas>();
+  cta_group_sync_relaxed<Cfg::kClusterCtas>();
   if (warp == Cfg::kMmaWarp) {
     ptx::tcgen05_fence_after_thread_sync();
     ptx::tcgen05_dealloc<Cfg::kClusterCtas>(tmem, Cfg::kTmemColumns);

@@ -115,16 +115,32 @@ struct Nvfp4DualGemmRoles {
       // tile's N columns to the pair.
       const int32_t m_block = m0 / Cfg::kScaleAtomRows;
       const int32_t n_block = (t.n * Cfg::kBlockN) / Cfg::kScaleAtomRows;
+      // The scales take their operand's L2 hint (Cfg::kHints): they are re-read exactly as often.
       const bool even_cta = ctx.even_cta;
-      return [this, m_block, n_block, t, even_cta](uint32_t base, uint32_t bar, int32_t kb) {
+      const uint64_t hint_a = p.cache_hint_a, hint_b = p.cache_hint_b;
+      return [this, m_block, n_block, t, even_cta, hint_a, hint_b](uint32_t base, uint32_t bar, int32_t kb) {
         const int32_t atom = kb * Cfg::kScaleAtomsPerStage;
-        ptx::tma_load<kCtaGroup>(base + Cfg::kSfaOffset, &p.tmap_sfa, bar, {0, atom, m_block, t.batch});
+        constexpr bool kHinted = Cfg::kHints != L2CacheHints::kNone;
+        if constexpr (kHinted) {
+          ptx::tma_load<kCtaGroup>(base + Cfg::kSfaOffset, &p.tmap_sfa, bar, {0, atom, m_block, t.batch},
+                                   hint_a);
+        } else {
+          ptx::tma_load<kCtaGroup>(base + Cfg::kSfaOffset, &p.tmap_sfa, bar, {0, atom, m_block, t.batch});
+        }
         if (even_cta) {
-          if constexpr (kCtaGroup == 2) {
+          if constexpr (kCtaGroup == 2 && kHinted) {
+            ptx::tma_load_multicast<2>(base + Cfg::kSfb1Offset, &p.tmap_sfb1, bar,
+                                       {0, atom, n_block, t.batch}, kPairMask<2>, hint_b);
+            ptx::tma_load_multicast<2>(base + Cfg::kSfb2Offset, &p.tmap_sfb2, bar,
+                                       {0, atom, n_block, t.batch}, kPairMask<2>, hint_b);
+          } else if constexpr (kCtaGroup == 2) {
             ptx::tma_load_multicast<2>(base + Cfg::kSfb1Offset, &p.tmap_sfb1, bar,
                                        {0, atom, n_block, t.batch}, kPairMask<2>);
             ptx::tma_load_multicast<2>(base + Cfg::kSfb2Offset, &p.tmap_sfb2, bar,
                                        {0, atom, n_block, t.batch}, kPairMask<2>);
+          } else if constexpr (kHinted) {
+            ptx::tma_load<1>(base + Cfg::kSfb1Offset, &p.tmap_sfb1, bar, {0, atom, n_block, t.batch}, hint_b);
+            ptx::tma_load<1>(base + Cfg::kSfb2Offset, &p.tmap_sfb2, bar, {0, atom, n_block, t.batch}, hint_b);
           } else {
             ptx::tma_load<1>(base + Cfg::kSfb1Offset, &p.tmap_sfb1, bar, {0, atom, n_block, t.batch});
             ptx::tma_load<1>(base + Cfg::kSfb2Offset, &p.tmap_sfb2, bar, {0, atom, n_block, t.batch});
