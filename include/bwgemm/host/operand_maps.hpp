@@ -47,6 +47,36 @@ inline Status gemm_operand_map(TensorMapDataType type, const void* data, int64_t
   return encode_tensor_map(d, out);
 }
 
+// A K x N row-major operand (N contiguous, row stride ld) as a rank-4 map of column chunks: (chunk_columns,
+// K, N / chunk_columns, batch) with strides (ld, chunk_columns, batch_stride) elements and box
+// (chunk_columns, box_k, box_chunks, 1), so that one TMA load brings box_chunks chunks of chunk_columns
+// columns x box_k rows, one after the other in shared memory (seed 004's B map: the chunk dimension's
+// stride, chunk_columns elements, is below the row stride). N must be a multiple of chunk_columns: the
+// chunk dimension clips whole chunks only, so a partial chunk would read past the row instead of zeros.
+inline Status gemm_mn_chunked_map(TensorMapDataType type, const void* data, int64_t n, int64_t k,
+                                  int64_t batch, int64_t ld, int64_t batch_stride, uint32_t chunk_columns,
+                                  uint32_t box_k, uint32_t box_chunks, TensorMapSwizzle swizzle,
+                                  CUtensorMap* out) {
+  TensorMapDesc d;
+  d.data_type = type;
+  d.rank = 4;
+  d.global_address = data;
+  d.global_dims[0] = chunk_columns;
+  d.global_dims[1] = static_cast<uint64_t>(k);
+  d.global_dims[2] = static_cast<uint64_t>(n) / chunk_columns;
+  d.global_dims[3] = static_cast<uint64_t>(batch);
+  d.global_strides_bytes[0] = static_cast<uint64_t>(ld) * 2;
+  d.global_strides_bytes[1] = static_cast<uint64_t>(chunk_columns) * 2;
+  d.global_strides_bytes[2] = static_cast<uint64_t>(batch_stride) * 2;
+  d.box_dims[0] = chunk_columns;
+  d.box_dims[1] = box_k;
+  d.box_dims[2] = box_chunks;
+  d.box_dims[3] = 1;
+  d.swizzle = swizzle;
+  d.oob_fill = TensorMapOobFill::kZero;
+  return encode_tensor_map(d, out);
+}
+
 // The TMA-store map of D: (N, M, batch) of Out with row stride ldd and batch stride batch_stride_d
 // (elements), box (box_inner, box_outer, 1), 128-byte swizzle. Stores clip at N and M.
 template <class Out>

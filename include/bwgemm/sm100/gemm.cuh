@@ -67,9 +67,15 @@ struct Gemm {
     if (kxn) {
       const TensorMapSwizzle swizzle =
           Cfg::kBMnSpanBytes == 128 ? TensorMapSwizzle::k128B : TensorMapSwizzle::k64B;
-      if (Status s =
-              ::bwgemm::detail::gemm_operand_map(type, a.b, a.n, a.k, a.batch, st.ldb, st.batch_stride_b,
-                                                 Cfg::kBChunkColumns, Cfg::kBlockK, swizzle, &p.tmap_b);
+      // One box per stage (seed 004) where N is whole chunks; otherwise one box per chunk, which clips the
+      // last chunk at N.
+      p.b_one_box = a.n % Cfg::kBChunkColumns == 0;
+      if (Status s = p.b_one_box ? ::bwgemm::detail::gemm_mn_chunked_map(
+                                       type, a.b, a.n, a.k, a.batch, st.ldb, st.batch_stride_b,
+                                       Cfg::kBChunkColumns, Cfg::kBlockK, Cfg::kBChunks, swizzle, &p.tmap_b)
+                                 : ::bwgemm::detail::gemm_operand_map(type, a.b, a.n, a.k, a.batch, st.ldb,
+                                                                      st.batch_stride_b, Cfg::kBChunkColumns,
+                                                                      Cfg::kBlockK, swizzle, &p.tmap_b);
           !s.ok())
         return s;
     } else {

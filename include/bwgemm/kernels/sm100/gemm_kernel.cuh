@@ -37,7 +37,9 @@ struct GemmParams {
   using Out = typename Cfg::Out;
   CUtensorMap tmap_a;  // (K, M, L), box (64, 128, 1), 128B swizzle
   CUtensorMap tmap_b;  // N x K: (K, N, L), box (64, BlockN / ClusterCtas, 1), 128B swizzle;
-                       // K x N: (N, K, L), box (kBChunkColumns, 64, 1), swizzle of kBMnSpanBytes
+                       // K x N: (N, K, L), box (kBChunkColumns, 64, 1), swizzle of kBMnSpanBytes; with
+                       // b_one_box (kBChunkColumns, K, N / kBChunkColumns, L), box (kBChunkColumns, 64,
+                       // kBChunks, 1)
   Out* d = nullptr;
   const Out* c = nullptr;  // read only when read_c
   int64_t ldd = 0, batch_stride_d = 0;
@@ -48,6 +50,7 @@ struct GemmParams {
   uint32_t idesc = 0;        // Cfg::instr_desc(input type, B layout)
   GemmBOperand b{};          // Cfg::b_operand(B layout)
   bool b_mn_major = false;   // B is K x N row-major: loaded in N chunks
+  bool b_one_box = false;    // and N is a multiple of kBChunkColumns: all chunks of a stage in one box
   bool read_c = false;       // the epilogue takes C (epi::reads_source)
   bool identity = false;     // the functor returns the accumulator unchanged (epi::is_identity): not called
   bool d_aligned32 = false;  // every row of D starts 32-byte aligned: 256-bit stores
@@ -114,9 +117,14 @@ struct GemmRoles {
       const int32_t k0 = kb * Cfg::kBlockK;
       ptx::tma_load<kCtaGroup>(base + Cfg::kAOffset, &p.tmap_a, bar, {k0, m0, t.batch});
       if (p.b_mn_major) {
-        for (int32_t c = 0; c < Cfg::kBChunks; ++c)
-          ptx::tma_load<kCtaGroup>(base + Cfg::kBOffset + c * Cfg::kBChunkBytes, &p.tmap_b, bar,
-                                   {n0 + c * Cfg::kBChunkColumns, k0, t.batch});
+        if (p.b_one_box) {  // the stage's kBChunks chunks as one box of the rank-4 chunk map
+          ptx::tma_load<kCtaGroup>(base + Cfg::kBOffset, &p.tmap_b, bar,
+                                   {0, k0, n0 / Cfg::kBChunkColumns, t.batch});
+        } else {
+          for (int32_t c = 0; c < Cfg::kBChunks; ++c)
+            ptx::tma_load<kCtaGroup>(base + Cfg::kBOffset + c * Cfg::kBChunkBytes, &p.tmap_b, bar,
+                                     {n0 + c * Cfg::kBChunkColumns, k0, t.batch});
+        }
       } else {
         ptx::tma_load<kCtaGroup>(base + Cfg::kBOffset, &p.tmap_b, bar, {k0, n0, t.batch});
       }
