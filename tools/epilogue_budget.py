@@ -200,8 +200,20 @@ def measure(name, instrs):
             has(cfg.block_instrs(b), r"^STG") for b in l[2])
     ]
     if not chunk_loops:
-        return None
-    head, latch, body = min(chunk_loops, key=lambda l: len(l[2]))
+        # One tile per CTA and one tensor-memory load per tile: straight-line code from the load's block to
+        # the end of the kernel (the end's barrier included).
+        ld = [b for b in range(nblocks) if has(cfg.block_instrs(b), r"^LDTM")]
+        if not ld:
+            return None
+        head = ld[0]
+        ends = [b for b in range(head, nblocks) if has(cfg.block_instrs(b), r"^EXIT")]
+        body = set(range(head, nblocks))
+        latch = max(ends) if ends else None
+        if latch is None:
+            return None
+        loops = []
+    else:
+        head, latch, body = min(chunk_loops, key=lambda l: len(l[2]))
     # The chunk's fast path: from the head to the backward branch, no C loads, the most bytes stored (an
     # interior chunk stores all its columns; a path that leaves early through a bounds check stores fewer),
     # and of those the fewest instructions (the 256-bit stores where the rows are aligned).
@@ -287,6 +299,7 @@ def main(argv):
             continue
         per_output = (r["tile"] + chunks * r["chunk"]) / block_n
         r["packed"] = "n/a" if out_type == "float" else ("yes" if r["packed"] else "no")
+        r["chunks"], r["block_n"] = chunks, block_n
         rows.append((kind, name, r, per_output))
         budget = args.max_gemm if kind == "gemm" else args.max_dual
         if budget is not None:
@@ -301,7 +314,8 @@ def main(argv):
     for kind, name, r, per_output in rows:
         short = re.sub(r"bwgemm::(sm100::|sched::|epi::)?", "", name[: name.index(">(") + 1] if ">(" in name else name)
         tile = r["tile"] if r["tile_loop"] else "— (one tile per CTA)"
-        chunk = f"{r['chunk']} ({r['columns']})" if chunks > 1 else f"{r['chunk']} (the tile's {block_n})"
+        chunk = (f"{r['chunk']} ({r['columns']})" if r["chunks"] > 1 else
+                 f"{r['chunk']} (the tile's {r['block_n']})")
         print(f"| {short} | {chunk} | {tile} | {per_output:.2f} | {r['widest']} | {r['packed']} |")
     for f in failures:
         print("FAIL: " + f)

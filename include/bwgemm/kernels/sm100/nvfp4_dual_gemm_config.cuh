@@ -107,7 +107,9 @@ struct Nvfp4DualGemmConfig : WarpRoles<2, ClusterCtas_> {  // two TMA producer w
   static constexpr int kTmemColumns = tmem_alloc_columns(kTmemColumnsUsed);
 
   // ---- epilogue ----------------------------------------------------------------------------------------
-  static constexpr int kEpilogueColumns = 32;  // columns per tcgen05.ld .32x32b.x32 of each accumulator
+  // Columns per tensor-memory load of each accumulator (tcgen05.ld .32x32b.x64, or .x32 where BlockN is 32):
+  // the wider the load, the fewer chunk overheads per output (tools/epilogue_budget.py).
+  static constexpr int kEpilogueColumns = BlockN_ % 64 == 0 ? 64 : 32;
 
   // ---- shared memory layout after the stages -----------------------------------------------------------
   static constexpr int kBarrierOffset = kStages * kStageBytes;
