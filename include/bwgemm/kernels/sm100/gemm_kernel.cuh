@@ -158,7 +158,16 @@ struct GemmRoles {
     Out* d_row = p.d + t.batch * p.batch_stride_d + static_cast<int64_t>(row) * p.ldd;
     const Out* c_row =
         p.read_c ? p.c + t.batch * p.batch_stride_c + static_cast<int64_t>(row) * p.ldc : nullptr;
-    return [this, d_row, c_row](int32_t col, const uint32_t(&values)[1][kColumns]) {
+    // The fast path decided once per tile: an interior tile (every column inside N), D = A·B, aligned rows.
+    const bool fast = (t.n + 1) * Cfg::kBlockN <= p.n && p.identity && p.d_aligned32;
+    return [this, d_row, c_row, fast](int32_t col, const uint32_t(&values)[1][kColumns]) {
+      if (fast) {
+        float out[kColumns];
+#pragma unroll
+        for (int i = 0; i < kColumns; ++i) out[i] = bits_to_f32(values[0][i]);
+        epi::store_row(d_row + col, out, true);
+        return;
+      }
       if (col + kColumns <= p.n) {
         float out[kColumns];
         if (p.identity) {
