@@ -6,10 +6,14 @@
 // nvcc for sm_100a (label gpu: natively on a B200, skipping with a message elsewhere).
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include "bwgemm/dual_gemm.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_dual_gemm_configs.cuh"
+#include "bwgemm/reference/activations.hpp"
 #include "bwgemm/sm100/nvfp4_dual_gemm.cuh"
 #include "nvfp4_dual_gemm_contract.hpp"
 
@@ -52,6 +56,63 @@ TEST(Sm100Nvfp4DualGemmDefault, GpuModeCorrectnessShape) {
   ASSERT_TRUE(s.ok()) << s.to_string();
   synchronize();
   expect_nvfp4_dual_matches<__half>(o, Data::kRealistic, download_as<uint16_t>(c));
+}
+
+// Every shipped gated activation through the NVFP4 dual kernel (realistic data with gate and up spread past
+// gpt-oss's clamp limit by alpha1 = alpha2 = 4), against the double-precision reference of
+// reference/activations.hpp applied to the reference products, within the field's tolerance.
+template <class Epilogue, class Ref>
+void check_activation(const Epilogue& f, const Ref& ref, const char* what) {
+  SCOPED_TRACE(what);
+  using Cfg =
+      bwgemm::sm100::Nvfp4DualGemmConfig<64, 7, 2, bwgemm::sched::StaticPersistent>::WithEpilogue<Epilogue>;
+  const Nvfp4DualProblem pb{200, 192, 256, 1, 4.0f, 4.0f};
+  const Nvfp4DualOperands o(pb, Data::kRealistic, 81);
+  DeviceNvfp4 a(o.a), b1(o.b1), b2(o.b2);
+  DeviceBytes c(static_cast<size_t>(pb.m * pb.n * 2));
+  c.fill(kDualFillByte);
+  bwgemm::Nvfp4DualGemmArguments<typename Cfg::Out, Epilogue> args;
+  args.m = pb.m, args.n = pb.n, args.k = pb.k;
+  args.a = a.tensor(), args.b1 = b1.tensor(), args.b2 = b2.tensor();
+  args.c = reinterpret_cast<typename Cfg::Out*>(c.data());
+  args.alpha1 = pb.alpha1, args.alpha2 = pb.alpha2;
+  args.epilogue = f;
+  const bwgemm::Status s = bwgemm::sm100::Nvfp4DualGemm<Cfg>::run(args);
+  ASSERT_TRUE(s.ok()) << s.to_string();
+  synchronize();
+  const std::vector<uint16_t> got = download_as<uint16_t>(c);
+  const std::vector<float> gate = nvfp4_product(o.a, o.b1, pb.alpha1),
+                           up = nvfp4_product(o.a, o.b2, pb.alpha2);
+  int64_t bad = 0, beyond_limit = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double want = ref(gate[i], up[i]);
+    typename Cfg::Out out;
+    std::memcpy(&out, &got[i], sizeof(out));
+    const float g = bwgemm::ref::to_float(out);
+    const double w =
+        bwgemm::ref::to_float(bwgemm::ref::from_float<typename Cfg::Out>(static_cast<float>(want)));
+    beyond_limit += std::fabs(gate[i]) > 7.0f || std::fabs(up[i]) > 7.0f;
+    if (std::fabs(g - w) > 1e-3 + 1e-3 * std::fabs(w) && ++bad <= 5)
+      ADD_FAILURE() << "element " << i << ": got " << g << ", want " << w << " (gate " << gate[i] << ", up "
+                    << up[i] << ")";
+  }
+  EXPECT_EQ(bad, 0);
+  EXPECT_GT(beyond_limit, static_cast<int64_t>(got.size()) / 50)
+      << "the data should reach past the clamp limit";
+}
+
+TEST(Sm100Nvfp4DualGemmActivations, EveryShippedFunctorMatchesItsReference) {
+  BWGEMM_REQUIRE_SM100();
+  namespace epi = bwgemm::epi;
+  namespace ref = bwgemm::ref;
+  check_activation(epi::SiluMul{}, ref::silu_mul, "SiluMul");
+  check_activation(
+      epi::SiluMulClamped{}, [](double g, double u) { return ref::silu_mul_clamped(g, u, 7.0, 1.702); },
+      "SiluMulClamped (gpt-oss)");
+  check_activation(epi::GeluTanhMul{}, ref::gelu_tanh_mul, "GeluTanhMul");
+  check_activation(epi::GeluErfMul{}, ref::gelu_erf_mul, "GeluErfMul");
+  check_activation(epi::ReluSquaredMul{}, ref::relu2_mul, "ReluSquaredMul");
+  check_activation(epi::Multiply{}, ref::multiply, "Multiply");
 }
 
 #if !BWGEMM_EMULATION

@@ -8,10 +8,13 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "bwgemm/reference/activations.hpp"
+#include "bwgemm/reference/gemm.hpp"
 #include "bwgemm/sm90/dual_gemm.cuh"
 #include "dual_gemm_contract.hpp"
 
@@ -63,6 +66,69 @@ TEST(Sm90DualGemmDefault, Cluster2EntryPoint) {
        {DualProblem{1000, 1048, 1000, 1, 0, 0, 0, 0.75f, 1.25f}, DualProblem{256, 1024, 2048}})
     check_dual<bf16, bf16, bwgemm::epi::SiluMul>(
         pb, Data::kRealistic, 10, [](const auto& args) { return sm90::dual_gemm_cluster2(args); });
+}
+
+// Every shipped gated activation through the sm_90a dual kernel (uniform data scaled by alpha1 = alpha2 = 8
+// so that gate and up reach past gpt-oss's clamp limit of 7), against the double-precision reference of
+// reference/activations.hpp applied to double-precision products: |d| <= 2 bf16 roundings of the result
+// + 1e-3 · the rms of the output.
+template <class Epilogue, class Ref>
+void check_sm90_activation(const Epilogue& f, const Ref& ref, const char* what) {
+  SCOPED_TRACE(what);
+  using Cfg = sm90::DualGemmSmallM<bf16>::WithEpilogue<Epilogue>;
+  const DualProblem pb{128, 256, 256, 1, 0, 0, 0, 8.0f, 8.0f};
+  const DualOperands<bf16, bf16> o(pb, Data::kRealistic, 91);
+  DeviceBytes a(o.a.size() * 2), b1(o.b1.size() * 2), b2(o.b2.size() * 2), c(o.c_elements() * 2);
+  a.upload(o.a.data(), a.size());
+  b1.upload(o.b1.data(), b1.size());
+  b2.upload(o.b2.data(), b2.size());
+  c.fill(kDualPoisonByte);
+  bwgemm::DualGemmArguments<bf16, bf16, Epilogue> args;
+  args.m = pb.m, args.n = pb.n, args.k = pb.k;
+  args.a = reinterpret_cast<const bf16*>(a.data());
+  args.b1 = reinterpret_cast<const bf16*>(b1.data());
+  args.b2 = reinterpret_cast<const bf16*>(b2.data());
+  args.c = reinterpret_cast<bf16*>(c.data());
+  args.alpha1 = pb.alpha1, args.alpha2 = pb.alpha2;
+  args.epilogue = f;
+  const bwgemm::Status s = sm90::DualGemm<Cfg>::run(args);
+  ASSERT_TRUE(s.ok()) << s.to_string();
+  synchronize();
+  const std::vector<bf16> got = download_as<bf16>(c);
+  std::vector<double> want(static_cast<size_t>(pb.m * pb.n));
+  double sq = 0.0;
+  for (int64_t i = 0; i < pb.m; ++i)
+    for (int64_t j = 0; j < pb.n; ++j) {
+      double g = 0.0, u = 0.0;
+      for (int64_t kk = 0; kk < pb.k; ++kk) {
+        const double x = bwgemm::ref::to_float(o.a[i * o.lda + kk]);
+        g += x * bwgemm::ref::to_float(o.b1[j * o.ldb + kk]);
+        u += x * bwgemm::ref::to_float(o.b2[j * o.ldb + kk]);
+      }
+      want[i * pb.n + j] = ref(pb.alpha1 * g, pb.alpha2 * u);
+      sq += want[i * pb.n + j] * want[i * pb.n + j];
+    }
+  const double rms = std::sqrt(sq / static_cast<double>(want.size()));
+  int64_t bad = 0;
+  for (int64_t i = 0; i < pb.m; ++i)
+    for (int64_t j = 0; j < pb.n; ++j) {
+      const double w = want[i * pb.n + j], g = bwgemm::ref::to_float(got[i * o.ldc + j]);
+      if (std::fabs(g - w) > 2.0 * 0.00390625 * std::fabs(w) + 1e-3 * rms && ++bad <= 5)
+        ADD_FAILURE() << "row " << i << " col " << j << ": got " << g << ", want " << w;
+    }
+  EXPECT_EQ(bad, 0);
+}
+
+TEST(Sm90DualGemmActivations, EveryShippedFunctorMatchesItsReference) {
+  BWGEMM_REQUIRE_SM90();
+  namespace epi = bwgemm::epi;
+  namespace ref = bwgemm::ref;
+  check_sm90_activation(
+      epi::SiluMulClamped{}, [](double g, double u) { return ref::silu_mul_clamped(g, u, 7.0, 1.702); },
+      "SiluMulClamped (gpt-oss)");
+  check_sm90_activation(epi::GeluTanhMul{}, ref::gelu_tanh_mul, "GeluTanhMul");
+  check_sm90_activation(epi::GeluErfMul{}, ref::gelu_erf_mul, "GeluErfMul");
+  check_sm90_activation(epi::ReluSquaredMul{}, ref::relu2_mul, "ReluSquaredMul");
 }
 
 // The default entry point's choice (host logic: runs without a GPU), worked out by hand from the rules in

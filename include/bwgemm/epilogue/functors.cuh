@@ -6,6 +6,7 @@
 // (docs/extending.md). Functors hold their parameters by value: they travel in the kernel arguments.
 #pragma once
 
+#include <cmath>
 #include <type_traits>
 
 #include "bwgemm/base/macros.hpp"
@@ -73,6 +74,48 @@ struct SiluMul {
 // test tier uses, since its result is exact in fp32).
 struct Multiply {
   BWGEMM_HD float operator()(float gate, float up) const { return gate * up; }
+};
+
+// gpt-oss's clamped SwiGLU: gate clamped above at `limit`, up clamped to [-limit, limit],
+// out = gate · sigmoid(alpha · gate) · (up + 1) (gpt-oss: limit 7.0, alpha 1.702; the plain SiluMul is the
+// wrong function for that model). The sigmoid as in SiluMul (ex2.approx, rcp.approx). Reference:
+// ref::silu_mul_clamped (reference/activations.hpp).
+struct SiluMulClamped {
+  float limit = 7.0f;
+  float alpha = 1.702f;
+  BWGEMM_DEVICE float operator()(float gate, float up) const {
+    const float g = fminf(gate, limit);
+    const float u = fminf(fmaxf(up, -limit), limit);
+    const float sigmoid = ptx::rcp_approx(1.0f + ptx::ex2_approx(-alpha * g * SiluMul::kLog2e));
+    return g * sigmoid * (u + 1.0f);
+  }
+};
+
+// GeGLU, tanh approximation of GELU (Gemma's gelu_pytorch_tanh): 0.5 g (1 + tanh(sqrt(2/pi) (g + 0.044715
+// g^3))) · up, with the CUDA math library's tanhf. Reference: ref::gelu_tanh_mul.
+struct GeluTanhMul {
+  static constexpr float kSqrt2OverPi = 0.7978845608028654f;  // sqrt(2 / pi)
+  static constexpr float kCubic = 0.044715f;                  // the tanh approximation's cubic coefficient
+  BWGEMM_HD float operator()(float gate, float up) const {
+    return 0.5f * gate * (1.0f + tanhf(kSqrt2OverPi * (gate + kCubic * gate * gate * gate))) * up;
+  }
+};
+
+// GeGLU, exact GELU: 0.5 g (1 + erf(g / sqrt 2)) · up, with the CUDA math library's erff. Reference:
+// ref::gelu_erf_mul.
+struct GeluErfMul {
+  static constexpr float kInvSqrt2 = 0.7071067811865476f;  // 1 / sqrt(2)
+  BWGEMM_HD float operator()(float gate, float up) const {
+    return 0.5f * gate * (1.0f + erff(gate * kInvSqrt2)) * up;
+  }
+};
+
+// ReLU²-gated: max(g, 0)^2 · up. Reference: ref::relu2_mul.
+struct ReluSquaredMul {
+  BWGEMM_HD float operator()(float gate, float up) const {
+    const float r = fmaxf(gate, 0.0f);
+    return r * r * up;
+  }
 };
 
 }  // namespace bwgemm::epi
