@@ -208,6 +208,19 @@ TEST(Nvfp4DualGemmArguments, ValidCallsPass) {
   EXPECT_TRUE(bwgemm::validate(a).ok());
 }
 
+// The typed form holds the toolkit-typed pointers unchanged and validates like the raw one (that a wrong
+// element type does not compile: ctest arguments.nvfp4_typed_operands).
+TEST(Nvfp4DualGemmArguments, TypedOperandsKeepTheirPointers) {
+  const auto* data = fake_pointer<const __nv_fp4x2_e2m1>(0x100000);
+  const auto* scales = fake_pointer<const __nv_fp8_e4m3>(0x200000);
+  const bwgemm::Nvfp4Tensor t = bwgemm::nvfp4_tensor(data, scales);
+  EXPECT_EQ(t.data, static_cast<const void*>(data));
+  EXPECT_EQ(t.scales, static_cast<const void*>(scales));
+  auto a = valid_nvfp4();
+  a.a = a.b1 = a.b2 = t;
+  EXPECT_TRUE(bwgemm::validate(a).ok()) << bwgemm::validate(a).to_string();
+}
+
 TEST(Nvfp4DualGemmArguments, ShapesAndStrides) {
   auto a = valid_nvfp4();
   a.m = 0;

@@ -13,6 +13,8 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp4.h>
+#include <cuda_fp8.h>
 
 #include <cmath>
 #include <cstdint>
@@ -32,6 +34,16 @@ struct Nvfp4Tensor {
   const void* data = nullptr;    // rows x K/2 bytes per batch (16-byte aligned)
   const void* scales = nullptr;  // blocked_scale_bytes(rows, K/16, batch) bytes (16-byte aligned)
 };
+
+// An Nvfp4Tensor from the toolkit's element types: packed e2m1 pairs (cuda_fp4.h, __nv_fp4x2_e2m1: element
+// 2i in the low nibble, as bwgemm stores them) and e4m3 scales (cuda_fp8.h, __nv_fp8_e4m3) in the 128x4
+// blocked layout. Any other pointer type (the scales and the data swapped, fp16 data, ue8m0 scales) does not
+// compile (test/arguments/typed_operands). The aggregate form takes raw bytes (e.g. PyTorch's uint8 views).
+inline Nvfp4Tensor nvfp4_tensor(const __nv_fp4x2_e2m1* data, const __nv_fp8_e4m3* scales) {
+  return Nvfp4Tensor{data, scales};
+}
+template <class D, class S>
+Nvfp4Tensor nvfp4_tensor(const D*, const S*) = delete;  // not e2m1 pairs and e4m3 scales
 
 template <class Out = __half, class Epilogue = epi::SiluMul>
 struct Nvfp4DualGemmArguments {
