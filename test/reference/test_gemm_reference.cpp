@@ -6,6 +6,7 @@
 #include <random>
 #include <vector>
 
+#include "bwgemm/arguments/gemm.hpp"
 #include "bwgemm/reference/gemm.hpp"
 
 namespace {
@@ -145,6 +146,39 @@ TEST(GemmReference, IdentityAndOnes) {
   p.d = d2.data();
   bwgemm::ref::gemm(p);
   for (float v : d2) ASSERT_EQ(v, 1000.0f);
+}
+
+// The reference takes GemmArguments' defaults: B K x N unless said otherwise, and every zero leading
+// dimension and batch stride packed (the same D as with the packed values spelled out).
+TEST(GemmReference, TakesTheArgumentStructsDefaults) {
+  using RefArgs = bwgemm::ref::GemmArgs<float, float, float>;
+  EXPECT_EQ(RefArgs{}.b_layout, bwgemm::GemmArguments<__half>{}.b_layout);
+  const int64_t m = 5, n = 6, k = 7, batch = 3;
+  for (BLayout layout : {BLayout::kRowMajorKxN, BLayout::kColumnMajorKxN}) {
+    std::vector<float> a(static_cast<size_t>(batch * m * k)), b(static_cast<size_t>(batch * k * n)),
+        c(static_cast<size_t>(batch * m * n)), d0(c.size()), d1(c.size());
+    for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(static_cast<int>(i % 7) - 3);
+    for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(static_cast<int>(i % 5) - 2);
+    for (size_t i = 0; i < c.size(); ++i) c[i] = static_cast<float>(i % 3);
+    bwgemm::ref::GemmArgs<float, float, float> zeros;
+    zeros.m = m, zeros.n = n, zeros.k = k, zeros.batch = batch;
+    zeros.a = a.data(), zeros.b = b.data(), zeros.b_layout = layout, zeros.c = c.data(), zeros.d = d0.data();
+    zeros.alpha = 2.0f, zeros.beta = 0.5f;
+    bwgemm::ref::GemmArgs<float, float, float> spelled = zeros;
+    spelled.d = d1.data();
+    spelled.lda = k, spelled.batch_stride_a = m * k;
+    spelled.ldb = layout == BLayout::kRowMajorKxN ? n : k, spelled.batch_stride_b = k * n;
+    spelled.ldc = n, spelled.batch_stride_c = m * n, spelled.ldd = n, spelled.batch_stride_d = m * n;
+    bwgemm::ref::gemm(zeros);
+    bwgemm::ref::gemm(spelled);
+    EXPECT_EQ(d0, d1);
+    // And the D of batch 2 is really computed from batch 2's operands (a stride of 0 is not a broadcast).
+    float want = 0.0f;
+    for (int64_t kk = 0; kk < k; ++kk)
+      want +=
+          a[2 * m * k + kk] * (layout == BLayout::kRowMajorKxN ? b[2 * k * n + kk * n] : b[2 * k * n + kk]);
+    EXPECT_EQ(d0[2 * m * n], 2.0f * want + 0.5f * c[2 * m * n]);
+  }
 }
 
 }  // namespace

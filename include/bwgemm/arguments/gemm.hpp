@@ -46,25 +46,8 @@ struct GemmArguments {
 
 namespace detail {
 
-// The strides with their defaults filled in.
-struct GemmStrides {
-  int64_t lda, ldb, ldc, ldd, batch_stride_a, batch_stride_b, batch_stride_c, batch_stride_d;
-};
-
-template <class Args>
-GemmStrides gemm_strides(const Args& a) {
-  GemmStrides s{};
-  const bool kxn = a.b_layout == BLayout::kRowMajorKxN;
-  s.lda = a.lda == 0 ? a.k : a.lda;
-  s.ldb = a.ldb == 0 ? (kxn ? a.n : a.k) : a.ldb;
-  s.ldc = a.ldc == 0 ? a.n : a.ldc;
-  s.ldd = a.ldd == 0 ? a.n : a.ldd;
-  s.batch_stride_a = a.batch_stride_a == 0 ? a.m * s.lda : a.batch_stride_a;
-  s.batch_stride_b = a.batch_stride_b == 0 ? (kxn ? a.k : a.n) * s.ldb : a.batch_stride_b;
-  s.batch_stride_c = a.batch_stride_c == 0 ? a.m * s.ldc : a.batch_stride_c;
-  s.batch_stride_d = a.batch_stride_d == 0 ? a.m * s.ldd : a.batch_stride_d;
-  return s;
-}
+// The strides with their defaults filled in: GemmStrides and gemm_strides, base/layout.hpp (shared with the
+// host reference).
 
 }  // namespace detail
 

@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "bwgemm/formats/nvfp4.cuh"
 #include "bwgemm/base/layout.hpp"
+#include "bwgemm/formats/nvfp4.cuh"
 #include "bwgemm/reference/parallel.hpp"
 
 namespace bwgemm::ref {
@@ -46,13 +46,15 @@ inline __nv_bfloat16 from_float<__nv_bfloat16>(float x) {
   return __nv_bfloat16(r);
 }
 
+// The host reference's GEMM arguments: the fields, defaults and zero-means-packed rule of
+// bwgemm::GemmArguments (D = alpha A·B + beta C, C read only when beta != 0).
 template <class TA, class TB, class TD>
 struct GemmArgs {
   int64_t m = 0, n = 0, k = 0, batch = 1;
   const TA* a = nullptr;
   int64_t lda = 0, batch_stride_a = 0;
   const TB* b = nullptr;
-  BLayout b_layout = BLayout::kColumnMajorKxN;
+  BLayout b_layout = BLayout::kRowMajorKxN;  // GemmArguments' default
   int64_t ldb = 0, batch_stride_b = 0;
   const TD* c = nullptr;
   int64_t ldc = 0, batch_stride_c = 0;
@@ -61,8 +63,15 @@ struct GemmArgs {
   float alpha = 1.0f, beta = 0.0f;
 };
 
+// The fields mean what GemmArguments' mean, zeros included: a leading dimension or batch stride of 0 is the
+// packed one (detail::gemm_strides, base/layout.hpp).
 template <class TA, class TB, class TD>
-void gemm(const GemmArgs<TA, TB, TD>& p, int threads = 0) {
+void gemm(const GemmArgs<TA, TB, TD>& args, int threads = 0) {
+  GemmArgs<TA, TB, TD> p = args;
+  const detail::GemmStrides st = detail::gemm_strides(args);
+  p.lda = st.lda, p.ldb = st.ldb, p.ldc = st.ldc, p.ldd = st.ldd;
+  p.batch_stride_a = st.batch_stride_a, p.batch_stride_b = st.batch_stride_b;
+  p.batch_stride_c = st.batch_stride_c, p.batch_stride_d = st.batch_stride_d;
   constexpr int64_t kRowTile = 16;  // rows of A that share one pass over B (keeps B reads cache-friendly)
   std::vector<float> bt(static_cast<size_t>(p.n * p.k));
   for (int64_t l = 0; l < p.batch; ++l) {
