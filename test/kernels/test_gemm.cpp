@@ -67,5 +67,24 @@ TEST(Sm100GemmDefault, EachKernelOfTheChoice) {
       {GemmProblem{64, 264, 64}, GemmProblem{384, 264, 64}, GemmProblem{640, 264, 64}});
 }
 
+// The diagnostic switch (base/diagnostics.hpp): on, the default entry point names the Config it chose for
+// each call on stderr; off, it prints nothing. (The kernels' results are checked as above.)
+TEST(Sm100GemmDefault, DiagnosticsNameTheChosenKernel) {
+  BWGEMM_REQUIRE_SM100();
+  bwgemm::set_diagnostics(true);
+  ::testing::internal::CaptureStderr();
+  check_default_entry<Sm100, __half, __half>({GemmProblem{64, 264, 64}, GemmProblem{640, 264, 64}});
+  const std::string on = ::testing::internal::GetCapturedStderr();
+  bwgemm::set_diagnostics(false);
+  ::testing::internal::CaptureStderr();
+  check_default_entry<Sm100, __half, __half>({GemmProblem{64, 264, 64}});
+  const std::string off = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(on.find("bwgemm: bwgemm::sm100::gemm M=64 N=264 K=64 batch=1 -> sm100::GemmSmallM"),
+            std::string::npos)
+      << on;
+  EXPECT_NE(on.find("M=640 N=264 K=64 batch=1 -> sm100::GemmLargeM"), std::string::npos) << on;
+  EXPECT_EQ(off.find("bwgemm:"), std::string::npos) << off;
+}
+
 }  // namespace
 }  // namespace bwgemm_test

@@ -25,6 +25,7 @@
 #include <type_traits>
 
 #include "bwgemm/arguments/gemm.hpp"
+#include "bwgemm/base/diagnostics.hpp"
 #include "bwgemm/base/layout.hpp"
 #include "bwgemm/base/status.hpp"
 #include "bwgemm/epilogue/functors.cuh"
@@ -113,9 +114,12 @@ using GemmLargeM = GemmConfig<256, 0, 2, sched::ClcWorkStealing, epi::LinearComb
 // The sm_100a default entry point: a kernel from the shape (the table above).
 template <class In, class Out>
 Status gemm(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
-  if (args.m <= 128) return Gemm<GemmSmallM<Out>>::run(args, stream);
-  if (args.m <= 512) return Gemm<GemmMediumM<Out>>::run(args, stream);
-  return Gemm<GemmLargeM<Out>>::run(args, stream);
+  const auto report = [&](const char* choice) {
+    ::bwgemm::detail::report_choice("bwgemm::sm100::gemm", args.m, args.n, args.k, args.batch, choice);
+  };
+  if (args.m <= 128) return report("sm100::GemmSmallM"), Gemm<GemmSmallM<Out>>::run(args, stream);
+  if (args.m <= 512) return report("sm100::GemmMediumM"), Gemm<GemmMediumM<Out>>::run(args, stream);
+  return report("sm100::GemmLargeM"), Gemm<GemmLargeM<Out>>::run(args, stream);
 }
 
 }  // namespace bwgemm::sm100

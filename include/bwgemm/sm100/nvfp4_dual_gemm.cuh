@@ -22,6 +22,7 @@
 #include <cstdint>
 
 #include "bwgemm/arguments/nvfp4_dual_gemm.hpp"
+#include "bwgemm/base/diagnostics.hpp"
 #include "bwgemm/base/status.hpp"
 #include "bwgemm/epilogue/functors.cuh"
 #include "bwgemm/host/launch.hpp"
@@ -89,8 +90,13 @@ using Nvfp4DualGemmLargeM = Nvfp4DualGemmConfig<128, 5, 2, sched::ClcWorkStealin
 // The sm_100a default entry point: a kernel from the shape (the table above).
 template <class Out>
 Status dual_gemm_nvfp4(const Nvfp4DualGemmArguments<Out>& args, cudaStream_t stream = nullptr) {
-  if (args.m <= 256) return Nvfp4DualGemm<Nvfp4DualGemmSmallM<Out>>::run(args, stream);
-  return Nvfp4DualGemm<Nvfp4DualGemmLargeM<Out>>::run(args, stream);
+  const auto report = [&](const char* choice) {
+    ::bwgemm::detail::report_choice("bwgemm::sm100::dual_gemm_nvfp4", args.m, args.n, args.k, args.batch,
+                                    choice);
+  };
+  if (args.m <= 256)
+    return report("sm100::Nvfp4DualGemmSmallM"), Nvfp4DualGemm<Nvfp4DualGemmSmallM<Out>>::run(args, stream);
+  return report("sm100::Nvfp4DualGemmLargeM"), Nvfp4DualGemm<Nvfp4DualGemmLargeM<Out>>::run(args, stream);
 }
 
 }  // namespace bwgemm::sm100

@@ -33,6 +33,7 @@
 #include <type_traits>
 
 #include "bwgemm/arguments/dual_gemm.hpp"
+#include "bwgemm/base/diagnostics.hpp"
 #include "bwgemm/base/int_math.hpp"
 #include "bwgemm/base/status.hpp"
 #include "bwgemm/epilogue/functors.cuh"
@@ -140,17 +141,25 @@ constexpr DualGemmChoice dual_gemm_choice(int64_t m, int64_t n, int64_t batch) {
 
 template <class In, class Out>
 Status dual_gemm(const DualGemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
+  const auto report = [&](const char* choice) {
+    ::bwgemm::detail::report_choice("bwgemm::sm90::dual_gemm", args.m, args.n, args.k, args.batch, choice);
+  };
   switch (dual_gemm_choice(args.m, args.n, args.batch)) {
     case DualGemmChoice::kSwapAb16:
-      return SwapAbDualGemm<DualGemmSwapAb16<Out>>::run(args, stream);
+      return report("sm90::DualGemmSwapAb16 (swap AB, 16 tokens x 64 rows)"),
+             SwapAbDualGemm<DualGemmSwapAb16<Out>>::run(args, stream);
     case DualGemmChoice::kSwapAb64:
-      return SwapAbDualGemm<DualGemmSwapAb64<Out>>::run(args, stream);
+      return report("sm90::DualGemmSwapAb64 (swap AB, 64 tokens x 64 rows)"),
+             SwapAbDualGemm<DualGemmSwapAb64<Out>>::run(args, stream);
     case DualGemmChoice::kSmallM:
-      return DualGemm<DualGemmSmallM<Out>>::run(args, stream);
+      return report("sm90::DualGemmSmallM (128 x 64 pairs)"),
+             DualGemm<DualGemmSmallM<Out>>::run(args, stream);
     case DualGemmChoice::kLargeMCluster2:
-      return DualGemm<DualGemmLargeMCluster2<Out>>::run(args, stream);
+      return report("sm90::DualGemmLargeMCluster2 (128 x 128 pairs, CTA pairs)"),
+             DualGemm<DualGemmLargeMCluster2<Out>>::run(args, stream);
     default:
-      return DualGemm<DualGemmLargeM<Out>>::run(args, stream);
+      return report("sm90::DualGemmLargeM (128 x 128 pairs)"),
+             DualGemm<DualGemmLargeM<Out>>::run(args, stream);
   }
 }
 

@@ -35,6 +35,7 @@
 #include <type_traits>
 
 #include "bwgemm/arguments/gemm.hpp"
+#include "bwgemm/base/diagnostics.hpp"
 #include "bwgemm/base/int_math.hpp"
 #include "bwgemm/base/layout.hpp"
 #include "bwgemm/base/status.hpp"
@@ -140,19 +141,26 @@ constexpr GemmChoice gemm_choice(int64_t m, int64_t n, int64_t batch) {
 // The sm_90a default entry point: a kernel from the shape (gemm_choice).
 template <class In, class Out>
 Status gemm(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
+  const auto report = [&](const char* choice) {
+    ::bwgemm::detail::report_choice("bwgemm::sm90::gemm", args.m, args.n, args.k, args.batch, choice);
+  };
   switch (gemm_choice(args.m, args.n, args.batch)) {
     case GemmChoice::kSwapAb16:
-      return SwapAbGemm<GemmSwapAb16<Out>>::run(args, stream);
+      return report("sm90::GemmSwapAb16 (swap AB, 16 tokens x 64 rows)"),
+             SwapAbGemm<GemmSwapAb16<Out>>::run(args, stream);
     case GemmChoice::kSwapAb64:
-      return SwapAbGemm<GemmSwapAb64<Out>>::run(args, stream);
+      return report("sm90::GemmSwapAb64 (swap AB, 64 tokens x 64 rows)"),
+             SwapAbGemm<GemmSwapAb64<Out>>::run(args, stream);
     case GemmChoice::kSwapAb128:
-      return SwapAbGemm<GemmSwapAb128<Out>>::run(args, stream);
+      return report("sm90::GemmSwapAb128 (swap AB, 128 tokens x 64 rows)"),
+             SwapAbGemm<GemmSwapAb128<Out>>::run(args, stream);
     case GemmChoice::kSmall:
-      return Gemm<GemmSmall<Out>>::run(args, stream);
+      return report("sm90::GemmSmall (128 x 128)"), Gemm<GemmSmall<Out>>::run(args, stream);
     case GemmChoice::kLargeCluster2:
-      return Gemm<GemmLargeCluster2<Out>>::run(args, stream);
+      return report("sm90::GemmLargeCluster2 (128 x 256, CTA pairs)"),
+             Gemm<GemmLargeCluster2<Out>>::run(args, stream);
     default:
-      return Gemm<GemmLarge<Out>>::run(args, stream);
+      return report("sm90::GemmLarge (128 x 256)"), Gemm<GemmLarge<Out>>::run(args, stream);
   }
 }
 

@@ -22,6 +22,7 @@
 
 #include "bwgemm/arguments/dual_gemm.hpp"
 #include "bwgemm/arguments/gemm.hpp"
+#include "bwgemm/base/diagnostics.hpp"
 #include "bwgemm/base/int_math.hpp"
 #include "bwgemm/base/layout.hpp"
 #include "bwgemm/base/status.hpp"
@@ -88,6 +89,9 @@ Status launch_swap_ab(void (*kernel)(const Params), Params& p, int split_k, cuda
     }
   }
   if (split_k == 0) split_k = choose_split_k(tiles, k_blocks, resident);
+  ::bwgemm::detail::report_choice(
+      "bwgemm::sm90 swap-AB launch", p.m, p.n, p.k, p.tiles.batch,
+      "split_k = " + std::to_string(split_k) + " over " + std::to_string(tiles) + " tiles");
   int64_t ctas = 0;
   if (!checked_mul(tiles, int64_t{split_k}, &ctas) || ctas > (int64_t{1} << 31) - 1)
     return Status::invalid_argument("too many CTAs for one launch: tiles x split_k must be below 2^31");
