@@ -127,30 +127,47 @@ using DualGemmSmallMCluster2 = DualGemmConfig<64, 6, 2, sched::StaticPersistent,
 // 0.97-1.0x of the faster unfused variant, the swap-AB ones 0.87-0.90x; docs/api.md's choice table).
 inline constexpr int64_t kDualGemmSwapAbMaxM = 64;
 
-enum class DualGemmChoice { kSmallM, kLargeM, kLargeMCluster2, kSwapAb16, kSwapAb64 };
+// kSwapAb128 only through dual_gemm_swap_ab: the default takes the tiled kernels above M = 64.
+enum class DualGemmChoice { kSmallM, kLargeM, kLargeMCluster2, kSwapAb16, kSwapAb64, kSwapAb128 };
 
-// The default entry point's kernel for a shape.
-constexpr DualGemmChoice dual_gemm_choice(int64_t m, int64_t n, int64_t batch) {
-  if (m <= 16) return DualGemmChoice::kSwapAb16;
-  if (m <= kDualGemmSwapAbMaxM) return DualGemmChoice::kSwapAb64;
+// The swap-AB kernel for M tokens (whatever M: more than 128 take several token tiles).
+constexpr DualGemmChoice dual_gemm_swap_ab_choice(int64_t m) {
+  return m <= 16   ? DualGemmChoice::kSwapAb16
+         : m <= 64 ? DualGemmChoice::kSwapAb64
+                   : DualGemmChoice::kSwapAb128;
+}
+
+// The tiled kernel for a shape (the default choice before the swap-AB kernels).
+constexpr DualGemmChoice dual_gemm_tiled_choice(int64_t m, int64_t n, int64_t batch) {
   if (m * batch <= 256) return DualGemmChoice::kSmallM;
   return prefer_cluster_pair(ceil_div(m, int64_t{128}), ceil_div(n, int64_t{128}), batch)
              ? DualGemmChoice::kLargeMCluster2
              : DualGemmChoice::kLargeM;
 }
 
+// The default entry point's kernel for a shape.
+constexpr DualGemmChoice dual_gemm_choice(int64_t m, int64_t n, int64_t batch) {
+  return m <= kDualGemmSwapAbMaxM ? dual_gemm_swap_ab_choice(m) : dual_gemm_tiled_choice(m, n, batch);
+}
+
+namespace detail {
+// Runs `choice`'s kernel on the call (and names it with the diagnostic switch on).
 template <class In, class Out>
-Status dual_gemm(const DualGemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
-  const auto report = [&](const char* choice) {
-    ::bwgemm::detail::report_choice("bwgemm::sm90::dual_gemm", args.m, args.n, args.k, args.batch, choice);
+Status run_dual_gemm_choice(DualGemmChoice choice, const DualGemmArguments<In, Out>& args,
+                            cudaStream_t stream) {
+  const auto report = [&](const char* name) {
+    ::bwgemm::detail::report_choice("bwgemm::sm90::dual_gemm", args.m, args.n, args.k, args.batch, name);
   };
-  switch (dual_gemm_choice(args.m, args.n, args.batch)) {
+  switch (choice) {
     case DualGemmChoice::kSwapAb16:
       return report("sm90::DualGemmSwapAb16 (swap AB, 16 tokens x 64 rows)"),
              SwapAbDualGemm<DualGemmSwapAb16<Out>>::run(args, stream);
     case DualGemmChoice::kSwapAb64:
       return report("sm90::DualGemmSwapAb64 (swap AB, 64 tokens x 64 rows)"),
              SwapAbDualGemm<DualGemmSwapAb64<Out>>::run(args, stream);
+    case DualGemmChoice::kSwapAb128:
+      return report("sm90::DualGemmSwapAb128 (swap AB, 128 tokens x 64 rows)"),
+             SwapAbDualGemm<DualGemmSwapAb128<Out>>::run(args, stream);
     case DualGemmChoice::kSmallM:
       return report("sm90::DualGemmSmallM (128 x 64 pairs)"),
              DualGemm<DualGemmSmallM<Out>>::run(args, stream);
@@ -162,21 +179,22 @@ Status dual_gemm(const DualGemmArguments<In, Out>& args, cudaStream_t stream = n
              DualGemm<DualGemmLargeM<Out>>::run(args, stream);
   }
 }
+}  // namespace detail
 
-// The tiled kernels only (the default choice before the swap-AB kernels), and the swap-AB kernels whatever
-// M: the two sides of the crossover, for the benchmark.
+template <class In, class Out>
+Status dual_gemm(const DualGemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
+  return detail::run_dual_gemm_choice(dual_gemm_choice(args.m, args.n, args.batch), args, stream);
+}
+
+// One side of the crossover whatever the shape, for the benchmark: the tiled kernels only, and the swap-AB
+// kernels only.
 template <class In, class Out>
 Status dual_gemm_tiled(const DualGemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
-  if (args.m * args.batch <= 256) return DualGemm<DualGemmSmallM<Out>>::run(args, stream);
-  if (prefer_cluster_pair(ceil_div(args.m, int64_t{128}), ceil_div(args.n, int64_t{128}), args.batch))
-    return DualGemm<DualGemmLargeMCluster2<Out>>::run(args, stream);
-  return DualGemm<DualGemmLargeM<Out>>::run(args, stream);
+  return detail::run_dual_gemm_choice(dual_gemm_tiled_choice(args.m, args.n, args.batch), args, stream);
 }
 template <class In, class Out>
 Status dual_gemm_swap_ab(const DualGemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
-  if (args.m <= 16) return SwapAbDualGemm<DualGemmSwapAb16<Out>>::run(args, stream);
-  if (args.m <= 64) return SwapAbDualGemm<DualGemmSwapAb64<Out>>::run(args, stream);
-  return SwapAbDualGemm<DualGemmSwapAb128<Out>>::run(args, stream);
+  return detail::run_dual_gemm_choice(dual_gemm_swap_ab_choice(args.m), args, stream);
 }
 
 // Both tile shapes in clusters of two CTAs along M, whatever the shape (bench:

@@ -127,33 +127,44 @@ inline constexpr int64_t kGemmSwapAbMaxNarrowN = 66 * 128;  // 128 x 128 tiles f
 
 enum class GemmChoice { kSmall, kLarge, kLargeCluster2, kSwapAb16, kSwapAb64, kSwapAb128 };
 
-// The default entry point's kernel for a shape.
-constexpr GemmChoice gemm_choice(int64_t m, int64_t n, int64_t batch) {
-  if (m <= 16) return GemmChoice::kSwapAb16;
-  if (m <= kGemmSwapAbMaxM) return GemmChoice::kSwapAb64;
-  if (m <= kGemmSwapAbMaxMNarrow && n < kGemmSwapAbMaxNarrowN) return GemmChoice::kSwapAb128;
+// The swap-AB kernel for M tokens (whatever M: more than 128 take several token tiles).
+constexpr GemmChoice gemm_swap_ab_choice(int64_t m) {
+  return m <= 16 ? GemmChoice::kSwapAb16 : m <= 64 ? GemmChoice::kSwapAb64 : GemmChoice::kSwapAb128;
+}
+
+// The tiled kernel for a shape (the default choice before the swap-AB kernels).
+constexpr GemmChoice gemm_tiled_choice(int64_t m, int64_t n, int64_t batch) {
   const int64_t row_tiles = ceil_div(m, int64_t{128}), wide_col_tiles = ceil_div(n, int64_t{256});
   if (row_tiles * wide_col_tiles * batch < kGemmSmallTileThreshold) return GemmChoice::kSmall;
   return prefer_cluster_pair(row_tiles, wide_col_tiles, batch) ? GemmChoice::kLargeCluster2
                                                                : GemmChoice::kLarge;
 }
 
-// The sm_90a default entry point: a kernel from the shape (gemm_choice).
+// The default entry point's kernel for a shape.
+constexpr GemmChoice gemm_choice(int64_t m, int64_t n, int64_t batch) {
+  if (m <= kGemmSwapAbMaxM || (m <= kGemmSwapAbMaxMNarrow && n < kGemmSwapAbMaxNarrowN))
+    return gemm_swap_ab_choice(m);
+  return gemm_tiled_choice(m, n, batch);
+}
+
+namespace detail {
+// Runs `choice`'s kernel on the call (and names it with the diagnostic switch on).
 template <class In, class Out>
-Status gemm(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
-  const auto report = [&](const char* choice) {
-    ::bwgemm::detail::report_choice("bwgemm::sm90::gemm", args.m, args.n, args.k, args.batch, choice);
+Status run_gemm_choice(GemmChoice choice, const GemmArguments<In, Out>& args, cudaStream_t stream,
+                       int split_k = 0) {
+  const auto report = [&](const char* name) {
+    ::bwgemm::detail::report_choice("bwgemm::sm90::gemm", args.m, args.n, args.k, args.batch, name);
   };
-  switch (gemm_choice(args.m, args.n, args.batch)) {
+  switch (choice) {
     case GemmChoice::kSwapAb16:
       return report("sm90::GemmSwapAb16 (swap AB, 16 tokens x 64 rows)"),
-             SwapAbGemm<GemmSwapAb16<Out>>::run(args, stream);
+             SwapAbGemm<GemmSwapAb16<Out>>::run(args, stream, split_k);
     case GemmChoice::kSwapAb64:
       return report("sm90::GemmSwapAb64 (swap AB, 64 tokens x 64 rows)"),
-             SwapAbGemm<GemmSwapAb64<Out>>::run(args, stream);
+             SwapAbGemm<GemmSwapAb64<Out>>::run(args, stream, split_k);
     case GemmChoice::kSwapAb128:
       return report("sm90::GemmSwapAb128 (swap AB, 128 tokens x 64 rows)"),
-             SwapAbGemm<GemmSwapAb128<Out>>::run(args, stream);
+             SwapAbGemm<GemmSwapAb128<Out>>::run(args, stream, split_k);
     case GemmChoice::kSmall:
       return report("sm90::GemmSmall (128 x 128)"), Gemm<GemmSmall<Out>>::run(args, stream);
     case GemmChoice::kLargeCluster2:
@@ -163,26 +174,23 @@ Status gemm(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
       return report("sm90::GemmLarge (128 x 256)"), Gemm<GemmLarge<Out>>::run(args, stream);
   }
 }
+}  // namespace detail
 
-// The tiled kernels only (the default choice before the swap-AB kernels): what the benchmark compares the
-// swap-AB kernels with at the crossover.
+// The sm_90a default entry point: a kernel from the shape (gemm_choice).
 template <class In, class Out>
-Status gemm_tiled(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
-  const int64_t row_tiles = ceil_div(args.m, int64_t{128}), wide_col_tiles = ceil_div(args.n, int64_t{256});
-  if (row_tiles * wide_col_tiles * args.batch < kGemmSmallTileThreshold)
-    return Gemm<GemmSmall<Out>>::run(args, stream);
-  if (prefer_cluster_pair(row_tiles, wide_col_tiles, args.batch))
-    return Gemm<GemmLargeCluster2<Out>>::run(args, stream);
-  return Gemm<GemmLarge<Out>>::run(args, stream);
+Status gemm(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
+  return detail::run_gemm_choice(gemm_choice(args.m, args.n, args.batch), args, stream);
 }
 
-// The swap-AB kernels whatever M (the token tile from M): the other side of the crossover. split_k as
-// SwapAbGemm::run takes it (0: chosen from the shape).
+// One side of the crossover whatever the shape, for the benchmark: the tiled kernels only, and the swap-AB
+// kernels only (split_k as SwapAbGemm::run takes it, 0: chosen from the shape).
+template <class In, class Out>
+Status gemm_tiled(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
+  return detail::run_gemm_choice(gemm_tiled_choice(args.m, args.n, args.batch), args, stream);
+}
 template <class In, class Out>
 Status gemm_swap_ab(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr, int split_k = 0) {
-  if (args.m <= 16) return SwapAbGemm<GemmSwapAb16<Out>>::run(args, stream, split_k);
-  if (args.m <= 64) return SwapAbGemm<GemmSwapAb64<Out>>::run(args, stream, split_k);
-  return SwapAbGemm<GemmSwapAb128<Out>>::run(args, stream, split_k);
+  return detail::run_gemm_choice(gemm_swap_ab_choice(args.m), args, stream, split_k);
 }
 
 }  // namespace bwgemm::sm90
