@@ -42,6 +42,17 @@ struct DualGemmArguments {
   Epilogue epilogue{};                 // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
 };
 
+namespace detail {
+// The leading dimensions with their defaults (0: K, K, N), as validate and every backend read them.
+struct DualGemmStrides {
+  int64_t lda, ldb, ldc;
+};
+template <class Args>
+DualGemmStrides dual_gemm_strides(const Args& a) {
+  return {a.lda == 0 ? a.k : a.lda, a.ldb == 0 ? a.k : a.ldb, a.ldc == 0 ? a.n : a.ldc};
+}
+}  // namespace detail
+
 // The 16-bit dual GEMM's argument checks, the same on every backend (no device access): shapes, strides,
 // pointers, alignment, the scales. A Config's own limits (its tile count) come after, in its can_implement.
 template <class In, class Out, class Epilogue>
@@ -51,9 +62,7 @@ Status validate(const DualGemmArguments<In, Out, Epilogue>& a) {
   if (a.n < 1) return Status::invalid_argument("N must be >= 1 (got " + str(a.n) + ")");
   if (a.k < 1) return Status::invalid_argument("K must be >= 1 (got " + str(a.k) + ")");
   if (Status s = detail::check_extents(a.m, a.n, a.k, a.batch); !s.ok()) return s;
-  const int64_t lda = a.lda == 0 ? a.k : a.lda;
-  const int64_t ldb = a.ldb == 0 ? a.k : a.ldb;
-  const int64_t ldc = a.ldc == 0 ? a.n : a.ldc;
+  const auto [lda, ldb, ldc] = detail::dual_gemm_strides(a);
   if (lda < a.k || lda % 8 != 0)
     return Status::invalid_argument("lda must be >= K and a multiple of 8 (16-byte rows for TMA) (got " +
                                     str(lda) + ", K = " + str(a.k) + ")");

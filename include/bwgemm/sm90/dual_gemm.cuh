@@ -66,8 +66,7 @@ struct DualGemm {
     if (Status s = host::require_compute_capability_90("bwgemm::sm90::DualGemm"); !s.ok()) return s;
     if (Status s = host::require_device_pointers(device_operands(a), "bwgemm::sm90::DualGemm"); !s.ok())
       return s;
-    const int64_t lda = a.lda == 0 ? a.k : a.lda;
-    const int64_t ldb = a.ldb == 0 ? a.k : a.ldb;
+    const auto [lda, ldb, ldc] = ::bwgemm::detail::dual_gemm_strides(a);
 
     Params p;
     if (Status s = detail::operand_map(a.a, a.k, a.m, a.batch, lda, a.m * lda, ptx::kSw128Elements16,
@@ -83,7 +82,7 @@ struct DualGemm {
         !s.ok())
       return s;
     p.c = a.c;
-    p.ldc = a.ldc == 0 ? a.n : a.ldc;
+    p.ldc = ldc;
     // C through TMA stores needs 16-byte rows (the tensor map's stride) and whole 16-byte units per row
     // (N % 8 == 0); otherwise the kernel stores from registers.
     p.tma_store = Cfg::kTmaStore && a.n % 8 == 0 && p.ldc * static_cast<int64_t>(sizeof(Out)) % 16 == 0;

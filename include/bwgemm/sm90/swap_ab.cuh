@@ -166,9 +166,7 @@ struct SwapAbDualGemm {
     if (Status s = host::require_compute_capability_90("bwgemm::sm90::SwapAbDualGemm"); !s.ok()) return s;
     if (Status s = host::require_device_pointers(device_operands(a), "bwgemm::sm90::SwapAbDualGemm"); !s.ok())
       return s;
-    const int64_t lda = a.lda == 0 ? a.k : a.lda;
-    const int64_t ldb = a.ldb == 0 ? a.k : a.ldb;
-    const int64_t ldc = a.ldc == 0 ? a.n : a.ldc;
+    const auto [lda, ldb, ldc] = ::bwgemm::detail::dual_gemm_strides(a);
     Params p;
     if (Status s = detail::operand_map(a.a, a.k, a.m, a.batch, lda, a.m * lda, Cfg::kBlockK,
                                        Cfg::kBlockTokens, &p.tmap_tokens);
