@@ -20,6 +20,10 @@
 //                                   along M, B multicast
 //              bwgemm_sm90_regstore sm90::GemmLarge with D stored from registers (TmaStore off), the
 //                                   epilogue before the shared-memory + TMA-store one
+//              bwgemm_sm90_n128[_c2] GemmSmall's 128 x 128 tile whatever the shape, one CTA per cluster or
+//                                   (_c2) two; bwgemm_sm90_n192 the 128 x 192 tile, 5 stages (its 3 B chunks
+//                                   do not split over a pair): tuning the tile choice per shape class
+//   dual_bf16  bwgemm_sm90_n64[_c2] the 128 x 64 (x 2 weights) dual kernel whatever the shape (tuning)
 #include <type_traits>
 
 #include "bwgemm/sm90/dual_gemm.cuh"
@@ -94,6 +98,22 @@ void add_gemm(std::vector<Implementation<GemmProblem<T>>>& group) {
       }));
 }
 
+// The tile-shape tuning candidates (bf16 only, to keep the bench's build small): the other BlockN choices,
+// whatever the shape.
+template <int BlockN, int Stages, int ClusterCtas>
+using TunedGemm =
+    sm90::GemmConfig<BlockN, Stages, ClusterCtas, sched::StaticPersistent, epi::LinearCombination, __nv_bfloat16>;
+
+void add_gemm_tile_candidates(std::vector<Implementation<GemmProblem<__nv_bfloat16>>>& group) {
+  using Args = bwgemm::GemmArguments<__nv_bfloat16>;
+  group.push_back(sm90_gemm_candidate<__nv_bfloat16>(
+      "bwgemm_sm90_n128", [](const Args& a, cudaStream_t s) { return sm90::Gemm<TunedGemm<128, 6, 1>>::run(a, s); }));
+  group.push_back(sm90_gemm_candidate<__nv_bfloat16>(
+      "bwgemm_sm90_n128_c2", [](const Args& a, cudaStream_t s) { return sm90::Gemm<TunedGemm<128, 6, 2>>::run(a, s); }));
+  group.push_back(sm90_gemm_candidate<__nv_bfloat16>(
+      "bwgemm_sm90_n192", [](const Args& a, cudaStream_t s) { return sm90::Gemm<TunedGemm<192, 5, 1>>::run(a, s); }));
+}
+
 template <class Run>
 Implementation<DualBf16Problem> sm90_dual_candidate(const char* name, Run run) {
   Implementation<DualBf16Problem> dual;
@@ -141,8 +161,15 @@ void add_bwgemm_sm90_candidates(ImplementationTable& table) {
         using Large = sm90::DualGemmLargeM<__nv_bfloat16>::WithTmaStore<false>;
         return a.m * a.batch <= 256 ? sm90::DualGemm<Small>::run(a, s) : sm90::DualGemm<Large>::run(a, s);
       }));
+  table.dual_bf16.push_back(sm90_dual_candidate("bwgemm_sm90_n64", [](const DualArgs& a, cudaStream_t s) {
+    return sm90::DualGemm<sm90::DualGemmSmallM<__nv_bfloat16>>::run(a, s);
+  }));
+  table.dual_bf16.push_back(sm90_dual_candidate("bwgemm_sm90_n64_c2", [](const DualArgs& a, cudaStream_t s) {
+    return sm90::DualGemm<sm90::DualGemmSmallMCluster2<__nv_bfloat16>>::run(a, s);
+  }));
   add_gemm<__half>(table.gemm_fp16);
   add_gemm<__nv_bfloat16>(table.gemm_bf16);
+  add_gemm_tile_candidates(table.gemm_bf16);
 }
 
 }  // namespace bwgemm::bench
