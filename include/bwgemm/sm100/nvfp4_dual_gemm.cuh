@@ -9,6 +9,7 @@
 //   bwgemm::Status s = bwgemm::sm100::dual_gemm_nvfp4(args, stream);   // picks a kernel from the shape
 //   using Cfg = bwgemm::sm100::Nvfp4DualGemmConfig<128, 5, 2, bwgemm::sched::ClcWorkStealing>;
 //   s = bwgemm::sm100::Nvfp4DualGemm<Cfg>::run(args, stream);          // or an explicit kernel
+//   (small M: bwgemm::sm100::Nvfp4DualGemmSwapAb<Nvfp4DualSwapAbConfig<16, 5>>, nvfp4_dual_swap_ab.cuh)
 //
 // The call validates everything first and launches nothing on error; it is asynchronous on `stream`,
 // allocates nothing and does not synchronize. The kernels need a GPU of compute capability 10.0 exactly;
@@ -29,6 +30,8 @@
 #include "bwgemm/host/operand_maps.hpp"
 #include "bwgemm/kernels/sm100/nvfp4_dual_gemm_config.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_dual_gemm_kernel.cuh"
+#include "bwgemm/kernels/sm100/nvfp4_dual_swap_ab_config.cuh"
+#include "bwgemm/sm100/nvfp4_dual_swap_ab.cuh"
 
 namespace bwgemm::sm100 {
 
@@ -79,24 +82,91 @@ struct Nvfp4DualGemm {
 };
 
 // The kernels the default entry point chooses from (docs/api.md has the table and the reasoning):
-//   M <= 256 : BlockN 64, 7 stages, CTA pair, static persistent, double-buffered accumulators: more tiles to
-//              spread over the SMs when M is small (seed 000's persistent kernel for M = 256).
-//   M > 256  : BlockN 128, 5 stages, CTA pair, Cluster Launch Control work stealing.
+//   M <= 64       : swap AB (sm100/nvfp4_dual_swap_ab.cuh): the weights' N on the MMA's 128-row side, the
+//                   tokens on its N side in tiles of 16, 32 or 64 (the smallest that holds M); one CTA per
+//                   tile, static persistent
+//   64 < M <= 256 : BlockN 64, 7 stages, CTA pair, static persistent, double-buffered accumulators: more
+//   tiles
+//                   to spread over the SMs when M is small (seed 000's persistent kernel for M = 256).
+//   M > 256       : BlockN 128, 5 stages, CTA pair, Cluster Launch Control work stealing.
+// The swap-AB bound is not measured: no B200 has run these kernels (they pass in the emulator only). It is
+// the sm_90a kernels' measured crossover (M <= 64, docs/hopper.md) taken over; a sweep of M = 1 .. 256 of
+// both sides on a B200 (bench: dual_gemm_nvfp4_tiled against dual_gemm_nvfp4_swap_ab) would measure it.
 template <class Out>
 using Nvfp4DualGemmSmallM = Nvfp4DualGemmConfig<64, 7, 2, sched::StaticPersistent, epi::SiluMul, Out>;
 template <class Out>
 using Nvfp4DualGemmLargeM = Nvfp4DualGemmConfig<128, 5, 2, sched::ClcWorkStealing, epi::SiluMul, Out>;
+template <class Out>
+using Nvfp4DualGemmSwapAb16 = Nvfp4DualSwapAbConfig<16, 5, sched::StaticPersistent, epi::SiluMul, Out>;
+template <class Out>
+using Nvfp4DualGemmSwapAb32 = Nvfp4DualSwapAbConfig<32, 5, sched::StaticPersistent, epi::SiluMul, Out>;
+template <class Out>
+using Nvfp4DualGemmSwapAb64 = Nvfp4DualSwapAbConfig<64, 4, sched::StaticPersistent, epi::SiluMul, Out>;
+
+// Tokens up to which the default chooses the swap-AB kernels (not measured: see above).
+inline constexpr int64_t kNvfp4DualSwapAbMaxM = 64;
+
+enum class Nvfp4DualChoice { kSwapAb16, kSwapAb32, kSwapAb64, kSmallM, kLargeM };
+
+// The swap-AB kernel for M tokens: the smallest token tile holding M (more than 64 take several tiles).
+constexpr Nvfp4DualChoice nvfp4_dual_swap_ab_choice(int64_t m) {
+  return m <= 16   ? Nvfp4DualChoice::kSwapAb16
+         : m <= 32 ? Nvfp4DualChoice::kSwapAb32
+                   : Nvfp4DualChoice::kSwapAb64;
+}
+
+// The tiled kernel for M tokens (the default choice before the swap-AB kernels).
+constexpr Nvfp4DualChoice nvfp4_dual_tiled_choice(int64_t m) {
+  return m <= 256 ? Nvfp4DualChoice::kSmallM : Nvfp4DualChoice::kLargeM;
+}
+
+// The default entry point's kernel for M tokens.
+constexpr Nvfp4DualChoice nvfp4_dual_choice(int64_t m) {
+  return m <= kNvfp4DualSwapAbMaxM ? nvfp4_dual_swap_ab_choice(m) : nvfp4_dual_tiled_choice(m);
+}
+
+namespace detail {
+// Runs `choice`'s kernel on the call (and names it with the diagnostic switch on).
+template <class Out>
+Status run_nvfp4_dual_choice(Nvfp4DualChoice choice, const Nvfp4DualGemmArguments<Out>& args,
+                             cudaStream_t stream) {
+  const auto report = [&](const char* name) {
+    ::bwgemm::detail::report_choice("bwgemm::sm100::dual_gemm_nvfp4", args.m, args.n, args.k, args.batch,
+                                    name);
+  };
+  switch (choice) {
+    case Nvfp4DualChoice::kSwapAb16:
+      return report("sm100::Nvfp4DualGemmSwapAb16 (swap AB, 128 weight rows x 16 tokens)"),
+             Nvfp4DualGemmSwapAb<Nvfp4DualGemmSwapAb16<Out>>::run(args, stream);
+    case Nvfp4DualChoice::kSwapAb32:
+      return report("sm100::Nvfp4DualGemmSwapAb32 (swap AB, 128 weight rows x 32 tokens)"),
+             Nvfp4DualGemmSwapAb<Nvfp4DualGemmSwapAb32<Out>>::run(args, stream);
+    case Nvfp4DualChoice::kSwapAb64:
+      return report("sm100::Nvfp4DualGemmSwapAb64 (swap AB, 128 weight rows x 64 tokens)"),
+             Nvfp4DualGemmSwapAb<Nvfp4DualGemmSwapAb64<Out>>::run(args, stream);
+    case Nvfp4DualChoice::kSmallM:
+      return report("sm100::Nvfp4DualGemmSmallM"), Nvfp4DualGemm<Nvfp4DualGemmSmallM<Out>>::run(args, stream);
+    default:
+      return report("sm100::Nvfp4DualGemmLargeM"), Nvfp4DualGemm<Nvfp4DualGemmLargeM<Out>>::run(args, stream);
+  }
+}
+}  // namespace detail
 
 // The sm_100a default entry point: a kernel from the shape (the table above).
 template <class Out>
 Status dual_gemm_nvfp4(const Nvfp4DualGemmArguments<Out>& args, cudaStream_t stream = nullptr) {
-  const auto report = [&](const char* choice) {
-    ::bwgemm::detail::report_choice("bwgemm::sm100::dual_gemm_nvfp4", args.m, args.n, args.k, args.batch,
-                                    choice);
-  };
-  if (args.m <= 256)
-    return report("sm100::Nvfp4DualGemmSmallM"), Nvfp4DualGemm<Nvfp4DualGemmSmallM<Out>>::run(args, stream);
-  return report("sm100::Nvfp4DualGemmLargeM"), Nvfp4DualGemm<Nvfp4DualGemmLargeM<Out>>::run(args, stream);
+  return detail::run_nvfp4_dual_choice(nvfp4_dual_choice(args.m), args, stream);
+}
+
+// One side of the crossover whatever M, for the benchmark and the tests: the tiled kernels only, and the
+// swap-AB kernels only.
+template <class Out>
+Status dual_gemm_nvfp4_tiled(const Nvfp4DualGemmArguments<Out>& args, cudaStream_t stream = nullptr) {
+  return detail::run_nvfp4_dual_choice(nvfp4_dual_tiled_choice(args.m), args, stream);
+}
+template <class Out>
+Status dual_gemm_nvfp4_swap_ab(const Nvfp4DualGemmArguments<Out>& args, cudaStream_t stream = nullptr) {
+  return detail::run_nvfp4_dual_choice(nvfp4_dual_swap_ab_choice(args.m), args, stream);
 }
 
 }  // namespace bwgemm::sm100

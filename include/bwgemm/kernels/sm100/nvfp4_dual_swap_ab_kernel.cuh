@@ -1,0 +1,228 @@
+// The sm_100a small-M NVFP4 dual GEMM (swap AB, nvfp4_dual_swap_ab_config.cuh says why and how):
+//   C[m, n, l] = Epilogue(sum_k A[m,k,l] B1[n,k,l], sum_k A[m,k,l] B2[n,k,l])   (default: SiLU-gated)
+// computed as tiles of Cᵀ: gate = B1·Aᵀ and up = B2·Aᵀ, 128 weight rows x BlockTokens tokens each.
+//
+// Warp roles (per CTA; roles.cuh runs them, Nvfp4DualSwapAbRoles below says what this kernel's do):
+//   warps 0-3  epilogue: tensor-memory lanes 32w .. 32w + 31 = weight rows (output columns) n; each thread
+//              holds gate and up of its n for every token of the tile and stores C[token][n] (a warp's
+//              stores are 32 consecutive n: coalesced along C's rows), tokens past M masked
+//   warp 4     operand producer: TMA of the W1 and W2 tiles (evict-first: streamed once) and the token tile
+//              (evict-last: every weight tile re-reads it)
+//   warp 5     scale producer: TMA of the weights' scales (SFA1, SFA2) and the tokens' (SFB)
+//   warp 6     MMA: allocates tensor memory; copies the scales to tensor memory (tcgen05.cp) and issues the
+//              gate and the up tcgen05.mma.kind::mxf4nvf4 of every K step, both reading the stage's token
+//              tile
+//   warp 7     scheduler: initialises the barriers; with CLC, cancels not-yet-started CTAs for work
+// The pipelines are those of every sm_100a kernel (roles.cuh, docs/kernels.md) with one CTA per cluster.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "bwgemm/formats/bits.cuh"
+#include "bwgemm/isa/descriptors.hpp"
+#include "bwgemm/kernels/sm100/common.cuh"
+#include "bwgemm/kernels/sm100/nvfp4_dual_swap_ab_config.cuh"
+#include "bwgemm/kernels/sm100/roles.cuh"
+#include "bwgemm/ptx/ptx.cuh"
+#include "bwgemm/scheduler/tile_order.cuh"
+
+namespace bwgemm::sm100 {
+
+// Kernel parameters. Passed as a __grid_constant__, so the tensor maps stay in parameter space.
+template <class Cfg>
+struct Nvfp4DualSwapAbParams {
+  CUtensorMap tmap_tokens;  // A: packed e2m1, (K, M, L), box (256, BlockTokens, 1), 128B swizzle
+  CUtensorMap tmap_w1;      // B1: packed e2m1, (K, N, L), box (256, 128, 1), 128B swizzle
+  CUtensorMap tmap_w2;      // B2: the same
+  CUtensorMap
+      tmap_sf_tokens;  // A's blocked scales as u16, (256, K/64 atoms, M/128 blocks, L), box (256, 4, 1, 1)
+  CUtensorMap tmap_sf_w1;          // B1's, (256, K/64, N/128, L)
+  CUtensorMap tmap_sf_w2;          // B2's
+  typename Cfg::Out* c = nullptr;  // m x n row-major per batch, row stride ldc, batch stride m * ldc
+  int64_t ldc = 0;
+  int32_t m = 0, n = 0, k = 0;
+  sched::TileGrid tiles{};  // nvfp4_dual_swap_ab_tiles
+  int32_t num_clusters = 0;
+  float alpha1 = 1.0f, alpha2 = 1.0f;  // per-tensor scales of the two products
+  bool unit_alphas = false;            // alpha1 == alpha2 == 1: the epilogue skips the two multiplies
+  typename Cfg::Epilogue epilogue{};   // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
+};
+
+namespace detail {
+
+// Shared-memory descriptor of a K-major operand tile of 128-byte swizzle rows: 8-row core groups (one
+// swizzle atom, 1024 bytes) apart (SBO); LBO unused for swizzled K-major layouts.
+inline constexpr uint32_t kSwapAbSwizzleAtomRows = 8;
+inline constexpr uint32_t kSwapAbSw128RowBytes = 128;
+inline constexpr uint64_t kSwapAbOperandDescBase =
+    ptx::SmemDescriptor{0, 0, kSwapAbSwizzleAtomRows* kSwapAbSw128RowBytes, 0, false, ptx::SmemSwizzle::k128B}
+        .encode();
+// Descriptor of scale lines as tcgen05.cp .32x128b reads them: 16-byte rows, 8-row groups 128 bytes apart,
+// no swizzle.
+inline constexpr uint32_t kSwapAbScaleLineBytes = 16;
+inline constexpr uint64_t kSwapAbScaleDescBase =
+    ptx::SmemDescriptor{0, 0,     kSwapAbSwizzleAtomRows* kSwapAbScaleLineBytes,
+                        0, false, ptx::SmemSwizzle::kNone}
+        .encode();
+
+// One fp32 value as the 16-bit output type (round to nearest even).
+template <class Out>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE Out swap_ab_out(float v) {
+  if constexpr (std::is_same_v<Out, __half>) {
+    return __float2half_rn(v);
+  } else {
+    return __float2bfloat16_rn(v);
+  }
+}
+
+}  // namespace detail
+
+template <class Cfg>
+struct Nvfp4DualSwapAbRoles {
+  static constexpr int kAccumulators = 2;  // gate (B1·Aᵀ) then up (B2·Aᵀ), BlockTokens columns apart
+  const Nvfp4DualSwapAbParams<Cfg>& p;
+
+  BWGEMM_DEVICE void prefetch_tensor_maps() const {
+    ptx::tma_prefetch_descriptor(&p.tmap_tokens);
+    ptx::tma_prefetch_descriptor(&p.tmap_w1);
+    ptx::tma_prefetch_descriptor(&p.tmap_w2);
+    ptx::tma_prefetch_descriptor(&p.tmap_sf_tokens);
+    ptx::tma_prefetch_descriptor(&p.tmap_sf_w1);
+    ptx::tma_prefetch_descriptor(&p.tmap_sf_w2);
+  }
+
+  template <int I>
+  BWGEMM_DEVICE uint32_t producer_tx_bytes(const KernelContext<Cfg>&) const {
+    return I == Cfg::kOperandProducer ? Cfg::kOperandTxBytes : Cfg::kScaleTxBytes;
+  }
+
+  // Tile t: weight rows t.m · 128 .., tokens t.n · BlockTokens ..
+  template <int I>
+  BWGEMM_DEVICE auto producer_tile(const KernelContext<Cfg>&, const sched::TileCoord& t) const {
+    const int32_t w0 = t.m * Cfg::kBlockWeights;
+    const int32_t m0 = t.n * Cfg::kBlockTokens;
+    if constexpr (I == Cfg::kOperandProducer) {
+      return [this, w0, m0, t](uint32_t base, uint32_t bar, int32_t kb) {
+        const int32_t k0 = kb * Cfg::kBlockK;
+        ptx::tma_load<1>(base + Cfg::kW1Offset, &p.tmap_w1, bar, {k0, w0, t.batch}, ptx::kL2EvictFirst);
+        ptx::tma_load<1>(base + Cfg::kW2Offset, &p.tmap_w2, bar, {k0, w0, t.batch}, ptx::kL2EvictFirst);
+        ptx::tma_load<1>(base + Cfg::kTokenOffset, &p.tmap_tokens, bar, {k0, m0, t.batch}, ptx::kL2EvictLast);
+      };
+    } else {
+      // The 4 atoms (256 K) of the 128-row scale block of the weight tile and of the one holding the tokens.
+      const int32_t w_block = w0 / Cfg::kScaleAtomRows;
+      const int32_t m_block = m0 / Cfg::kScaleAtomRows;
+      return [this, w_block, m_block, t](uint32_t base, uint32_t bar, int32_t kb) {
+        const int32_t atom = kb * Cfg::kScaleAtomsPerStage;
+        ptx::tma_load<1>(base + Cfg::kSfW1Offset, &p.tmap_sf_w1, bar, {0, atom, w_block, t.batch},
+                         ptx::kL2EvictFirst);
+        ptx::tma_load<1>(base + Cfg::kSfW2Offset, &p.tmap_sf_w2, bar, {0, atom, w_block, t.batch},
+                         ptx::kL2EvictFirst);
+        ptx::tma_load<1>(base + Cfg::kSfTokenOffset, &p.tmap_sf_tokens, bar, {0, atom, m_block, t.batch},
+                         ptx::kL2EvictLast);
+      };
+    }
+  }
+
+  // Per stage: the scale atoms into tensor memory, then per K step of 64 the gate and the up MMA, both with
+  // the token tile as B and the tokens' scales as SFB.
+  BWGEMM_DEVICE auto mma_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t, uint32_t acc1) const {
+    using namespace ::bwgemm::ptx;
+    constexpr uint32_t idesc = InstrDescMxf4Nvf4{MmaF4Format::kE2M1,
+                                                 MmaF4Format::kE2M1,
+                                                 false,
+                                                 false,
+                                                 MmaMajor::kK,
+                                                 MmaMajor::kK,
+                                                 Cfg::kBlockWeights,
+                                                 Cfg::kBlockTokens,
+                                                 MmaScaleFormat::kUE4M3}
+                                   .encode();
+    // The token tile's first row inside its 128-row scale block: its 32-row group selects the SFB column
+    // group, its row inside the group the first line the copy takes (nvfp4_dual_swap_ab_config.cuh).
+    const int32_t row_in_block = (t.n * Cfg::kBlockTokens) % Cfg::kScaleAtomRows;
+    const uint32_t sfb_group = static_cast<uint32_t>(row_in_block / Cfg::kScaleAtomRowGroup);
+    const uint32_t sfb_line_bytes =
+        static_cast<uint32_t>(row_in_block % Cfg::kScaleAtomRowGroup) * Cfg::kScaleLineBytes;
+    const uint32_t acc2 = acc1 + Cfg::kBlockTokens;
+    const uint32_t tmem = ctx.tmem;
+    return [tmem, sfb_group, sfb_line_bytes, acc1, acc2](uint32_t base, int32_t kb) {
+      for (uint32_t j = 0; j < Cfg::kScaleAtomsPerStage; ++j) {
+        const uint32_t atom_offset = j * Cfg::kScaleAtomBytes;
+        const uint32_t column = j * Cfg::kScaleColumnsPerAtom;
+        tcgen05_cp<1>(
+            tmem + Cfg::kSfW1Column + column,
+            smem_desc_with_address(detail::kSwapAbScaleDescBase, base + Cfg::kSfW1Offset + atom_offset));
+        tcgen05_cp<1>(
+            tmem + Cfg::kSfW2Column + column,
+            smem_desc_with_address(detail::kSwapAbScaleDescBase, base + Cfg::kSfW2Offset + atom_offset));
+        tcgen05_cp<1>(tmem + Cfg::kSfTokenColumn + column,
+                      smem_desc_with_address(detail::kSwapAbScaleDescBase,
+                                             base + Cfg::kSfTokenOffset + atom_offset + sfb_line_bytes));
+      }
+      for (uint32_t j = 0; j < Cfg::kMmasPerStage; ++j) {
+        const uint32_t k_bytes = j * (Cfg::kMmaK / 2);  // advance 32 bytes (64 fp4) inside the swizzled rows
+        const uint64_t w1_desc =
+            smem_desc_with_address(detail::kSwapAbOperandDescBase, base + Cfg::kW1Offset + k_bytes);
+        const uint64_t w2_desc =
+            smem_desc_with_address(detail::kSwapAbOperandDescBase, base + Cfg::kW2Offset + k_bytes);
+        const uint64_t tokens_desc =
+            smem_desc_with_address(detail::kSwapAbOperandDescBase, base + Cfg::kTokenOffset + k_bytes);
+        const uint32_t column = j * Cfg::kScaleColumnsPerAtom;
+        const uint32_t sfb = tmem + Cfg::kSfTokenColumn + column + sfb_group;
+        const bool accumulate = kb > 0 || j > 0;
+        tcgen05_mma_mxf4nvf4<1, CollectorUsage::kNone>(acc1, w1_desc, tokens_desc, idesc,
+                                                       tmem + Cfg::kSfW1Column + column, sfb, accumulate);
+        tcgen05_mma_mxf4nvf4<1, CollectorUsage::kNone>(acc2, w2_desc, tokens_desc, idesc,
+                                                       tmem + Cfg::kSfW2Column + column, sfb, accumulate);
+      }
+    };
+  }
+
+  // Weight row `n` of the tile (inside N): column n of C for every token of the tile inside M. The tokens
+  // are the same for every lane of a warp, so the mask at M is a uniform branch and each store instruction
+  // writes 32 consecutive n (64 bytes) of one row of C.
+  BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>&, const sched::TileCoord& t, int32_t n) const {
+    using Out = typename Cfg::Out;
+    constexpr int kColumns = Cfg::kEpilogueColumns;
+    Out* out_column = p.c + static_cast<int64_t>(t.batch) * p.m * p.ldc + n;
+    return [this, out_column](int32_t first_token, const uint32_t(&values)[2][kColumns]) {
+      const int32_t tokens = p.m - first_token < kColumns ? p.m - first_token : kColumns;
+      Out* out = out_column + static_cast<int64_t>(first_token) * p.ldc;
+      if (p.unit_alphas) {
+#pragma unroll
+        for (int i = 0; i < kColumns; ++i) {
+          if (i < tokens)
+            out[i * p.ldc] =
+                detail::swap_ab_out<Out>(p.epilogue(bits_to_f32(values[0][i]), bits_to_f32(values[1][i])));
+        }
+      } else {
+#pragma unroll
+        for (int i = 0; i < kColumns; ++i) {
+          if (i < tokens)
+            out[i * p.ldc] = detail::swap_ab_out<Out>(
+                p.epilogue(p.alpha1 * bits_to_f32(values[0][i]), p.alpha2 * bits_to_f32(values[1][i])));
+        }
+      }
+    };
+  }
+};
+
+// roles.cuh's rows are tensor-memory lanes: here weight rows, masked at N.
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::kThreads, 1)
+    nvfp4_dual_swap_ab_kernel(const __grid_constant__ Nvfp4DualSwapAbParams<Cfg> p) {
+#if BWGEMM_SM100A_KERNEL_BODY
+  run_roles<Cfg>(Nvfp4DualSwapAbRoles<Cfg>{p}, p.tiles, p.num_clusters, p.n, p.k);
+#else
+  (void)p;
+  ::bwgemm::ptx::trap();
+#endif
+}
+
+}  // namespace bwgemm::sm100
