@@ -41,3 +41,18 @@ install(TARGETS bwgemm_emu EXPORT bwgemmTargets ARCHIVE DESTINATION ${CMAKE_INST
 # optimized builds compile this file at -O1.
 set_source_files_properties(${PROJECT_SOURCE_DIR}/src/emu/mma_arith.cpp PROPERTIES
   COMPILE_OPTIONS "$<$<AND:$<CXX_COMPILER_ID:GNU>,$<CONFIG:Release,RelWithDebInfo>>:-O1>")
+
+# bwgemm::emu_cudart -- the emulated CUDA runtime (include/bwgemm/emu/cudart.hpp): cudaMalloc, cudaMemcpy,
+# streams, events, device queries, ... defined on the host, so that a program written for the GPU builds as
+# host C++ against bwgemm::emu unchanged (docs/emulator.md, "Run your own program"):
+#
+#   target_link_libraries(app PRIVATE bwgemm::emu_cudart)
+#
+# An object library: its object file is linked into the consumer itself, so its definitions take precedence
+# over libcudart.so's (which bwgemm::bwgemm links through CUDA::cudart) wherever the link line puts that.
+add_library(bwgemm_emu_cudart OBJECT ${PROJECT_SOURCE_DIR}/src/emu_cudart/cudart.cpp)
+add_library(bwgemm::emu_cudart ALIAS bwgemm_emu_cudart)
+set_target_properties(bwgemm_emu_cudart PROPERTIES EXPORT_NAME emu_cudart POSITION_INDEPENDENT_CODE ON)
+target_link_libraries(bwgemm_emu_cudart PUBLIC bwgemm::emu)
+target_compile_options(bwgemm_emu_cudart PRIVATE $<$<COMPILE_LANG_AND_ID:CXX,GNU,Clang>:-Wall -Wextra>)
+install(TARGETS bwgemm_emu_cudart EXPORT bwgemmTargets OBJECTS DESTINATION ${CMAKE_INSTALL_LIBDIR}/bwgemm_emu_cudart)

@@ -16,7 +16,7 @@ set(common_args -DCMAKE_CUDA_ARCHITECTURES=${CUDA_ARCHITECTURES} -DCMAKE_CUDA_CO
 
 # 1. Install into a temporary prefix. The install includes the static library bwgemm::emu: build it first
 #    (a no-op when the tree is built) so that the test also runs after building only some targets.
-run_step("build bwgemm_emu" ${CMAKE_COMMAND} --build ${BWGEMM_BINARY_DIR} --target bwgemm_emu)
+run_step("build bwgemm_emu" ${CMAKE_COMMAND} --build ${BWGEMM_BINARY_DIR} --target bwgemm_emu bwgemm_emu_cudart)
 run_step("install" ${CMAKE_COMMAND} --install ${BWGEMM_BINARY_DIR} --prefix ${prefix})
 foreach(f include/bwgemm/formats/nvfp4.cuh lib/cmake/bwgemm/bwgemmConfig.cmake
           lib/cmake/bwgemm/bwgemmConfigVersion.cmake lib/cmake/bwgemm/bwgemmTargets.cmake)
@@ -26,7 +26,9 @@ foreach(f include/bwgemm/formats/nvfp4.cuh lib/cmake/bwgemm/bwgemmConfig.cmake
 endforeach()
 
 # 2. A consumer finds it, builds host and sm_100a device code against it, and runs the host part; its
-#    emu_consumer links the installed static library bwgemm::emu and runs a kernel in the CPU emulator.
+#    emu_consumer links the installed static library bwgemm::emu and runs a kernel in the CPU emulator;
+#    cudart_consumer, a program written for the GPU, links the installed emulated CUDA runtime
+#    bwgemm::emu_cudart and runs bwgemm::gemm in the emulator.
 run_step("configure consumer" ${CMAKE_COMMAND} -S ${TEST_DIR}/consumer -B ${WORK_DIR}/consumer
          -DCMAKE_PREFIX_PATH=${prefix} ${common_args})
 run_step("build consumer" ${CMAKE_COMMAND} --build ${WORK_DIR}/consumer)
@@ -37,6 +39,11 @@ endif()
 run_step("run emulator consumer" ${WORK_DIR}/consumer/emu_consumer)
 if(NOT step_output MATCHES "bwgemm emu: 128 threads ran, 0 wrong")
   message(FATAL_ERROR "unexpected emulator consumer output: ${step_output}")
+endif()
+
+run_step("run emulated-runtime consumer" ${WORK_DIR}/consumer/cudart_consumer)
+if(NOT step_output MATCHES "bwgemm emu_cudart: gemm 128 x 128 x 64, 0 wrong, host pointer refused")
+  message(FATAL_ERROR "unexpected emulated-runtime consumer output: ${step_output}")
 endif()
 
 # 3. Asking for a version the package does not provide fails at configure time.

@@ -18,6 +18,7 @@
 #if BWGEMM_EMULATION
 #include <cuda_runtime_api.h>  // cudaStream_t
 
+#include "bwgemm/emu/device_memory.hpp"
 #include "bwgemm/emu/launch.hpp"
 #else
 #include <cuda_runtime.h>
@@ -124,12 +125,16 @@ inline Status kernel_call_failure(const std::string& what, cudaError_t err) {
 }
 #endif
 
-// Global memory the GPU can read and write (device, managed or mapped host memory)?
+// Global memory the GPU can read and write (device, managed or mapped host memory)? In the emulation build
+// global memory is host memory: any pointer passes, unless a program linked the emulated CUDA runtime
+// (bwgemm::emu_cudart), whose allocation registry then decides (emu/device_memory.hpp).
 inline Status require_device_pointer(const void* p, const char* name) {
 #if BWGEMM_EMULATION
-  (void)p;
-  (void)name;
-  return Status::success();  // the emulator's global memory is host memory
+  const emu::DevicePointerQuery query = emu::device_pointer_query();
+  std::string why;
+  if (query != nullptr && !query(p, &why))
+    return Status::invalid_argument(std::string(name) + " is not device-accessible memory (" + why + ")");
+  return Status::success();
 #else
   cudaPointerAttributes attr{};
   const cudaError_t err = cudaPointerGetAttributes(&attr, p);
