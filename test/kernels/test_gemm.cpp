@@ -60,11 +60,12 @@ TEST(Sm100GemmExtending, UserEpilogueFunctor) {
   check_user_epilogue<Sm100, bwgemm::sm100::GemmConfig<64, 0, 1, bwgemm::sched::StaticPersistent>>();
 }
 
-// M = 64, 384, 640 select the three kernels of sm100::gemm (GemmSmallM, GemmMediumM, GemmLargeM).
+// M = 100, 384, 640 select the three tiled kernels of sm100::gemm (GemmSmallM, GemmMediumM, GemmLargeM); M <=
+// 64 the swap-AB ones (test_swap_ab.cpp).
 TEST(Sm100GemmDefault, EachKernelOfTheChoice) {
   BWGEMM_REQUIRE_SM100();
   check_default_entry<Sm100, __half, __half>(
-      {GemmProblem{64, 264, 64}, GemmProblem{384, 264, 64}, GemmProblem{640, 264, 64}});
+      {GemmProblem{100, 264, 64}, GemmProblem{384, 264, 64}, GemmProblem{640, 264, 64}});
 }
 
 // The diagnostic switch (base/diagnostics.hpp): on, the default entry point names the Config it chose for
@@ -73,13 +74,13 @@ TEST(Sm100GemmDefault, DiagnosticsNameTheChosenKernel) {
   BWGEMM_REQUIRE_SM100();
   bwgemm::set_diagnostics(true);
   ::testing::internal::CaptureStderr();
-  check_default_entry<Sm100, __half, __half>({GemmProblem{64, 264, 64}, GemmProblem{640, 264, 64}});
+  check_default_entry<Sm100, __half, __half>({GemmProblem{100, 264, 64}, GemmProblem{640, 264, 64}});
   const std::string on = ::testing::internal::GetCapturedStderr();
   bwgemm::set_diagnostics(false);
   ::testing::internal::CaptureStderr();
   check_default_entry<Sm100, __half, __half>({GemmProblem{64, 264, 64}});
   const std::string off = ::testing::internal::GetCapturedStderr();
-  EXPECT_NE(on.find("bwgemm: bwgemm::sm100::gemm M=64 N=264 K=64 batch=1 -> sm100::GemmSmallM"),
+  EXPECT_NE(on.find("bwgemm: bwgemm::sm100::gemm M=100 N=264 K=64 batch=1 -> sm100::GemmSmallM"),
             std::string::npos)
       << on;
   EXPECT_NE(on.find("M=640 N=264 K=64 batch=1 -> sm100::GemmLargeM"), std::string::npos) << on;

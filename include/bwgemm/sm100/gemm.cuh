@@ -11,6 +11,7 @@
 //   bwgemm::Status s = bwgemm::sm100::gemm(args, stream);         // picks a kernel from the shape
 //   using Cfg = bwgemm::sm100::GemmConfig<256, 0, 2, bwgemm::sched::ClcWorkStealing>;
 //   s = bwgemm::sm100::Gemm<Cfg>::run(args, stream);              // or an explicit kernel
+//   (small M: bwgemm::sm100::GemmSwapAb<GemmSwapAbConfig<16, 10>>, gemm_swap_ab.cuh)
 //
 // The call validates everything first (bwgemm::validate, then the Config's tile count) and launches nothing
 // on error; it is asynchronous on `stream`, allocates nothing and does not synchronize. The kernels need a
@@ -33,6 +34,8 @@
 #include "bwgemm/host/operand_maps.hpp"
 #include "bwgemm/kernels/sm100/gemm_config.cuh"
 #include "bwgemm/kernels/sm100/gemm_kernel.cuh"
+#include "bwgemm/kernels/sm100/gemm_swap_ab_config.cuh"
+#include "bwgemm/sm100/gemm_swap_ab.cuh"
 
 namespace bwgemm::sm100 {
 
@@ -100,26 +103,91 @@ struct Gemm {
 };
 
 // The kernels the default entry point chooses from (docs/api.md has the table and the reasoning):
-//   M <= 128       : BlockN 64, one CTA (M = 128), static persistent: many N tiles to spread over the SMs.
+//   M <= 64        : swap AB (sm100/gemm_swap_ab.cuh): the weights' N on the MMA's 128-row side, the tokens
+//   on
+//                    its N side in tiles of 16, 32 or 64 (the smallest that holds M), static persistent.
+//   64 < M <= 128  : BlockN 64, one CTA (M = 128), static persistent: many N tiles to spread over the SMs.
 //   128 < M <= 512 : BlockN 128, CTA pair (M = 256), Cluster Launch Control work stealing.
 //   M > 512        : BlockN 256, CTA pair, CLC work stealing: seed 004's kernel.
-// Every one takes as many stages as fit in 227 KB.
+// Every tiled one takes as many stages as fit in 227 KB. The swap-AB bound is not measured: no B200 has run
+// these kernels (they pass in the emulator only); it is the sm_90a kernels' measured crossover (M <= 64,
+// docs/hopper.md) taken over. A sweep of M = 1 .. 256 of both sides on a B200 (gemm_tiled against
+// gemm_swap_ab below) would measure it.
 template <class Out>
 using GemmSmallM = GemmConfig<64, 0, 1, sched::StaticPersistent, epi::LinearCombination, Out>;
 template <class Out>
 using GemmMediumM = GemmConfig<128, 0, 2, sched::ClcWorkStealing, epi::LinearCombination, Out>;
 template <class Out>
 using GemmLargeM = GemmConfig<256, 0, 2, sched::ClcWorkStealing, epi::LinearCombination, Out>;
+template <class Out>
+using GemmSwapAb16 = GemmSwapAbConfig<16, 10, sched::StaticPersistent, epi::LinearCombination, Out>;
+template <class Out>
+using GemmSwapAb32 = GemmSwapAbConfig<32, 10, sched::StaticPersistent, epi::LinearCombination, Out>;
+template <class Out>
+using GemmSwapAb64 = GemmSwapAbConfig<64, 8, sched::StaticPersistent, epi::LinearCombination, Out>;
+
+// Tokens up to which the default chooses the swap-AB kernels (not measured: see above).
+inline constexpr int64_t kGemmSwapAbMaxM = 64;
+
+enum class GemmChoice { kSwapAb16, kSwapAb32, kSwapAb64, kSmallM, kMediumM, kLargeM };
+
+// The swap-AB kernel for M tokens: the smallest token tile holding M (more than 64 take several tiles).
+constexpr GemmChoice gemm_swap_ab_choice(int64_t m) {
+  return m <= 16 ? GemmChoice::kSwapAb16 : m <= 32 ? GemmChoice::kSwapAb32 : GemmChoice::kSwapAb64;
+}
+
+// The tiled kernel for M tokens (the default choice before the swap-AB kernels).
+constexpr GemmChoice gemm_tiled_choice(int64_t m) {
+  return m <= 128 ? GemmChoice::kSmallM : m <= 512 ? GemmChoice::kMediumM : GemmChoice::kLargeM;
+}
+
+// The default entry point's kernel for M tokens.
+constexpr GemmChoice gemm_choice(int64_t m) {
+  return m <= kGemmSwapAbMaxM ? gemm_swap_ab_choice(m) : gemm_tiled_choice(m);
+}
+
+namespace detail {
+// Runs `choice`'s kernel on the call (and names it with the diagnostic switch on).
+template <class In, class Out>
+Status run_gemm_choice(GemmChoice choice, const GemmArguments<In, Out>& args, cudaStream_t stream) {
+  const auto report = [&](const char* name) {
+    ::bwgemm::detail::report_choice("bwgemm::sm100::gemm", args.m, args.n, args.k, args.batch, name);
+  };
+  switch (choice) {
+    case GemmChoice::kSwapAb16:
+      return report("sm100::GemmSwapAb16 (swap AB, 128 weight rows x 16 tokens)"),
+             GemmSwapAb<GemmSwapAb16<Out>>::run(args, stream);
+    case GemmChoice::kSwapAb32:
+      return report("sm100::GemmSwapAb32 (swap AB, 128 weight rows x 32 tokens)"),
+             GemmSwapAb<GemmSwapAb32<Out>>::run(args, stream);
+    case GemmChoice::kSwapAb64:
+      return report("sm100::GemmSwapAb64 (swap AB, 128 weight rows x 64 tokens)"),
+             GemmSwapAb<GemmSwapAb64<Out>>::run(args, stream);
+    case GemmChoice::kSmallM:
+      return report("sm100::GemmSmallM"), Gemm<GemmSmallM<Out>>::run(args, stream);
+    case GemmChoice::kMediumM:
+      return report("sm100::GemmMediumM"), Gemm<GemmMediumM<Out>>::run(args, stream);
+    default:
+      return report("sm100::GemmLargeM"), Gemm<GemmLargeM<Out>>::run(args, stream);
+  }
+}
+}  // namespace detail
 
 // The sm_100a default entry point: a kernel from the shape (the table above).
 template <class In, class Out>
 Status gemm(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
-  const auto report = [&](const char* choice) {
-    ::bwgemm::detail::report_choice("bwgemm::sm100::gemm", args.m, args.n, args.k, args.batch, choice);
-  };
-  if (args.m <= 128) return report("sm100::GemmSmallM"), Gemm<GemmSmallM<Out>>::run(args, stream);
-  if (args.m <= 512) return report("sm100::GemmMediumM"), Gemm<GemmMediumM<Out>>::run(args, stream);
-  return report("sm100::GemmLargeM"), Gemm<GemmLargeM<Out>>::run(args, stream);
+  return detail::run_gemm_choice(gemm_choice(args.m), args, stream);
+}
+
+// One side of the crossover whatever M, for the benchmark and the tests: the tiled kernels only, and the
+// swap-AB kernels only.
+template <class In, class Out>
+Status gemm_tiled(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
+  return detail::run_gemm_choice(gemm_tiled_choice(args.m), args, stream);
+}
+template <class In, class Out>
+Status gemm_swap_ab(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
+  return detail::run_gemm_choice(gemm_swap_ab_choice(args.m), args, stream);
 }
 
 }  // namespace bwgemm::sm100

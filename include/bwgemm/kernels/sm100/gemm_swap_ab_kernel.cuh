@@ -1,0 +1,180 @@
+// The sm_100a small-M FP16/BF16 GEMM (swap AB, gemm_swap_ab_config.cuh says why and how):
+//   D[m, n, l] = Epilogue(sum_k A[m,k,l] B[k,n,l] [, C[m,n,l]])   (default: alpha · A·B + beta · C)
+// computed as tiles of Dᵀ = Bᵀ·Aᵀ, 128 weight rows x BlockTokens tokens each.
+//
+// Warp roles (per CTA; roles.cuh runs them, GemmSwapAbRoles below says what this kernel's do):
+//   warps 0-3  epilogue: tensor-memory lanes 32w .. 32w + 31 = weight rows (output columns) n; each thread
+//              holds its n for every token of the tile and stores D[token][n] (a warp's stores are 32
+//              consecutive n), reading C[token][n] when the functor does; tokens past M masked
+//   warp 4     producer: TMA of the weight tile (evict-first: streamed once; two 64-column chunks in the
+//              K x N layout) and the token tile (evict-last: every weight tile re-reads it)
+//   warp 5     MMA: allocates tensor memory; issues tcgen05.mma.kind::f16 (weights as A, tokens as B)
+//   warp 6     scheduler: initialises the barriers; with CLC, cancels not-yet-started CTAs for work
+#pragma once
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "bwgemm/formats/bits.cuh"
+#include "bwgemm/isa/descriptors.hpp"
+#include "bwgemm/kernels/sm100/common.cuh"
+#include "bwgemm/kernels/sm100/gemm_swap_ab_config.cuh"
+#include "bwgemm/kernels/sm100/roles.cuh"
+#include "bwgemm/ptx/ptx.cuh"
+#include "bwgemm/scheduler/tile_order.cuh"
+
+namespace bwgemm::sm100 {
+
+// Kernel parameters. Passed as a __grid_constant__, so the tensor maps stay in parameter space.
+template <class Cfg>
+struct GemmSwapAbParams {
+  using Out = typename Cfg::Out;
+  CUtensorMap tmap_tokens;   // A: (K, M, L), box (64, BlockTokens, 1), 128B swizzle
+  CUtensorMap tmap_weights;  // B N x K: (K, N, L), box (64, 128, 1); K x N: (N, K, L), box (64, 64, 1);
+                             // 128B swizzle
+  Out* d = nullptr;
+  const Out* c = nullptr;  // read only when read_c
+  int64_t ldd = 0, batch_stride_d = 0;
+  int64_t ldc = 0, batch_stride_c = 0;
+  int32_t m = 0, n = 0, k = 0;
+  sched::TileGrid tiles{};  // gemm_swap_ab_tiles
+  int32_t num_clusters = 0;
+  uint32_t idesc = 0;                 // Cfg::instr_desc(input type, B layout)
+  GemmSwapAbWeightOperand weights{};  // Cfg::weight_operand(B layout)
+  bool weights_mn_major = false;      // B is K x N row-major: loaded in 64-column chunks
+  bool read_c = false;                // the epilogue takes C (epi::reads_source)
+  bool identity = false;              // the functor returns the accumulator (epi::is_identity): not called
+  typename Cfg::Epilogue epilogue{};
+};
+
+namespace detail {
+
+// One fp32 value as the output type (round to nearest even), and one output-typed value as fp32.
+template <class Out>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE Out gemm_swap_ab_out(float v) {
+  if constexpr (std::is_same_v<Out, float>) {
+    return v;
+  } else if constexpr (std::is_same_v<Out, __half>) {
+    return __float2half_rn(v);
+  } else {
+    return __float2bfloat16_rn(v);
+  }
+}
+template <class T>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE float gemm_swap_ab_in(T v) {
+  if constexpr (std::is_same_v<T, float>) {
+    return v;
+  } else if constexpr (std::is_same_v<T, __half>) {
+    return __half2float(v);
+  } else {
+    return __bfloat162float(v);
+  }
+}
+
+}  // namespace detail
+
+template <class Cfg>
+struct GemmSwapAbRoles {
+  static constexpr int kAccumulators = 1;
+  const GemmSwapAbParams<Cfg>& p;
+
+  BWGEMM_DEVICE void prefetch_tensor_maps() const {
+    ptx::tma_prefetch_descriptor(&p.tmap_tokens);
+    ptx::tma_prefetch_descriptor(&p.tmap_weights);
+  }
+
+  template <int I>
+  BWGEMM_DEVICE uint32_t producer_tx_bytes(const KernelContext<Cfg>&) const {
+    return Cfg::kStageTxBytes;
+  }
+
+  // Tile t: weight rows t.m · 128 .., tokens t.n · BlockTokens .., K block kb.
+  template <int I>
+  BWGEMM_DEVICE auto producer_tile(const KernelContext<Cfg>&, const sched::TileCoord& t) const {
+    const int32_t w0 = t.m * Cfg::kBlockWeights;
+    const int32_t m0 = t.n * Cfg::kBlockTokens;
+    return [this, w0, m0, t](uint32_t base, uint32_t bar, int32_t kb) {
+      const int32_t k0 = kb * Cfg::kBlockK;
+      if (p.weights_mn_major) {
+        for (int32_t c = 0; c < Cfg::kWeightChunks; ++c)
+          ptx::tma_load<1>(base + Cfg::kWeightOffset + c * Cfg::kWeightChunkBytes, &p.tmap_weights, bar,
+                           {w0 + c * Cfg::kWeightChunkColumns, k0, t.batch}, ptx::kL2EvictFirst);
+      } else {
+        ptx::tma_load<1>(base + Cfg::kWeightOffset, &p.tmap_weights, bar, {k0, w0, t.batch},
+                         ptx::kL2EvictFirst);
+      }
+      ptx::tma_load<1>(base + Cfg::kTokenOffset, &p.tmap_tokens, bar, {k0, m0, t.batch}, ptx::kL2EvictLast);
+    };
+  }
+
+  // kMmasPerStage MMAs of K = 16 per stage into the tile's accumulator; the first of the tile overwrites it.
+  BWGEMM_DEVICE auto mma_tile(const KernelContext<Cfg>&, const sched::TileCoord&, uint32_t d_tmem) const {
+    const uint32_t idesc = p.idesc;
+    const GemmSwapAbWeightOperand w = p.weights;
+    return [d_tmem, idesc, w](uint32_t base, int32_t kb) {
+#pragma unroll
+      for (uint32_t j = 0; j < Cfg::kMmasPerStage; ++j) {
+        const uint64_t w_desc =
+            ptx::smem_desc_with_address(w.desc_base, base + Cfg::kWeightOffset + j * w.k_step_bytes);
+        const uint64_t tokens_desc = ptx::smem_desc_with_address(
+            Cfg::kKMajorDescBase, base + Cfg::kTokenOffset + j * Cfg::kKMajorStepBytes);
+        ptx::tcgen05_mma_f16<1>(d_tmem, w_desc, tokens_desc, idesc, kb > 0 || j > 0);
+      }
+    };
+  }
+
+  // Weight row `n` of the tile (inside N): column n of D for every token of the tile inside M. The tokens are
+  // the same for every lane of a warp, so the mask at M is a uniform branch and each store instruction writes
+  // 32 consecutive n of one row of D.
+  BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>&, const sched::TileCoord& t, int32_t n) const {
+    using Out = typename Cfg::Out;
+    using Epilogue = typename Cfg::Epilogue;
+    constexpr int kColumns = Cfg::kEpilogueColumns;
+    Out* d_column = p.d + t.batch * p.batch_stride_d + n;
+    const Out* c_column = p.read_c ? p.c + t.batch * p.batch_stride_c + n : nullptr;
+    return [this, d_column, c_column](int32_t first_token, const uint32_t(&values)[1][kColumns]) {
+      const int32_t tokens = p.m - first_token < kColumns ? p.m - first_token : kColumns;
+      Out* d = d_column + static_cast<int64_t>(first_token) * p.ldd;
+      if (p.identity) {
+#pragma unroll
+        for (int i = 0; i < kColumns; ++i)
+          if (i < tokens) d[i * p.ldd] = detail::gemm_swap_ab_out<Out>(bits_to_f32(values[0][i]));
+        return;
+      }
+      if constexpr (std::is_invocable_v<const Epilogue&, float, float>) {
+        if (c_column != nullptr) {
+          const Out* c = c_column + static_cast<int64_t>(first_token) * p.ldc;
+#pragma unroll
+          for (int i = 0; i < kColumns; ++i)
+            if (i < tokens)
+              d[i * p.ldd] = detail::gemm_swap_ab_out<Out>(
+                  p.epilogue(bits_to_f32(values[0][i]), detail::gemm_swap_ab_in(c[i * p.ldc])));
+          return;
+        }
+      }
+      if constexpr (std::is_invocable_v<const Epilogue&, float>) {
+#pragma unroll
+        for (int i = 0; i < kColumns; ++i)
+          if (i < tokens) d[i * p.ldd] = detail::gemm_swap_ab_out<Out>(p.epilogue(bits_to_f32(values[0][i])));
+      }
+    };
+  }
+};
+
+// roles.cuh's rows are tensor-memory lanes: here weight rows, masked at N.
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::kThreads, 1)
+    gemm_swap_ab_kernel(const __grid_constant__ GemmSwapAbParams<Cfg> p) {
+#if BWGEMM_SM100A_KERNEL_BODY
+  run_roles<Cfg>(GemmSwapAbRoles<Cfg>{p}, p.tiles, p.num_clusters, p.n, p.k);
+#else
+  (void)p;
+  ::bwgemm::ptx::trap();
+#endif
+}
+
+}  // namespace bwgemm::sm100
