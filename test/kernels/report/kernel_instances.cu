@@ -5,9 +5,13 @@
 #include <type_traits>
 
 #include "bwgemm/kernels/sm100/gemm_configs.cuh"
+#include "bwgemm/kernels/sm100/gemm_swap_ab_configs.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_dual_gemm_configs.cuh"
+#include "bwgemm/kernels/sm100/nvfp4_dual_swap_ab_configs.cuh"
 #include "bwgemm/sm100/gemm.cuh"
+#include "bwgemm/sm100/gemm_swap_ab.cuh"
 #include "bwgemm/sm100/nvfp4_dual_gemm.cuh"
+#include "bwgemm/sm100/nvfp4_dual_swap_ab.cuh"
 
 namespace {
 
@@ -23,6 +27,24 @@ struct IsGemmConfig : std::false_type {};
 template <int N, int S, int G, class Sc, class E, class O>
 struct IsGemmConfig<bwgemm::sm100::GemmConfig<N, S, G, Sc, E, O>> : std::true_type {};
 
+// The small-M (swap-AB) Configs: their BlockN is the token tile (the MMA's N), their CTA group 1.
+template <class Cfg>
+struct IsGemmSwapAbConfig : std::false_type {};
+template <int T, int S, class Sc, class E, class O>
+struct IsGemmSwapAbConfig<bwgemm::sm100::GemmSwapAbConfig<T, S, Sc, E, O>> : std::true_type {};
+template <class Cfg>
+struct IsNvfp4DualSwapAbConfig : std::false_type {};
+template <int T, int S, class Sc, class E, class O>
+struct IsNvfp4DualSwapAbConfig<bwgemm::sm100::Nvfp4DualSwapAbConfig<T, S, Sc, E, O>> : std::true_type {};
+
+template <class Cfg>
+const char* kernel_name() {
+  if constexpr (IsGemmConfig<Cfg>::value) return "gemm_kernel";
+  if constexpr (IsGemmSwapAbConfig<Cfg>::value) return "gemm_swap_ab_kernel";
+  if constexpr (IsNvfp4DualSwapAbConfig<Cfg>::value) return "nvfp4_dual_swap_ab_kernel";
+  return "nvfp4_dual_gemm_kernel";
+}
+
 // The key (kernel|BlockN|Stages template argument|ClusterCtas|scheduler|out) matches the kernel's demangled
 // name; the fields after it are the derived constants (stages: the resolved count when Stages is 0).
 template <class Cfg>
@@ -31,16 +53,22 @@ void instantiate_and_describe() {
   if constexpr (IsGemmConfig<Cfg>::value) {
     volatile auto kernel = &bwgemm::sm100::gemm_kernel<Cfg>;
     (void)kernel;
+  } else if constexpr (IsGemmSwapAbConfig<Cfg>::value) {
+    volatile auto kernel = &bwgemm::sm100::gemm_swap_ab_kernel<Cfg>;
+    (void)kernel;
+  } else if constexpr (IsNvfp4DualSwapAbConfig<Cfg>::value) {
+    volatile auto kernel = &bwgemm::sm100::nvfp4_dual_swap_ab_kernel<Cfg>;
+    (void)kernel;
   } else {
     volatile auto kernel = &bwgemm::sm100::nvfp4_dual_gemm_kernel<Cfg>;
     (void)kernel;
   }
   int stages_argument = Cfg::kStages;
   if constexpr (IsGemmConfig<Cfg>::value) stages_argument = Cfg::kStagesRequested;
-  std::printf("%s|%d|%d|%d|%s|%s|stages=%d|threads=%d|smem=%d|tmem=%d|acc_stages=%d\n",
-              IsGemmConfig<Cfg>::value ? "gemm_kernel" : "nvfp4_dual_gemm_kernel", Cfg::kBlockN,
-              stages_argument, Cfg::kClusterCtas, Cfg::Scheduler::kName, out_name<typename Cfg::Out>(),
-              Cfg::kStages, Cfg::kThreads, Cfg::kSmemBytes, Cfg::kTmemColumns, Cfg::kAccStages);
+  std::printf("%s|%d|%d|%d|%s|%s|stages=%d|threads=%d|smem=%d|tmem=%d|acc_stages=%d\n", kernel_name<Cfg>(),
+              Cfg::kBlockN, stages_argument, Cfg::kClusterCtas, Cfg::Scheduler::kName,
+              out_name<typename Cfg::Out>(), Cfg::kStages, Cfg::kThreads, Cfg::kSmemBytes, Cfg::kTmemColumns,
+              Cfg::kAccStages);
 }
 
 template <class... Cs>
@@ -54,5 +82,8 @@ int main() {
   describe_all(bwgemm::sm100::ShippedNvfp4DualGemmConfigs{});
   describe_all(bwgemm::sm100::ShippedGemmConfigs{});
   describe_all(bwgemm::sm100::ShippedGemmOutputVariants{});
+  describe_all(bwgemm::sm100::ShippedNvfp4DualSwapAbConfigs{});
+  describe_all(bwgemm::sm100::ShippedGemmSwapAbConfigs{});
+  describe_all(bwgemm::sm100::ShippedGemmSwapAbOutputVariants{});
   return 0;
 }
