@@ -199,7 +199,8 @@ def measure(name, instrs):
         if any(has(cfg.block_instrs(b), r"^LDTM") for b in l[2]) and any(
             has(cfg.block_instrs(b), r"^STG") for b in l[2])
     ]
-    if not chunk_loops:
+    straight = not chunk_loops
+    if straight:
         # One tile per CTA and one tensor-memory load per tile: straight-line code from the load's block to
         # the end of the kernel (the end's barrier included).
         ld = [b for b in range(nblocks) if has(cfg.block_instrs(b), r"^LDTM")]
@@ -217,25 +218,49 @@ def measure(name, instrs):
     # The chunk's fast path: from the head to the backward branch, no C loads, the most bytes stored (an
     # interior chunk stores all its columns; a path that leaves early through a bounds check stores fewer),
     # and of those the fewest instructions (the 256-bit stores where the rows are aligned).
-    def stored(b):
+    # Bytes a block stores when it leaves through the edge to block t (None: any exit). A store predicated on
+    # the register its block's conditional branch tests (not written in between) runs only on one of the two
+    # edges: `@P0 STG ...; @P0 BRA X` stores on the edge to X, not on the fall-through (the aligned 256-bit
+    # stores and, on the other edge, their 128-bit alternative are then never counted together).
+    def store_bytes(ins):
+        m = re.search(r"\.(64|128|256)\b", ins.opcode)
+        return int(m.group(1)) // 8 if m else 4
+
+    def stored_on_edge(b, t):
+        instrs_b = cfg.block_instrs(b)
+        last = instrs_b[-1]
+        branch_pred = last.pred if last.opcode.startswith("BRA") and last.target in cfg.index else None
+        taken = branch_pred is not None and t is not None and cfg.block_of[cfg.index[last.target]] == t
         total = 0
-        for ins in cfg.block_instrs(b):
-            if ins.opcode.startswith("STG"):
-                m = re.search(r"\.(64|128|256)\b", ins.opcode)
-                total += int(m.group(1)) // 8 if m else 4
+        for k, ins in enumerate(instrs_b):
+            if not ins.opcode.startswith("STG"):
+                continue
+            if ins.pred is None or branch_pred is None or t is None:
+                total += store_bytes(ins)
+                continue
+            reg = ins.pred.lstrip("@!")
+            written = any(i.body.split(None, 1)[1:] and i.body.split(None, 1)[1].startswith(reg + ",")
+                          for i in instrs_b[k + 1:-1])
+            if written or reg != branch_pred.lstrip("@!"):
+                total += store_bytes(ins)
+            elif (ins.pred == branch_pred) == taken:  # same sense: runs on the taken edge; opposite: fall-through
+                total += store_bytes(ins)
         return total
 
-    best = {head: (stored(head), -cost(head))}
+    best = {head: (0, -cost(head))}
     for blk in sorted(body):
         if blk not in best or blk < head:
             continue
         for t in cfg.successors(blk):
             if t <= blk or t not in body or has(cfg.block_instrs(t), r"^LDG"):
                 continue
-            cand = (best[blk][0] + stored(t), best[blk][1] - cost(t))
+            cand = (best[blk][0] + stored_on_edge(blk, t), best[blk][1] - cost(t))
             if t not in best or cand > best[t]:
                 best[t] = cand
+    if latch in best:  # the latch's own stores, on its way back to the head (or out of the kernel)
+        best[latch] = (best[latch][0] + stored_on_edge(latch, None if straight else head), best[latch][1])
     chunk = -best[latch][1] if latch in best and best[latch][0] > 0 else None
+    chunk_bytes = best[latch][0] if latch in best else 0
     widths = [int(m.group(1)) for b in body for i in cfg.block_instrs(b)
               for m in [re.match(r"LDTM\.x(\d+)", i.opcode)] if m]
     columns = widths[0] if widths else 1
@@ -260,7 +285,9 @@ def measure(name, instrs):
         128 if any(re.search(r"^STG\S*\.128", i.body) for i in all_instrs) else 64)
     packed = any(i.opcode.startswith("F2FP") and "PACK_AB" in i.body for i in all_instrs)
     unpacked = any(i.opcode == "F2F.F16.F32" or i.opcode.startswith("F2F.BF16") for i in all_instrs)
-    return {"chunk": chunk, "tile": tile, "tile_loop": bool(outer), "columns": columns, "widest": widest,
+    return {"chunk": chunk, "chunk_bytes": chunk_bytes, "tile": tile, "tile_loop": bool(outer) or not straight,
+            "columns": columns,
+            "widest": widest,
             "packed": packed and not unpacked}
 
 
@@ -291,15 +318,20 @@ def main(argv):
             continue
         kind, block_n, out_type = cfgk
         r = measure(name, instrs)
-        chunks = block_n // r["columns"] if r is not None else 0
-        if r is not None and chunks == 1:  # one load per tile: the loop found is the tile loop, its path the
-            r["tile"], r["tile_loop"] = 0, True  # tile's whole cost
+        # Chunks per tile: the tile's outputs over those the path found stores (its bytes over the output
+        # type's). A path that stores the whole tile (one load per tile, or the chunks unrolled) belongs to the
+        # tile loop itself (or, with one tile per CTA, is the straight-line code): its cost is the tile's whole.
+        out_bytes = 4 if out_type == "float" else 2
+        path_outputs = r["chunk_bytes"] // out_bytes if r is not None else 0
+        chunks = max(1, block_n // path_outputs) if path_outputs else 0
+        if r is not None and chunks == 1:
+            r["tile"] = 0
         if r is None or r["chunk"] is None or r["tile"] is None:
             failures.append(f"{name}: no epilogue fast path found")
             continue
         per_output = (r["tile"] + chunks * r["chunk"]) / block_n
         r["packed"] = "n/a" if out_type == "float" else ("yes" if r["packed"] else "no")
-        r["chunks"], r["block_n"] = chunks, block_n
+        r["chunks"], r["block_n"], r["path_outputs"] = chunks, block_n, path_outputs
         rows.append((kind, name, r, per_output))
         budget = args.max_gemm if kind == "gemm" else args.max_dual
         if budget is not None:
@@ -314,7 +346,7 @@ def main(argv):
     for kind, name, r, per_output in rows:
         short = re.sub(r"bwgemm::(sm100::|sched::|epi::)?", "", name[: name.index(">(") + 1] if ">(" in name else name)
         tile = r["tile"] if r["tile_loop"] else "— (one tile per CTA)"
-        chunk = (f"{r['chunk']} ({r['columns']})" if r["chunks"] > 1 else
+        chunk = (f"{r['chunk']} ({r['path_outputs']})" if r["chunks"] > 1 else
                  f"{r['chunk']} (the tile's {r['block_n']})")
         print(f"| {short} | {chunk} | {tile} | {per_output:.2f} | {r['widest']} | {r['packed']} |")
     for f in failures:

@@ -90,6 +90,51 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void gemm_epilogue8(const GemmParams<Cfg>& p, c
 
 }  // namespace detail
 
+// The epilogue's store of one tile row (run_epilogue calls it per chunk of kEpilogueColumns columns). The
+// fast path (`fast`: an interior tile, the identity functor, 32-byte aligned rows; decided once per tile):
+// the accumulator straight to the packed conversion and whole-chunk 256-bit stores. Otherwise a chunk inside
+// N is stored whole, without per-vector bounds checks, through the functor where it is not the identity, in
+// 256-bit stores where D's rows are 32-byte aligned; a chunk that crosses N (the last tile column) is stored
+// 8 columns at a time up to N (a multiple of 8).
+template <class Cfg>
+struct GemmTileStore {
+  using Out = typename Cfg::Out;
+  static constexpr int kColumns = Cfg::kEpilogueColumns;
+  const GemmParams<Cfg>& p;
+  Out* d_row;
+  const Out* c_row;  // nullptr unless the call reads C
+  bool fast;
+
+  BWGEMM_DEVICE BWGEMM_FORCEINLINE void fast_store(int32_t col, const uint32_t (&values)[1][kColumns]) const {
+    float out[kColumns];
+#pragma unroll
+    for (int i = 0; i < kColumns; ++i) out[i] = bits_to_f32(values[0][i]);
+    epi::store_row(d_row + col, out, true);
+  }
+
+  BWGEMM_DEVICE BWGEMM_FORCEINLINE void operator()(int32_t col, const uint32_t (&values)[1][kColumns]) const {
+    if (col + kColumns <= p.n) {
+      float out[kColumns];
+      if (p.identity) {
+#pragma unroll
+        for (int i = 0; i < kColumns; ++i) out[i] = bits_to_f32(values[0][i]);
+      } else {
+#pragma unroll
+        for (int v = 0; v < kColumns; v += epi::kStoreVector)
+          detail::gemm_apply8<Cfg>(p, values[0] + v, c_row == nullptr ? nullptr : c_row + col + v, out + v);
+      }
+      epi::store_row(d_row + col, out, p.d_aligned32);
+      return;
+    }
+#pragma unroll
+    for (int v = 0; v < kColumns; v += epi::kStoreVector) {
+      if (col + v + epi::kStoreVector > p.n) break;  // N is a multiple of 8: whole vectors only
+      detail::gemm_epilogue8<Cfg>(p, values[0] + v, d_row + col + v,
+                                  c_row == nullptr ? nullptr : c_row + col + v);
+    }
+  }
+};
+
 // What the GEMM's roles do (roles.cuh runs them): one producer loads A and B, the MMA warp issues
 // kind::f16 MMAs into one accumulator, the epilogue applies the functor (with C when it reads it).
 template <class Cfg>
@@ -147,48 +192,25 @@ struct GemmRoles {
     };
   }
 
-  // Row `row` of the tile (inside M), kEpilogueColumns columns at a time. A chunk inside N (every chunk of
-  // an interior tile) is stored whole, without per-vector bounds checks, in 256-bit stores where D's rows
-  // are 32-byte aligned; with the identity functor (D = A·B) the accumulator goes straight to the packed
-  // conversion. A chunk that crosses N (the last tile column) is stored 8 columns at a time up to N (a
-  // multiple of 8).
-  BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>&, const sched::TileCoord& t, int32_t row) const {
+  // Row `row` of the tile (inside M), kEpilogueColumns columns at a time: GemmTileStore.
+  BWGEMM_DEVICE GemmTileStore<Cfg> epilogue_tile(const KernelContext<Cfg>&, const sched::TileCoord& t,
+                                                 int32_t row) const {
     using Out = typename Cfg::Out;
-    constexpr int kColumns = Cfg::kEpilogueColumns;
-    Out* d_row = p.d + t.batch * p.batch_stride_d + static_cast<int64_t>(row) * p.ldd;
+    // Element offsets as unsigned 64-bit products of non-negative 32-bit indices (the row, the batch) and
+    // the 64-bit strides: one wide multiply-add each, no sign extension.
+    const uint64_t d_offset =
+        static_cast<uint64_t>(static_cast<uint32_t>(row)) * static_cast<uint64_t>(p.ldd) +
+        static_cast<uint64_t>(static_cast<uint32_t>(t.batch)) * static_cast<uint64_t>(p.batch_stride_d);
     const Out* c_row =
         p.read_c ? p.c + t.batch * p.batch_stride_c + static_cast<int64_t>(row) * p.ldc : nullptr;
     // The fast path decided once per tile: an interior tile (every column inside N), D = A·B, aligned rows.
-    const bool fast = (t.n + 1) * Cfg::kBlockN <= p.n && p.identity && p.d_aligned32;
-    return [this, d_row, c_row, fast](int32_t col, const uint32_t(&values)[1][kColumns]) {
-      if (fast) {
-        float out[kColumns];
-#pragma unroll
-        for (int i = 0; i < kColumns; ++i) out[i] = bits_to_f32(values[0][i]);
-        epi::store_row(d_row + col, out, true);
-        return;
-      }
-      if (col + kColumns <= p.n) {
-        float out[kColumns];
-        if (p.identity) {
-#pragma unroll
-          for (int i = 0; i < kColumns; ++i) out[i] = bits_to_f32(values[0][i]);
-        } else {
-#pragma unroll
-          for (int v = 0; v < kColumns; v += epi::kStoreVector)
-            detail::gemm_apply8<Cfg>(p, values[0] + v, c_row == nullptr ? nullptr : c_row + col + v, out + v);
-        }
-        epi::store_row(d_row + col, out, p.d_aligned32);
-        return;
-      }
-#pragma unroll
-      for (int v = 0; v < kColumns; v += epi::kStoreVector) {
-        if (col + v + epi::kStoreVector > p.n) break;  // N is a multiple of 8: whole vectors only
-        detail::gemm_epilogue8<Cfg>(p, values[0] + v, d_row + col + v,
-                                    c_row == nullptr ? nullptr : c_row + col + v);
-      }
-    };
+    return GemmTileStore<Cfg>{p, p.d + d_offset, c_row, t.n < interior_tiles_n && plain};
   }
+
+  // Per CTA, once: D = A·B with 32-byte aligned rows (the fast path's conditions but the tile's), and the
+  // tile columns whose every column is inside N.
+  const bool plain = p.identity && p.d_aligned32;
+  const int32_t interior_tiles_n = p.n / Cfg::kBlockN;
 };
 
 template <class Cfg>

@@ -70,6 +70,59 @@ inline constexpr uint64_t kScaleDescBase =
 
 }  // namespace detail
 
+// The epilogue's store of one tile row, out = epilogue(alpha1 · gate, alpha2 · up) (run_epilogue calls it per
+// chunk of kEpilogueColumns columns). The fast path (`fast`: an interior tile, both alphas 1, 32-byte aligned
+// rows of C; decided once per tile): the functor on the accumulators as they are and whole-chunk 256-bit
+// stores. Otherwise a chunk inside N is stored whole without per-vector bounds checks, in 256-bit stores
+// where C's rows are 32-byte aligned, and without the two multiplies when both alphas are 1 (a uniform
+// branch); a chunk that crosses N is stored 8 columns at a time up to N (a multiple of 8).
+template <class Cfg>
+struct Nvfp4DualTileStore {
+  using Out = typename Cfg::Out;
+  static constexpr int kColumns = Cfg::kEpilogueColumns;
+  const Nvfp4DualGemmParams<Cfg>& p;
+  Out* out_row;
+  bool fast;
+
+  BWGEMM_DEVICE BWGEMM_FORCEINLINE void fast_store(int32_t col, const uint32_t (&values)[2][kColumns]) const {
+    float out[kColumns];
+#pragma unroll
+    for (int i = 0; i < kColumns; ++i)
+      out[i] = p.epilogue(bits_to_f32(values[0][i]), bits_to_f32(values[1][i]));
+    epi::store_row(out_row + col, out, true);
+  }
+
+  BWGEMM_DEVICE BWGEMM_FORCEINLINE void operator()(int32_t col, const uint32_t (&values)[2][kColumns]) const {
+    const auto value = [&](int i) {
+      return p.unit_alphas
+                 ? p.epilogue(bits_to_f32(values[0][i]), bits_to_f32(values[1][i]))
+                 : p.epilogue(p.alpha1 * bits_to_f32(values[0][i]), p.alpha2 * bits_to_f32(values[1][i]));
+    };
+    if (col + kColumns <= p.n) {
+      float out[kColumns];
+      if (p.unit_alphas) {
+#pragma unroll
+        for (int i = 0; i < kColumns; ++i)
+          out[i] = p.epilogue(bits_to_f32(values[0][i]), bits_to_f32(values[1][i]));
+      } else {
+#pragma unroll
+        for (int i = 0; i < kColumns; ++i)
+          out[i] = p.epilogue(p.alpha1 * bits_to_f32(values[0][i]), p.alpha2 * bits_to_f32(values[1][i]));
+      }
+      epi::store_row(out_row + col, out, p.c_aligned32);
+      return;
+    }
+#pragma unroll
+    for (int v = 0; v < kColumns; v += epi::kStoreVector) {
+      if (col + v + epi::kStoreVector > p.n) break;  // N is a multiple of 8: whole vectors only
+      float out[epi::kStoreVector];
+#pragma unroll
+      for (int i = 0; i < epi::kStoreVector; ++i) out[i] = value(v + i);
+      epi::store8(out_row + col + v, out);
+    }
+  }
+};
+
 // What the NVFP4 dual GEMM's roles do (roles.cuh runs them): producer 0 loads A, B1 and B2, producer 1 the
 // three scale tiles; the MMA warp copies the scales to tensor memory and issues both products, reusing A
 // through the collector buffer; the epilogue applies the functor to the gate and up accumulators.
@@ -203,43 +256,21 @@ struct Nvfp4DualGemmRoles {
     };
   }
 
-  // Row `row` of the tile (inside M): out = epilogue(alpha1 · gate, alpha2 · up). A chunk inside N (every
-  // chunk of an interior tile) is stored whole without per-vector bounds checks, in 256-bit stores where C's
-  // rows are 32-byte aligned, and without the two multiplies when both alphas are 1 (a uniform branch); a
-  // chunk that crosses N is stored 8 columns at a time up to N (a multiple of 8).
-  BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>&, const sched::TileCoord& t, int32_t row) const {
-    constexpr int kColumns = Cfg::kEpilogueColumns;
-    typename Cfg::Out* out_row = p.c + (static_cast<int64_t>(t.batch) * p.m + row) * p.ldc;
-    return [this, out_row](int32_t col, const uint32_t(&values)[2][kColumns]) {
-      const auto value = [&](int i) {
-        return p.unit_alphas
-                   ? p.epilogue(bits_to_f32(values[0][i]), bits_to_f32(values[1][i]))
-                   : p.epilogue(p.alpha1 * bits_to_f32(values[0][i]), p.alpha2 * bits_to_f32(values[1][i]));
-      };
-      if (col + kColumns <= p.n) {
-        float out[kColumns];
-        if (p.unit_alphas) {
-#pragma unroll
-          for (int i = 0; i < kColumns; ++i)
-            out[i] = p.epilogue(bits_to_f32(values[0][i]), bits_to_f32(values[1][i]));
-        } else {
-#pragma unroll
-          for (int i = 0; i < kColumns; ++i)
-            out[i] = p.epilogue(p.alpha1 * bits_to_f32(values[0][i]), p.alpha2 * bits_to_f32(values[1][i]));
-        }
-        epi::store_row(out_row + col, out, p.c_aligned32);
-        return;
-      }
-#pragma unroll
-      for (int v = 0; v < kColumns; v += epi::kStoreVector) {
-        if (col + v + epi::kStoreVector > p.n) break;  // N is a multiple of 8: whole vectors only
-        float out[epi::kStoreVector];
-#pragma unroll
-        for (int i = 0; i < epi::kStoreVector; ++i) out[i] = value(v + i);
-        epi::store8(out_row + col + v, out);
-      }
-    };
+  // Row `row` of the tile (inside M): Nvfp4DualTileStore.
+  BWGEMM_DEVICE Nvfp4DualTileStore<Cfg> epilogue_tile(const KernelContext<Cfg>&, const sched::TileCoord& t,
+                                                      int32_t row) const {
+    // The element offset as an unsigned 64-bit product of the non-negative row index and the 64-bit stride.
+    const uint64_t row_index =
+        static_cast<uint64_t>(static_cast<uint32_t>(t.batch)) * static_cast<uint32_t>(p.m) +
+        static_cast<uint32_t>(row);
+    return Nvfp4DualTileStore<Cfg>{p, p.c + row_index * static_cast<uint64_t>(p.ldc),
+                                   t.n < interior_tiles_n && plain};
   }
+
+  // Per CTA, once: both alphas 1 and C's rows 32-byte aligned (the fast path's conditions but the tile's),
+  // and the tile columns whose every column is inside N.
+  const bool plain = p.unit_alphas && p.c_aligned32;
+  const int32_t interior_tiles_n = p.n / Cfg::kBlockN;
 };
 
 template <class Cfg>

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 #include "bwgemm/kernels/sm100/common.cuh"
@@ -117,14 +118,44 @@ BWGEMM_DEVICE void run_mma(const KernelContext<Cfg>& ctx, const Roles& roles) {
   }
 }
 
+namespace detail {
+
+// Registers an epilogue thread may spend on the accumulator columns of two chunks at once (chunk c + 1
+// loading while chunk c is stored): half of the 255 a thread can address, the other half for addresses, the
+// functor and the packed outputs (the dual GEMM's two 64-column accumulators, 128 registers a chunk, are
+// loaded one chunk at a time).
+inline constexpr int kEpilogueBufferRegisters = 128;
+
+// Whether the tile store Roles::epilogue_tile returns has a fast path decided once per tile: a `fast` flag
+// and fast_store(column, values), which the epilogue calls instead of store(column, values) for every chunk
+// of a tile whose flag is set (and whose row is inside M). Stores without one are called chunk by chunk.
+template <class Store, class Values, class = void>
+struct HasFastStore : std::false_type {};
+template <class Store, class Values>
+struct HasFastStore<
+    Store, Values,
+    std::void_t<decltype(std::declval<const Store&>().fast_store(0, std::declval<const Values&>())),
+                decltype(bool{std::declval<const Store&>().fast})>> : std::true_type {};
+
+}  // namespace detail
+
 // An epilogue warp: tensor-memory lanes 32w .. 32w + 31 hold rows 32w .. + 31 of the CTA's tile. Each lane
-// reads its row of Roles::kAccumulators accumulators (BlockN columns apart), kEpilogueColumns at a time.
+// reads its row of Roles::kAccumulators accumulators (BlockN columns apart), kEpilogueColumns at a time. The
+// chunk loop is unrolled (BlockN / kEpilogueColumns <= 8 chunks), so every tensor-memory and global address
+// is an immediate offset; where two chunks fit detail::kEpilogueBufferRegisters the columns alternate between
+// two register buffers and chunk c + 1's tensor-memory loads are issued before chunk c's conversions and
+// stores (seed 004's order: they land while chunk c is stored; tcgen05.wait::ld waits for them when chunk c +
+// 1 is next). A store with a per-tile fast path (detail::HasFastStore) is decided once per tile, not per
+// chunk.
 template <class Cfg, class Roles>
 BWGEMM_DEVICE void run_epilogue(const KernelContext<Cfg>& ctx, const Roles& roles, int32_t m) {
   using namespace ::bwgemm::ptx;
   constexpr int kCtaGroup = Cfg::kClusterCtas;
   constexpr int kColumns = Cfg::kEpilogueColumns;
   constexpr int kChunks = Cfg::kBlockN / kColumns;
+  constexpr int kBuffers =
+      kChunks > 1 && 2 * Roles::kAccumulators * kColumns <= detail::kEpilogueBufferRegisters ? 2 : 1;
+  using Values = uint32_t[Roles::kAccumulators][kColumns];
   const auto& bars = ctx.bars;
   const uint32_t lane_base = (ctx.warp * kTmemLanesPerWarp) << kTmemLaneShift;
   PipelineState<Cfg::kAccStages> acc;
@@ -135,22 +166,41 @@ BWGEMM_DEVICE void run_epilogue(const KernelContext<Cfg>& ctx, const Roles& role
     // Rows past M read and store nothing; their clamped row keeps every pointer inside the output.
     const auto store = roles.epilogue_tile(ctx, t, row_in ? row : 0);
     const uint32_t acc_tmem = ctx.tmem + lane_base + acc.index * Cfg::kAccColumnsPerStage;
+    const int32_t tile_col = t.n * Cfg::kBlockN;
     mbarrier_wait_parity(bars.acc_full[acc.index], acc.consumer_parity());
     tcgen05_fence_after_thread_sync();
-#pragma unroll 1
-    for (int chunk = 0; chunk < kChunks; ++chunk) {
-      uint32_t values[Roles::kAccumulators][kColumns];
+    // The tile's chunks, each stored by store_chunk(column, values).
+    const auto chunks = [&](const auto& store_chunk) {
+      Values values[kBuffers];
+      const auto load = [&](int chunk) {
 #pragma unroll
-      for (int i = 0; i < Roles::kAccumulators; ++i)
-        tcgen05_ld_32x32b(acc_tmem + i * Cfg::kBlockN + chunk * kColumns, values[i]);
-      tcgen05_wait_ld();
-      if (chunk == kChunks - 1) {
-        // Everything is in registers: hand the accumulator stage back to the MMA warp.
-        tcgen05_fence_before_thread_sync();
-        if (ctx.lane == 0) arrive_on_pair_barrier<kCtaGroup>(bars.acc_empty[acc.index]);
+        for (int i = 0; i < Roles::kAccumulators; ++i)
+          tcgen05_ld_32x32b(acc_tmem + i * Cfg::kBlockN + chunk * kColumns, values[chunk % kBuffers][i]);
+      };
+      if constexpr (kBuffers == 2) load(0);
+#pragma unroll
+      for (int chunk = 0; chunk < kChunks; ++chunk) {
+        if constexpr (kBuffers == 1) load(chunk);
+        tcgen05_wait_ld();  // this chunk's loads (the only ones in flight)
+        if (chunk + 1 < kChunks) {
+          if constexpr (kBuffers == 2) load(chunk + 1);  // ahead of this chunk's stores
+        } else {
+          // Everything is in registers: hand the accumulator stage back to the MMA warp.
+          tcgen05_fence_before_thread_sync();
+          if (ctx.lane == 0) arrive_on_pair_barrier<kCtaGroup>(bars.acc_empty[acc.index]);
+        }
+        store_chunk(tile_col + chunk * kColumns, values[chunk % kBuffers]);
       }
-      if (row_in) store(t.n * Cfg::kBlockN + chunk * kColumns, values);
+    };
+    if constexpr (detail::HasFastStore<decltype(store), Values>::value) {
+      if (row_in && store.fast) {
+        chunks([&](int32_t col, const Values& v) { store.fast_store(col, v); });
+        continue;
+      }
     }
+    chunks([&](int32_t col, const Values& v) {
+      if (row_in) store(col, v);
+    });
   }
 }
 
