@@ -1,0 +1,128 @@
+"""bwgemm's kernels as PyTorch operators (torch.ops.bwgemm), docs/pytorch.md.
+
+On CUDA tensors the operators run bwgemm's kernels (sm_100a on a B200, sm_90a on an H100/H200); on CPU tensors
+they run the sm_100a kernels in bwgemm's CPU emulator (slow: shapes of a few hundred rows), so code and tests
+run without a GPU. Every operator has a fake implementation for torch.compile.
+
+    import torch, bwgemm_torch
+    d = bwgemm_torch.gemm(a, w)                           # a [M, K], w [N, K] (nn.Linear weight): a @ w.T
+    c = bwgemm_torch.dual_gemm(x, w_gate, w_up)           # silu(x @ w_gate.T) * (x @ w_up.T), fp16/bf16
+    xq, xs = bwgemm_torch.quantize_nvfp4(x, global_scale) # float4_e2m1fn_x2 data, float8_e4m3fn blocked scales
+    c = bwgemm_torch.dual_gemm_nvfp4(xq, xs, g, gs, u, us, alpha1=..., alpha2=...)
+"""
+import glob
+import os
+
+import torch
+
+__all__ = [
+    "gemm",
+    "dual_gemm",
+    "dual_gemm_fused",
+    "dual_gemm_nvfp4",
+    "quantize_nvfp4",
+    "blocked_scale_elements",
+    "split_gate_up_nvfp4",
+    "has_cuda_kernels",
+]
+
+
+def _load_libraries():
+    """Loads the CPU library (schemas + CPU kernels), then the CUDA one if it was built.
+
+    They are looked for in $BWGEMM_TORCH_LIBRARY_DIR (the CMake build's python/lib, used by the tests), then
+    beside this file (pip install ./python)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    dirs = [d for d in (os.environ.get("BWGEMM_TORCH_LIBRARY_DIR"), here) if d]
+
+    def find(stem):
+        for d in dirs:
+            hits = sorted(glob.glob(os.path.join(d, stem + "*.so")))
+            if hits:
+                return hits[0]
+        return None
+
+    cpu = find("_bwgemm_ops_cpu")
+    if cpu is None:
+        raise ImportError(
+            "bwgemm_torch: the operator library _bwgemm_ops_cpu*.so is not in " + " or ".join(dirs) +
+            "; install the package with `pip install ./python` (or build the CMake target bwgemm_torch_cpu and "
+            "set BWGEMM_TORCH_LIBRARY_DIR to its directory)")
+    torch.ops.load_library(cpu)
+    cuda = find("_bwgemm_ops_cuda")
+    if cuda is not None:
+        torch.ops.load_library(cuda)
+    return cuda is not None
+
+
+_HAS_CUDA_KERNELS = _load_libraries()
+
+from . import _fake  # noqa: E402  (registers the fake implementations; needs the schemas loaded above)
+
+
+def has_cuda_kernels():
+    """True if the package was built with its CUDA library (nvcc and a CUDA PyTorch at install time)."""
+    return _HAS_CUDA_KERNELS
+
+
+def gemm(a, b, *, alpha=1.0, beta=0.0, c=None, out_dtype=None):
+    """d = alpha * a @ b.T + beta * c. a [M, K] fp16/bf16; b [N, K] (an nn.Linear weight) of a's dtype;
+    c [M, N] of the output dtype (a's dtype, or out_dtype=torch.float32)."""
+    return torch.ops.bwgemm.gemm(a, b, alpha, beta, c, out_dtype)
+
+
+def dual_gemm(a, b1, b2, *, alpha1=1.0, alpha2=1.0):
+    """c = silu(alpha1 * a @ b1.T) * (alpha2 * a @ b2.T), all fp16 or all bf16; b1 (gate) and b2 (up) [N, K].
+
+    CUDA: the fused sm_90a kernels (H100/H200); a B200 has no 16-bit dual kernel yet (use dual_gemm_nvfp4).
+    CPU: two emulated sm_100a GEMMs with fp32 outputs and silu(gate) * up in PyTorch (not the fused kernel)."""
+    return torch.ops.bwgemm.dual_gemm(a, b1, b2, alpha1, alpha2)
+
+
+def dual_gemm_fused(a, w_gate_up, *, alpha1=1.0, alpha2=1.0):
+    """dual_gemm with the fused [gate; up] weight of shape [2N, K] (gate rows first, as vLLM's
+    MergedColumnParallelLinear and Hugging Face's fused gate_up_proj store it): no copy, two row views."""
+    n = w_gate_up.shape[0] // 2
+    if w_gate_up.dim() != 2 or 2 * n != w_gate_up.shape[0]:
+        raise ValueError(f"bwgemm.dual_gemm_fused: w_gate_up must be [2N, K] (got shape {tuple(w_gate_up.shape)})")
+    return dual_gemm(a, w_gate_up[:n], w_gate_up[n:], alpha1=alpha1, alpha2=alpha2)
+
+
+def dual_gemm_nvfp4(a, a_scales, b1, b1_scales, b2, b2_scales, *, alpha1=1.0, alpha2=1.0, out_dtype=None):
+    """c = silu(alpha1 * A @ B1.T) * (alpha2 * A @ B2.T) on NVFP4 operands (sm_100a; CPU tensors: the emulator).
+
+    Data [rows, K/2] float4_e2m1fn_x2 or uint8 (element 2i in the low nibble); scales float8_e4m3fn or uint8
+    in the 128x4 blocked layout (to_blocked's), blocked_scale_elements(rows, K) of them. alpha1/alpha2 are the
+    products of the operands' decode global scales (bwgemm's convention: value = e2m1 * e4m3 * global_scale).
+    M >= 1, N % 16 == 0, K % 64 == 0. out_dtype float16 (default) or bfloat16."""
+    return torch.ops.bwgemm.dual_gemm_nvfp4(a, a_scales, b1, b1_scales, b2, b2_scales, alpha1, alpha2, out_dtype)
+
+
+def quantize_nvfp4(x, global_scale=1.0):
+    """x [rows, K] fp32/fp16/bf16 -> (data [rows, K/2] float4_e2m1fn_x2, scales 1-D float8_e4m3fn, blocked).
+
+    global_scale is the decode scale (x ~ e2m1 * e4m3 * global_scale), e.g. amax / (448 * 6); engines that
+    pass the encode scale 448 * 6 / amax pass its reciprocal here."""
+    return torch.ops.bwgemm.quantize_nvfp4(x, global_scale)
+
+
+def blocked_scale_elements(rows, k):
+    """Elements of the 128x4 blocked scales of a rows x K NVFP4 matrix (padding included)."""
+    return _fake.blocked_scale_elements(rows, k)
+
+
+def split_gate_up_nvfp4(data, scales):
+    """Splits a quantized fused [gate; up] weight ([2N, K/2] data, blocked scales of 2N rows) into
+    (gate_data, gate_scales, up_data, up_scales) views without a copy. N must be a multiple of 128, so that the
+    gate's scales are whole 128-row blocks (otherwise quantize gate and up separately)."""
+    rows = data.shape[0]
+    n = rows // 2
+    if data.dim() != 2 or 2 * n != rows or n % 128 != 0:
+        raise ValueError(f"bwgemm.split_gate_up_nvfp4: data must be [2N, K/2] with N a multiple of 128 "
+                         f"(got shape {tuple(data.shape)})")
+    k = 2 * data.shape[1]
+    half = blocked_scale_elements(n, k)
+    flat = scales.reshape(-1)
+    if flat.numel() != 2 * half:
+        raise ValueError(f"bwgemm.split_gate_up_nvfp4: scales must hold {2 * half} elements (got {flat.numel()})")
+    return data[:n], flat[:half], data[n:], flat[half:]

@@ -1,0 +1,118 @@
+"""Fake (meta) implementations of torch.ops.bwgemm for torch.compile and FakeTensor: output shapes and dtypes
+from the inputs' (symbolic) sizes, after the same checks as the kernels (python/csrc/ops.hpp), so that a traced
+call fails where the real one would. No data is read."""
+import torch
+
+_BLOCK = 16  # NVFP4: one e4m3 scale per 16 K elements (formats/nvfp4.cuh)
+_ATOM_ROWS, _ATOM_COLS = 128, 4  # the 128x4 blocked scale layout (formats/scale_layout.cuh, to_blocked)
+
+
+def blocked_scale_elements(rows, k):
+    """Scale elements of a rows x K NVFP4 matrix in the blocked layout, padding included."""
+    cols = k // _BLOCK
+    return -(-rows // _ATOM_ROWS) * _ATOM_ROWS * (-(-cols // _ATOM_COLS) * _ATOM_COLS)
+
+
+def _matrix(op, name, t):
+    torch._check_value(t.dim() == 2, lambda: f"{op}: {name} must be a 2-D tensor (got shape {tuple(t.shape)})")
+    torch._check_value(t.is_contiguous(), lambda: f"{op}: {name} must be contiguous (row-major): call .contiguous()")
+
+
+def _same_device(op, first, name, t):
+    torch._check(t.device == first.device,
+                 lambda: f"{op}: {name} is on {t.device} but the first operand is on {first.device}")
+
+
+def _sixteen_bit(op, name, t):
+    torch._check_type(t.dtype in (torch.float16, torch.bfloat16),
+                      lambda: f"{op}: {name} must be float16 or bfloat16 (got {t.dtype})")
+
+
+def _same_dtype(op, name, t, first):
+    torch._check_type(t.dtype == first.dtype, lambda: f"{op}: {name} must have A's dtype {first.dtype} (got {t.dtype})")
+
+
+@torch.library.register_fake("bwgemm::gemm")
+def _gemm(a, b, alpha=1.0, beta=0.0, c=None, out_dtype=None):
+    op = "bwgemm.gemm"
+    _matrix(op, "a", a)
+    _matrix(op, "b", b)
+    _sixteen_bit(op, "a", a)
+    _same_dtype(op, "b", b, a)
+    _same_device(op, a, "b", b)
+    torch._check_value(b.shape[1] == a.shape[1], lambda: f"{op}: b must be [N, K] with a's K = {a.shape[1]}")
+    out = a.dtype if out_dtype is None else out_dtype
+    torch._check_type(out in (a.dtype, torch.float32), lambda: f"{op}: out_dtype must be A's dtype or float32")
+    if c is not None:
+        _matrix(op, "c", c)
+        _same_device(op, a, "c", c)
+        torch._check_type(c.dtype == out, lambda: f"{op}: c must have the output dtype {out} (got {c.dtype})")
+        torch._check_value(c.shape[0] == a.shape[0] and c.shape[1] == b.shape[0],
+                           lambda: f"{op}: c must be [M, N] = [{a.shape[0]}, {b.shape[0]}]")
+    else:
+        torch._check_value(beta == 0.0, lambda: f"{op}: beta = {beta} needs c")
+    return a.new_empty((a.shape[0], b.shape[0]), dtype=out)
+
+
+@torch.library.register_fake("bwgemm::dual_gemm")
+def _dual_gemm(a, b1, b2, alpha1=1.0, alpha2=1.0):
+    op = "bwgemm.dual_gemm"
+    for name, t in (("a", a), ("b1", b1), ("b2", b2)):
+        _matrix(op, name, t)
+    _sixteen_bit(op, "a", a)
+    _same_dtype(op, "b1", b1, a)
+    _same_dtype(op, "b2", b2, a)
+    _same_device(op, a, "b1", b1)
+    _same_device(op, a, "b2", b2)
+    torch._check_value(b1.shape[1] == a.shape[1] and b2.shape == b1.shape,
+                       lambda: f"{op}: b1 and b2 must both be [N, K] with a's K = {a.shape[1]}")
+    return a.new_empty((a.shape[0], b1.shape[0]))
+
+
+def _nvfp4(op, name, scales_name, data, scales, k):
+    _matrix(op, name, data)
+    torch._check_type(data.dtype in (torch.float4_e2m1fn_x2, torch.uint8),
+                      lambda: f"{op}: {name} must be float4_e2m1fn_x2 or uint8 (got {data.dtype})")
+    torch._check_type(scales.dtype in (torch.float8_e4m3fn, torch.uint8),
+                      lambda: f"{op}: {scales_name} must be float8_e4m3fn or uint8 (got {scales.dtype})")
+    torch._check_value(scales.is_contiguous(), lambda: f"{op}: {scales_name} must be contiguous")
+    want = blocked_scale_elements(data.shape[0], k)
+    torch._check_value(scales.numel() == want,
+                       lambda: f"{op}: {scales_name} must hold the 128x4 blocked scales of {data.shape[0]} rows: "
+                               f"{want} elements (got {scales.numel()})")
+
+
+@torch.library.register_fake("bwgemm::dual_gemm_nvfp4")
+def _dual_gemm_nvfp4(a, a_scales, b1, b1_scales, b2, b2_scales, alpha1=1.0, alpha2=1.0, out_dtype=None):
+    op = "bwgemm.dual_gemm_nvfp4"
+    torch._check_value(a.dim() == 2, lambda: f"{op}: a must be a 2-D tensor [M, K/2]")
+    k = 2 * a.shape[1]
+    _nvfp4(op, "a", "a_scales", a, a_scales, k)
+    _nvfp4(op, "b1", "b1_scales", b1, b1_scales, k)
+    _nvfp4(op, "b2", "b2_scales", b2, b2_scales, k)
+    for name, t in (("a_scales", a_scales), ("b1", b1), ("b1_scales", b1_scales), ("b2", b2),
+                    ("b2_scales", b2_scales)):
+        _same_device(op, a, name, t)
+    torch._check_value(b1.shape[1] == a.shape[1] and b2.shape == b1.shape,
+                       lambda: f"{op}: b1 and b2 must both be [N, K/2] with a's K/2 = {a.shape[1]}")
+    torch._check_value(k % 64 == 0, lambda: f"{op}: K = {k} must be a multiple of 64")
+    torch._check_value(b1.shape[0] % 16 == 0, lambda: f"{op}: N = {b1.shape[0]} must be a multiple of 16")
+    out = torch.float16 if out_dtype is None else out_dtype
+    torch._check_type(out in (torch.float16, torch.bfloat16),
+                      lambda: f"{op}: out_dtype must be float16 or bfloat16 (got {out})")
+    return a.new_empty((a.shape[0], b1.shape[0]), dtype=out)
+
+
+@torch.library.register_fake("bwgemm::quantize_nvfp4")
+def _quantize_nvfp4(x, global_scale=1.0):
+    op = "bwgemm.quantize_nvfp4"
+    _matrix(op, "x", x)
+    torch._check_type(x.dtype in (torch.float32, torch.float16, torch.bfloat16),
+                      lambda: f"{op}: x must be float32, float16 or bfloat16 (got {x.dtype})")
+    torch._check_value(x.shape[1] % _BLOCK == 0 and x.shape[1] > 0,
+                       lambda: f"{op}: K = {x.shape[1]} must be a positive multiple of 16, the NVFP4 block")
+    torch._check_value(x.shape[0] > 0, lambda: f"{op}: x must have at least one row")
+    torch._check_value(0.0 < global_scale < 3.4e38, lambda: f"{op}: global_scale must be positive and finite")
+    rows, k = x.shape
+    return (x.new_empty((rows, k // 2), dtype=torch.float4_e2m1fn_x2),
+            x.new_empty((blocked_scale_elements(rows, k),), dtype=torch.float8_e4m3fn))

@@ -1,0 +1,381 @@
+// bwgemm's PyTorch operators (namespace torch.ops.bwgemm), shared by both builds of the extension:
+//   ops_cpu.cpp  (host C++, BWGEMM_EMULATION=1): the schemas and the CPU kernels (the sm_100a kernels in the
+//                CPU emulator);
+//   ops_cuda.cu  (nvcc, sm_90a and sm_100a): the CUDA kernels.
+//
+// Every operator checks its tensors here -- dtypes, shapes, devices, contiguity, alignment -- with the same
+// messages on every device (the fake implementations, bwgemm_torch/_fake.py, check the same rules), then
+// calls bwgemm's entry point on the current stream and turns a failed bwgemm::Status into a RuntimeError
+// carrying its message.
+//
+//   gemm(a, b, alpha=1, beta=0, c=None, out_dtype=None) -> d      d = alpha a b^T + beta c
+//       a [M, K] fp16/bf16, b [N, K] (nn.Linear weight) of a's dtype; out_dtype a's dtype (default) or fp32
+//   dual_gemm(a, b1, b2, alpha1=1, alpha2=1) -> c                 c = silu(alpha1 a b1^T) * (alpha2 a b2^T)
+//       16-bit: a [M, K], b1 and b2 [N, K], c [M, N], all of a's dtype
+//   dual_gemm_nvfp4(a, a_scales, b1, b1_scales, b2, b2_scales, alpha1=1, alpha2=1, out_dtype=None) -> c
+//       NVFP4: data [rows, K/2] float4_e2m1fn_x2 or uint8; scales float8_e4m3fn or uint8 in the 128x4
+//       blocked layout (PyTorch's to_blocked), blocked_scale_bytes(rows, K/16) elements, any shape;
+//       c [M, N] fp16 (default) or bf16
+//   quantize_nvfp4(x, global_scale=1) -> (data, scales)
+//       x [rows, K] fp32/fp16/bf16 -> data [rows, K/2] float4_e2m1fn_x2, scales float8_e4m3fn 1-D blocked
+#pragma once
+
+#include <ATen/ATen.h>
+#include <c10/util/Exception.h>
+
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include <bwgemm/dual_gemm.cuh>
+#include <bwgemm/formats/scale_layout.cuh>
+#include <bwgemm/gemm.cuh>
+#include <bwgemm/quantize.cuh>
+
+#if !BWGEMM_EMULATION
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#endif
+
+namespace bwgemm_torch {
+
+// The NVFP4 block: 16 K elements per e4m3 scale (formats/nvfp4.cuh), two e2m1 codes per byte.
+constexpr int64_t kBlock = bwgemm::kNvfp4BlockSize;
+// What bwgemm's entry points require of every operand's address (arguments/: 16-byte TMA alignment).
+constexpr int64_t kOperandAlignment = 16;
+
+// ---- checks ----------------------------------------------------------------
+
+inline void check_matrix(const char* op, const char* name, const at::Tensor& t) {
+  TORCH_CHECK_VALUE(t.dim() == 2, op, ": ", name, " must be a 2-D tensor (got ", t.dim(),
+                    " dimensions, shape ", t.sizes(), ")");
+  TORCH_CHECK_VALUE(t.is_contiguous(), op, ": ", name, " must be contiguous (row-major; got strides ",
+                    t.strides(), "): call .contiguous()");
+}
+
+inline void check_same_device(const char* op, const at::Tensor& first, const char* name,
+                              const at::Tensor& t) {
+  TORCH_CHECK(t.device() == first.device(), op, ": ", name, " is on ", t.device(),
+              " but the first operand is on ", first.device(), "; all operands must be on one device");
+}
+
+inline void check_aligned(const char* op, const char* name, const at::Tensor& t) {
+  TORCH_CHECK_VALUE(reinterpret_cast<uintptr_t>(t.data_ptr()) % kOperandAlignment == 0, op, ": ", name,
+                    " must start at a 16-byte aligned address (a view at an offset of ", t.storage_offset(),
+                    " elements is not)");
+}
+
+inline void check_16bit(const char* op, const char* name, const at::Tensor& t) {
+  TORCH_CHECK_TYPE(t.scalar_type() == at::kHalf || t.scalar_type() == at::kBFloat16, op, ": ", name,
+                   " must be float16 or bfloat16 (got ", t.scalar_type(), ")");
+}
+
+inline void check_dtype_as(const char* op, const char* name, const at::Tensor& t, const at::Tensor& first) {
+  TORCH_CHECK_TYPE(t.scalar_type() == first.scalar_type(), op, ": ", name, " must have A's dtype ",
+                   first.scalar_type(), " (got ", t.scalar_type(), ")");
+}
+
+inline void check_device_kind(const char* op, const at::Tensor& t) {
+  TORCH_CHECK(t.is_cpu() || t.is_cuda(), op, ": tensors must be on CPU (the CPU emulator) or CUDA (got ",
+              t.device(), ")");
+}
+
+// NVFP4 operand: packed data [rows, K/2] and its blocked scales.
+inline void check_nvfp4(const char* op, const char* name, const char* scales_name, const at::Tensor& data,
+                        const at::Tensor& scales, int64_t k) {
+  check_matrix(op, name, data);
+  TORCH_CHECK_TYPE(
+      data.scalar_type() == at::kFloat4_e2m1fn_x2 || data.scalar_type() == at::kByte, op, ": ", name,
+      " must be float4_e2m1fn_x2 or uint8 (two e2m1 codes per byte, element 2i in the low nibble; got ",
+      data.scalar_type(), ")");
+  TORCH_CHECK_TYPE(scales.scalar_type() == at::kFloat8_e4m3fn || scales.scalar_type() == at::kByte, op, ": ",
+                   scales_name, " must be float8_e4m3fn or uint8 (got ", scales.scalar_type(), ")");
+  TORCH_CHECK_VALUE(scales.is_contiguous(), op, ": ", scales_name, " must be contiguous");
+  const int64_t want = bwgemm::blocked_scale_bytes(data.size(0), k / kBlock);
+  TORCH_CHECK_VALUE(scales.numel() == want, op, ": ", scales_name, " must hold the 128x4 blocked scales of ",
+                    data.size(0), " rows x ", k / kBlock, " blocks: ", want,
+                    " elements (to_blocked's output, padding included; got ", scales.numel(), ")");
+  check_aligned(op, name, data);
+  check_aligned(op, scales_name, scales);
+}
+
+inline at::ScalarType gemm_out_dtype(const char* op, const at::Tensor& a,
+                                     std::optional<at::ScalarType> out_dtype) {
+  const at::ScalarType out = out_dtype.value_or(a.scalar_type());
+  TORCH_CHECK_TYPE(out == a.scalar_type() || out == at::kFloat, op, ": out_dtype must be A's dtype (",
+                   a.scalar_type(), ") or float32 (got ", out, ")");
+  return out;
+}
+
+// The checks of gemm; returns D's dtype.
+inline at::ScalarType check_gemm(const at::Tensor& a, const at::Tensor& b, const std::optional<at::Tensor>& c,
+                                 double beta, std::optional<at::ScalarType> out_dtype) {
+  constexpr const char* op = "bwgemm.gemm";
+  check_device_kind(op, a);
+  check_matrix(op, "a", a);
+  check_matrix(op, "b", b);
+  check_16bit(op, "a", a);
+  check_dtype_as(op, "b", b, a);
+  check_same_device(op, a, "b", b);
+  TORCH_CHECK_VALUE(b.size(1) == a.size(1), op, ": b must be [N, K] with a's K = ", a.size(1),
+                    " (an nn.Linear weight; got shape ", b.sizes(), ")");
+  const at::ScalarType out = gemm_out_dtype(op, a, out_dtype);
+  if (c.has_value()) {
+    check_matrix(op, "c", *c);
+    check_same_device(op, a, "c", *c);
+    TORCH_CHECK_TYPE(c->scalar_type() == out, op, ": c must have the output dtype ", out, " (got ",
+                     c->scalar_type(), ")");
+    TORCH_CHECK_VALUE(c->size(0) == a.size(0) && c->size(1) == b.size(0), op, ": c must be [M, N] = [",
+                      a.size(0), ", ", b.size(0), "] (got ", c->sizes(), ")");
+    check_aligned(op, "c", *c);
+  } else {
+    TORCH_CHECK_VALUE(beta == 0.0, op, ": beta = ", beta, " needs c");
+  }
+  check_aligned(op, "a", a);
+  check_aligned(op, "b", b);
+  return out;
+}
+
+inline void check_dual_gemm(const at::Tensor& a, const at::Tensor& b1, const at::Tensor& b2) {
+  constexpr const char* op = "bwgemm.dual_gemm";
+  check_device_kind(op, a);
+  check_matrix(op, "a", a);
+  check_matrix(op, "b1", b1);
+  check_matrix(op, "b2", b2);
+  check_16bit(op, "a", a);
+  check_dtype_as(op, "b1", b1, a);
+  check_dtype_as(op, "b2", b2, a);
+  check_same_device(op, a, "b1", b1);
+  check_same_device(op, a, "b2", b2);
+  TORCH_CHECK_VALUE(b1.size(1) == a.size(1) && b2.sizes() == b1.sizes(), op,
+                    ": b1 and b2 must both be [N, K] with a's K = ", a.size(1), " (got ", b1.sizes(), " and ",
+                    b2.sizes(), ")");
+  check_aligned(op, "a", a);
+  check_aligned(op, "b1", b1);
+  check_aligned(op, "b2", b2);
+}
+
+// The checks of dual_gemm_nvfp4; returns C's dtype.
+inline at::ScalarType check_dual_gemm_nvfp4(const at::Tensor& a, const at::Tensor& a_scales,
+                                            const at::Tensor& b1, const at::Tensor& b1_scales,
+                                            const at::Tensor& b2, const at::Tensor& b2_scales,
+                                            std::optional<at::ScalarType> out_dtype) {
+  constexpr const char* op = "bwgemm.dual_gemm_nvfp4";
+  check_device_kind(op, a);
+  TORCH_CHECK_VALUE(a.dim() == 2, op, ": a must be a 2-D tensor [M, K/2] (got shape ", a.sizes(), ")");
+  const int64_t k = 2 * a.size(1);
+  check_nvfp4(op, "a", "a_scales", a, a_scales, k);
+  check_nvfp4(op, "b1", "b1_scales", b1, b1_scales, k);
+  check_nvfp4(op, "b2", "b2_scales", b2, b2_scales, k);
+  int i = 0;
+  const char* names[] = {"a_scales", "b1", "b1_scales", "b2", "b2_scales"};
+  for (const at::Tensor* t : {&a_scales, &b1, &b1_scales, &b2, &b2_scales})
+    check_same_device(op, a, names[i++], *t);
+  TORCH_CHECK_VALUE(b1.size(1) == a.size(1) && b2.sizes() == b1.sizes(), op,
+                    ": b1 and b2 must both be [N, K/2] with a's K/2 = ", a.size(1), " (got ", b1.sizes(),
+                    " and ", b2.sizes(), ")");
+  TORCH_CHECK_VALUE(k % 64 == 0, op, ": K = ", k, " must be a multiple of 64 (a is [M, K/2] bytes)");
+  TORCH_CHECK_VALUE(b1.size(0) % 16 == 0, op, ": N = ", b1.size(0), " must be a multiple of 16");
+  const at::ScalarType out = out_dtype.value_or(at::kHalf);
+  TORCH_CHECK_TYPE(out == at::kHalf || out == at::kBFloat16, op,
+                   ": out_dtype must be float16 or bfloat16 (got ", out, ")");
+  return out;
+}
+
+inline void check_quantize(const at::Tensor& x, double global_scale) {
+  constexpr const char* op = "bwgemm.quantize_nvfp4";
+  check_device_kind(op, x);
+  check_matrix(op, "x", x);
+  TORCH_CHECK_TYPE(
+      x.scalar_type() == at::kFloat || x.scalar_type() == at::kHalf || x.scalar_type() == at::kBFloat16, op,
+      ": x must be float32, float16 or bfloat16 (got ", x.scalar_type(), ")");
+  TORCH_CHECK_VALUE(x.size(1) % kBlock == 0 && x.size(1) > 0, op, ": K = ", x.size(1),
+                    " (x's last dimension) must be a positive multiple of 16, the NVFP4 block");
+  TORCH_CHECK_VALUE(x.size(0) > 0, op, ": x must have at least one row");
+  TORCH_CHECK_VALUE(global_scale > 0.0 && global_scale < 3.4e38, op,
+                    ": global_scale must be positive and finite (got ", global_scale,
+                    "); bwgemm decodes e2m1 * e4m3 * global_scale, the reciprocal of the scale some "
+                    "engines multiply by");
+}
+
+// ---- outputs -------------------------------------------------
+
+inline at::Tensor empty_matrix(const at::Tensor& like, int64_t rows, int64_t cols, at::ScalarType dtype) {
+  return at::empty({rows, cols}, like.options().dtype(dtype));
+}
+
+inline std::tuple<at::Tensor, at::Tensor> empty_quantized(const at::Tensor& x) {
+  const int64_t rows = x.size(0), k = x.size(1);
+  return {at::empty({rows, k / 2}, x.options().dtype(at::kFloat4_e2m1fn_x2)),
+          at::empty({bwgemm::blocked_scale_bytes(rows, k / kBlock)}, x.options().dtype(at::kFloat8_e4m3fn))};
+}
+
+// ---- running bwgemm
+// -----------------------------------------------------------------------------------------
+
+inline void check_status(const char* op, const bwgemm::Status& s) {
+  TORCH_CHECK(s.ok(), op, ": ", s.to_string());
+}
+
+// The stream and device a call runs on. In the emulator: no stream, and one call at a time (the emulated
+// launch settings are process-wide).
+struct CallContext {
+#if BWGEMM_EMULATION
+  explicit CallContext(const at::Tensor&) : lock(mutex()) {}
+  cudaStream_t stream = nullptr;
+  static std::mutex& mutex() {
+    static std::mutex m;
+    return m;
+  }
+  std::lock_guard<std::mutex> lock;
+#else
+  explicit CallContext(const at::Tensor& t)
+      : guard(t.device()), stream(c10::cuda::getCurrentCUDAStream().stream()) {}
+  c10::cuda::CUDAGuard guard;
+  cudaStream_t stream;
+#endif
+};
+
+template <class T>
+const T* ptr(const at::Tensor& t) {
+  return static_cast<const T*>(t.data_ptr());
+}
+template <class T>
+T* mutable_ptr(const at::Tensor& t) {
+  return static_cast<T*>(t.data_ptr());
+}
+
+template <class In, class Out>
+void run_gemm(const at::Tensor& a, const at::Tensor& b, double alpha, double beta,
+              const std::optional<at::Tensor>& c, const at::Tensor& d, cudaStream_t stream) {
+  bwgemm::GemmArguments<In, Out> args;
+  args.m = a.size(0), args.n = b.size(0), args.k = a.size(1);
+  args.a = ptr<In>(a);
+  args.b = ptr<In>(b);
+  args.b_layout = bwgemm::BLayout::kColumnMajorKxN;  // [N, K] row-major: K-major B
+  args.c = c.has_value() ? ptr<Out>(*c) : nullptr;
+  args.d = mutable_ptr<Out>(d);
+  args.epilogue = {static_cast<float>(alpha), static_cast<float>(beta)};
+  check_status("bwgemm.gemm", bwgemm::gemm(args, stream));
+}
+
+template <class In>
+void dispatch_gemm_out(const at::Tensor& a, const at::Tensor& b, double alpha, double beta,
+                       const std::optional<at::Tensor>& c, const at::Tensor& d, cudaStream_t stream) {
+  if (d.scalar_type() == at::kFloat)
+    run_gemm<In, float>(a, b, alpha, beta, c, d, stream);
+  else
+    run_gemm<In, In>(a, b, alpha, beta, c, d, stream);
+}
+
+inline at::Tensor gemm(const at::Tensor& a, const at::Tensor& b, double alpha, double beta,
+                       const std::optional<at::Tensor>& c, std::optional<at::ScalarType> out_dtype) {
+  const at::ScalarType out = check_gemm(a, b, c, beta, out_dtype);
+  at::Tensor d = empty_matrix(a, a.size(0), b.size(0), out);
+  if (d.numel() == 0) return d;
+  TORCH_CHECK_VALUE(a.size(1) > 0, "bwgemm.gemm: K must be >= 1");
+  CallContext ctx(a);
+  if (a.scalar_type() == at::kHalf)
+    dispatch_gemm_out<__half>(a, b, alpha, beta, c, d, ctx.stream);
+  else
+    dispatch_gemm_out<__nv_bfloat16>(a, b, alpha, beta, c, d, ctx.stream);
+  return d;
+}
+
+#if BWGEMM_EMULATION
+// The emulator models sm_100a, which has no 16-bit dual GEMM kernel (bwgemm::dual_gemm answers
+// not_supported there; the fused kernels are sm_90a's). On CPU tensors the operator therefore runs the two
+// projections through the emulated sm_100a GEMM with fp32 outputs and applies silu(gate) * up with ATen:
+// the same result up to the rounding of the activation, not the fused kernel.
+inline at::Tensor dual_gemm(const at::Tensor& a, const at::Tensor& b1, const at::Tensor& b2, double alpha1,
+                            double alpha2) {
+  check_dual_gemm(a, b1, b2);
+  if (a.size(0) == 0 || b1.size(0) == 0) return empty_matrix(a, a.size(0), b1.size(0), a.scalar_type());
+  const at::Tensor gate = gemm(a, b1, alpha1, 0.0, std::nullopt, at::kFloat);
+  const at::Tensor up = gemm(a, b2, alpha2, 0.0, std::nullopt, at::kFloat);
+  return (at::silu(gate) * up).to(a.scalar_type());
+}
+#else
+template <class In>
+void run_dual_gemm(const at::Tensor& a, const at::Tensor& b1, const at::Tensor& b2, double alpha1,
+                   double alpha2, const at::Tensor& c, cudaStream_t stream) {
+  bwgemm::DualGemmArguments<In, In> args;
+  args.m = a.size(0), args.n = b1.size(0), args.k = a.size(1);
+  args.a = ptr<In>(a);
+  args.b1 = ptr<In>(b1);
+  args.b2 = ptr<In>(b2);
+  args.c = mutable_ptr<In>(c);
+  args.alpha1 = static_cast<float>(alpha1);
+  args.alpha2 = static_cast<float>(alpha2);
+  check_status("bwgemm.dual_gemm", bwgemm::dual_gemm(args, stream));
+}
+
+inline at::Tensor dual_gemm(const at::Tensor& a, const at::Tensor& b1, const at::Tensor& b2, double alpha1,
+                            double alpha2) {
+  check_dual_gemm(a, b1, b2);
+  at::Tensor c = empty_matrix(a, a.size(0), b1.size(0), a.scalar_type());
+  if (c.numel() == 0) return c;
+  CallContext ctx(a);
+  if (a.scalar_type() == at::kHalf)
+    run_dual_gemm<__half>(a, b1, b2, alpha1, alpha2, c, ctx.stream);
+  else
+    run_dual_gemm<__nv_bfloat16>(a, b1, b2, alpha1, alpha2, c, ctx.stream);
+  return c;
+}
+#endif
+
+template <class Out>
+void run_dual_gemm_nvfp4(const at::Tensor& a, const at::Tensor& a_scales, const at::Tensor& b1,
+                         const at::Tensor& b1_scales, const at::Tensor& b2, const at::Tensor& b2_scales,
+                         double alpha1, double alpha2, const at::Tensor& c, cudaStream_t stream) {
+  bwgemm::Nvfp4DualGemmArguments<Out> args;
+  args.m = a.size(0), args.n = b1.size(0), args.k = 2 * a.size(1);
+  args.a = {a.data_ptr(), a_scales.data_ptr()};
+  args.b1 = {b1.data_ptr(), b1_scales.data_ptr()};
+  args.b2 = {b2.data_ptr(), b2_scales.data_ptr()};
+  args.c = mutable_ptr<Out>(c);
+  args.alpha1 = static_cast<float>(alpha1);
+  args.alpha2 = static_cast<float>(alpha2);
+  check_status("bwgemm.dual_gemm_nvfp4", bwgemm::dual_gemm_nvfp4(args, stream));
+}
+
+inline at::Tensor dual_gemm_nvfp4(const at::Tensor& a, const at::Tensor& a_scales, const at::Tensor& b1,
+                                  const at::Tensor& b1_scales, const at::Tensor& b2,
+                                  const at::Tensor& b2_scales, double alpha1, double alpha2,
+                                  std::optional<at::ScalarType> out_dtype) {
+  const at::ScalarType out = check_dual_gemm_nvfp4(a, a_scales, b1, b1_scales, b2, b2_scales, out_dtype);
+  at::Tensor c = empty_matrix(a, a.size(0), b1.size(0), out);
+  if (c.numel() == 0) return c;
+  CallContext ctx(a);
+  if (out == at::kHalf)
+    run_dual_gemm_nvfp4<__half>(a, a_scales, b1, b1_scales, b2, b2_scales, alpha1, alpha2, c, ctx.stream);
+  else
+    run_dual_gemm_nvfp4<__nv_bfloat16>(a, a_scales, b1, b1_scales, b2, b2_scales, alpha1, alpha2, c,
+                                       ctx.stream);
+  return c;
+}
+
+template <class T>
+void run_quantize(const at::Tensor& x, double global_scale, const at::Tensor& data, const at::Tensor& scales,
+                  cudaStream_t stream) {
+  check_status(
+      "bwgemm.quantize_nvfp4",
+      bwgemm::quantize_nvfp4(ptr<T>(x), x.size(0), x.size(1), 1, x.size(1), static_cast<float>(global_scale),
+                             mutable_ptr<uint8_t>(data), mutable_ptr<uint8_t>(scales), stream));
+}
+
+inline std::tuple<at::Tensor, at::Tensor> quantize_nvfp4(const at::Tensor& x, double global_scale) {
+  check_quantize(x, global_scale);
+  auto [data, scales] = empty_quantized(x);
+  CallContext ctx(x);
+  if (x.scalar_type() == at::kFloat)
+    run_quantize<float>(x, global_scale, data, scales, ctx.stream);
+  else if (x.scalar_type() == at::kHalf)
+    run_quantize<__half>(x, global_scale, data, scales, ctx.stream);
+  else
+    run_quantize<__nv_bfloat16>(x, global_scale, data, scales, ctx.stream);
+  return {data, scales};
+}
+
+}  // namespace bwgemm_torch

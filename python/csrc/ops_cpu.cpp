@@ -1,0 +1,25 @@
+// The CPU build of bwgemm's PyTorch operators (host C++ with BWGEMM_EMULATION=1, linked with the emulator's
+// sources): the schemas of torch.ops.bwgemm and the CPU kernels -- bwgemm's sm_100a kernels run in the CPU
+// emulator on CPU tensors. The fake (meta) implementations that torch.compile traces with are Python
+// (bwgemm_torch/_fake.py), so that symbolic shapes work. The operators: ops.hpp.
+#include <torch/library.h>
+
+#include "ops.hpp"
+
+TORCH_LIBRARY(bwgemm, m) {
+  m.def(
+      "gemm(Tensor a, Tensor b, float alpha=1.0, float beta=0.0, Tensor? c=None, ScalarType? out_dtype=None) "
+      "-> Tensor");
+  m.def("dual_gemm(Tensor a, Tensor b1, Tensor b2, float alpha1=1.0, float alpha2=1.0) -> Tensor");
+  m.def(
+      "dual_gemm_nvfp4(Tensor a, Tensor a_scales, Tensor b1, Tensor b1_scales, Tensor b2, Tensor b2_scales, "
+      "float alpha1=1.0, float alpha2=1.0, ScalarType? out_dtype=None) -> Tensor");
+  m.def("quantize_nvfp4(Tensor x, float global_scale=1.0) -> (Tensor, Tensor)");
+}
+
+TORCH_LIBRARY_IMPL(bwgemm, CPU, m) {
+  m.impl("gemm", &bwgemm_torch::gemm);
+  m.impl("dual_gemm", &bwgemm_torch::dual_gemm);
+  m.impl("dual_gemm_nvfp4", &bwgemm_torch::dual_gemm_nvfp4);
+  m.impl("quantize_nvfp4", &bwgemm_torch::quantize_nvfp4);
+}

@@ -1,0 +1,16 @@
+// The CUDA build of bwgemm's PyTorch operators (nvcc, sm_90a and sm_100a): the CUDA kernels of
+// torch.ops.bwgemm, whose schemas and CPU / Meta kernels ops_cpu.cpp registers (that library loads first).
+// Each call runs on PyTorch's current stream of the operands' device, allocates only its output (through
+// PyTorch's caching allocator) and does not synchronize, so it can be captured in a CUDA graph; the
+// per-tensor scales are host floats baked into a captured launch (device-pointer scales are a separate item
+// of issue 17). The operators: ops.hpp.
+#include <torch/library.h>
+
+#include "ops.hpp"
+
+TORCH_LIBRARY_IMPL(bwgemm, CUDA, m) {
+  m.impl("gemm", &bwgemm_torch::gemm);
+  m.impl("dual_gemm", &bwgemm_torch::dual_gemm);
+  m.impl("dual_gemm_nvfp4", &bwgemm_torch::dual_gemm_nvfp4);
+  m.impl("quantize_nvfp4", &bwgemm_torch::quantize_nvfp4);
+}

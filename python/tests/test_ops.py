@@ -1,0 +1,269 @@
+"""torch.ops.bwgemm against PyTorch references, on CPU tensors (the sm_100a kernels in bwgemm's CPU emulator),
+plus the argument errors, opcheck (schema, fake tensors, AOT dispatch) and torch.compile.
+
+The references are written here in PyTorch from the format definitions (docs/formats.md), not with bwgemm:
+NVFP4 decoding through the e2m1 table and the to_blocked swizzle, quantization as the OCP/NVIDIA recipe
+states it, matmuls in fp32.
+
+Run: BWGEMM_TORCH_LIBRARY_DIR=<build>/python/lib PYTHONPATH=python python -m pytest python/tests
+(ctest python.torch_ops does this), or after `pip install ./python`, python -m pytest python/tests."""
+import pytest
+import torch
+import torch.nn.functional as F
+
+import bwgemm_torch as bt
+
+E2M1_VALUES = torch.tensor([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0])
+
+
+# ---- references ----------------------------------------------------------------------------------------------
+
+def to_blocked(scales):
+    """[rows, cols] scales -> the 128x4 blocked layout, flattened (PyTorch's and cuBLAS's layout for NVFP4 /
+    MX scales): zero-padded to whole 128 x 4 tiles, tiles in row-major tile order, each tile's 512 bytes as
+    32 rows of 16 where row r holds rows r, r+32, r+64, r+96 of the tile, 4 scales each."""
+    rows, cols = scales.shape
+    pr, pc = -(-rows // 128) * 128, -(-cols // 4) * 4
+    padded = torch.zeros((pr, pc), dtype=scales.dtype)
+    padded[:rows, :cols] = scales
+    tiles = padded.view(pr // 128, 128, pc // 4, 4).permute(0, 2, 1, 3)  # [row tile, col tile, 128, 4]
+    tiles = tiles.reshape(-1, 4, 32, 4).transpose(1, 2)  # row g*32 + r -> [r, g]
+    return tiles.reshape(-1)
+
+
+def from_blocked(blocked, rows, cols):
+    """Inverse of to_blocked (padding dropped)."""
+    pr, pc = -(-rows // 128) * 128, -(-cols // 4) * 4
+    tiles = blocked.reshape(pr // 128, pc // 4, 32, 4, 4).permute(0, 1, 3, 2, 4)  # [rt, ct, g, r, c]
+    full = tiles.reshape(pr // 128, pc // 4, 128, 4).permute(0, 2, 1, 3).reshape(pr, pc)
+    return full[:rows, :cols]
+
+
+def e2m1_encode(q):
+    """Round to the nearest e2m1 value, ties to the even code, saturating at 6; sign in bit 3."""
+    mag = q.abs()
+    # Between codes c and c+1 the midpoint goes to the even code: down from even c, up from odd c.
+    code = ((mag > 0.25).int() + (mag >= 0.75).int() + (mag > 1.25).int() + (mag >= 1.75).int() +
+            (mag > 2.5).int() + (mag >= 3.5).int() + (mag > 5.0).int())
+    return (code | (torch.signbit(q).int() << 3)).to(torch.uint8)
+
+
+def quantize_reference(x, global_scale):
+    """NVFP4 quantization of [rows, K] x: per 16 elements amax; scale = e4m3(amax / (6 g)); codes =
+    e2m1(x / (e4m3 scale * g)); returns (packed uint8 [rows, K/2], element 2i low; plain uint8 scales)."""
+    rows, k = x.shape
+    xf = x.float().reshape(rows, k // 16, 16)
+    g = torch.tensor(global_scale, dtype=torch.float32)
+    amax = xf.abs().amax(dim=-1)
+    scale = (amax / (torch.tensor(6.0) * g)).to(torch.float8_e4m3fn)
+    s = scale.float() * g
+    q = torch.where(s[..., None] == 0, torch.zeros_like(xf), xf / s[..., None])
+    codes = torch.where(s[..., None] == 0, torch.zeros_like(q, dtype=torch.uint8), e2m1_encode(q)).reshape(rows, k)
+    packed = codes[:, 0::2] | (codes[:, 1::2] << 4)
+    return packed, scale.view(torch.uint8)
+
+
+def dequantize_reference(data, scales, rows, k, global_scale=1.0):
+    """[rows, K/2] packed NVFP4 + blocked scales -> fp32 [rows, K]."""
+    b = data.view(torch.uint8)
+    codes = torch.stack([b & 0xF, b >> 4], dim=-1).reshape(rows, k).long()
+    values = E2M1_VALUES[codes & 7] * torch.where(codes >= 8, -1.0, 1.0)
+    plain = from_blocked(scales.view(torch.uint8).reshape(-1), rows, k // 16).view(torch.float8_e4m3fn).float()
+    return values * plain.repeat_interleave(16, dim=1) * global_scale
+
+
+def nvfp4_operand(rows, k, global_scale, gen):
+    x = torch.randn(rows, k, generator=gen, dtype=torch.float32).to(torch.float16)
+    data, scales = bt.quantize_nvfp4(x, global_scale)
+    return x, data, scales
+
+
+# ---- quantizer -------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("rows,k,global_scale", [(128, 64, 1.0), (200, 96, 0.01), (7, 16, 3.0)])
+def test_quantize_matches_the_reference_bit_for_bit(dtype, rows, k, global_scale):
+    gen = torch.Generator().manual_seed(rows * k)
+    x = (torch.randn(rows, k, generator=gen) * 4).to(dtype)
+    x[0, :16] = 0  # an all-zero block: scale 0, codes 0
+    data, scales = bt.quantize_nvfp4(x, global_scale)
+    assert data.dtype == torch.float4_e2m1fn_x2 and data.shape == (rows, k // 2)
+    assert scales.dtype == torch.float8_e4m3fn and scales.shape == (bt.blocked_scale_elements(rows, k),)
+    want_data, want_plain_scales = quantize_reference(x, global_scale)
+    assert torch.equal(data.view(torch.uint8), want_data)
+    assert torch.equal(scales.view(torch.uint8), to_blocked(want_plain_scales))
+
+
+def test_quantize_round_trip_error_is_within_the_format():
+    gen = torch.Generator().manual_seed(3)
+    x = torch.randn(128, 256, generator=gen)
+    data, scales = bt.quantize_nvfp4(x)
+    back = dequantize_reference(data, scales, 128, 256)
+    # The widest e2m1 gap is 4 -> 6, so |err| <= 1 * s for the block's decoded scale s, and s is amax / 6
+    # rounded to e4m3 (3 mantissa bits: at most 2^-4 relative above).
+    amax = x.reshape(128, 16, 16).abs().amax(-1).repeat_interleave(16, 1)
+    assert ((back - x).abs() <= amax / 6 * (1 + 2 ** -4) + 1e-6).all()
+
+
+def test_blocked_layout_matches_the_reference_swizzle():
+    plain = torch.arange(300 * 9, dtype=torch.int32).reshape(300, 9)
+    assert torch.equal(from_blocked(to_blocked(plain), 300, 9), plain)
+    assert bt.blocked_scale_elements(300, 9 * 16) == to_blocked(plain).numel()
+
+
+# ---- GEMM ------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("m,n,k", [(128, 128, 64), (200, 72, 136)])
+def test_gemm_matches_torch(dtype, m, n, k):
+    gen = torch.Generator().manual_seed(m + n + k)
+    a = torch.randn(m, k, generator=gen).to(dtype)
+    b = torch.randn(n, k, generator=gen).to(dtype)
+    want = a.float() @ b.float().T
+    got = bt.gemm(a, b)
+    assert got.dtype == dtype and got.shape == (m, n)
+    tol = 2 ** -10 if dtype == torch.float16 else 2 ** -7  # fp32 sums rounded once to the output type
+    torch.testing.assert_close(got.float(), want, rtol=2 * tol, atol=1e-3 * k ** 0.5)
+
+
+def test_gemm_alpha_beta_and_fp32_output():
+    gen = torch.Generator().manual_seed(5)
+    a = torch.randn(128, 64, generator=gen).to(torch.bfloat16)
+    b = torch.randn(64, 64, generator=gen).to(torch.bfloat16)
+    c = torch.randn(128, 64, generator=gen)
+    got = bt.gemm(a, b, alpha=0.5, beta=2.0, c=c, out_dtype=torch.float32)
+    assert got.dtype == torch.float32
+    torch.testing.assert_close(got, 0.5 * (a.float() @ b.float().T) + 2.0 * c, rtol=1e-5, atol=1e-4)
+
+
+# ---- dual GEMMs ------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_dual_gemm_matches_torch(dtype):
+    gen = torch.Generator().manual_seed(11)
+    a = torch.randn(130, 128, generator=gen).to(dtype)
+    w = (torch.randn(2 * 96, 128, generator=gen) / 8).to(dtype)  # fused [gate; up]
+    want = F.silu(0.5 * (a.float() @ w[:96].float().T)) * (2.0 * (a.float() @ w[96:].float().T))
+    got = bt.dual_gemm_fused(a, w, alpha1=0.5, alpha2=2.0)
+    assert got.dtype == dtype and got.shape == (130, 96)
+    torch.testing.assert_close(got.float(), want, rtol=2 ** -6, atol=2e-2)
+    assert torch.equal(got, bt.dual_gemm(a, w[:96], w[96:], alpha1=0.5, alpha2=2.0))
+
+
+@pytest.mark.parametrize("out_dtype", [None, torch.bfloat16])
+def test_dual_gemm_nvfp4_matches_torch_on_the_decoded_operands(out_dtype):
+    gen = torch.Generator().manual_seed(21)
+    m, n, k = 150, 64, 128
+    ga, gw = 0.25, 0.05
+    _, a, a_s = nvfp4_operand(m, k, ga, gen)
+    _, b1, b1_s = nvfp4_operand(n, k, gw, gen)
+    _, b2, b2_s = nvfp4_operand(n, k, gw, gen)
+    got = bt.dual_gemm_nvfp4(a, a_s, b1, b1_s, b2, b2_s, alpha1=ga * gw, alpha2=ga * gw, out_dtype=out_dtype)
+    assert got.dtype == (out_dtype or torch.float16) and got.shape == (m, n)
+    fa, f1, f2 = (dequantize_reference(d, s, r, k) for d, s, r in ((a, a_s, m), (b1, b1_s, n), (b2, b2_s, n)))
+    want = F.silu(ga * gw * (fa @ f1.T)) * (ga * gw * (fa @ f2.T))
+    torch.testing.assert_close(got.float(), want, rtol=2 ** -7, atol=1e-3)
+
+
+def test_dual_gemm_nvfp4_takes_torch_made_operands_as_they_are():
+    """uint8 data and uint8 scales from the PyTorch-side quantizer and to_blocked, a fused [gate; up] weight
+    split without copies: the same result as the float4/float8 tensors bwgemm's quantizer returns."""
+    gen = torch.Generator().manual_seed(8)
+    m, n, k = 64, 128, 64
+    x = torch.randn(m, k, generator=gen)
+    w = torch.randn(2 * n, k, generator=gen)
+    xd, xs = quantize_reference(x, 1.0)
+    wd, ws = quantize_reference(w, 1.0)
+    gd, gs, ud, us = bt.split_gate_up_nvfp4(wd, to_blocked(ws))
+    got = bt.dual_gemm_nvfp4(xd, to_blocked(xs), gd, gs, ud, us)
+    a, a_s = bt.quantize_nvfp4(x)
+    b, b_s = bt.quantize_nvfp4(w)
+    g2, g2s, u2, u2s = bt.split_gate_up_nvfp4(b, b_s)
+    assert torch.equal(got, bt.dual_gemm_nvfp4(a, a_s, g2, g2s, u2, u2s))
+    fx, fw = dequantize_reference(xd, to_blocked(xs), m, k), dequantize_reference(wd, to_blocked(ws), 2 * n, k)
+    torch.testing.assert_close(got.float(), F.silu(fx @ fw[:n].T) * (fx @ fw[n:].T), rtol=2 ** -9, atol=1e-3)
+
+
+# ---- errors ----------------------------------------------------------------------------------------------------
+
+def test_errors_name_the_argument():
+    a = torch.randn(128, 64, dtype=torch.float16)
+    b = torch.randn(64, 64, dtype=torch.float16)
+    with pytest.raises(TypeError, match="b must have A's dtype"):
+        bt.gemm(a, b.to(torch.bfloat16))
+    with pytest.raises(TypeError, match="a must be float16 or bfloat16"):
+        bt.gemm(a.float(), b)
+    with pytest.raises(ValueError, match="b must be \\[N, K\\] with a's K = 64"):
+        bt.gemm(a, b[:, :32].contiguous())
+    with pytest.raises(ValueError, match="a must be contiguous"):
+        bt.gemm(a.T, b)
+    with pytest.raises(ValueError, match="beta = 1 needs c"):
+        bt.gemm(a, b, beta=1.0)
+    with pytest.raises(ValueError, match="16-byte aligned"):
+        bt.gemm(a.reshape(-1)[1:1 + 127 * 64].reshape(127, 64), b)
+    with pytest.raises(ValueError, match="b1 and b2 must both be \\[N, K\\]"):
+        bt.dual_gemm(a, b, b[:32])
+    x, xs = bt.quantize_nvfp4(torch.randn(128, 64))
+    w, ws = bt.quantize_nvfp4(torch.randn(16, 64))
+    with pytest.raises(ValueError, match="b1_scales must hold the 128x4 blocked scales of 16 rows"):
+        bt.dual_gemm_nvfp4(x, xs, w, ws[:256], w, ws)
+    with pytest.raises(TypeError, match="a_scales must be float8_e4m3fn or uint8"):
+        bt.dual_gemm_nvfp4(x, xs.float(), w, ws, w, ws)
+    with pytest.raises(TypeError, match="a must be float4_e2m1fn_x2 or uint8"):
+        bt.dual_gemm_nvfp4(x.view(torch.uint8).to(torch.int16), xs, w, ws, w, ws)
+    with pytest.raises(ValueError, match="K = 32 must be a multiple of 64"):
+        x32, xs32 = bt.quantize_nvfp4(torch.randn(128, 32))
+        w32, ws32 = bt.quantize_nvfp4(torch.randn(16, 32))
+        bt.dual_gemm_nvfp4(x32, xs32, w32, ws32, w32, ws32)
+    with pytest.raises(ValueError, match="must be a positive multiple of 16"):
+        bt.quantize_nvfp4(torch.randn(4, 24))
+    with pytest.raises(ValueError, match="global_scale must be positive"):
+        bt.quantize_nvfp4(torch.randn(4, 16), 0.0)
+    with pytest.raises(RuntimeError, match="b is on meta but the first operand is on cpu"):
+        bt.gemm(a, b.to("meta"))
+
+
+# ---- torch.compile and the fake implementations ----------------------------------------------------------------
+
+def test_opcheck_schemas_and_fake_implementations():
+    gen = torch.Generator().manual_seed(1)
+    a = torch.randn(128, 64, generator=gen).to(torch.float16)
+    b = torch.randn(64, 64, generator=gen).to(torch.float16)
+    x, xs = bt.quantize_nvfp4(torch.randn(128, 64, generator=gen))
+    w, ws = bt.quantize_nvfp4(torch.randn(16, 64, generator=gen))
+    tests = ("test_schema", "test_faketensor", "test_aot_dispatch_static")
+    cases = [
+        (torch.ops.bwgemm.gemm.default, (a, b, 1.0, 0.0, None, None)),
+        (torch.ops.bwgemm.dual_gemm.default, (a, b, b, 1.0, 1.0)),
+        # uint8 views: opcheck clones and compares its inputs, which PyTorch's CPU float4/float8 kernels cannot.
+        (torch.ops.bwgemm.dual_gemm_nvfp4.default,
+         tuple(t.view(torch.uint8) for t in (x, xs, w, ws, w, ws)) + (1.0, 1.0, None)),
+        (torch.ops.bwgemm.quantize_nvfp4.default, (torch.randn(128, 64, generator=gen), 1.0)),
+    ]
+    for op, args in cases:
+        torch.library.opcheck(op, args, test_utils=tests)
+
+
+def test_torch_compile_traces_a_gated_mlp_with_fake_tensors():
+    gen = torch.Generator().manual_seed(2)
+    w_gate_up = (torch.randn(128, 64, generator=gen) / 8).to(torch.bfloat16)
+    w_down = (torch.randn(64, 64, generator=gen) / 8).to(torch.bfloat16)
+
+    def mlp(x):
+        h = bt.dual_gemm_fused(x, w_gate_up)
+        return bt.gemm(h, w_down)
+
+    compiled = torch.compile(mlp, backend="aot_eager", fullgraph=True, dynamic=True)
+    for m in (128, 96):  # a second batch size reuses the dynamic-shape graph
+        x = torch.randn(m, 64, generator=gen).to(torch.bfloat16)
+        assert torch.equal(compiled(x), mlp(x))
+
+    with torch._subclasses.fake_tensor.FakeTensorMode():
+        fx = torch.empty(256, 64, dtype=torch.bfloat16)
+        out = bt.gemm(bt.dual_gemm_fused(fx, torch.empty(128, 64, dtype=torch.bfloat16)),
+                      torch.empty(64, 64, dtype=torch.bfloat16))
+        assert out.shape == (256, 64) and out.dtype == torch.bfloat16
+        q, s = bt.quantize_nvfp4(torch.empty(300, 128))
+        assert q.shape == (300, 64) and s.shape == (bt.blocked_scale_elements(300, 128),)
+        with pytest.raises(TypeError, match="b must have A's dtype"):
+            bt.gemm(fx, torch.empty(64, 64, dtype=torch.float16))
