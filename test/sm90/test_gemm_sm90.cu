@@ -43,12 +43,14 @@ using LargeRegisterStore = typename sm90::GemmLarge<Out>::template WithTmaStore<
 using OneTileCluster = sm90::GemmConfig<256, 4, 2, sched::OneTilePerCluster, epi::LinearCombination, bf16>;
 using OneTileSingle = sm90::GemmConfig<64, 8, 1, sched::OneTilePerCluster, epi::LinearCombination, f16>;
 
-using Sm90GemmConfigs = Configs<sm90::GemmLargeCluster2<bf16>, sm90::GemmLarge<f16>, sm90::GemmSmall<f16>,
-                                LargeRegisterStore<bf16>, OneTileCluster, OneTileSingle>;
+using Sm90GemmConfigs =
+    Configs<sm90::GemmLargeCluster2<bf16>, sm90::GemmLarge<f16>, sm90::GemmMedium<bf16>, sm90::GemmSmall<f16>,
+            LargeRegisterStore<bf16>, OneTileCluster, OneTileSingle>;
 using Sm90GemmOutputVariants =
-    Configs<sm90::GemmLargeCluster2<float>, sm90::GemmSmall<float>, sm90::GemmLarge<bf16>,
-            sm90::GemmSmall<bf16>, LargeRegisterStore<float>>;
-using Sm90GemmDefaults = Configs<sm90::GemmLargeCluster2<bf16>, sm90::GemmLarge<bf16>, sm90::GemmSmall<bf16>>;
+    Configs<sm90::GemmLargeCluster2<float>, sm90::GemmMedium<float>, sm90::GemmSmall<float>,
+            sm90::GemmLarge<bf16>, sm90::GemmSmall<bf16>, LargeRegisterStore<float>>;
+using Sm90GemmDefaults = Configs<sm90::GemmLargeCluster2<bf16>, sm90::GemmLarge<bf16>, sm90::GemmMedium<bf16>,
+                                 sm90::GemmSmall<bf16>>;
 
 using Sm90GemmCases = CasesOf<Sm90, Sm90GemmConfigs>::type;
 using Sm90GemmOutputCases = CasesOf<Sm90, Sm90GemmOutputVariants>::type;
@@ -67,12 +69,14 @@ TEST(Sm90GemmExtending, UserEpilogueFunctor) {
   check_user_epilogue<Sm90, sm90::GemmSmall<f16>>();
 }
 
-// The default entry point on problems that select each of its kernels (gemm_choice below): 64 tiles of
-// 128 x 256 (GemmSmall), 640 (GemmLargeCluster2), 144 but 72 pair tiles (GemmLarge).
+// The default entry point on problems that select each of its tiled kernels (Sm90GemmChoice below works
+// them out): GemmSmall, GemmLargeCluster2, GemmMedium (1536 x 3072: 144 / 192 / 288 tiles = 2 / 2 / 3
+// waves) and GemmLarge.
 TEST(Sm90GemmDefault, EachKernelOfTheChoice) {
   BWGEMM_REQUIRE_SM90();
   check_default_entry<Sm90, bf16, bf16>({GemmProblem{1024, 2048, 64}, GemmProblem{4096, 5120, 64},
-                                         GemmProblem{1536, 3072, 64, 1, bwgemm::BLayout::kColumnMajorKxN}});
+                                         GemmProblem{1536, 3072, 64, 1, bwgemm::BLayout::kColumnMajorKxN},
+                                         GemmProblem{1024, 4096, 64}});
 }
 
 TEST(Sm90GemmDefault, RealisticShapes) {
@@ -88,27 +92,36 @@ TEST(Sm90GemmDefault, RealisticShapes) {
 }
 
 // The default entry point's choice (host logic: runs without a GPU). Expected kernels worked out by hand
-// from the rules in sm90/gemm.cuh and kernels/sm90/common.cuh (prefer_cluster_pair).
-TEST(Sm90GemmChoice, ByTileCounts) {
+// from the rules in sm90/gemm.cuh (gemm_tiled_cost: ceil(tiles / 132) x width x 100, 100 or 105 for the
+// 256-, 192- and 128-column tiles) and kernels/sm90/common.cuh (prefer_cluster_pair). Costs below as
+// 256 / 192 / 128.
+TEST(Sm90GemmChoice, ByWavesOfTiles) {
   using sm90::GemmChoice;
-  // 128 x 256 tiles: 8 x 8 = 64 < 132 -> the 128 x 128 kernel.
+  // 64 / 88 / 128 tiles, one wave each: 25600 / 19200 / 13440 -> 128 x 128.
   EXPECT_EQ(sm90::gemm_choice(1024, 2048, 1), GemmChoice::kSmall);
-  // 32 x 20 = 640 tiles, 16 x 20 = 320 pair tiles >= 132 -> pairs (the benchmark's 4096 x 5120).
+  // 640 / 864 / 1280 tiles = 5 / 7 / 10 waves: 128000 / 134400 / 134400 -> 128 x 256; 16 x 20 = 320 pair
+  // tiles >= 132 -> pairs (the benchmark's 4096 x 5120).
   EXPECT_EQ(sm90::gemm_choice(4096, 5120, 1), GemmChoice::kLargeCluster2);
-  EXPECT_EQ(sm90::gemm_choice(8192, 8192, 1), GemmChoice::kLargeCluster2);
-  // 12 x 12 = 144 tiles but 6 x 12 = 72 pair tiles < 132 -> one CTA per cluster.
-  EXPECT_EQ(sm90::gemm_choice(1536, 3072, 1), GemmChoice::kLarge);
-  // (Small M: the swap-AB kernels, their own table in test/sm90/test_swap_ab_sm90.cu.) 1 row tile, 160
-  // column tiles, N past the swap-AB kernels' reach at M = 128: a pair would idle half its CTAs (odd count
-  // below 8) -> one CTA.
-  EXPECT_EQ(sm90::gemm_choice(128, 40960, 1), GemmChoice::kLarge);
-  // 3 row tiles (odd, below 8) x 100 columns = 150 pair tiles: still one CTA.
-  EXPECT_EQ(sm90::gemm_choice(384, 25600, 1), GemmChoice::kLarge);
-  // 9 row tiles (odd but >= 8): 5 x 30 = 150 pair tiles -> pairs.
-  EXPECT_EQ(sm90::gemm_choice(1152, 7680, 1), GemmChoice::kLargeCluster2);
-  // Batches multiply the tiles: 4 x 8 x 4 = 128 < 132 -> small; 2 x 8 x 9 = 144 pair tiles -> pairs.
-  EXPECT_EQ(sm90::gemm_choice(512, 2048, 4), GemmChoice::kSmall);
-  EXPECT_EQ(sm90::gemm_choice(512, 2048, 9), GemmChoice::kLargeCluster2);
+  // 2048 / 2752 / 4096 tiles = 16 / 21 / 32 waves: 409600 / 403200 / 430080 -> 128 x 192.
+  EXPECT_EQ(sm90::gemm_choice(8192, 8192, 1), GemmChoice::kMedium);
+  // 128 / 176 / 256 tiles = 1 / 2 / 2 waves: 25600 / 38400 / 26880 -> 128 x 256, but 4 x 16 = 64 pair tiles
+  // < 132 -> one CTA per cluster.
+  EXPECT_EQ(sm90::gemm_choice(1024, 4096, 1), GemmChoice::kLarge);
+  // 384 / 516 / 768 tiles = 3 / 4 / 6 waves: 76800 / 76800 / 80640, the tie to the wider tile; 6 x 32 = 192
+  // pair tiles, 12 row tiles -> pairs.
+  EXPECT_EQ(sm90::gemm_choice(1536, 8192, 1), GemmChoice::kLargeCluster2);
+  // 320 / 430 / 640 tiles = 3 / 4 / 5 waves: 76800 / 76800 / 67200 -> 128 x 128.
+  EXPECT_EQ(sm90::gemm_choice(1280, 8192, 1), GemmChoice::kSmall);
+  // 3 row tiles: 201 / 270 / 402 tiles = 2 / 3 / 4 waves: 51200 / 57600 / 53760 -> 128 x 256; 2 x 67 = 134
+  // pair tiles, but an odd row-tile count below 8 would idle a CTA of the last pair -> one CTA.
+  EXPECT_EQ(sm90::gemm_choice(384, 17152, 1), GemmChoice::kLarge);
+  // 9 row tiles (odd but >= 8): 603 / 810 / 1206 tiles = 5 / 7 / 10 waves: 128000 / 134400 / 134400; 5 x 67
+  // = 335 pair tiles -> pairs.
+  EXPECT_EQ(sm90::gemm_choice(1152, 17152, 1), GemmChoice::kLargeCluster2);
+  // Batches multiply the tiles: x 4: 128 / 176 / 256 tiles (as 1024 x 4096 above; 64 pair tiles) -> one CTA;
+  // x 9: 288 / 396 / 576 tiles = 3 / 3 / 5 waves: 76800 / 57600 / 67200 -> 128 x 192.
+  EXPECT_EQ(sm90::gemm_choice(512, 2048, 4), GemmChoice::kLarge);
+  EXPECT_EQ(sm90::gemm_choice(512, 2048, 9), GemmChoice::kMedium);
 }
 
 // What the persistent grid is sized from: how many clusters of each big-tile kernel fit on the device at once

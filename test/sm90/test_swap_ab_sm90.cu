@@ -282,9 +282,11 @@ TEST(Sm90SwapAbChoice, DefaultEntryPointsByM) {
   // 64 < M <= 128: swap AB only while the tiled kernel's 128 x 128 tiles would fill under half the SMs.
   EXPECT_EQ(sm90::gemm_choice(65, 4096, 1), GemmChoice::kSwapAb128);
   EXPECT_EQ(sm90::gemm_choice(128, 8447, 1), GemmChoice::kSwapAb128);
-  EXPECT_EQ(sm90::gemm_choice(128, 8448, 1), GemmChoice::kSmall);   // 1 x 33 tiles of 128 x 256 < 132
-  EXPECT_EQ(sm90::gemm_choice(100, 28672, 1), GemmChoice::kSmall);  // 112 tiles of 128 x 256 < 132
-  EXPECT_EQ(sm90::gemm_choice(129, 4096, 1), GemmChoice::kSmall);
+  // The tiled kernels past it (Sm90GemmChoice has the rule): 33 / 44 / 66 tiles of 256 / 192 / 128 columns,
+  // one wave each -> 128 x 128; 112 / 150 / 224 tiles = 1 / 2 / 2 waves -> 128 x 256 (one row tile: no pair).
+  EXPECT_EQ(sm90::gemm_choice(128, 8448, 1), GemmChoice::kSmall);
+  EXPECT_EQ(sm90::gemm_choice(100, 28672, 1), GemmChoice::kLarge);
+  EXPECT_EQ(sm90::gemm_choice(129, 4096, 1), GemmChoice::kSmall);  // 2 row tiles: 32 / 44 / 64, one wave
   EXPECT_EQ(sm90::dual_gemm_choice(1, 14336, 1), DualGemmChoice::kSwapAb16);
   EXPECT_EQ(sm90::dual_gemm_choice(17, 14336, 1), DualGemmChoice::kSwapAb64);
   EXPECT_EQ(sm90::dual_gemm_choice(64, 28672, 1), DualGemmChoice::kSwapAb64);

@@ -106,17 +106,28 @@ struct Gemm {
 //                       cluster: the widest tile the registers allow
 //   GemmLargeCluster2 : the GemmLarge tile in clusters of two CTAs along M sharing B through TMA multicast,
 //                       for shapes with enough tiles for every pair (prefer_cluster_pair)
-//   GemmSmall         : 128 x 128 tiles, 6 stages: twice the tiles, for shapes whose 128 x 256 tiles would
-//                       leave SMs idle
+//   GemmMedium        : 128 x 192 tiles, 5 stages, one CTA per cluster (its three 64-column B chunks do not
+//                       split over a pair)
+//   GemmSmall         : 128 x 128 tiles, 6 stages: twice the tiles of GemmLarge
+// Which one: the fewest waves of tiles times the tile's width (gemm_tiled_choice).
 template <class Out>
 using GemmLarge = GemmConfig<256, 4, 1, sched::StaticPersistent, epi::LinearCombination, Out>;
+template <class Out>
+using GemmMedium = GemmConfig<192, 5, 1, sched::StaticPersistent, epi::LinearCombination, Out>;
 template <class Out>
 using GemmSmall = GemmConfig<128, 6, 1, sched::StaticPersistent, epi::LinearCombination, Out>;
 template <class Out>
 using GemmLargeCluster2 = GemmConfig<256, 4, 2, sched::StaticPersistent, epi::LinearCombination, Out>;
 
-// Output tiles of 128 x 256 below which GemmSmall is chosen: the SM count of an H100 SXM / H200 (132).
-inline constexpr int64_t kGemmSmallTileThreshold = 132;
+// Tiles that run at once: one CTA per SM (each tiled Config takes most of the 227 KB of shared memory) on an
+// H100 SXM / H200 (132 SMs). On a part with fewer SMs the choice is still correct, only less tuned.
+inline constexpr int64_t kGemmResidentTiles = 132;
+// The time of one wave of tiles relative to a wave of 128 x 256 tiles at the same K, in percent of the
+// columns it covers: 128 x 192 as fast per column, 128 x 128 5% slower (fitted on the H200 over the model
+// sweep at M = 512..16384, both B layouts: sixth session, run 1 in docs/hopper.md).
+inline constexpr int64_t kGemmLargeColumnCostPercent = 100;
+inline constexpr int64_t kGemmMediumColumnCostPercent = 100;
+inline constexpr int64_t kGemmSmallColumnCostPercent = 105;
 // The swap-AB kernels (sm90/swap_ab.cuh) for M <= kGemmSwapAbMaxM (tokens), and up to kGemmSwapAbMaxMNarrow
 // when N is below kGemmSwapAbMaxNarrowN: the crossover measured on an H200 over the model sweep
 // (docs/hopper.md, fifth session, run 6; docs/api.md's choice table). At M = 128 the tiled kernels won where
@@ -125,19 +136,30 @@ inline constexpr int64_t kGemmSwapAbMaxM = 64;
 inline constexpr int64_t kGemmSwapAbMaxMNarrow = 128;
 inline constexpr int64_t kGemmSwapAbMaxNarrowN = 66 * 128;  // 128 x 128 tiles for half the 132 SMs
 
-enum class GemmChoice { kSmall, kLarge, kLargeCluster2, kSwapAb16, kSwapAb64, kSwapAb128 };
+enum class GemmChoice { kSmall, kMedium, kLarge, kLargeCluster2, kSwapAb16, kSwapAb64, kSwapAb128 };
 
 // The swap-AB kernel for M tokens (whatever M: more than 128 take several token tiles).
 constexpr GemmChoice gemm_swap_ab_choice(int64_t m) {
   return m <= 16 ? GemmChoice::kSwapAb16 : m <= 64 ? GemmChoice::kSwapAb64 : GemmChoice::kSwapAb128;
 }
 
-// The tiled kernel for a shape (the default choice before the swap-AB kernels).
+// The modelled time of the tiled kernel with BlockN-wide tiles: waves x width x cost per column.
+constexpr int64_t gemm_tiled_cost(int64_t m, int64_t n, int64_t batch, int64_t block_n, int64_t percent) {
+  const int64_t tiles = ceil_div(m, int64_t{128}) * ceil_div(n, block_n) * batch;
+  return ceil_div(tiles, kGemmResidentTiles) * block_n * percent;
+}
+
+// The tiled kernel for a shape: the tile width with the lowest gemm_tiled_cost (ties to the wider tile), and
+// for 128 x 256 tiles CTA pairs where every pair gets enough tiles (prefer_cluster_pair).
 constexpr GemmChoice gemm_tiled_choice(int64_t m, int64_t n, int64_t batch) {
-  const int64_t row_tiles = ceil_div(m, int64_t{128}), wide_col_tiles = ceil_div(n, int64_t{256});
-  if (row_tiles * wide_col_tiles * batch < kGemmSmallTileThreshold) return GemmChoice::kSmall;
-  return prefer_cluster_pair(row_tiles, wide_col_tiles, batch) ? GemmChoice::kLargeCluster2
-                                                               : GemmChoice::kLarge;
+  const int64_t large = gemm_tiled_cost(m, n, batch, 256, kGemmLargeColumnCostPercent);
+  const int64_t medium = gemm_tiled_cost(m, n, batch, 192, kGemmMediumColumnCostPercent);
+  const int64_t small = gemm_tiled_cost(m, n, batch, 128, kGemmSmallColumnCostPercent);
+  if (large <= medium && large <= small)
+    return prefer_cluster_pair(ceil_div(m, int64_t{128}), ceil_div(n, int64_t{256}), batch)
+               ? GemmChoice::kLargeCluster2
+               : GemmChoice::kLarge;
+  return medium <= small ? GemmChoice::kMedium : GemmChoice::kSmall;
 }
 
 // The default entry point's kernel for a shape.
@@ -167,6 +189,8 @@ Status run_gemm_choice(GemmChoice choice, const GemmArguments<In, Out>& args, cu
              SwapAbGemm<GemmSwapAb128<Out>>::run(args, stream, split_k);
     case GemmChoice::kSmall:
       return report("sm90::GemmSmall (128 x 128)"), Gemm<GemmSmall<Out>>::run(args, stream);
+    case GemmChoice::kMedium:
+      return report("sm90::GemmMedium (128 x 192)"), Gemm<GemmMedium<Out>>::run(args, stream);
     case GemmChoice::kLargeCluster2:
       return report("sm90::GemmLargeCluster2 (128 x 256, CTA pairs)"),
              Gemm<GemmLargeCluster2<Out>>::run(args, stream);
