@@ -23,11 +23,13 @@
 //              bwgemm_sm90_n128[_c2] GemmSmall's 128 x 128 tile whatever the shape, one CTA per cluster or
 //                                   (_c2) two; bwgemm_sm90_n192 the 128 x 192 tile, 5 stages (its 3 B chunks
 //                                   do not split over a pair): tuning the tile choice per shape class
+//              bwgemm_sm90_swapab32 a 32-token swap-AB tile whatever the shape (tuning)
 //   dual_bf16  bwgemm_sm90_n64[_c2] the 128 x 64 (x 2 weights) dual kernel whatever the shape (tuning)
 #include <type_traits>
 
 #include "bwgemm/sm90/dual_gemm.cuh"
 #include "bwgemm/sm90/gemm.cuh"
+#include "bwgemm/sm90/swap_ab.cuh"
 #include "registry.hpp"
 
 namespace bwgemm::bench {
@@ -110,6 +112,10 @@ void add_gemm_tile_candidates(std::vector<Implementation<GemmProblem<__nv_bfloat
       "bwgemm_sm90_n128", [](const Args& a, cudaStream_t s) { return sm90::Gemm<TunedGemm<128, 6, 1>>::run(a, s); }));
   group.push_back(sm90_gemm_candidate<__nv_bfloat16>(
       "bwgemm_sm90_n128_c2", [](const Args& a, cudaStream_t s) { return sm90::Gemm<TunedGemm<128, 6, 2>>::run(a, s); }));
+  // A 32-token swap-AB tile (16 stages of 12 KiB), split from choose_split_k: for 16 < M <= 32.
+  group.push_back(sm90_gemm_candidate<__nv_bfloat16>("bwgemm_sm90_swapab32", [](const Args& a, cudaStream_t s) {
+    return sm90::SwapAbGemm<sm90::SwapAbConfig<32, 16, 1, epi::LinearCombination, __nv_bfloat16, 1>>::run(a, s);
+  }));
   group.push_back(sm90_gemm_candidate<__nv_bfloat16>(
       "bwgemm_sm90_n192", [](const Args& a, cudaStream_t s) { return sm90::Gemm<TunedGemm<192, 5, 1>>::run(a, s); }));
 }
