@@ -267,3 +267,26 @@ def test_torch_compile_traces_a_gated_mlp_with_fake_tensors():
         assert q.shape == (300, 64) and s.shape == (bt.blocked_scale_elements(300, 128),)
         with pytest.raises(TypeError, match="b must have A's dtype"):
             bt.gemm(fx, torch.empty(64, 64, dtype=torch.float16))
+
+
+# ---- against PyTorch's own NVFP4 helpers ------------------------------------------------------------------------
+
+def test_layouts_match_pytorchs_own_helpers():
+    """PyTorch's test helpers (torch.testing._internal.common_quantized, used by its scaled-mm tests): the
+    to_blocked swizzle, pack_uint4's nibble order and its fp32 -> e2m1 rounding give bwgemm's quantizer's bytes."""
+    try:
+        from torch.testing._internal.common_quantized import _f32_to_floatx_unpacked, pack_uint4
+        from torch.testing._internal.common_quantized import to_blocked as torch_to_blocked
+    except ImportError as e:  # an internal module: absent or renamed in some PyTorch versions
+        pytest.skip(f"PyTorch's NVFP4 test helpers are not importable here: {e}")
+    gen = torch.Generator().manual_seed(4)
+    rows, k, g = 200, 128, 0.5
+    x = torch.randn(rows, k, generator=gen) * 3
+    data, scales = bt.quantize_nvfp4(x, g)
+    _, plain = quantize_reference(x, g)
+    assert torch.equal(scales.view(torch.uint8), torch_to_blocked(plain))  # PyTorch's swizzle
+    assert torch.equal(torch_to_blocked(plain), to_blocked(plain))         # and this file's
+    # PyTorch's e2m1 rounding of x / s, packed by pack_uint4 (element 2i in the low nibble).
+    s = (plain.view(torch.float8_e4m3fn).float() * g).repeat_interleave(16, dim=1)
+    codes = _f32_to_floatx_unpacked((x / s).contiguous(), 2, 1)
+    assert torch.equal(data.view(torch.uint8), pack_uint4(codes))

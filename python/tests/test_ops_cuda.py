@@ -1,0 +1,82 @@
+"""torch.ops.bwgemm on CUDA tensors against PyTorch references, and a CUDA-graph-captured call replayed on new
+inputs. Needs the package's CUDA library and a GPU it runs on (H100/H200: the sm_90a kernels; B200: sm_100a);
+skips with a message elsewhere. Written without a GPU at hand: NOT RUN YET (docs/pytorch.md)."""
+import pytest
+import torch
+import torch.nn.functional as F
+
+import bwgemm_torch as bt
+
+
+def _capability():
+    if not torch.cuda.is_available():
+        return None
+    return torch.cuda.get_device_capability()
+
+
+CAP = _capability()
+pytestmark = pytest.mark.skipif(
+    CAP not in ((9, 0), (10, 0)) or not bt.has_cuda_kernels(),
+    reason=f"needs bwgemm_torch's CUDA library (built: {bt.has_cuda_kernels()}) and a GPU of compute capability "
+           f"9.0 or 10.0 (found: {CAP})")
+HOPPER = CAP == (9, 0)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("m,n,k", [(1, 4096, 4096), (200, 72, 136), (4096, 4096, 4096)])
+def test_gemm_matches_torch(dtype, m, n, k):
+    a = torch.randn(m, k, device="cuda").to(dtype)
+    b = torch.randn(n, k, device="cuda").to(dtype)
+    want = a.float() @ b.float().T
+    tol = 2 ** -10 if dtype == torch.float16 else 2 ** -7
+    torch.testing.assert_close(bt.gemm(a, b).float(), want, rtol=2 * tol, atol=1e-3 * k ** 0.5)
+
+
+@pytest.mark.skipif(not HOPPER, reason="the 16-bit dual GEMM kernels are sm_90a's (H100/H200)")
+@pytest.mark.parametrize("m", [1, 16, 512])
+def test_dual_gemm_matches_torch(m):
+    a = torch.randn(m, 4096, device="cuda").to(torch.bfloat16)
+    w = (torch.randn(2 * 1024, 4096, device="cuda") / 64).to(torch.bfloat16)
+    want = F.silu(a.float() @ w[:1024].float().T) * (a.float() @ w[1024:].float().T)
+    torch.testing.assert_close(bt.dual_gemm_fused(a, w).float(), want, rtol=2 ** -6, atol=2e-2)
+
+
+def test_quantizer_matches_the_cpu_emulator_bit_for_bit():
+    x = torch.randn(300, 512) * 5
+    data, scales = bt.quantize_nvfp4(x.cuda(), 0.05)
+    cpu_data, cpu_scales = bt.quantize_nvfp4(x, 0.05)
+    assert torch.equal(data.cpu().view(torch.uint8), cpu_data.view(torch.uint8))
+    assert torch.equal(scales.cpu().view(torch.uint8), cpu_scales.view(torch.uint8))
+
+
+@pytest.mark.skipif(HOPPER, reason="NVFP4 needs a B200")
+def test_dual_gemm_nvfp4_matches_the_cpu_emulator():
+    a, a_s = bt.quantize_nvfp4(torch.randn(256, 256))
+    b1, b1_s = bt.quantize_nvfp4(torch.randn(128, 256))
+    b2, b2_s = bt.quantize_nvfp4(torch.randn(128, 256))
+    cpu = bt.dual_gemm_nvfp4(a, a_s, b1, b1_s, b2, b2_s, alpha1=0.5, alpha2=0.25)
+    gpu = bt.dual_gemm_nvfp4(*(t.cuda() for t in (a, a_s, b1, b1_s, b2, b2_s)), alpha1=0.5, alpha2=0.25)
+    torch.testing.assert_close(gpu.cpu().float(), cpu.float(), rtol=2 ** -9, atol=1e-3)
+
+
+def test_cuda_graph_replays_on_new_inputs():
+    """Captured once, replayed after the input buffers change: the outputs follow the inputs."""
+    dtype = torch.bfloat16
+    a = torch.randn(64, 1024, device="cuda").to(dtype)
+    w = (torch.randn(2 * 512, 1024, device="cuda") / 32).to(dtype)
+    op = bt.dual_gemm_fused if HOPPER else (lambda x, w: bt.gemm(x, w[:512]))
+    ref = ((lambda x, w: F.silu(x.float() @ w[:512].float().T) * (x.float() @ w[512:].float().T)) if HOPPER
+           else (lambda x, w: x.float() @ w[:512].float().T))
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        op(a, w)  # warm-up outside the capture (first-call host work: occupancy queries)
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = op(a, w)
+    for _ in range(3):
+        a.copy_(torch.randn_like(a, dtype=torch.float32).to(dtype))
+        graph.replay()
+        torch.cuda.synchronize()
+        torch.testing.assert_close(out.float(), ref(a, w), rtol=2 ** -6, atol=2e-2)
