@@ -7,12 +7,14 @@
 //
 // sm100::dual_gemm_nvfp4 (nvfp4_dual_gemm.cuh) chooses it at small M. The call validates everything first
 // (bwgemm::validate, then the Config's tile count) and launches nothing on error; it is asynchronous on
-// `stream`, allocates nothing (no workspace: K is not split) and does not synchronize.
+// `stream`, allocates nothing (no workspace: a split of K reduces inside the cluster) and does not
+// synchronize.
 #pragma once
 
 #include <cuda.h>
 
 #include <cstdint>
+#include <string>
 
 #include "bwgemm/arguments/common.hpp"
 #include "bwgemm/arguments/nvfp4_dual_gemm.hpp"
@@ -21,6 +23,7 @@
 #include "bwgemm/host/operand_maps.hpp"
 #include "bwgemm/kernels/sm100/nvfp4_dual_swap_ab_config.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_dual_swap_ab_kernel.cuh"
+#include "bwgemm/kernels/sm100/swap_ab_split_k.cuh"
 
 namespace bwgemm::sm100 {
 
@@ -36,9 +39,14 @@ struct Nvfp4DualGemmSwapAb {
     return ::bwgemm::detail::validate_tile_count(tiles.tiles_m, tiles.tiles_n, tiles.batch);
   }
 
-  static Status run(const Arguments& a, cudaStream_t stream = nullptr) {
+  // split_k: 0 lets the entry point choose (choose_swap_ab_split_k), 1 computes whole K per CTA, 2 .. 8
+  // splits K between the CTAs of a cluster with a deterministic reduction (swap_ab_split_k.cuh).
+  static Status run(const Arguments& a, cudaStream_t stream = nullptr, int split_k = 0) {
     constexpr const char* kName = "bwgemm::sm100::Nvfp4DualGemmSwapAb";
     if (Status s = can_implement(a); !s.ok()) return s;
+    if (split_k < 0 || split_k > kSwapAbMaxSplitK)
+      return Status::invalid_argument("split_k must be 0 (chosen) or 1 .. 8 (got " + std::to_string(split_k) +
+                                      ")");
     if (Status s = host::require_compute_capability_100(kName); !s.ok()) return s;
     if (Status s = host::require_device_pointers(device_operands(a), kName); !s.ok()) return s;
 
@@ -63,7 +71,24 @@ struct Nvfp4DualGemmSwapAb {
     p.alpha2 = a.alpha2;
     p.unit_alphas = a.alpha1 == 1.0f && a.alpha2 == 1.0f;
     p.epilogue = a.epilogue;
-    return host::launch_tile_kernel<Cfg>(&nvfp4_dual_swap_ab_kernel<Cfg>, p, stream);
+    const int32_t k_blocks = static_cast<int32_t>(ceil_div(a.k, int64_t{Cfg::kBlockK}));
+    int splits = split_k;
+    if (splits == 0) {
+      int64_t sms = 1;  // one CTA per SM (its shared memory): the CTAs that run at once
+      if (Status s = host::cached_resident_clusters(&nvfp4_dual_swap_ab_kernel<Cfg>, Cfg::kThreads, 1,
+                                                    Cfg::kSmemBytes, &sms);
+          !s.ok())
+        return s;
+      splits = choose_swap_ab_split_k(p.tiles.total(), sms, k_blocks);
+    }
+    const SwapAbSplit split = swap_ab_split(k_blocks, splits);
+    if (split.splits == 1) return host::launch_tile_kernel<Cfg>(&nvfp4_dual_swap_ab_kernel<Cfg>, p, stream);
+    p.splits = static_cast<uint32_t>(split.splits);
+    p.k_blocks_per_split = split.k_blocks_per_split;
+    p.num_clusters = p.tiles.total();
+    return host::launch_cluster_kernel(&nvfp4_dual_swap_ab_split_kernel<Cfg>,
+                                       static_cast<uint32_t>(p.tiles.total() * split.splits), Cfg::kThreads,
+                                       static_cast<uint32_t>(split.splits), Cfg::kSmemBytes, stream, p);
   }
 };
 

@@ -15,7 +15,7 @@
 // swizzle span wide (the layout the tiled kernels use for an MN-major B, seed 004).
 //
 // BlockTokens: 16, 32 or 64 (an MMA N the emulator models for M = 128: steps of 16; the PTX ISA allows steps
-// of 8). No split K yet: every CTA computes whole K for its tiles (docs/kernels.md says what is missing).
+// of 8). Split K as for the NVFP4 dual GEMM (gemm_swap_ab_split_kernel, swap_ab_split_k.cuh).
 #pragma once
 
 #include <cuda_bf16.h>

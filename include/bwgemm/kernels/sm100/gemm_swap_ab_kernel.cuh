@@ -19,11 +19,13 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "bwgemm/epilogue/store.cuh"
 #include "bwgemm/formats/bits.cuh"
 #include "bwgemm/isa/descriptors.hpp"
 #include "bwgemm/kernels/sm100/common.cuh"
 #include "bwgemm/kernels/sm100/gemm_swap_ab_config.cuh"
 #include "bwgemm/kernels/sm100/roles.cuh"
+#include "bwgemm/kernels/sm100/swap_ab_split_k.cuh"
 #include "bwgemm/ptx/ptx.cuh"
 #include "bwgemm/scheduler/tile_order.cuh"
 
@@ -49,6 +51,9 @@ struct GemmSwapAbParams {
   bool read_c = false;                // the epilogue takes C (epi::reads_source)
   bool identity = false;              // the functor returns the accumulator (epi::is_identity): not called
   typename Cfg::Epilogue epilogue{};
+  // Split K (gemm_swap_ab_split_kernel only): the CTAs per cluster and the K blocks of each.
+  uint32_t splits = 1;
+  int32_t k_blocks_per_split = 0;
 };
 
 namespace detail {
@@ -80,7 +85,10 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE float gemm_swap_ab_in(T v) {
 template <class Cfg>
 struct GemmSwapAbRoles {
   static constexpr int kAccumulators = 1;
+  using Partials = SwapAbPartials<Cfg, kAccumulators>;
   const GemmSwapAbParams<Cfg>& p;
+  int32_t kb_begin = 0;      // the first K block of this CTA's split
+  bool to_partials = false;  // split K: the epilogue writes fp32 partials to shared memory
 
   BWGEMM_DEVICE void prefetch_tensor_maps() const {
     ptx::tma_prefetch_descriptor(&p.tmap_tokens);
@@ -97,8 +105,9 @@ struct GemmSwapAbRoles {
   BWGEMM_DEVICE auto producer_tile(const KernelContext<Cfg>&, const sched::TileCoord& t) const {
     const int32_t w0 = t.m * Cfg::kBlockWeights;
     const int32_t m0 = t.n * Cfg::kBlockTokens;
-    return [this, w0, m0, t](uint32_t base, uint32_t bar, int32_t kb) {
-      const int32_t k0 = kb * Cfg::kBlockK;
+    const int32_t kb_begin = this->kb_begin;
+    return [this, w0, m0, t, kb_begin](uint32_t base, uint32_t bar, int32_t kb) {
+      const int32_t k0 = (kb_begin + kb) * Cfg::kBlockK;
       if (p.weights_mn_major) {
         for (int32_t c = 0; c < Cfg::kWeightChunks; ++c)
           ptx::tma_load<1>(base + Cfg::kWeightOffset + c * Cfg::kWeightChunkBytes, &p.tmap_weights, bar,
@@ -130,38 +139,50 @@ struct GemmSwapAbRoles {
   // Weight row `n` of the tile (inside N): column n of D for every token of the tile inside M. The tokens are
   // the same for every lane of a warp, so the mask at M is a uniform branch and each store instruction writes
   // 32 consecutive n of one row of D.
-  BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>&, const sched::TileCoord& t, int32_t n) const {
+  // With split K the row's fp32 accumulators go to this CTA's partials instead (swap_ab_split_k.cuh).
+  BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t,
+                                   int32_t n) const {
     using Out = typename Cfg::Out;
     using Epilogue = typename Cfg::Epilogue;
     constexpr int kColumns = Cfg::kEpilogueColumns;
     Out* d_column = p.d + t.batch * p.batch_stride_d + n;
     const Out* c_column = p.read_c ? p.c + t.batch * p.batch_stride_c + n : nullptr;
-    return [this, d_column, c_column](int32_t first_token, const uint32_t(&values)[1][kColumns]) {
-      const int32_t tokens = p.m - first_token < kColumns ? p.m - first_token : kColumns;
-      Out* d = d_column + static_cast<int64_t>(first_token) * p.ldd;
-      if (p.identity) {
+    float* partials = to_partials ? static_cast<float*>(ptx::shared_address_to_pointer(ctx.smem)) : nullptr;
+    const int32_t row = n - t.m * Cfg::kBlockWeights;
+    return
+        [this, d_column, c_column, partials, row](int32_t first_token, const uint32_t(&values)[1][kColumns]) {
+          if (partials != nullptr) {
 #pragma unroll
-        for (int i = 0; i < kColumns; ++i)
-          if (i < tokens) d[i * p.ldd] = detail::gemm_swap_ab_out<Out>(bits_to_f32(values[0][i]));
-        return;
-      }
-      if constexpr (std::is_invocable_v<const Epilogue&, float, float>) {
-        if (c_column != nullptr) {
-          const Out* c = c_column + static_cast<int64_t>(first_token) * p.ldc;
+            for (int i = 0; i < kColumns; ++i)
+              partials[Partials::word(0, i, row)] = bits_to_f32(values[0][i]);
+            return;
+          }
+          const int32_t tokens = p.m - first_token < kColumns ? p.m - first_token : kColumns;
+          Out* d = d_column + static_cast<int64_t>(first_token) * p.ldd;
+          if (p.identity) {
 #pragma unroll
-          for (int i = 0; i < kColumns; ++i)
-            if (i < tokens)
-              d[i * p.ldd] = detail::gemm_swap_ab_out<Out>(
-                  p.epilogue(bits_to_f32(values[0][i]), detail::gemm_swap_ab_in(c[i * p.ldc])));
-          return;
-        }
-      }
-      if constexpr (std::is_invocable_v<const Epilogue&, float>) {
+            for (int i = 0; i < kColumns; ++i)
+              if (i < tokens) d[i * p.ldd] = detail::gemm_swap_ab_out<Out>(bits_to_f32(values[0][i]));
+            return;
+          }
+          if constexpr (std::is_invocable_v<const Epilogue&, float, float>) {
+            if (c_column != nullptr) {
+              const Out* c = c_column + static_cast<int64_t>(first_token) * p.ldc;
 #pragma unroll
-        for (int i = 0; i < kColumns; ++i)
-          if (i < tokens) d[i * p.ldd] = detail::gemm_swap_ab_out<Out>(p.epilogue(bits_to_f32(values[0][i])));
-      }
-    };
+              for (int i = 0; i < kColumns; ++i)
+                if (i < tokens)
+                  d[i * p.ldd] = detail::gemm_swap_ab_out<Out>(
+                      p.epilogue(bits_to_f32(values[0][i]), detail::gemm_swap_ab_in(c[i * p.ldc])));
+              return;
+            }
+          }
+          if constexpr (std::is_invocable_v<const Epilogue&, float>) {
+#pragma unroll
+            for (int i = 0; i < kColumns; ++i)
+              if (i < tokens)
+                d[i * p.ldd] = detail::gemm_swap_ab_out<Out>(p.epilogue(bits_to_f32(values[0][i])));
+          }
+        };
   }
 };
 
@@ -171,6 +192,76 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     gemm_swap_ab_kernel(const __grid_constant__ GemmSwapAbParams<Cfg> p) {
 #if BWGEMM_SM100A_KERNEL_BODY
   run_roles<Cfg>(GemmSwapAbRoles<Cfg>{p}, p.tiles, p.num_clusters, p.n, p.k);
+#else
+  (void)p;
+  ::bwgemm::ptx::trap();
+#endif
+}
+
+namespace detail {
+// Four consecutive outputs from fp32 values (N is a multiple of 8, so a quad of 4 weight rows is inside it
+// or past it; D's rows are 16-byte aligned).
+template <class Out>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void gemm_swap_ab_store4(Out* dst, const float (&v)[kSwapAbQuadRows]) {
+  if constexpr (std::is_same_v<Out, float>) {
+    *reinterpret_cast<float4*>(dst) = float4{v[0], v[1], v[2], v[3]};
+  } else {
+    *reinterpret_cast<uint2*>(dst) = uint2{epi::pack2<Out>(v[0], v[1]), epi::pack2<Out>(v[2], v[3])};
+  }
+}
+}  // namespace detail
+
+// Split K (swap_ab_split_k.cuh): clusters of p.splits CTAs, one tile per cluster; CTA s computes K blocks
+// [s · p.k_blocks_per_split, ..), then reduces its quads of the tile and stores them.
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::kThreads, 1)
+    gemm_swap_ab_split_kernel(const __grid_constant__ GemmSwapAbParams<Cfg> p) {
+#if BWGEMM_SM100A_KERNEL_BODY
+  using namespace ::bwgemm::ptx;
+  using Roles = GemmSwapAbRoles<Cfg>;
+  using Out = typename Cfg::Out;
+  using Epilogue = typename Cfg::Epilogue;
+  const uint32_t split = cluster_ctarank();
+  const int32_t kb_begin = static_cast<int32_t>(split) * p.k_blocks_per_split;
+  const int32_t k_blocks_total = (p.k + Cfg::kBlockK - 1) / Cfg::kBlockK;
+  const int32_t k_blocks =
+      k_blocks_total - kb_begin < p.k_blocks_per_split ? k_blocks_total - kb_begin : p.k_blocks_per_split;
+  const auto reduce = [&p](const sched::TileCoord& t, uint32_t rank, uint32_t splits) {
+    const uint32_t smem = round_up_u32(dynamic_smem_base(), kSmemAlignment);
+    const int32_t w0 = t.m * Cfg::kBlockWeights, m0 = t.n * Cfg::kBlockTokens;
+    const int32_t quads_in_n = (p.n - w0 + kSwapAbQuadRows - 1) / kSwapAbQuadRows;
+    const int32_t tokens = p.m - m0 < Cfg::kBlockTokens ? p.m - m0 : Cfg::kBlockTokens;
+    const uint32_t tid = warp_idx() * kWarpSize + lane_idx();
+    for_each_reduction_quad<Cfg>(tid, rank, splits, quads_in_n, tokens, [&](int32_t q, int32_t token) {
+      const Float4 acc = sum_cluster_quad(smem, Roles::Partials::word(0, token, q * kSwapAbQuadRows), splits);
+      const float a[kSwapAbQuadRows] = {acc.x, acc.y, acc.z, acc.w};
+      const int64_t col = w0 + q * kSwapAbQuadRows, row = m0 + token;
+      float out[kSwapAbQuadRows];
+      if (p.identity) {
+#pragma unroll
+        for (int e = 0; e < kSwapAbQuadRows; ++e) out[e] = a[e];
+      } else {
+        bool done = false;
+        if constexpr (std::is_invocable_v<const Epilogue&, float, float>) {
+          if (p.read_c) {
+            const Out* c = p.c + t.batch * p.batch_stride_c + row * p.ldc + col;
+#pragma unroll
+            for (int e = 0; e < kSwapAbQuadRows; ++e)
+              out[e] = p.epilogue(a[e], detail::gemm_swap_ab_in(c[e]));
+            done = true;
+          }
+        }
+        if constexpr (std::is_invocable_v<const Epilogue&, float>) {
+          if (!done) {
+#pragma unroll
+            for (int e = 0; e < kSwapAbQuadRows; ++e) out[e] = p.epilogue(a[e]);
+          }
+        }
+      }
+      detail::gemm_swap_ab_store4(p.d + t.batch * p.batch_stride_d + row * p.ldd + col, out);
+    });
+  };
+  run_swap_ab_split_k<Cfg>(Roles{p, kb_begin, true}, p.tiles, p.n, k_blocks, p.splits, reduce);
 #else
   (void)p;
   ::bwgemm::ptx::trap();

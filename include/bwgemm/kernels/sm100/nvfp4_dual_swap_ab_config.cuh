@@ -23,7 +23,9 @@
 // and cta_group::1 (CUTLASS's SM100_MMA_MXF4_SS asserts the same); the emulator models N in steps of 16, and
 // what a B200's SFB read is for N = 8 is not established here, so 16 is the smallest shipped.
 //
-// No split K yet: every CTA computes whole K for its tiles (docs/kernels.md says what is missing).
+// Split K: where the weight tiles do not fill the SMs, the entry point splits K between the 2 .. 8 CTAs of a
+// cluster (nvfp4_dual_swap_ab_split_kernel, swap_ab_split_k.cuh: a deterministic reduction through
+// distributed shared memory, no workspace).
 #pragma once
 
 #include <cuda_bf16.h>

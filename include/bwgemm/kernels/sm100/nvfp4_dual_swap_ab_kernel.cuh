@@ -23,11 +23,13 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "bwgemm/epilogue/store.cuh"
 #include "bwgemm/formats/bits.cuh"
 #include "bwgemm/isa/descriptors.hpp"
 #include "bwgemm/kernels/sm100/common.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_dual_swap_ab_config.cuh"
 #include "bwgemm/kernels/sm100/roles.cuh"
+#include "bwgemm/kernels/sm100/swap_ab_split_k.cuh"
 #include "bwgemm/ptx/ptx.cuh"
 #include "bwgemm/scheduler/tile_order.cuh"
 
@@ -51,6 +53,9 @@ struct Nvfp4DualSwapAbParams {
   float alpha1 = 1.0f, alpha2 = 1.0f;  // per-tensor scales of the two products
   bool unit_alphas = false;            // alpha1 == alpha2 == 1: the epilogue skips the two multiplies
   typename Cfg::Epilogue epilogue{};   // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
+  // Split K (nvfp4_dual_swap_ab_split_kernel only): the CTAs per cluster and the K blocks of each.
+  uint32_t splits = 1;
+  int32_t k_blocks_per_split = 0;
 };
 
 namespace detail {
@@ -85,7 +90,10 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE Out swap_ab_out(float v) {
 template <class Cfg>
 struct Nvfp4DualSwapAbRoles {
   static constexpr int kAccumulators = 2;  // gate (B1·Aᵀ) then up (B2·Aᵀ), BlockTokens columns apart
+  using Partials = SwapAbPartials<Cfg, kAccumulators>;
   const Nvfp4DualSwapAbParams<Cfg>& p;
+  int32_t kb_begin = 0;      // the first K block of this CTA's split
+  bool to_partials = false;  // split K: the epilogue writes fp32 partials to shared memory
 
   BWGEMM_DEVICE void prefetch_tensor_maps() const {
     ptx::tma_prefetch_descriptor(&p.tmap_tokens);
@@ -106,9 +114,10 @@ struct Nvfp4DualSwapAbRoles {
   BWGEMM_DEVICE auto producer_tile(const KernelContext<Cfg>&, const sched::TileCoord& t) const {
     const int32_t w0 = t.m * Cfg::kBlockWeights;
     const int32_t m0 = t.n * Cfg::kBlockTokens;
+    const int32_t kb_begin = this->kb_begin;
     if constexpr (I == Cfg::kOperandProducer) {
-      return [this, w0, m0, t](uint32_t base, uint32_t bar, int32_t kb) {
-        const int32_t k0 = kb * Cfg::kBlockK;
+      return [this, w0, m0, t, kb_begin](uint32_t base, uint32_t bar, int32_t kb) {
+        const int32_t k0 = (kb_begin + kb) * Cfg::kBlockK;
         ptx::tma_load<1>(base + Cfg::kW1Offset, &p.tmap_w1, bar, {k0, w0, t.batch}, ptx::kL2EvictFirst);
         ptx::tma_load<1>(base + Cfg::kW2Offset, &p.tmap_w2, bar, {k0, w0, t.batch}, ptx::kL2EvictFirst);
         ptx::tma_load<1>(base + Cfg::kTokenOffset, &p.tmap_tokens, bar, {k0, m0, t.batch}, ptx::kL2EvictLast);
@@ -117,8 +126,8 @@ struct Nvfp4DualSwapAbRoles {
       // The 4 atoms (256 K) of the 128-row scale block of the weight tile and of the one holding the tokens.
       const int32_t w_block = w0 / Cfg::kScaleAtomRows;
       const int32_t m_block = m0 / Cfg::kScaleAtomRows;
-      return [this, w_block, m_block, t](uint32_t base, uint32_t bar, int32_t kb) {
-        const int32_t atom = kb * Cfg::kScaleAtomsPerStage;
+      return [this, w_block, m_block, t, kb_begin](uint32_t base, uint32_t bar, int32_t kb) {
+        const int32_t atom = (kb_begin + kb) * Cfg::kScaleAtomsPerStage;
         ptx::tma_load<1>(base + Cfg::kSfW1Offset, &p.tmap_sf_w1, bar, {0, atom, w_block, t.batch},
                          ptx::kL2EvictFirst);
         ptx::tma_load<1>(base + Cfg::kSfW2Offset, &p.tmap_sf_w2, bar, {0, atom, w_block, t.batch},
@@ -187,11 +196,22 @@ struct Nvfp4DualSwapAbRoles {
   // Weight row `n` of the tile (inside N): column n of C for every token of the tile inside M. The tokens
   // are the same for every lane of a warp, so the mask at M is a uniform branch and each store instruction
   // writes 32 consecutive n (64 bytes) of one row of C.
-  BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>&, const sched::TileCoord& t, int32_t n) const {
+  // With split K the row's fp32 accumulators go to this CTA's partials instead (swap_ab_split_k.cuh).
+  BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t,
+                                   int32_t n) const {
     using Out = typename Cfg::Out;
     constexpr int kColumns = Cfg::kEpilogueColumns;
     Out* out_column = p.c + static_cast<int64_t>(t.batch) * p.m * p.ldc + n;
-    return [this, out_column](int32_t first_token, const uint32_t(&values)[2][kColumns]) {
+    float* partials = to_partials ? static_cast<float*>(ptx::shared_address_to_pointer(ctx.smem)) : nullptr;
+    const int32_t row = n - t.m * Cfg::kBlockWeights;
+    return [this, out_column, partials, row](int32_t first_token, const uint32_t(&values)[2][kColumns]) {
+      if (partials != nullptr) {
+#pragma unroll
+        for (int a = 0; a < 2; ++a)
+#pragma unroll
+          for (int i = 0; i < kColumns; ++i) partials[Partials::word(a, i, row)] = bits_to_f32(values[a][i]);
+        return;
+      }
       const int32_t tokens = p.m - first_token < kColumns ? p.m - first_token : kColumns;
       Out* out = out_column + static_cast<int64_t>(first_token) * p.ldc;
       if (p.unit_alphas) {
@@ -219,6 +239,45 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     nvfp4_dual_swap_ab_kernel(const __grid_constant__ Nvfp4DualSwapAbParams<Cfg> p) {
 #if BWGEMM_SM100A_KERNEL_BODY
   run_roles<Cfg>(Nvfp4DualSwapAbRoles<Cfg>{p}, p.tiles, p.num_clusters, p.n, p.k);
+#else
+  (void)p;
+  ::bwgemm::ptx::trap();
+#endif
+}
+
+// Split K (swap_ab_split_k.cuh): clusters of p.splits CTAs, one tile per cluster; CTA s computes K blocks
+// [s · p.k_blocks_per_split, ..), then reduces its quads of the tile and stores them.
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::kThreads, 1)
+    nvfp4_dual_swap_ab_split_kernel(const __grid_constant__ Nvfp4DualSwapAbParams<Cfg> p) {
+#if BWGEMM_SM100A_KERNEL_BODY
+  using namespace ::bwgemm::ptx;
+  using Roles = Nvfp4DualSwapAbRoles<Cfg>;
+  using Out = typename Cfg::Out;
+  const uint32_t split = cluster_ctarank();
+  const int32_t kb_begin = static_cast<int32_t>(split) * p.k_blocks_per_split;
+  const int32_t k_blocks_total = (p.k + Cfg::kBlockK - 1) / Cfg::kBlockK;
+  const int32_t k_blocks =
+      k_blocks_total - kb_begin < p.k_blocks_per_split ? k_blocks_total - kb_begin : p.k_blocks_per_split;
+  const auto reduce = [&p](const sched::TileCoord& t, uint32_t rank, uint32_t splits) {
+    const uint32_t smem = round_up_u32(dynamic_smem_base(), kSmemAlignment);
+    const int32_t w0 = t.m * Cfg::kBlockWeights, m0 = t.n * Cfg::kBlockTokens;
+    const int32_t quads_in_n = (p.n - w0 + kSwapAbQuadRows - 1) / kSwapAbQuadRows;
+    const int32_t tokens = p.m - m0 < Cfg::kBlockTokens ? p.m - m0 : Cfg::kBlockTokens;
+    Out* c = p.c + static_cast<int64_t>(t.batch) * p.m * p.ldc;
+    const uint32_t tid = warp_idx() * kWarpSize + lane_idx();
+    for_each_reduction_quad<Cfg>(tid, rank, splits, quads_in_n, tokens, [&](int32_t q, int32_t token) {
+      const Float4 g = sum_cluster_quad(smem, Roles::Partials::word(0, token, q * kSwapAbQuadRows), splits);
+      const Float4 u = sum_cluster_quad(smem, Roles::Partials::word(1, token, q * kSwapAbQuadRows), splits);
+      const float a1 = p.alpha1, a2 = p.alpha2;
+      // N is a multiple of 16: the quad's four columns are inside it; C's rows are 16-byte aligned.
+      const uint2 out{epi::pack2<Out>(p.epilogue(a1 * g.x, a2 * u.x), p.epilogue(a1 * g.y, a2 * u.y)),
+                      epi::pack2<Out>(p.epilogue(a1 * g.z, a2 * u.z), p.epilogue(a1 * g.w, a2 * u.w))};
+      *reinterpret_cast<uint2*>(c + static_cast<int64_t>(m0 + token) * p.ldc + w0 + q * kSwapAbQuadRows) =
+          out;
+    });
+  };
+  run_swap_ab_split_k<Cfg>(Roles{p, kb_begin, true}, p.tiles, p.n, k_blocks, p.splits, reduce);
 #else
   (void)p;
   ::bwgemm::ptx::trap();
