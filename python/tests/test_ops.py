@@ -244,7 +244,8 @@ def test_opcheck_schemas_and_fake_implementations():
         torch.library.opcheck(op, args, test_utils=tests)
 
 
-def test_torch_compile_traces_a_gated_mlp_with_fake_tensors():
+@pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
+def test_torch_compile_traces_a_gated_mlp_with_fake_tensors(backend):
     gen = torch.Generator().manual_seed(2)
     w_gate_up = (torch.randn(128, 64, generator=gen) / 8).to(torch.bfloat16)
     w_down = (torch.randn(64, 64, generator=gen) / 8).to(torch.bfloat16)
@@ -253,7 +254,7 @@ def test_torch_compile_traces_a_gated_mlp_with_fake_tensors():
         h = bt.dual_gemm_fused(x, w_gate_up)
         return bt.gemm(h, w_down)
 
-    compiled = torch.compile(mlp, backend="aot_eager", fullgraph=True, dynamic=True)
+    compiled = torch.compile(mlp, backend=backend, fullgraph=True, dynamic=True)
     for m in (128, 96):  # a second batch size reuses the dynamic-shape graph
         x = torch.randn(m, 64, generator=gen).to(torch.bfloat16)
         assert torch.equal(compiled(x), mlp(x))
