@@ -23,7 +23,10 @@ struct PipelineState {
   uint32_t phase = 0;  // parity of the current pass through the ring
 
   BWGEMM_HD constexpr void advance() {
-    if (++index == static_cast<uint32_t>(Stages)) {
+    if constexpr (Stages == 2) {  // the same steps in two bit operations, no compare and selects
+      phase ^= index;             // leaving slot 1 starts the next pass
+      index ^= 1u;
+    } else if (++index == static_cast<uint32_t>(Stages)) {
       index = 0;
       phase ^= 1u;
     }

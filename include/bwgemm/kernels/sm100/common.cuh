@@ -41,6 +41,15 @@ BWGEMM_HD constexpr int tmem_alloc_columns(int used) {
   return cols;
 }
 
+// A shared-memory matrix descriptor moved `bytes` (a multiple of 16) further: its start-address field (bits
+// 0-13, the address / 16 of ptx::smem_desc_with_address) gains bytes / 16. Exact while the moved address
+// stays inside the 2^18-byte shared window (every stage of every kernel does), so no carry leaves the field;
+// the add is done on the low word alone (seed 004 advances its descriptors inside a stage this way). Per MMA
+// K step it replaces the shift, mask and merge of re-encoding the address.
+BWGEMM_HD constexpr uint64_t smem_desc_advanced(uint64_t desc, uint32_t bytes) {
+  return (desc & 0xFFFFFFFF00000000ull) | static_cast<uint32_t>(static_cast<uint32_t>(desc) + (bytes >> 4));
+}
+
 // A list of kernel Configs (the shipped kernels of a family: tests, compile report).
 template <class... Configs>
 struct ConfigList {};

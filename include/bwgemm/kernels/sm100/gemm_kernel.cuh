@@ -102,8 +102,13 @@ struct GemmTileStore {
   static constexpr int kColumns = Cfg::kEpilogueColumns;
   const GemmParams<Cfg>& p;
   Out* d_row;
-  const Out* c_row;  // nullptr unless the call reads C
+  int32_t row, batch;  // the row of D (and C) and the batch, for C's row on the path that reads it
   bool fast;
+
+  // C's row, where the call reads C (only off the fast path: the identity reads no C), else nullptr.
+  BWGEMM_DEVICE BWGEMM_FORCEINLINE const Out* c_row() const {
+    return p.read_c ? p.c + batch * p.batch_stride_c + static_cast<int64_t>(row) * p.ldc : nullptr;
+  }
 
   BWGEMM_DEVICE BWGEMM_FORCEINLINE void fast_store(int32_t col, const uint32_t (&values)[1][kColumns]) const {
     float out[kColumns];
@@ -113,6 +118,7 @@ struct GemmTileStore {
   }
 
   BWGEMM_DEVICE BWGEMM_FORCEINLINE void operator()(int32_t col, const uint32_t (&values)[1][kColumns]) const {
+    const Out* const c = c_row();
     if (col + kColumns <= p.n) {
       float out[kColumns];
       if (p.identity) {
@@ -121,7 +127,7 @@ struct GemmTileStore {
       } else {
 #pragma unroll
         for (int v = 0; v < kColumns; v += epi::kStoreVector)
-          detail::gemm_apply8<Cfg>(p, values[0] + v, c_row == nullptr ? nullptr : c_row + col + v, out + v);
+          detail::gemm_apply8<Cfg>(p, values[0] + v, c == nullptr ? nullptr : c + col + v, out + v);
       }
       epi::store_row(d_row + col, out, p.d_aligned32);
       return;
@@ -129,8 +135,7 @@ struct GemmTileStore {
 #pragma unroll
     for (int v = 0; v < kColumns; v += epi::kStoreVector) {
       if (col + v + epi::kStoreVector > p.n) break;  // N is a multiple of 8: whole vectors only
-      detail::gemm_epilogue8<Cfg>(p, values[0] + v, d_row + col + v,
-                                  c_row == nullptr ? nullptr : c_row + col + v);
+      detail::gemm_epilogue8<Cfg>(p, values[0] + v, d_row + col + v, c == nullptr ? nullptr : c + col + v);
     }
   }
 };
@@ -181,13 +186,14 @@ struct GemmRoles {
     const uint32_t idesc = p.idesc;
     const GemmBOperand b = p.b;
     return [d_tmem, idesc, b](uint32_t base, int32_t kb) {
+      // The stage's descriptors once; each K step moves them by its bytes (smem_desc_advanced).
+      const uint64_t a_desc = ptx::smem_desc_with_address(Cfg::kKMajorDescBase, base + Cfg::kAOffset);
+      const uint64_t b_desc = ptx::smem_desc_with_address(b.desc_base, base + Cfg::kBOffset);
 #pragma unroll
       for (uint32_t j = 0; j < Cfg::kMmasPerStage; ++j) {
-        const uint64_t a_desc = ptx::smem_desc_with_address(Cfg::kKMajorDescBase,
-                                                            base + Cfg::kAOffset + j * Cfg::kKMajorStepBytes);
-        const uint64_t b_desc =
-            ptx::smem_desc_with_address(b.desc_base, base + Cfg::kBOffset + j * b.k_step_bytes);
-        ptx::tcgen05_mma_f16<Cfg::kClusterCtas>(d_tmem, a_desc, b_desc, idesc, kb > 0 || j > 0);
+        ptx::tcgen05_mma_f16<Cfg::kClusterCtas>(d_tmem, smem_desc_advanced(a_desc, j * Cfg::kKMajorStepBytes),
+                                                smem_desc_advanced(b_desc, j * b.k_step_bytes), idesc,
+                                                kb > 0 || j > 0);
       }
     };
   }
@@ -196,21 +202,22 @@ struct GemmRoles {
   BWGEMM_DEVICE GemmTileStore<Cfg> epilogue_tile(const KernelContext<Cfg>&, const sched::TileCoord& t,
                                                  int32_t row) const {
     using Out = typename Cfg::Out;
-    // Element offsets as unsigned 64-bit products of non-negative 32-bit indices (the row, the batch) and
-    // the 64-bit strides: one wide multiply-add each, no sign extension.
-    const uint64_t d_offset =
-        static_cast<uint64_t>(static_cast<uint32_t>(row)) * static_cast<uint64_t>(p.ldd) +
-        static_cast<uint64_t>(static_cast<uint32_t>(t.batch)) * static_cast<uint64_t>(p.batch_stride_d);
-    const Out* c_row =
-        p.read_c ? p.c + t.batch * p.batch_stride_c + static_cast<int64_t>(row) * p.ldc : nullptr;
+    // The byte offset as unsigned wide multiply-adds of the non-negative 32-bit row and batch indices by the
+    // byte strides (computed once, below): no sign extension, no scaling by the element size per tile.
+    Out* const d_row =
+        reinterpret_cast<Out*>(d_bytes + static_cast<uint64_t>(static_cast<uint32_t>(row)) * ldd_bytes +
+                               static_cast<uint64_t>(static_cast<uint32_t>(t.batch)) * batch_stride_d_bytes);
     // The fast path decided once per tile: an interior tile (every column inside N), D = A·B, aligned rows.
-    return GemmTileStore<Cfg>{p, p.d + d_offset, c_row, t.n < interior_tiles_n && plain};
+    return GemmTileStore<Cfg>{p, d_row, row, t.batch, t.n < fast_tiles_n};
   }
 
-  // Per CTA, once: D = A·B with 32-byte aligned rows (the fast path's conditions but the tile's), and the
-  // tile columns whose every column is inside N.
-  const bool plain = p.identity && p.d_aligned32;
-  const int32_t interior_tiles_n = p.n / Cfg::kBlockN;
+  // Per CTA, once: the tile columns that take the fast path, 0 .. fast_tiles_n - 1: those whose every column
+  // is inside N when D = A·B and D's rows are 32-byte aligned (the path's other conditions), none otherwise.
+  const int32_t fast_tiles_n = p.identity && p.d_aligned32 ? p.n / Cfg::kBlockN : 0;
+  // D's address and strides in bytes.
+  char* const d_bytes = reinterpret_cast<char*>(p.d);
+  const uint64_t ldd_bytes = static_cast<uint64_t>(p.ldd) * sizeof(typename Cfg::Out);
+  const uint64_t batch_stride_d_bytes = static_cast<uint64_t>(p.batch_stride_d) * sizeof(typename Cfg::Out);
 };
 
 template <class Cfg>

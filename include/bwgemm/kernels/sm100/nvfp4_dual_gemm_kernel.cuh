@@ -224,34 +224,36 @@ struct Nvfp4DualGemmRoles {
     const uint32_t acc2 = acc1 + Cfg::kBlockN;
     const uint32_t tmem = ctx.tmem;
     return [tmem, sfb_group, acc1, acc2](uint32_t base, int32_t kb) {
+      // The stage's descriptors once; each scale atom and MMA K step moves them by its bytes
+      // (smem_desc_advanced).
+      const uint64_t sfa_desc = smem_desc_with_address(detail::kScaleDescBase, base + Cfg::kSfaOffset);
+      const uint64_t sfb1_desc = smem_desc_with_address(detail::kScaleDescBase, base + Cfg::kSfb1Offset);
+      const uint64_t sfb2_desc = smem_desc_with_address(detail::kScaleDescBase, base + Cfg::kSfb2Offset);
+#pragma unroll
       for (uint32_t j = 0; j < Cfg::kScaleAtomsPerStage; ++j) {
         const uint32_t atom_offset = j * Cfg::kScaleAtomBytes;
-        tcgen05_cp<kCtaGroup>(
-            tmem + Cfg::kSfaColumn + j * Cfg::kScaleColumnsPerAtomA,
-            smem_desc_with_address(detail::kScaleDescBase, base + Cfg::kSfaOffset + atom_offset));
-        tcgen05_cp<kCtaGroup>(
-            tmem + Cfg::kSfb1Column + j * Cfg::kScaleColumnsPerAtomB,
-            smem_desc_with_address(detail::kScaleDescBase, base + Cfg::kSfb1Offset + atom_offset));
-        tcgen05_cp<kCtaGroup>(
-            tmem + Cfg::kSfb2Column + j * Cfg::kScaleColumnsPerAtomB,
-            smem_desc_with_address(detail::kScaleDescBase, base + Cfg::kSfb2Offset + atom_offset));
+        tcgen05_cp<kCtaGroup>(tmem + Cfg::kSfaColumn + j * Cfg::kScaleColumnsPerAtomA,
+                              smem_desc_advanced(sfa_desc, atom_offset));
+        tcgen05_cp<kCtaGroup>(tmem + Cfg::kSfb1Column + j * Cfg::kScaleColumnsPerAtomB,
+                              smem_desc_advanced(sfb1_desc, atom_offset));
+        tcgen05_cp<kCtaGroup>(tmem + Cfg::kSfb2Column + j * Cfg::kScaleColumnsPerAtomB,
+                              smem_desc_advanced(sfb2_desc, atom_offset));
       }
+      const uint64_t a_desc = smem_desc_with_address(detail::kOperandDescBase, base + Cfg::kAOffset);
+      const uint64_t b1_desc = smem_desc_with_address(detail::kOperandDescBase, base + Cfg::kB1Offset);
+      const uint64_t b2_desc = smem_desc_with_address(detail::kOperandDescBase, base + Cfg::kB2Offset);
+#pragma unroll
       for (uint32_t j = 0; j < Cfg::kMmasPerStage; ++j) {
         const uint32_t k_bytes = j * (Cfg::kMmaK / 2);  // advance 32 bytes (64 fp4) inside the swizzled rows
-        const uint64_t a_desc =
-            smem_desc_with_address(detail::kOperandDescBase, base + Cfg::kAOffset + k_bytes);
-        const uint64_t b1_desc =
-            smem_desc_with_address(detail::kOperandDescBase, base + Cfg::kB1Offset + k_bytes);
-        const uint64_t b2_desc =
-            smem_desc_with_address(detail::kOperandDescBase, base + Cfg::kB2Offset + k_bytes);
         const uint32_t sfa = tmem + Cfg::kSfaColumn + j * Cfg::kScaleColumnsPerAtomA;
         const uint32_t sfb1 = tmem + Cfg::kSfb1Column + j * Cfg::kScaleColumnsPerAtomB + sfb_group;
         const uint32_t sfb2 = tmem + Cfg::kSfb2Column + j * Cfg::kScaleColumnsPerAtomB + sfb_group;
         const bool accumulate = kb > 0 || j > 0;
-        tcgen05_mma_mxf4nvf4<kCtaGroup, CollectorUsage::kFill>(acc1, a_desc, b1_desc, idesc, sfa, sfb1,
-                                                               accumulate);
-        tcgen05_mma_mxf4nvf4<kCtaGroup, CollectorUsage::kLastUse>(acc2, a_desc, b2_desc, idesc, sfa, sfb2,
-                                                                  accumulate);
+        const uint64_t a = smem_desc_advanced(a_desc, k_bytes);
+        tcgen05_mma_mxf4nvf4<kCtaGroup, CollectorUsage::kFill>(acc1, a, smem_desc_advanced(b1_desc, k_bytes),
+                                                               idesc, sfa, sfb1, accumulate);
+        tcgen05_mma_mxf4nvf4<kCtaGroup, CollectorUsage::kLastUse>(
+            acc2, a, smem_desc_advanced(b2_desc, k_bytes), idesc, sfa, sfb2, accumulate);
       }
     };
   }
@@ -259,18 +261,22 @@ struct Nvfp4DualGemmRoles {
   // Row `row` of the tile (inside M): Nvfp4DualTileStore.
   BWGEMM_DEVICE Nvfp4DualTileStore<Cfg> epilogue_tile(const KernelContext<Cfg>&, const sched::TileCoord& t,
                                                       int32_t row) const {
-    // The element offset as an unsigned 64-bit product of the non-negative row index and the 64-bit stride.
-    const uint64_t row_index =
-        static_cast<uint64_t>(static_cast<uint32_t>(t.batch)) * static_cast<uint32_t>(p.m) +
-        static_cast<uint32_t>(row);
-    return Nvfp4DualTileStore<Cfg>{p, p.c + row_index * static_cast<uint64_t>(p.ldc),
-                                   t.n < interior_tiles_n && plain};
+    // The byte offset as unsigned wide multiply-adds of the non-negative 32-bit row and batch indices by the
+    // byte strides (computed once, below): no sign extension, no scaling by the element size per tile.
+    auto* const out_row = reinterpret_cast<typename Cfg::Out*>(
+        c_bytes + static_cast<uint64_t>(static_cast<uint32_t>(row)) * ldc_bytes +
+        static_cast<uint64_t>(static_cast<uint32_t>(t.batch)) * batch_stride_bytes);
+    return Nvfp4DualTileStore<Cfg>{p, out_row, t.n < fast_tiles_n};
   }
 
-  // Per CTA, once: both alphas 1 and C's rows 32-byte aligned (the fast path's conditions but the tile's),
-  // and the tile columns whose every column is inside N.
-  const bool plain = p.unit_alphas && p.c_aligned32;
-  const int32_t interior_tiles_n = p.n / Cfg::kBlockN;
+  // Per CTA, once: the tile columns that take the fast path, 0 .. fast_tiles_n - 1: those whose every column
+  // is inside N when both alphas are 1 and C's rows are 32-byte aligned (the path's other conditions), none
+  // otherwise.
+  const int32_t fast_tiles_n = p.unit_alphas && p.c_aligned32 ? p.n / Cfg::kBlockN : 0;
+  // C's address and strides in bytes (batches are M rows apart).
+  char* const c_bytes = reinterpret_cast<char*>(p.c);
+  const uint64_t ldc_bytes = static_cast<uint64_t>(p.ldc) * sizeof(typename Cfg::Out);
+  const uint64_t batch_stride_bytes = static_cast<uint64_t>(p.m) * ldc_bytes;
 };
 
 template <class Cfg>
