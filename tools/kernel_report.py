@@ -42,7 +42,9 @@ def resource_usage(cuobjdump, binary, arch):
     keyed = {}
     for mangled, pretty in zip(names, demangled):
         shipped_epilogue = {"nvfp4_dual_gemm_kernel": "SiluMul", "gemm_kernel": "LinearCombination",
-                            "nvfp4_dual_swap_ab_kernel": "SiluMul", "gemm_swap_ab_kernel": "LinearCombination"}
+                            "nvfp4_dual_swap_ab_kernel": "SiluMul", "gemm_swap_ab_kernel": "LinearCombination",
+                            "nvfp4_dual_swap_ab_split_kernel": "SiluMul",
+                            "gemm_swap_ab_split_kernel": "LinearCombination"}
         m = re.search(r"\b(nvfp4_dual_gemm_kernel|gemm_kernel)<bwgemm::sm100::(?:Nvfp4Dual)?GemmConfig<(\d+), (\d+), (\d+), "
                       r"bwgemm::sched::(\w+), bwgemm::epi::(\w+), (\w+)[,>]", pretty)
         if m:
@@ -50,8 +52,9 @@ def resource_usage(cuobjdump, binary, arch):
                 continue  # test-only instantiations (other epilogues) are not shipped kernels
             keyed[(m.group(1), m.group(2), m.group(3), m.group(4), m.group(5), m.group(7))] = usage[mangled]
             continue
-        # The small-M (swap-AB) kernels: <BlockTokens, Stages, Scheduler, Epilogue, Out>, one CTA (group 1).
-        m = re.search(r"\b(nvfp4_dual_swap_ab_kernel|gemm_swap_ab_kernel)<bwgemm::sm100::(?:Nvfp4DualSwapAb|GemmSwapAb)"
+        # The small-M (swap-AB) kernels and their split-K kernels: <BlockTokens, Stages, Scheduler, Epilogue,
+        # Out>, cta_group::1 MMAs (CTA group 1).
+        m = re.search(r"\b((?:nvfp4_dual|gemm)_swap_ab(?:_split)?_kernel)<bwgemm::sm100::(?:Nvfp4DualSwapAb|GemmSwapAb)"
                       r"Config<(\d+), (\d+), bwgemm::sched::(\w+), bwgemm::epi::(\w+), (\w+)[,>]", pretty)
         if not m or m.group(5) != shipped_epilogue[m.group(1)]:
             continue

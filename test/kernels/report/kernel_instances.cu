@@ -37,12 +37,23 @@ struct IsNvfp4DualSwapAbConfig : std::false_type {};
 template <int T, int S, class Sc, class E, class O>
 struct IsNvfp4DualSwapAbConfig<bwgemm::sm100::Nvfp4DualSwapAbConfig<T, S, Sc, E, O>> : std::true_type {};
 
-template <class Cfg>
+// Split: the swap-AB Configs' split-K kernel (swap_ab_split_k.cuh) rather than their persistent one.
+template <class Cfg, bool Split = false>
 const char* kernel_name() {
   if constexpr (IsGemmConfig<Cfg>::value) return "gemm_kernel";
-  if constexpr (IsGemmSwapAbConfig<Cfg>::value) return "gemm_swap_ab_kernel";
-  if constexpr (IsNvfp4DualSwapAbConfig<Cfg>::value) return "nvfp4_dual_swap_ab_kernel";
+  if constexpr (IsGemmSwapAbConfig<Cfg>::value)
+    return Split ? "gemm_swap_ab_split_kernel" : "gemm_swap_ab_kernel";
+  if constexpr (IsNvfp4DualSwapAbConfig<Cfg>::value)
+    return Split ? "nvfp4_dual_swap_ab_split_kernel" : "nvfp4_dual_swap_ab_kernel";
   return "nvfp4_dual_gemm_kernel";
+}
+
+template <class Cfg, bool Split = false>
+void describe(int stages_argument) {
+  std::printf("%s|%d|%d|%d|%s|%s|stages=%d|threads=%d|smem=%d|tmem=%d|acc_stages=%d\n",
+              kernel_name<Cfg, Split>(), Cfg::kBlockN, stages_argument, Cfg::kClusterCtas,
+              Cfg::Scheduler::kName, out_name<typename Cfg::Out>(), Cfg::kStages, Cfg::kThreads,
+              Cfg::kSmemBytes, Cfg::kTmemColumns, Cfg::kAccStages);
 }
 
 // The key (kernel|BlockN|Stages template argument|ClusterCtas|scheduler|out) matches the kernel's demangled
@@ -55,20 +66,23 @@ void instantiate_and_describe() {
     (void)kernel;
   } else if constexpr (IsGemmSwapAbConfig<Cfg>::value) {
     volatile auto kernel = &bwgemm::sm100::gemm_swap_ab_kernel<Cfg>;
+    volatile auto split_kernel = &bwgemm::sm100::gemm_swap_ab_split_kernel<Cfg>;
     (void)kernel;
+    (void)split_kernel;
   } else if constexpr (IsNvfp4DualSwapAbConfig<Cfg>::value) {
     volatile auto kernel = &bwgemm::sm100::nvfp4_dual_swap_ab_kernel<Cfg>;
+    volatile auto split_kernel = &bwgemm::sm100::nvfp4_dual_swap_ab_split_kernel<Cfg>;
     (void)kernel;
+    (void)split_kernel;
   } else {
     volatile auto kernel = &bwgemm::sm100::nvfp4_dual_gemm_kernel<Cfg>;
     (void)kernel;
   }
   int stages_argument = Cfg::kStages;
   if constexpr (IsGemmConfig<Cfg>::value) stages_argument = Cfg::kStagesRequested;
-  std::printf("%s|%d|%d|%d|%s|%s|stages=%d|threads=%d|smem=%d|tmem=%d|acc_stages=%d\n", kernel_name<Cfg>(),
-              Cfg::kBlockN, stages_argument, Cfg::kClusterCtas, Cfg::Scheduler::kName,
-              out_name<typename Cfg::Out>(), Cfg::kStages, Cfg::kThreads, Cfg::kSmemBytes, Cfg::kTmemColumns,
-              Cfg::kAccStages);
+  describe<Cfg>(stages_argument);
+  if constexpr (IsGemmSwapAbConfig<Cfg>::value || IsNvfp4DualSwapAbConfig<Cfg>::value)
+    describe<Cfg, true>(stages_argument);
 }
 
 template <class... Cs>
