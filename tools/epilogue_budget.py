@@ -2,35 +2,40 @@
 """The sm_100a epilogue's instruction budget, measured from SASS (issue 15).
 
     epilogue_budget.py --cuobjdump <cuobjdump> --binary <kernel_instances> [--kernel REGEX] [--max-gemm X]
-                       [--max-dual Y]
+                       [--max-dual Y] [--budget REGEX=Z ...]
 
 For every sm_100a GEMM and NVFP4 dual GEMM kernel in the binary, the epilogue warps' instructions per output
 element on the fast path: every barrier wait succeeds at once, the tile is interior (no column past N), the
 output rows are 32-byte aligned, and the call reads no C (GEMM: alpha = 1, beta = 0). How:
 
 - The SASS of the kernel is split into basic blocks (branch targets and the instructions after branches,
-  EXIT and RET start blocks). A backward branch closes a (natural) loop; the epilogue's chunk loop is the innermost
-  loop whose body holds the tensor-memory loads (LDTM) and a global store; its tile loop the innermost loop
-  around it.
-- The fast path of one chunk is the path through the chunk loop's body, from its head to its backward
-  branch, through no block with a global load (LDG: reading C), that stores the most bytes (an interior
-  chunk stores every column; a path that leaves through a bounds check stores fewer) and, of those, has the
-  fewest instructions (where both exist, the 256-bit stores of aligned rows rather than the 128-bit ones).
-  Retry loops of barrier waits are backward branches, so the path is the one on which every wait succeeds
-  the first time. A CALL on the path adds the shortest path of its subroutine to RET. Loops nested inside
-  the chunk loop would be counted once: the shipped epilogues have none (their vector loops are unrolled).
-- The tile's own cost is the shortest path through the tile loop's body outside the chunk loop: from the
-  tile loop's head to the chunk loop's head, and from the chunk loop's exit to the tile loop's backward
-  branch.
-- Per output: (tile cost + chunks per tile x chunk path) / outputs per thread and tile, with chunks per
-  tile = BlockN / the columns of one tensor-memory load (LDTM.xN) and outputs per thread and tile = BlockN
-  (with one chunk per tile the loop found is the tile loop and its path the whole cost) (each epilogue thread owns one row of the
-  tile; the dual GEMM's output is one element of silu(gate) * up). A kernel without a tile loop (one tile per
-  CTA) gets the chunks alone.
+  EXIT and RET start blocks). A backward branch closes a (natural) loop; the loop measured is the innermost
+  loop whose body holds the tensor-memory loads (LDTM) and a global store: the chunk loop where the epilogue
+  has one, the tile loop where its chunks are unrolled; the tile loop is the innermost loop around a chunk
+  loop. A kernel with neither (one tile per CTA, chunks unrolled) is measured on its straight-line code from
+  the first block with a tensor-memory load to the kernel's end.
+- The fast path is the path through that loop's body, from its head to its backward branch, through no
+  block with a global load (LDG: reading C), that stores the most bytes (an interior chunk stores every
+  column; a path that leaves through a bounds check stores fewer) and, of those, has the fewest instructions
+  (the per-tile fast path rather than the per-chunk one; the 256-bit stores of aligned rows rather than the
+  128-bit ones). A store predicated on the register its block's final branch tests counts on one edge only
+  (`@P0 STG; @P0 BRA X`: on the edge to X), so two alternatives are never counted together. Retry loops of
+  barrier waits are backward branches, so the path is the one on which every wait succeeds the first time. A
+  CALL on the path adds the shortest path of its subroutine to RET. Loops nested inside the loop measured
+  would be counted once: the shipped epilogues have none (their vector loops are unrolled).
+- Where the loop measured is a chunk loop inside a tile loop, the tile's own cost is the shortest path
+  through the tile loop's body outside the chunk loop: from the tile loop's head to the chunk loop's head,
+  and from the chunk loop's exit to the tile loop's backward branch.
+- Per output: (tile cost + chunks per tile x path) / BlockN, with chunks per tile = BlockN / the outputs the
+  path stores (its bytes over the output type's) and BlockN the outputs per thread and tile (each epilogue
+  thread owns one row of the tile; the dual GEMM's output is one element of silu(gate) * up). A path that
+  stores the whole tile (one tensor-memory load per tile, or the chunks unrolled) is the tile's whole cost
+  (tile cost 0). A kernel without a tile loop (one tile per CTA) gets its chunks alone.
 
-The table lists per kernel the chunk path, the tile cost, the per-output figure, the widest global store and
+The table lists per kernel the path, the tile cost, the per-output figure, the widest global store and
 whether the 16-bit conversions are packed (F2FP ... PACK_AB). With --max-gemm / --max-dual the exit status is
-1 when a kernel is above its budget, has no 256-bit store or converts unpacked.
+1 when a kernel is above its budget, has no 256-bit store or converts unpacked; --budget REGEX=Z (repeatable)
+gives the kernels whose demangled name matches REGEX the budget Z instead (the first match decides).
 """
 import argparse
 import re
@@ -285,7 +290,7 @@ def measure(name, instrs):
         128 if any(re.search(r"^STG\S*\.128", i.body) for i in all_instrs) else 64)
     packed = any(i.opcode.startswith("F2FP") and "PACK_AB" in i.body for i in all_instrs)
     unpacked = any(i.opcode == "F2F.F16.F32" or i.opcode.startswith("F2F.BF16") for i in all_instrs)
-    return {"chunk": chunk, "chunk_bytes": chunk_bytes, "tile": tile, "tile_loop": bool(outer) or not straight,
+    return {"chunk": chunk, "chunk_bytes": chunk_bytes, "tile": tile, "outer": bool(outer), "straight": straight,
             "columns": columns,
             "widest": widest,
             "packed": packed and not unpacked}
@@ -305,7 +310,13 @@ def main(argv):
     ap.add_argument("--kernel", default=r"gemm_kernel")
     ap.add_argument("--max-gemm", type=float)
     ap.add_argument("--max-dual", type=float)
+    ap.add_argument("--budget", action="append", default=[], metavar="REGEX=MAX",
+                    help="the budget of the kernels whose name matches REGEX (repeatable; the first match wins)")
     args = ap.parse_args(argv)
+    overrides = []
+    for b in args.budget:
+        pattern, _, value = b.rpartition("=")
+        overrides.append((re.compile(pattern), float(value)))
     sass = subprocess.run([args.cuobjdump, "-sass", args.binary], capture_output=True, text=True, check=True).stdout
     demangled = subprocess.run(["c++filt"], input="\n".join(n for n, _ in kernels(sass)), capture_output=True,
                                text=True).stdout.splitlines()
@@ -334,6 +345,10 @@ def main(argv):
         r["chunks"], r["block_n"], r["path_outputs"] = chunks, block_n, path_outputs
         rows.append((kind, name, r, per_output))
         budget = args.max_gemm if kind == "gemm" else args.max_dual
+        for pattern, value in overrides:
+            if budget is not None and pattern.search(name):
+                budget = value
+                break
         if budget is not None:
             if per_output > budget:
                 failures.append(f"{name}: {per_output:.2f} instructions per output > {budget}")
@@ -345,7 +360,8 @@ def main(argv):
     print("|---|---|---|---|---|---|")
     for kind, name, r, per_output in rows:
         short = re.sub(r"bwgemm::(sm100::|sched::|epi::)?", "", name[: name.index(">(") + 1] if ">(" in name else name)
-        tile = r["tile"] if r["tile_loop"] else "— (one tile per CTA)"
+        tile_loop = r["outer"] or (not r["straight"] and r["chunks"] == 1)
+        tile = r["tile"] if tile_loop else "— (one tile per CTA)"
         chunk = (f"{r['chunk']} ({r['path_outputs']})" if r["chunks"] > 1 else
                  f"{r['chunk']} (the tile's {r['block_n']})")
         print(f"| {short} | {chunk} | {tile} | {per_output:.2f} | {r['widest']} | {r['packed']} |")
