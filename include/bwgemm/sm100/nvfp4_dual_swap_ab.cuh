@@ -82,6 +82,10 @@ struct Nvfp4DualGemmSwapAb {
       splits = choose_swap_ab_split_k(p.tiles.total(), sms, k_blocks);
     }
     const SwapAbSplit split = swap_ab_split(k_blocks, splits);
+    if (static_cast<int64_t>(p.tiles.total()) * split.splits > int64_t{(1u << 31) - 1})
+      return Status::invalid_argument("split_k: tiles x split_k CTAs (" + std::to_string(p.tiles.total()) +
+                                      " x " + std::to_string(split.splits) +
+                                      ") must be below 2^31 (one launch)");
     if (split.splits == 1) return host::launch_tile_kernel<Cfg>(&nvfp4_dual_swap_ab_kernel<Cfg>, p, stream);
     p.splits = static_cast<uint32_t>(split.splits);
     p.k_blocks_per_split = split.k_blocks_per_split;
