@@ -125,14 +125,14 @@ struct GemmSwapAbRoles {
     const uint32_t idesc = p.idesc;
     const GemmSwapAbWeightOperand w = p.weights;
     return [d_tmem, idesc, w](uint32_t base, int32_t kb) {
+      // The stage's descriptors encoded once, then moved per K step (smem_desc_advanced).
+      const uint64_t weights = ptx::smem_desc_with_address(w.desc_base, base + Cfg::kWeightOffset);
+      const uint64_t tokens = ptx::smem_desc_with_address(Cfg::kKMajorDescBase, base + Cfg::kTokenOffset);
 #pragma unroll
-      for (uint32_t j = 0; j < Cfg::kMmasPerStage; ++j) {
-        const uint64_t w_desc =
-            ptx::smem_desc_with_address(w.desc_base, base + Cfg::kWeightOffset + j * w.k_step_bytes);
-        const uint64_t tokens_desc = ptx::smem_desc_with_address(
-            Cfg::kKMajorDescBase, base + Cfg::kTokenOffset + j * Cfg::kKMajorStepBytes);
-        ptx::tcgen05_mma_f16<1>(d_tmem, w_desc, tokens_desc, idesc, kb > 0 || j > 0);
-      }
+      for (uint32_t j = 0; j < Cfg::kMmasPerStage; ++j)
+        ptx::tcgen05_mma_f16<1>(d_tmem, smem_desc_advanced(weights, j * w.k_step_bytes),
+                                smem_desc_advanced(tokens, j * Cfg::kKMajorStepBytes), idesc,
+                                kb > 0 || j > 0);
     };
   }
 

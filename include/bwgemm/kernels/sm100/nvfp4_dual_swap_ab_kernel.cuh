@@ -161,34 +161,36 @@ struct Nvfp4DualSwapAbRoles {
     const uint32_t acc2 = acc1 + Cfg::kBlockTokens;
     const uint32_t tmem = ctx.tmem;
     return [tmem, sfb_group, sfb_line_bytes, acc1, acc2](uint32_t base, int32_t kb) {
+      // The stage's descriptors encoded once, then moved per scale atom / K step (smem_desc_advanced).
+      const uint64_t sf_w1 = smem_desc_with_address(detail::kSwapAbScaleDescBase, base + Cfg::kSfW1Offset);
+      const uint64_t sf_w2 = smem_desc_with_address(detail::kSwapAbScaleDescBase, base + Cfg::kSfW2Offset);
+      const uint64_t sf_tokens =
+          smem_desc_with_address(detail::kSwapAbScaleDescBase, base + Cfg::kSfTokenOffset + sfb_line_bytes);
+#pragma unroll
       for (uint32_t j = 0; j < Cfg::kScaleAtomsPerStage; ++j) {
         const uint32_t atom_offset = j * Cfg::kScaleAtomBytes;
         const uint32_t column = j * Cfg::kScaleColumnsPerAtom;
-        tcgen05_cp<1>(
-            tmem + Cfg::kSfW1Column + column,
-            smem_desc_with_address(detail::kSwapAbScaleDescBase, base + Cfg::kSfW1Offset + atom_offset));
-        tcgen05_cp<1>(
-            tmem + Cfg::kSfW2Column + column,
-            smem_desc_with_address(detail::kSwapAbScaleDescBase, base + Cfg::kSfW2Offset + atom_offset));
-        tcgen05_cp<1>(tmem + Cfg::kSfTokenColumn + column,
-                      smem_desc_with_address(detail::kSwapAbScaleDescBase,
-                                             base + Cfg::kSfTokenOffset + atom_offset + sfb_line_bytes));
+        tcgen05_cp<1>(tmem + Cfg::kSfW1Column + column, smem_desc_advanced(sf_w1, atom_offset));
+        tcgen05_cp<1>(tmem + Cfg::kSfW2Column + column, smem_desc_advanced(sf_w2, atom_offset));
+        tcgen05_cp<1>(tmem + Cfg::kSfTokenColumn + column, smem_desc_advanced(sf_tokens, atom_offset));
       }
+      const uint64_t w1 = smem_desc_with_address(detail::kSwapAbOperandDescBase, base + Cfg::kW1Offset);
+      const uint64_t w2 = smem_desc_with_address(detail::kSwapAbOperandDescBase, base + Cfg::kW2Offset);
+      const uint64_t tokens =
+          smem_desc_with_address(detail::kSwapAbOperandDescBase, base + Cfg::kTokenOffset);
+#pragma unroll
       for (uint32_t j = 0; j < Cfg::kMmasPerStage; ++j) {
         const uint32_t k_bytes = j * (Cfg::kMmaK / 2);  // advance 32 bytes (64 fp4) inside the swizzled rows
-        const uint64_t w1_desc =
-            smem_desc_with_address(detail::kSwapAbOperandDescBase, base + Cfg::kW1Offset + k_bytes);
-        const uint64_t w2_desc =
-            smem_desc_with_address(detail::kSwapAbOperandDescBase, base + Cfg::kW2Offset + k_bytes);
-        const uint64_t tokens_desc =
-            smem_desc_with_address(detail::kSwapAbOperandDescBase, base + Cfg::kTokenOffset + k_bytes);
+        const uint64_t tokens_desc = smem_desc_advanced(tokens, k_bytes);
         const uint32_t column = j * Cfg::kScaleColumnsPerAtom;
         const uint32_t sfb = tmem + Cfg::kSfTokenColumn + column + sfb_group;
         const bool accumulate = kb > 0 || j > 0;
-        tcgen05_mma_mxf4nvf4<1, CollectorUsage::kNone>(acc1, w1_desc, tokens_desc, idesc,
-                                                       tmem + Cfg::kSfW1Column + column, sfb, accumulate);
-        tcgen05_mma_mxf4nvf4<1, CollectorUsage::kNone>(acc2, w2_desc, tokens_desc, idesc,
-                                                       tmem + Cfg::kSfW2Column + column, sfb, accumulate);
+        tcgen05_mma_mxf4nvf4<1, CollectorUsage::kNone>(acc1, smem_desc_advanced(w1, k_bytes), tokens_desc,
+                                                       idesc, tmem + Cfg::kSfW1Column + column, sfb,
+                                                       accumulate);
+        tcgen05_mma_mxf4nvf4<1, CollectorUsage::kNone>(acc2, smem_desc_advanced(w2, k_bytes), tokens_desc,
+                                                       idesc, tmem + Cfg::kSfW2Column + column, sfb,
+                                                       accumulate);
       }
     };
   }
