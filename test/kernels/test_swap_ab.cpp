@@ -262,6 +262,38 @@ TEST(Sm100Nvfp4DualSwapAbSplitK, RefusesASplitOutsideZeroToEight) {
   for (uint8_t byte : buf) ASSERT_EQ(byte, 0) << "a refused call wrote memory";
 }
 
+// The default entry point splits K by itself where the weight tiles do not fill the SMs: N = 144 is 2 weight
+// tiles on an emulated GPU of 8 co-resident CTAs, K = 2048 8 K blocks, so 2 CTAs per tile (at least 4 K
+// blocks each); the diagnostic switch names the split, C matches the reference.
+TEST(Sm100Nvfp4DualDefault, SplitsKWhereTheTilesDoNotFillTheSms) {
+  BWGEMM_REQUIRE_SM100();
+#if BWGEMM_EMULATION
+  const uint32_t saved = bwgemm::emulated_launch_settings().max_resident_clusters;
+  bwgemm::emulated_launch_settings().max_resident_clusters = 8;
+#endif
+  const Nvfp4DualProblem pb{1, 144, 2048};
+  const Nvfp4DualOperands o(pb, Data::kRealistic, 851);
+  DeviceNvfp4 a(o.a), b1(o.b1), b2(o.b2);
+  DeviceBytes c(static_cast<size_t>(pb.m * pb.n * 2));
+  c.fill(kDualFillByte);
+  bwgemm::Nvfp4DualGemmArguments<__half> args;
+  args.m = pb.m, args.n = pb.n, args.k = pb.k;
+  args.a = a.tensor(), args.b1 = b1.tensor(), args.b2 = b2.tensor();
+  args.c = reinterpret_cast<__half*>(c.data());
+  bwgemm::set_diagnostics(true);
+  ::testing::internal::CaptureStderr();
+  const bwgemm::Status s = bwgemm::dual_gemm_nvfp4(args);
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  bwgemm::set_diagnostics(false);
+#if BWGEMM_EMULATION
+  bwgemm::emulated_launch_settings().max_resident_clusters = saved;
+  EXPECT_NE(said.find("split_k = 2 over 2 tiles"), std::string::npos) << said;
+#endif
+  ASSERT_TRUE(s.ok()) << s.to_string();
+  synchronize();
+  expect_nvfp4_dual_matches<__half>(o, Data::kRealistic, download_as<uint16_t>(c));
+}
+
 // How K is split and which split the entry points choose (host arithmetic; the rule is a guess, not
 // measured: kernels/sm100/swap_ab_split_k.cuh).
 TEST(Sm100SwapAbSplitK, SplitsAreNonEmptyAndTheChoiceFillsTheSms) {

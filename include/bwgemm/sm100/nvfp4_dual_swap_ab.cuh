@@ -18,6 +18,7 @@
 
 #include "bwgemm/arguments/common.hpp"
 #include "bwgemm/arguments/nvfp4_dual_gemm.hpp"
+#include "bwgemm/base/diagnostics.hpp"
 #include "bwgemm/base/status.hpp"
 #include "bwgemm/host/launch.hpp"
 #include "bwgemm/host/operand_maps.hpp"
@@ -82,6 +83,9 @@ struct Nvfp4DualGemmSwapAb {
       splits = choose_swap_ab_split_k(p.tiles.total(), sms, k_blocks);
     }
     const SwapAbSplit split = swap_ab_split(k_blocks, splits);
+    ::bwgemm::detail::report_choice(
+        "bwgemm::sm100 swap-AB launch", a.m, a.n, a.k, a.batch,
+        "split_k = " + std::to_string(split.splits) + " over " + std::to_string(p.tiles.total()) + " tiles");
     if (static_cast<int64_t>(p.tiles.total()) * split.splits > int64_t{(1u << 31) - 1})
       return Status::invalid_argument("split_k: tiles x split_k CTAs (" + std::to_string(p.tiles.total()) +
                                       " x " + std::to_string(split.splits) +
