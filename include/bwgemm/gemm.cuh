@@ -18,14 +18,20 @@
 // architecture (CMAKE_CUDA_ARCHITECTURES "100a", "90a" or "90a;100a"); any other device gets
 // Status::device_mismatch. Explicit kernels: bwgemm::sm100::Gemm<Cfg>, bwgemm::sm90::Gemm<Cfg>.
 //
+// bwgemm::gemm_nvfp4(Nvfp4GemmArguments<Out>): the NVFP4 GEMM D = alpha A·Bᵀ + beta C (arguments/nvfp4_gemm.hpp:
+// the NVFP4 dual GEMM's operands), the sm_100a kernels (sm100/nvfp4_gemm.cuh) on compute capability 10.0,
+// Status::not_supported on 9.0 (Hopper has no FP4 tensor cores), device_mismatch elsewhere.
+//
 // The call launches nothing on error; it is asynchronous on `stream`, allocates nothing and does not
 // synchronize.
 #pragma once
 
 #include "bwgemm/arguments/gemm.hpp"
+#include "bwgemm/arguments/nvfp4_gemm.hpp"
 #include "bwgemm/base/status.hpp"
 #include "bwgemm/host/launch.hpp"
 #include "bwgemm/sm100/gemm.cuh"
+#include "bwgemm/sm100/nvfp4_gemm.cuh"
 #if !BWGEMM_EMULATION
 #include "bwgemm/sm90/gemm.cuh"  // the Hopper backend (native builds: the emulator is an sm_100a device)
 #endif
@@ -44,6 +50,21 @@ Status gemm(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
   if (query.ok() && cc.is(9, 0)) return sm90::gemm(args, stream);
 #endif
   return host::no_backend_for_device("bwgemm::gemm", query, cc);
+}
+
+// The default NVFP4 GEMM entry point: the sm_100a kernels on compute capability 10.0, not_supported on 9.0
+// (Hopper has no FP4 tensor cores), device_mismatch elsewhere.
+template <class Out>
+Status gemm_nvfp4(const Nvfp4GemmArguments<Out>& args, cudaStream_t stream = nullptr) {
+  if (Status s = validate(args); !s.ok()) return s;
+  host::ComputeCapability cc;
+  const Status query = host::current_compute_capability(&cc);
+  if (query.ok() && cc.is(10, 0)) return sm100::nvfp4_gemm(args, stream);
+  if (query.ok() && cc.is(9, 0))
+    return Status::not_supported(
+        "bwgemm::gemm_nvfp4: NVFP4 operands need the sm_100a block-scaled tensor cores; on Hopper use "
+        "bwgemm::gemm with bf16/fp16 operands");
+  return host::no_backend_for_device("bwgemm::gemm_nvfp4", query, cc);
 }
 
 }  // namespace bwgemm

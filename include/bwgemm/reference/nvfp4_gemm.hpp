@@ -1,5 +1,6 @@
 // Host references for NVFP4 block-scaled GEMM and the gated dual GEMM:
 //   D[m, n, l]  = alpha * sum_k A[m, k, l] * B[n, k, l]                              (fp32 out)
+//   D[m, n, l]  = alpha * sum_k A*B + beta * C[m, n, l]                             (fp32, fp16, bf16 out)
 //   C[m, n, l]  = silu(alpha1 * sum_k A*B1) * (alpha2 * sum_k A*B2),  silu(x) = x / (1 + e^-x)
 // Operands are NVFP4 (packed K-major e2m1, element 2i in the low nibble; 128x4 blocked e4m3
 // scales; batch outermost), decoded through the formats layer; fp32 accumulation; C in fp16 or
@@ -46,6 +47,28 @@ inline void nvfp4_gemm(const Nvfp4Matrix& a, const Nvfp4Matrix& b, int64_t batch
     parallel_for_chunks(m, 16, threads, [&](int64_t r0, int64_t r1) {
       for (int64_t j = 0; j < n; ++j)
         for (int64_t i = r0; i < r1; ++i) d[(l * m + i) * n + j] = alpha * dot_f32(&fa[i * k], &fb[j * k], k);
+    });
+  }
+}
+
+// D = alpha * A * B^T + beta * C, TOut = float, __half or __nv_bfloat16 (round to nearest even), D with row
+// stride ldd and batch stride ldd * m, C (read only when beta != 0) with ldc and ldc * m. The fp32 value
+// alpha * acc + beta * c is formed as two rounded products and a rounded sum.
+template <class TOut>
+void nvfp4_gemm_linear(const Nvfp4Matrix& a, const Nvfp4Matrix& b, int64_t batch, float alpha, float beta,
+                       const TOut* c, int64_t ldc, TOut* d, int64_t ldd, int threads = 0) {
+  const int64_t m = a.rows, n = b.rows, k = a.k;
+  std::vector<float> fa(static_cast<size_t>(m * k)), fb(static_cast<size_t>(n * k));
+  for (int64_t l = 0; l < batch; ++l) {
+    decode_nvfp4(a, l, fa.data());
+    decode_nvfp4(b, l, fb.data());
+    parallel_for_chunks(m, 16, threads, [&](int64_t r0, int64_t r1) {
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = r0; i < r1; ++i) {
+          const float scaled = alpha * dot_f32(&fa[i * k], &fb[j * k], k);
+          const float source = beta != 0.0f ? beta * to_float(c[(l * m + i) * ldc + j]) : 0.0f;
+          d[(l * m + i) * ldd + j] = from_float<TOut>(scaled + source);
+        }
     });
   }
 }

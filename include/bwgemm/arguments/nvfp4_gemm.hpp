@@ -1,0 +1,159 @@
+// The arguments of an NVFP4 GEMM call and their validation, shared by every backend that runs it (sm_100a:
+// sm100/nvfp4_gemm.cuh; the dispatching bwgemm::gemm_nvfp4: gemm.cuh). Host code only.
+//
+//   D[m, n, l] = epilogue(sum_k A[m,k,l] B[n,k,l] [, C[m,n,l]])      (default: alpha · A·Bᵀ + beta · C)
+//
+// A (M x K) and B (N x K) are NVFP4, exactly the NVFP4 dual GEMM's operands (arguments/nvfp4_dual_gemm.hpp,
+// bwgemm::Nvfp4Tensor, bwgemm::nvfp4_tensor): packed e2m1 K-major data plus e4m3 scales, one per 16 K
+// elements, in the 128x4 blocked layout (docs/formats.md). alpha is the per-tensor scale (the product of
+// A's and B's NVFP4 global scales). C and D are fp16, bf16 or fp32, row-major with row strides ldc / ldd and
+// batch strides m · ldc / m · ldd; C is read only when the epilogue reads it (beta != 0) and may be D itself
+// (an in-place update). M >= 1, N a multiple of 16, K a multiple of 64, as for the dual GEMM.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "bwgemm/arguments/common.hpp"
+#include "bwgemm/arguments/nvfp4_dual_gemm.hpp"  // Nvfp4Tensor, nvfp4_tensor
+#include "bwgemm/base/int_math.hpp"
+#include "bwgemm/base/status.hpp"
+#include "bwgemm/epilogue/functors.cuh"
+#include "bwgemm/formats/scale_layout.cuh"
+#include "bwgemm/host/launch.hpp"  // host::OperandPointers
+
+namespace bwgemm {
+
+template <class Out = __half, class Epilogue = epi::LinearCombination>
+struct Nvfp4GemmArguments {
+  static_assert(std::is_same_v<Out, __half> || std::is_same_v<Out, __nv_bfloat16> || std::is_same_v<Out, float>,
+                "C and D are __half, __nv_bfloat16 or float");
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  Nvfp4Tensor a;           // M x K: the activations
+  Nvfp4Tensor b;           // N x K: the weights
+  const Out* c = nullptr;  // M x N row-major; read only when the epilogue reads it (beta != 0)
+  int64_t ldc = 0;         // elements between rows of C; 0 means n
+  Out* d = nullptr;        // M x N row-major
+  int64_t ldd = 0;         // elements between rows of D; 0 means n
+  Epilogue epilogue{};     // D = epilogue(A·Bᵀ) or epilogue(A·Bᵀ, C); default {alpha = 1, beta = 0}
+};
+
+namespace detail {
+
+// The spans of one NVFP4 operand of `rows` x k per batch (packed data: rows · K / 2 bytes; blocked scales:
+// 512-byte atoms of 128 rows x 64 K), each batch's bytes a TMA stride below 2^40 (the NVFP4 dual GEMM's
+// rules and messages, arguments/nvfp4_dual_gemm.hpp).
+inline Status nvfp4_operand_spans(const Nvfp4Tensor& t, int64_t rows, int64_t k, int64_t batch,
+                                  const char* data_name, const char* scales_name, OperandSpan* data,
+                                  OperandSpan* scales) {
+  int64_t data_batch = 0, atoms = 0, scale_batch = 0;
+  if (!checked_mul(rows, k / 2, &data_batch) || data_batch >= kMaxStrideBytes)
+    return Status::invalid_argument(std::string(data_name) +
+                                    ": one batch (rows x K / 2 bytes) must be below 2^40 bytes, TMA's limit on "
+                                    "strides");
+  if (!checked_mul(ceil_div(rows, kScaleAtomRows), ceil_div(k / kNvfp4BlockSize, kScaleAtomCols), &atoms) ||
+      !checked_mul(atoms, kScaleAtomBytes, &scale_batch) || scale_batch >= kMaxStrideBytes)
+    return Status::invalid_argument(std::string(scales_name) +
+                                    ": one batch of blocked scales must be below 2^40 bytes, TMA's limit on "
+                                    "strides");
+  if (Status s = strided_span(data_name, t.data, 1, data_batch, data_batch, batch, data_batch, 1, data); !s.ok())
+    return s;
+  return strided_span(scales_name, t.scales, 1, scale_batch, scale_batch, batch, scale_batch, 1, scales);
+}
+
+}  // namespace detail
+
+// The NVFP4 GEMM's argument checks, the same on every backend (no device access): shapes, strides, pointers,
+// alignment, the scales, the functor. A Config's own limits (its tile count) come after, in its
+// can_implement.
+template <class Out, class Epilogue>
+Status validate(const Nvfp4GemmArguments<Out, Epilogue>& a) {
+  using detail::str;
+  if (a.m < 1) return Status::invalid_argument("M must be >= 1 (got " + str(a.m) + ")");
+  if (a.n < 16 || a.n % 16 != 0)
+    return Status::invalid_argument("N must be a positive multiple of 16 (got " + str(a.n) + ")");
+  if (a.k < 64 || a.k % 64 != 0)
+    return Status::invalid_argument("K must be a positive multiple of 64 (got " + str(a.k) + ")");
+  if (Status s = detail::check_extents(a.m, a.n, a.k, a.batch); !s.ok()) return s;
+  // Rows of D and C start 16-byte aligned (the epilogue's vector stores and loads): multiples of 8 elements,
+  // the dual GEMM's rule (for fp32, 8 is twice what alignment needs; kept so one rule holds for every type).
+  const bool read_c = epi::reads_source(a.epilogue);
+  const int64_t ldd = a.ldd == 0 ? a.n : a.ldd;
+  const int64_t ldc = a.ldc == 0 ? a.n : a.ldc;
+  if (ldd < a.n || ldd % 8 != 0)
+    return Status::invalid_argument("ldd must be >= N and a multiple of 8 (16-byte rows) (got " + str(ldd) +
+                                    ")");
+  if (read_c && (ldc < a.n || ldc % 8 != 0))
+    return Status::invalid_argument("ldc must be >= N and a multiple of 8 (16-byte rows) (got " + str(ldc) +
+                                    ")");
+  const struct {
+    const void* p;
+    bool required;
+    const char* name;
+    const char* why;
+  } ptrs[] = {{a.a.data, true, "A data", ""},
+              {a.a.scales, true, "A scales", ""},
+              {a.b.data, true, "B data", ""},
+              {a.b.scales, true, "B scales", ""},
+              {a.d, true, "D", ""},
+              {a.c, read_c, "C", " but the epilogue reads it (beta != 0)"}};
+  for (const auto& q : ptrs) {
+    if (!q.required) continue;
+    if (Status s = detail::check_operand_pointer(q.p, q.name, q.why); !s.ok()) return s;
+  }
+  constexpr int64_t kOutBytes = sizeof(Out);
+  if (Status s = detail::check_stride_limit("ldd", ldd, kOutBytes); !s.ok()) return s;
+  if (read_c)
+    if (Status s = detail::check_stride_limit("ldc", ldc, kOutBytes); !s.ok()) return s;
+  detail::OperandSpan a_data, a_scales, b_data, b_scales, span_d, span_c;
+  if (Status s = detail::nvfp4_operand_spans(a.a, a.m, a.k, a.batch, "A data", "A scales", &a_data, &a_scales);
+      !s.ok())
+    return s;
+  if (Status s = detail::nvfp4_operand_spans(a.b, a.n, a.k, a.batch, "B data", "B scales", &b_data, &b_scales);
+      !s.ok())
+    return s;
+  int64_t stride_d = 0, stride_c = 0;
+  if (Status s = detail::effective_batch_stride("the batch stride of D (M · ldd)", 0, a.m, ldd, &stride_d);
+      !s.ok())
+    return s;
+  if (Status s = detail::strided_span("D", a.d, a.m, a.n, ldd, a.batch, stride_d, kOutBytes, &span_d); !s.ok())
+    return s;
+  if (Status s = detail::check_no_overlap(span_d, {a_data, a_scales, b_data, b_scales}); !s.ok()) return s;
+  if (read_c) {
+    if (Status s = detail::effective_batch_stride("the batch stride of C (M · ldc)", 0, a.m, ldc, &stride_c);
+        !s.ok())
+      return s;
+    if (Status s = detail::strided_span("C", a.c, a.m, a.n, ldc, a.batch, stride_c, kOutBytes, &span_c); !s.ok())
+      return s;
+    // D == C with the same strides (an in-place update) is the one overlap allowed, as for the GEMM.
+    const bool in_place = static_cast<const void*>(a.c) == static_cast<const void*>(a.d) && ldc == ldd;
+    if (!in_place)
+      if (Status s = detail::check_no_overlap(span_d, {span_c}); !s.ok()) return s;
+  }
+  if constexpr (std::is_same_v<Epilogue, epi::LinearCombination>) {
+    if (!std::isfinite(a.epilogue.alpha) || !std::isfinite(a.epilogue.beta))
+      return Status::invalid_argument("alpha and beta must be finite");
+  }
+  return Status::success();
+}
+
+// The device memory an NVFP4 GEMM call reads or writes: A, B, D, and C when the epilogue reads it.
+template <class Out, class Epilogue>
+host::OperandPointers device_operands(const Nvfp4GemmArguments<Out, Epilogue>& a) {
+  host::OperandPointers ops{{{a.a.data, "A data"},
+                             {a.a.scales, "A scales"},
+                             {a.b.data, "B data"},
+                             {a.b.scales, "B scales"},
+                             {a.d, "D"},
+                             {a.c, "C"}},
+                            5};
+  if (epi::reads_source(a.epilogue)) ops.count = 6;
+  return ops;
+}
+
+}  // namespace bwgemm

@@ -1,0 +1,269 @@
+// The warp-specialized sm_100a NVFP4 GEMM:
+//   D[m, n, l] = Epilogue(sum_k A[m,k,l] B[n,k,l] [, C[m,n,l]])   (default: alpha · A·Bᵀ + beta · C)
+//
+// The NVFP4 dual GEMM's kernel (nvfp4_dual_gemm_kernel.cuh) with one B operand and one accumulator, and the
+// GEMM's epilogue (gemm_kernel.cuh). Warp roles (per CTA; roles.cuh runs them, Nvfp4GemmRoles below says what
+// this kernel's do):
+//   warps 0-3  epilogue: tensor memory -> registers -> functor (with C when it reads it) -> global
+//   warp 4     operand producer: TMA of the A and B tiles of every stage
+//   warp 5     scale producer: TMA of SFA (own rows) and, in the even CTA, SFB multicast to the pair
+//   warp 6     MMA: allocates tensor memory; in the even CTA, copies the scales to tensor memory
+//              (tcgen05.cp) and issues the block-scaled tcgen05.mma (kind::mxf4nvf4)
+//   warp 7     scheduler: initialises the barriers; with CLC, cancels not-yet-started clusters for work
+//
+// Pipelines: the dual GEMM's (full / empty per stage, acc_full / acc_empty per accumulator stage, the CLC
+// response ring); docs/kernels.md has the diagram.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "bwgemm/epilogue/store.cuh"
+#include "bwgemm/formats/bits.cuh"
+#include "bwgemm/isa/descriptors.hpp"
+#include "bwgemm/kernels/sm100/common.cuh"
+#include "bwgemm/kernels/sm100/nvfp4_dual_gemm_kernel.cuh"  // detail::kOperandDescBase, kScaleDescBase
+#include "bwgemm/kernels/sm100/nvfp4_gemm_config.cuh"
+#include "bwgemm/kernels/sm100/roles.cuh"
+#include "bwgemm/ptx/ptx.cuh"
+#include "bwgemm/scheduler/tile_order.cuh"
+
+namespace bwgemm::sm100 {
+
+// Kernel parameters. Passed as a __grid_constant__, so the tensor maps stay in parameter space.
+template <class Cfg>
+struct Nvfp4GemmParams {
+  using Out = typename Cfg::Out;
+  CUtensorMap tmap_a;    // packed e2m1, (K, M, L), box (256, 128, 1), 128B swizzle
+  CUtensorMap tmap_b;    // packed e2m1, (K, N, L), box (256, BlockN / ClusterCtas, 1)
+  CUtensorMap tmap_sfa;  // blocked scales as u16, (256, K/64 atoms, M/128 blocks, L), box (256, 4, 1, 1)
+  CUtensorMap tmap_sfb;  // same for B's N rows
+  Out* d = nullptr;        // m x n row-major per batch, row stride ldd, batch stride m * ldd
+  const Out* c = nullptr;  // read only when read_c; row stride ldc, batch stride m * ldc
+  int64_t ldd = 0, ldc = 0;
+  int32_t m = 0, n = 0, k = 0;
+  sched::TileGrid tiles{};
+  int32_t num_clusters = 0;
+  uint64_t cache_hint_a = 0, cache_hint_b = 0;  // ptx::kL2Evict* policies (used when Cfg::kHints != kNone)
+  bool read_c = false;       // the epilogue takes C (epi::reads_source)
+  bool identity = false;     // the functor returns the accumulator unchanged (epi::is_identity): not called
+  bool d_aligned32 = false;  // every row of D starts 32-byte aligned: 256-bit stores
+  typename Cfg::Epilogue epilogue{};
+};
+
+namespace detail {
+
+// The functor over 8 accumulator columns (and 8 values of C when the call reads it) into out[0..7].
+template <class Cfg>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void nvfp4_gemm_apply8(const Nvfp4GemmParams<Cfg>& p, const uint32_t* acc,
+                                                        const typename Cfg::Out* c, float* out) {
+  using Epilogue = typename Cfg::Epilogue;
+  if constexpr (std::is_invocable_v<const Epilogue&, float, float>) {
+    if (p.read_c) {
+      float src[epi::kStoreVector];
+      epi::load8(c, src);
+#pragma unroll
+      for (int i = 0; i < epi::kStoreVector; ++i) out[i] = p.epilogue(bits_to_f32(acc[i]), src[i]);
+      return;
+    }
+  }
+  if constexpr (std::is_invocable_v<const Epilogue&, float>) {
+#pragma unroll
+    for (int i = 0; i < epi::kStoreVector; ++i) out[i] = p.epilogue(bits_to_f32(acc[i]));
+  }
+}
+
+}  // namespace detail
+
+// The epilogue's store of one tile row (run_epilogue calls it per chunk of kEpilogueColumns columns), the
+// GEMM's (GemmTileStore): the fast path (`fast`: an interior tile, the identity functor, 32-byte aligned rows
+// of D; decided once per tile) stores the accumulator as it is in whole-chunk 256-bit stores. Otherwise a
+// chunk inside N is stored whole through the functor (with C where it reads it), in 256-bit stores where D's
+// rows are 32-byte aligned; a chunk that crosses N is stored 8 columns at a time up to N (a multiple of 16).
+template <class Cfg>
+struct Nvfp4GemmTileStore {
+  using Out = typename Cfg::Out;
+  static constexpr int kColumns = Cfg::kEpilogueColumns;
+  const Nvfp4GemmParams<Cfg>& p;
+  Out* d_row;
+  const Out* c_row;  // C's row where the call reads C, else nullptr
+  bool fast;
+
+  BWGEMM_DEVICE BWGEMM_FORCEINLINE void fast_store(int32_t col, const uint32_t (&values)[1][kColumns]) const {
+    float out[kColumns];
+#pragma unroll
+    for (int i = 0; i < kColumns; ++i) out[i] = bits_to_f32(values[0][i]);
+    epi::store_row(d_row + col, out, true);
+  }
+
+  BWGEMM_DEVICE BWGEMM_FORCEINLINE void operator()(int32_t col, const uint32_t (&values)[1][kColumns]) const {
+    const Out* const c = c_row == nullptr ? nullptr : c_row + col;
+    if (col + kColumns <= p.n) {
+      float out[kColumns];
+      if (p.identity) {
+#pragma unroll
+        for (int i = 0; i < kColumns; ++i) out[i] = bits_to_f32(values[0][i]);
+      } else {
+#pragma unroll
+        for (int v = 0; v < kColumns; v += epi::kStoreVector)
+          detail::nvfp4_gemm_apply8<Cfg>(p, values[0] + v, c == nullptr ? nullptr : c + v, out + v);
+      }
+      epi::store_row(d_row + col, out, p.d_aligned32);
+      return;
+    }
+#pragma unroll
+    for (int v = 0; v < kColumns; v += epi::kStoreVector) {
+      if (col + v + epi::kStoreVector > p.n) break;  // N is a multiple of 16: whole vectors only
+      float out[epi::kStoreVector];
+      detail::nvfp4_gemm_apply8<Cfg>(p, values[0] + v, c == nullptr ? nullptr : c + v, out);
+      epi::store8(d_row + col + v, out);
+    }
+  }
+};
+
+// What the NVFP4 GEMM's roles do (roles.cuh runs them): producer 0 loads A and B, producer 1 the two scale
+// tiles; the MMA warp copies the scales to tensor memory and issues the block-scaled MMAs into one
+// accumulator; the epilogue applies the functor (with C when it reads it).
+template <class Cfg>
+struct Nvfp4GemmRoles {
+  static constexpr int kAccumulators = 1;
+  const Nvfp4GemmParams<Cfg>& p;
+
+  BWGEMM_DEVICE void prefetch_tensor_maps() const {
+    ptx::tma_prefetch_descriptor(&p.tmap_a);
+    ptx::tma_prefetch_descriptor(&p.tmap_b);
+  }
+
+  template <int I>
+  BWGEMM_DEVICE uint32_t producer_tx_bytes(const KernelContext<Cfg>& ctx) const {
+    if constexpr (I == Cfg::kOperandProducer) return Cfg::kOperandTxBytes;
+    return ctx.even_cta ? Cfg::kScaleTxBytesEven : Cfg::kScaleTxBytesOdd;
+  }
+
+  template <int I>
+  BWGEMM_DEVICE auto producer_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t) const {
+    constexpr int kCtaGroup = Cfg::kClusterCtas;
+    constexpr bool kHinted = Cfg::kHints != L2CacheHints::kNone;
+    const int32_t m0 = t.m * Cfg::kClusterBlockM + static_cast<int32_t>(ctx.rank) * Cfg::kBlockM;
+    const uint64_t hint_a = p.cache_hint_a, hint_b = p.cache_hint_b;
+    if constexpr (I == Cfg::kOperandProducer) {
+      // This CTA's A rows and its half of the B rows of the cluster tile.
+      const int32_t nb = t.n * Cfg::kBlockN + static_cast<int32_t>(ctx.rank) * Cfg::kBRowsPerCta;
+      return [this, m0, nb, t, hint_a, hint_b](uint32_t base, uint32_t bar, int32_t kb) {
+        const int32_t k0 = kb * Cfg::kBlockK;
+        if constexpr (kHinted) {
+          ptx::tma_load<kCtaGroup>(base + Cfg::kAOffset, &p.tmap_a, bar, {k0, m0, t.batch}, hint_a);
+          ptx::tma_load<kCtaGroup>(base + Cfg::kBOffset, &p.tmap_b, bar, {k0, nb, t.batch}, hint_b);
+        } else {
+          ptx::tma_load<kCtaGroup>(base + Cfg::kAOffset, &p.tmap_a, bar, {k0, m0, t.batch});
+          ptx::tma_load<kCtaGroup>(base + Cfg::kBOffset, &p.tmap_b, bar, {k0, nb, t.batch});
+        }
+      };
+    } else {
+      // SFA of this CTA's rows; the even CTA multicasts SFB of the 128-row scale block holding the tile's N
+      // columns to the pair. The scales take their operand's L2 hint: they are re-read exactly as often.
+      const int32_t m_block = m0 / Cfg::kScaleAtomRows;
+      const int32_t n_block = (t.n * Cfg::kBlockN) / Cfg::kScaleAtomRows;
+      const bool even_cta = ctx.even_cta;
+      return [this, m_block, n_block, t, even_cta, hint_a, hint_b](uint32_t base, uint32_t bar, int32_t kb) {
+        const int32_t atom = kb * Cfg::kScaleAtomsPerStage;
+        if constexpr (kHinted) {
+          ptx::tma_load<kCtaGroup>(base + Cfg::kSfaOffset, &p.tmap_sfa, bar, {0, atom, m_block, t.batch},
+                                   hint_a);
+        } else {
+          ptx::tma_load<kCtaGroup>(base + Cfg::kSfaOffset, &p.tmap_sfa, bar, {0, atom, m_block, t.batch});
+        }
+        if (!even_cta) return;
+        if constexpr (kCtaGroup == 2 && kHinted) {
+          ptx::tma_load_multicast<2>(base + Cfg::kSfbOffset, &p.tmap_sfb, bar, {0, atom, n_block, t.batch},
+                                     kPairMask<2>, hint_b);
+        } else if constexpr (kCtaGroup == 2) {
+          ptx::tma_load_multicast<2>(base + Cfg::kSfbOffset, &p.tmap_sfb, bar, {0, atom, n_block, t.batch},
+                                     kPairMask<2>);
+        } else if constexpr (kHinted) {
+          ptx::tma_load<1>(base + Cfg::kSfbOffset, &p.tmap_sfb, bar, {0, atom, n_block, t.batch}, hint_b);
+        } else {
+          ptx::tma_load<1>(base + Cfg::kSfbOffset, &p.tmap_sfb, bar, {0, atom, n_block, t.batch});
+        }
+      };
+    }
+  }
+
+  // Per stage: the scale atoms into tensor memory (tcgen05.cp), then kMmasPerStage block-scaled MMAs; the
+  // first of the tile overwrites the accumulator.
+  BWGEMM_DEVICE auto mma_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t, uint32_t acc) const {
+    using namespace ::bwgemm::ptx;
+    constexpr int kCtaGroup = Cfg::kClusterCtas;
+    constexpr uint32_t idesc = InstrDescMxf4Nvf4{MmaF4Format::kE2M1,
+                                                 MmaF4Format::kE2M1,
+                                                 false,
+                                                 false,
+                                                 MmaMajor::kK,
+                                                 MmaMajor::kK,
+                                                 Cfg::kClusterBlockM,
+                                                 Cfg::kBlockN,
+                                                 MmaScaleFormat::kUE4M3}
+                                   .encode();
+    // SFB holds 128 N rows per atom in 32-row column groups: start at this tile's group.
+    const uint32_t sfb_group =
+        static_cast<uint32_t>((t.n * Cfg::kBlockN) % Cfg::kScaleAtomRows / Cfg::kScaleAtomRowGroup);
+    const uint32_t tmem = ctx.tmem;
+    return [tmem, sfb_group, acc](uint32_t base, int32_t kb) {
+      // The stage's descriptors once; each scale atom and MMA K step moves them by its bytes.
+      const uint64_t sfa_desc = smem_desc_with_address(detail::kScaleDescBase, base + Cfg::kSfaOffset);
+      const uint64_t sfb_desc = smem_desc_with_address(detail::kScaleDescBase, base + Cfg::kSfbOffset);
+#pragma unroll
+      for (uint32_t j = 0; j < Cfg::kScaleAtomsPerStage; ++j) {
+        const uint32_t atom_offset = j * Cfg::kScaleAtomBytes;
+        tcgen05_cp<kCtaGroup>(tmem + Cfg::kSfaColumn + j * Cfg::kScaleColumnsPerAtomA,
+                              smem_desc_advanced(sfa_desc, atom_offset));
+        tcgen05_cp<kCtaGroup>(tmem + Cfg::kSfbColumn + j * Cfg::kScaleColumnsPerAtomB,
+                              smem_desc_advanced(sfb_desc, atom_offset));
+      }
+      const uint64_t a_desc = smem_desc_with_address(detail::kOperandDescBase, base + Cfg::kAOffset);
+      const uint64_t b_desc = smem_desc_with_address(detail::kOperandDescBase, base + Cfg::kBOffset);
+#pragma unroll
+      for (uint32_t j = 0; j < Cfg::kMmasPerStage; ++j) {
+        const uint32_t k_bytes = j * (Cfg::kMmaK / 2);  // advance 32 bytes (64 fp4) inside the swizzled rows
+        const uint32_t sfa = tmem + Cfg::kSfaColumn + j * Cfg::kScaleColumnsPerAtomA;
+        const uint32_t sfb = tmem + Cfg::kSfbColumn + j * Cfg::kScaleColumnsPerAtomB + sfb_group;
+        tcgen05_mma_mxf4nvf4<kCtaGroup>(acc, smem_desc_advanced(a_desc, k_bytes),
+                                        smem_desc_advanced(b_desc, k_bytes), idesc, sfa, sfb, kb > 0 || j > 0);
+      }
+    };
+  }
+
+  // Row `row` of the tile (inside M): Nvfp4GemmTileStore.
+  BWGEMM_DEVICE Nvfp4GemmTileStore<Cfg> epilogue_tile(const KernelContext<Cfg>&, const sched::TileCoord& t,
+                                                      int32_t row) const {
+    using Out = typename Cfg::Out;
+    // The byte offsets as unsigned wide multiply-adds of the non-negative 32-bit row and batch indices by the
+    // byte strides (computed once, below): no sign extension, no scaling by the element size per tile.
+    const uint64_t r = static_cast<uint32_t>(row), l = static_cast<uint32_t>(t.batch);
+    Out* const d_row = reinterpret_cast<Out*>(d_bytes + r * ldd_bytes + l * batch_stride_d_bytes);
+    const Out* const c_row =
+        p.read_c ? reinterpret_cast<const Out*>(c_bytes + r * ldc_bytes + l * batch_stride_c_bytes) : nullptr;
+    return Nvfp4GemmTileStore<Cfg>{p, d_row, c_row, t.n < fast_tiles_n};
+  }
+
+  // Per CTA, once: the tile columns that take the fast path, 0 .. fast_tiles_n - 1: those whose every column
+  // is inside N when D = A·Bᵀ and D's rows are 32-byte aligned (the path's other conditions), none otherwise.
+  const int32_t fast_tiles_n = p.identity && p.d_aligned32 ? p.n / Cfg::kBlockN : 0;
+  // D's and C's addresses and strides in bytes (batches are M rows apart).
+  char* const d_bytes = reinterpret_cast<char*>(p.d);
+  const char* const c_bytes = reinterpret_cast<const char*>(p.c);
+  const uint64_t ldd_bytes = static_cast<uint64_t>(p.ldd) * sizeof(typename Cfg::Out);
+  const uint64_t ldc_bytes = static_cast<uint64_t>(p.ldc) * sizeof(typename Cfg::Out);
+  const uint64_t batch_stride_d_bytes = static_cast<uint64_t>(p.m) * ldd_bytes;
+  const uint64_t batch_stride_c_bytes = static_cast<uint64_t>(p.m) * ldc_bytes;
+};
+
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::kThreads, 1)
+    nvfp4_gemm_kernel(const __grid_constant__ Nvfp4GemmParams<Cfg> p) {
+  run_kernel<Cfg, Nvfp4GemmRoles<Cfg>>(p);
+}
+
+}  // namespace bwgemm::sm100

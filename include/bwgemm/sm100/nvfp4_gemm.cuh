@@ -1,0 +1,119 @@
+// bwgemm's Blackwell (sm_100a) NVFP4 GEMM, fp32 accumulation (the qkv, o and down projections of an NVFP4
+// model; the GPU MODE nvfp4_gemm task):
+//
+//   D[m, n, l] = alpha * sum_k A[m,k,l] B[n,k,l] + beta * C[m,n,l]      (epi::LinearCombination, default)
+//
+// The arguments are bwgemm::Nvfp4GemmArguments (arguments/nvfp4_gemm.hpp: the NVFP4 dual GEMM's operands,
+// packed e2m1 data and 128x4 blocked e4m3 scales; M >= 1, N a multiple of 16, K a multiple of 64; C and D
+// fp16, bf16 or fp32).
+//
+//   bwgemm::Nvfp4GemmArguments<__half> args;  ...
+//   args.epilogue = {alpha, beta};                                  // alpha: the per-tensor scale
+//   bwgemm::Status s = bwgemm::sm100::nvfp4_gemm(args, stream);     // picks a kernel from the shape
+//   using Cfg = bwgemm::sm100::Nvfp4GemmConfig<128, 8, 2, bwgemm::sched::ClcWorkStealing>;
+//   s = bwgemm::sm100::Nvfp4Gemm<Cfg>::run(args, stream);           // or an explicit kernel
+//
+// The call validates everything first and launches nothing on error; it is asynchronous on `stream`,
+// allocates nothing and does not synchronize. The kernels need a GPU of compute capability 10.0 exactly;
+// bwgemm::gemm_nvfp4 (gemm.cuh) dispatches between devices.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "bwgemm/arguments/nvfp4_gemm.hpp"
+#include "bwgemm/base/diagnostics.hpp"
+#include "bwgemm/base/status.hpp"
+#include "bwgemm/epilogue/functors.cuh"
+#include "bwgemm/host/launch.hpp"
+#include "bwgemm/host/operand_maps.hpp"
+#include "bwgemm/kernels/sm100/nvfp4_gemm_config.cuh"
+#include "bwgemm/kernels/sm100/nvfp4_gemm_kernel.cuh"
+
+namespace bwgemm::sm100 {
+
+template <class Cfg>
+struct Nvfp4Gemm {
+  using Out = typename Cfg::Out;
+  using Epilogue = typename Cfg::Epilogue;
+  using Arguments = Nvfp4GemmArguments<Out, Epilogue>;
+  using Params = Nvfp4GemmParams<Cfg>;
+
+  // Host-side checks only (no device access): the operation's rules, then this Config's tile count.
+  static Status can_implement(const Arguments& a) { return ::bwgemm::detail::can_implement_config<Cfg>(a); }
+
+  static Status run(const Arguments& a, cudaStream_t stream = nullptr) {
+    if (Status s = can_implement(a); !s.ok()) return s;
+    if (Status s = host::require_compute_capability_100("bwgemm::sm100::Nvfp4Gemm"); !s.ok()) return s;
+    if (Status s = host::require_device_pointers(device_operands(a), "bwgemm::sm100::Nvfp4Gemm"); !s.ok())
+      return s;
+
+    namespace d = ::bwgemm::detail;
+    Params p;
+    if (Status s = d::nvfp4_data_map(a.a.data, a.m, a.k, a.batch, Cfg::kBlockM, &p.tmap_a); !s.ok()) return s;
+    if (Status s = d::nvfp4_data_map(a.b.data, a.n, a.k, a.batch, Cfg::kBRowsPerCta, &p.tmap_b); !s.ok())
+      return s;
+    if (Status s = d::nvfp4_scale_map(a.a.scales, a.m, a.k, a.batch, &p.tmap_sfa); !s.ok()) return s;
+    if (Status s = d::nvfp4_scale_map(a.b.scales, a.n, a.k, a.batch, &p.tmap_sfb); !s.ok()) return s;
+    const bool read_c = epi::reads_source(a.epilogue);
+    p.d = a.d;
+    p.c = read_c ? a.c : nullptr;
+    p.ldd = a.ldd == 0 ? a.n : a.ldd;
+    p.ldc = a.ldc == 0 ? a.n : a.ldc;
+    p.m = static_cast<int32_t>(a.m);
+    p.n = static_cast<int32_t>(a.n);
+    p.k = static_cast<int32_t>(a.k);
+    p.tiles = d::config_tile_grid<Cfg>(a.m, a.n, a.batch);
+    p.read_c = read_c;
+    p.identity = epi::is_identity(a.epilogue);
+    constexpr int64_t kOutBytes = sizeof(Out);
+    p.d_aligned32 = reinterpret_cast<uintptr_t>(a.d) % 32 == 0 && p.ldd * kOutBytes % 32 == 0 &&
+                    a.m * p.ldd * kOutBytes % 32 == 0;
+    p.epilogue = a.epilogue;
+    // Keep the operand more tiles re-read (B when M > N) in L2; stream the other (the dual GEMM's rule).
+    const bool keep_b = a.m > a.n;
+    p.cache_hint_a = keep_b ? ptx::kL2EvictFirst : ptx::kL2EvictLast;
+    p.cache_hint_b = keep_b ? ptx::kL2EvictLast : ptx::kL2EvictFirst;
+
+    return host::launch_tile_kernel<Cfg>(&nvfp4_gemm_kernel<Cfg>, p, stream);
+  }
+};
+
+// The kernels the default entry point chooses from (docs/api.md has the table and the reasoning):
+//   M <= 256 : BlockN 64, 9 stages, CTA pair, static persistent, double-buffered accumulators: at small M
+//              the tiles are few, and narrower ones spread over more SMs (the NVFP4 dual GEMM's small-M rule)
+//   M > 256  : BlockN 128, 8 stages, CTA pair, Cluster Launch Control work stealing
+// Both are the most stages that fit in 227 KB. No swap-AB kernel yet: the NVFP4 dual GEMM's
+// (nvfp4_dual_swap_ab_kernel.cuh) has its two weight operands built in, so at M <= 64 the tiled kernel runs,
+// with 255 of 256 MMA rows idle at M = 1. Not measured: no B200 has run these kernels (they pass in the
+// emulator only).
+template <class Out>
+using Nvfp4GemmSmallM = Nvfp4GemmConfig<64, 9, 2, sched::StaticPersistent, epi::LinearCombination, Out>;
+template <class Out>
+using Nvfp4GemmLargeM = Nvfp4GemmConfig<128, 8, 2, sched::ClcWorkStealing, epi::LinearCombination, Out>;
+
+// Rows up to which the default chooses Nvfp4GemmSmallM (the NVFP4 dual GEMM's tiled bound; not measured).
+inline constexpr int64_t kNvfp4GemmSmallMaxM = 256;
+
+enum class Nvfp4GemmChoice { kSmallM, kLargeM };
+
+// The default entry point's kernel for M rows.
+constexpr Nvfp4GemmChoice nvfp4_gemm_choice(int64_t m) {
+  return m <= kNvfp4GemmSmallMaxM ? Nvfp4GemmChoice::kSmallM : Nvfp4GemmChoice::kLargeM;
+}
+
+// The sm_100a default entry point: a kernel from the shape (the table above).
+template <class Out>
+Status nvfp4_gemm(const Nvfp4GemmArguments<Out>& args, cudaStream_t stream = nullptr) {
+  const auto report = [&](const char* name) {
+    ::bwgemm::detail::report_choice("bwgemm::sm100::nvfp4_gemm", args.m, args.n, args.k, args.batch, name);
+  };
+  if (nvfp4_gemm_choice(args.m) == Nvfp4GemmChoice::kSmallM)
+    return report("sm100::Nvfp4GemmSmallM"), Nvfp4Gemm<Nvfp4GemmSmallM<Out>>::run(args, stream);
+  return report("sm100::Nvfp4GemmLargeM"), Nvfp4Gemm<Nvfp4GemmLargeM<Out>>::run(args, stream);
+}
+
+}  // namespace bwgemm::sm100
