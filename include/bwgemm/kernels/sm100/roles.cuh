@@ -128,7 +128,8 @@ inline constexpr int kEpilogueBufferRegisters = 128;
 
 // Whether the tile store Roles::epilogue_tile returns has a fast path decided once per tile: a `fast` flag
 // and fast_store(column, values), which the epilogue calls instead of store(column, values) for every chunk
-// of a tile whose flag is set (and whose row is inside M). Stores without one are called chunk by chunk.
+// of a tile whose flag is set (and whose warp's rows are all inside M). Stores without one are called chunk
+// by chunk.
 template <class Store, class Values, class = void>
 struct HasFastStore : std::false_type {};
 template <class Store, class Values>
@@ -146,7 +147,7 @@ struct HasFastStore<
 // two register buffers and chunk c + 1's tensor-memory loads are issued before chunk c's conversions and
 // stores (seed 004's order: they land while chunk c is stored; tcgen05.wait::ld waits for them when chunk c +
 // 1 is next). A store with a per-tile fast path (detail::HasFastStore) is decided once per tile, not per
-// chunk.
+// chunk, and per warp (a warp with rows past M takes the per-chunk path, whose loads every lane runs).
 template <class Cfg, class Roles>
 BWGEMM_DEVICE void run_epilogue(const KernelContext<Cfg>& ctx, const Roles& roles, int32_t m) {
   using namespace ::bwgemm::ptx;
@@ -163,8 +164,8 @@ BWGEMM_DEVICE void run_epilogue(const KernelContext<Cfg>& ctx, const Roles& role
     const sched::TileCoord t = ctx.tiles.tile_at(ts.tile);
     const int32_t row = epilogue_row<Cfg>(t, ctx.rank, ctx.warp, ctx.lane);
     const bool row_in = row < m;
-    // Rows past M read and store nothing; their clamped row keeps every pointer inside the output.
-    const auto store = roles.epilogue_tile(ctx, t, row_in ? row : 0);
+    // Rows past M store nothing; their row clamped to M - 1 (a minimum) keeps every pointer inside the output.
+    const auto store = roles.epilogue_tile(ctx, t, row < m - 1 ? row : m - 1);
     const uint32_t acc_tmem = ctx.tmem + lane_base + acc.index * Cfg::kAccColumnsPerStage;
     const int32_t tile_col = t.n * Cfg::kBlockN;
     mbarrier_wait_parity(bars.acc_full[acc.index], acc.consumer_parity());
@@ -193,7 +194,10 @@ BWGEMM_DEVICE void run_epilogue(const KernelContext<Cfg>& ctx, const Roles& role
       }
     };
     if constexpr (detail::HasFastStore<decltype(store), Values>::value) {
-      if (row_in && store.fast) {
+      // Taken by the whole warp or not at all (every row of the warp inside M): the tensor-memory loads are
+      // .sync.aligned, every lane of the warp must run the same one.
+      const bool warp_rows_in = row - static_cast<int32_t>(ctx.lane) + kWarpSize <= m;
+      if (warp_rows_in && store.fast) {
         chunks([&](int32_t col, const Values& v) { store.fast_store(col, v); });
         continue;
       }
