@@ -18,9 +18,9 @@
 // architecture (CMAKE_CUDA_ARCHITECTURES "100a", "90a" or "90a;100a"); any other device gets
 // Status::device_mismatch. Explicit kernels: bwgemm::sm100::Gemm<Cfg>, bwgemm::sm90::Gemm<Cfg>.
 //
-// bwgemm::gemm_nvfp4(Nvfp4GemmArguments<Out>): the NVFP4 GEMM D = alpha A·Bᵀ + beta C (arguments/nvfp4_gemm.hpp:
-// the NVFP4 dual GEMM's operands), the sm_100a kernels (sm100/nvfp4_gemm.cuh) on compute capability 10.0,
-// Status::not_supported on 9.0 (Hopper has no FP4 tensor cores), device_mismatch elsewhere.
+// bwgemm::gemm_nvfp4(Nvfp4GemmArguments<Out>): the NVFP4 GEMM D = alpha A·Bᵀ + beta C
+// (arguments/nvfp4_gemm.hpp: the NVFP4 dual GEMM's operands), the sm_100a kernels (sm100/nvfp4_gemm.cuh) on
+// compute capability 10.0, Status::not_supported on 9.0 (no FP4 tensor cores), device_mismatch elsewhere.
 //
 // The call launches nothing on error; it is asynchronous on `stream`, allocates nothing and does not
 // synchronize.

@@ -232,6 +232,71 @@ TEST(ArgumentProperties, Nvfp4DualGemm) {
       {&buf.c});
 }
 
+// ---- NVFP4 GEMM (issue 16) -----------------------------------------------------------------------------
+
+struct Nvfp4GemmBuffers {
+  static constexpr int64_t kM = 128, kN = 128, kK = 256;
+  DeviceBytes a{kM * kK / 2}, sa{2048}, b{kN * kK / 2}, sb{2048}, c{kM * kN * 2}, d{kM * kN * 2};
+  Nvfp4GemmBuffers() {
+    for (DeviceBytes* x : {&a, &sa, &b, &sb, &c}) x->fill(0);
+    d.fill(kFill);
+  }
+  bwgemm::Nvfp4GemmArguments<f16> valid() {
+    bwgemm::Nvfp4GemmArguments<f16> g;
+    g.m = kM, g.n = kN, g.k = kK;
+    g.a = {a.data(), sa.data()}, g.b = {b.data(), sb.data()};
+    g.d = reinterpret_cast<f16*>(d.data());
+    return g;
+  }
+};
+
+std::vector<Case> nvfp4_gemm_cases(Nvfp4GemmBuffers& buf,
+                                   const std::function<Status(const bwgemm::Nvfp4GemmArguments<f16>&)>& run) {
+  using Args = bwgemm::Nvfp4GemmArguments<f16>;
+  std::vector<Case> cases;
+  const auto add = [&](std::string what, std::string fragment, const std::function<void(Args&)>& change) {
+    Args a = buf.valid();
+    change(a);
+    cases.push_back({std::move(what), std::move(fragment), [a, run] { return run(a); }});
+  };
+  add_bad_extents<Args>(add);
+  add("N = 120", "N must be", [](Args& a) { a.n = 120; });
+  add("K = 96", "K must be", [](Args& a) { a.k = 96; });
+  for (int64_t v : {int64_t{0}, int64_t{-1}, int64_t{65536}, INT64_MAX})
+    add("batch = " + std::to_string(v), "batch", [v](Args& a) { a.batch = v; });
+  for (int64_t v : bad_strides(Nvfp4GemmBuffers::kN, 8))
+    add("ldd = " + std::to_string(v), "ldd", [v](Args& a) { a.ldd = v; });
+  for (int64_t v : bad_strides(Nvfp4GemmBuffers::kN, 8))
+    add("ldc = " + std::to_string(v) + " with beta 1", "ldc", [&buf, v](Args& a) {
+      a.epilogue.beta = 1.0f, a.c = reinterpret_cast<const f16*>(buf.c.data()), a.ldc = v;
+    });
+  add("A data null", "A data is null", [](Args& a) { a.a.data = nullptr; });
+  add("B scales null", "B scales is null", [](Args& a) { a.b.scales = nullptr; });
+  add("D null", "D is null", [](Args& a) { a.d = nullptr; });
+  add("C null with beta 1", "C is null", [](Args& a) { a.epilogue.beta = 1.0f; });
+  add("B data misaligned", "B data must be 16-byte aligned",
+      [](Args& a) { a.b.data = static_cast<const uint8_t*>(a.b.data) + 4; });
+  add("D == A data", "D overlaps A data", [&buf](Args& a) { a.d = reinterpret_cast<f16*>(buf.a.data()); });
+  add("D inside B scales", "D overlaps B scales",
+      [&buf](Args& a) { a.d = reinterpret_cast<f16*>(buf.sb.data() + 1024); });
+  add("alpha infinite", "alpha", [](Args& a) { a.epilogue.alpha = INFINITY; });
+  add("beta NaN", "beta",
+      [&buf](Args& a) { a.epilogue.beta = NAN, a.c = reinterpret_cast<const f16*>(buf.c.data()); });
+  return cases;
+}
+
+TEST(ArgumentProperties, Nvfp4Gemm) {
+  Nvfp4GemmBuffers buf;
+  run_cases("bwgemm::gemm_nvfp4", nvfp4_gemm_cases(buf, [](const auto& a) { return bwgemm::gemm_nvfp4(a); }),
+            {&buf.d});
+  run_cases("bwgemm::sm100::Nvfp4Gemm<Nvfp4GemmLargeM>",
+            nvfp4_gemm_cases(buf,
+                             [](const auto& a) {
+                               return bwgemm::sm100::Nvfp4Gemm<bwgemm::sm100::Nvfp4GemmLargeM<f16>>::run(a);
+                             }),
+            {&buf.d});
+}
+
 // ---- 16-bit dual GEMM (its sm_90a entry point runs on an H100/H200; here its validation) ------------------
 
 TEST(ArgumentProperties, DualGemm16Bit) {

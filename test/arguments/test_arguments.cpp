@@ -11,6 +11,7 @@
 #include "bwgemm/arguments/dual_gemm.hpp"
 #include "bwgemm/arguments/gemm.hpp"
 #include "bwgemm/arguments/nvfp4_dual_gemm.hpp"
+#include "bwgemm/arguments/nvfp4_gemm.hpp"
 #include "bwgemm/formats/nvfp4.cuh"
 
 namespace {
@@ -247,6 +248,87 @@ TEST(Nvfp4DualGemmArguments, PointersAndScalars) {
   expect_invalid(a, "C is null");
   a = valid_nvfp4(), a.alpha2 = std::nanf("");
   expect_invalid(a, "alpha");
+}
+
+// ---- NVFP4 GEMM (issue 16): the NVFP4 dual GEMM's rules and messages, with D and an optional C ---------
+
+bwgemm::Nvfp4GemmArguments<f16> valid_nvfp4_gemm() {
+  bwgemm::Nvfp4GemmArguments<f16> a;
+  a.m = 128, a.n = 128, a.k = 256;
+  const void* p = fake_pointer<const void>(0x100000);
+  a.a = a.b = {p, p};
+  a.d = fake_pointer<f16>(0x400000);
+  return a;
+}
+
+TEST(Nvfp4GemmArguments, ValidCallsPass) {
+  EXPECT_TRUE(bwgemm::validate(valid_nvfp4_gemm()).ok());
+  auto a = valid_nvfp4_gemm();
+  a.m = 1, a.n = 16, a.k = 64, a.ldd = 24;
+  EXPECT_TRUE(bwgemm::validate(a).ok());
+  a = valid_nvfp4_gemm(), a.epilogue = {0.5f, 1.0f}, a.c = fake_pointer<const f16>(0x500000), a.ldc = 136;
+  EXPECT_TRUE(bwgemm::validate(a).ok()) << bwgemm::validate(a).to_string();
+  a = valid_nvfp4_gemm(), a.ldc = 3;  // beta 0: C and ldc are not looked at
+  EXPECT_TRUE(bwgemm::validate(a).ok());
+  bwgemm::Nvfp4GemmArguments<float> f;
+  f.m = 100, f.n = 48, f.k = 128, f.batch = 3;
+  f.a = f.b = {fake_pointer<const void>(0x100000), fake_pointer<const void>(0x100000)};
+  f.d = fake_pointer<float>(0x400000);
+  EXPECT_TRUE(bwgemm::validate(f).ok());
+}
+
+TEST(Nvfp4GemmArguments, ShapesAndStrides) {
+  auto a = valid_nvfp4_gemm();
+  a.m = 0;
+  expect_invalid(a, "M must be");
+  a = valid_nvfp4_gemm(), a.n = 120;
+  expect_invalid(a, "N must be");
+  a = valid_nvfp4_gemm(), a.k = 96;
+  expect_invalid(a, "K must be");
+  a = valid_nvfp4_gemm(), a.batch = 0;
+  expect_invalid(a, "batch");
+  a = valid_nvfp4_gemm(), a.ldd = 100;
+  expect_invalid(a, "ldd");
+  a = valid_nvfp4_gemm(), a.ldd = 132;
+  expect_invalid(a, "ldd");
+  a = valid_nvfp4_gemm(), a.epilogue.beta = 1.0f, a.c = fake_pointer<const f16>(0x500000), a.ldc = 132;
+  expect_invalid(a, "ldc");
+  a = valid_nvfp4_gemm(), a.k = int64_t{1} << 31;
+  expect_invalid(a, "K must be at most 2^31 - 1024");
+  a = valid_nvfp4_gemm(), a.ldd = INT64_MAX - 7;
+  expect_invalid(a, "ldd must be below 2^40 bytes");
+}
+
+TEST(Nvfp4GemmArguments, PointersScalarsAndAliasing) {
+  auto a = valid_nvfp4_gemm();
+  a.b.scales = nullptr;
+  expect_invalid(a, "B scales is null");
+  a = valid_nvfp4_gemm(), a.a.data = fake_pointer<const void>(0x100008);
+  expect_invalid(a, "A data must be 16-byte aligned");
+  a = valid_nvfp4_gemm(), a.d = nullptr;
+  expect_invalid(a, "D is null");
+  a = valid_nvfp4_gemm(), a.epilogue.beta = 0.5f;
+  expect_invalid(a, "C is null but the epilogue reads it");
+  a = valid_nvfp4_gemm(), a.epilogue.alpha = std::nanf("");
+  expect_invalid(a, "alpha");
+  a = valid_nvfp4_gemm(), a.d = fake_pointer<f16>(0x100000 + 512);  // inside A's data and scales
+  expect_invalid(a, "D overlaps A data");
+  // In place (C == D, the same row stride) is allowed; the same memory with another stride is not.
+  a = valid_nvfp4_gemm(), a.epilogue.beta = 1.0f, a.c = a.d;
+  EXPECT_TRUE(bwgemm::validate(a).ok()) << bwgemm::validate(a).to_string();
+  a.ldc = 136;
+  expect_invalid(a, "D overlaps C");
+}
+
+// Products past int64 and past TMA's stride limit: one batch of B's packed data (N x K / 2 bytes) and of
+// D (M x ldd) are checked, not wrapped.
+TEST(Nvfp4GemmArguments, OverflowingProductsAreRefused) {
+  auto a = valid_nvfp4_gemm();
+  a.n = (int64_t{1} << 31) - 1024, a.k = (int64_t{1} << 31) - 1024;
+  expect_invalid(a, "B data: one batch (rows x K / 2 bytes) must be below 2^40 bytes");
+  a = valid_nvfp4_gemm(), a.m = (int64_t{1} << 31) - 1024, a.ldd = (int64_t{1} << 38);
+  a.batch = 65535;
+  expect_invalid(a, "the batch stride of D");
 }
 
 // ---- the holes the safety review found, one regression test each --------------------------------------

@@ -90,8 +90,8 @@ struct Nvfp4GemmOperands {
     std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
     c.resize(static_cast<size_t>(p.batch * p.m * p.ldc()));
     for (auto& v : c)
-      v = bwgemm::ref::from_float<Out>(kind == Data::kExact ? static_cast<float>(static_cast<int>(rng() % 33) - 16) / 4
-                                                            : uniform(rng));
+      v = bwgemm::ref::from_float<Out>(
+          kind == Data::kExact ? static_cast<float>(static_cast<int>(rng() % 33) - 16) / 4 : uniform(rng));
   }
 };
 
@@ -99,7 +99,8 @@ struct Nvfp4GemmOperands {
 // for bit, realistic tier within the field's tolerance (|d| <= 1e-3 + 1e-3 |ref|, plus one output ulp for
 // bf16's coarser grid); the row padding must hold the fill pattern. Returns the number of wrong elements.
 template <class Out>
-int64_t expect_nvfp4_gemm_matches(const Nvfp4GemmOperands<Out>& o, Data kind, const std::vector<OutBits<Out>>& got) {
+int64_t expect_nvfp4_gemm_matches(const Nvfp4GemmOperands<Out>& o, Data kind,
+                                  const std::vector<OutBits<Out>>& got) {
   using Bits = OutBits<Out>;
   const Nvfp4GemmProblem& pb = o.pb;
   const int64_t ldd = pb.ldd(), rows = pb.batch * pb.m;
@@ -108,8 +109,8 @@ int64_t expect_nvfp4_gemm_matches(const Nvfp4GemmOperands<Out>& o, Data kind, co
   Bits fill;
   std::memset(&fill, kNvfp4GemmFillByte, sizeof(fill));
   std::vector<Out> want(static_cast<size_t>(rows * ldd));
-  bwgemm::ref::nvfp4_gemm_linear<Out>(o.a.host_view(), o.b.host_view(), pb.batch, pb.alpha, pb.beta, o.c.data(),
-                                      pb.ldc(), want.data(), ldd);
+  bwgemm::ref::nvfp4_gemm_linear<Out>(o.a.host_view(), o.b.host_view(), pb.batch, pb.alpha, pb.beta,
+                                      o.c.data(), pb.ldc(), want.data(), ldd);
   int64_t bad = 0;
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t j = 0; j < ldd; ++j) {
@@ -175,8 +176,8 @@ void check_nvfp4_gemm(const Nvfp4GemmProblem& pb, Data kind, uint32_t seed) {
   using Op = typename Backend::template Nvfp4Gemm<Cfg>;
   SCOPED_TRACE(describe(pb));
   const Nvfp4GemmOperands<Out> o(pb, kind, seed);
-  const auto got =
-      run_nvfp4_gemm_with(o, typename Op::Arguments{}, [](const typename Op::Arguments& a) { return Op::run(a); });
+  const auto got = run_nvfp4_gemm_with(o, typename Op::Arguments{},
+                                       [](const typename Op::Arguments& a) { return Op::run(a); });
   expect_nvfp4_gemm_matches<Out>(o, kind, got);
 }
 
@@ -191,7 +192,8 @@ TYPED_TEST_P(Nvfp4GemmContract, ExactTierIsBitwiseEqual) {
   using Cfg = typename TypeParam::Cfg;
   const int64_t m = 2 * Cfg::kClusterBlockM, n = 2 * Cfg::kBlockN;
   check_nvfp4_gemm<typename TypeParam::Backend, Cfg>(Nvfp4GemmProblem{m, n, 512}, Data::kExact, 11);
-  check_nvfp4_gemm<typename TypeParam::Backend, Cfg>(Nvfp4GemmProblem{m, n, 512, 1, 0.5f, 2.0f}, Data::kExact, 12);
+  check_nvfp4_gemm<typename TypeParam::Backend, Cfg>(Nvfp4GemmProblem{m, n, 512, 1, 0.5f, 2.0f}, Data::kExact,
+                                                     12);
 }
 
 TYPED_TEST_P(Nvfp4GemmContract, RealisticTierWithinTheFieldsTolerance) {
@@ -272,7 +274,7 @@ TYPED_TEST_P(Nvfp4GemmContract, RefusesBadArgumentsAndLaunchesNothing) {
 }
 
 REGISTER_TYPED_TEST_SUITE_P(Nvfp4GemmContract, ExactTierIsBitwiseEqual, RealisticTierWithinTheFieldsTolerance,
-                            TailRows, TailColumnsAndShortK, BatchOfThreeWithAlphaBetaAndPaddedRows, InPlaceUpdate,
-                            RefusesBadArgumentsAndLaunchesNothing);
+                            TailRows, TailColumnsAndShortK, BatchOfThreeWithAlphaBetaAndPaddedRows,
+                            InPlaceUpdate, RefusesBadArgumentsAndLaunchesNothing);
 
 }  // namespace bwgemm_test

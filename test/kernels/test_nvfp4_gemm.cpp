@@ -35,8 +35,8 @@ namespace {
 
 // The choice table (sm100/nvfp4_gemm.cuh, docs/api.md): BlockN 64 up to M = 256, BlockN 128 above.
 TEST(Sm100Nvfp4GemmDefault, ChoiceTableByM) {
-  using bwgemm::sm100::Nvfp4GemmChoice;
   using bwgemm::sm100::nvfp4_gemm_choice;
+  using bwgemm::sm100::Nvfp4GemmChoice;
   for (int64_t m : {1, 7, 64, 100, 255, 256}) EXPECT_EQ(nvfp4_gemm_choice(m), Nvfp4GemmChoice::kSmallM) << m;
   for (int64_t m : {257, 300, 1536, 7168}) EXPECT_EQ(nvfp4_gemm_choice(m), Nvfp4GemmChoice::kLargeM) << m;
 }
@@ -45,33 +45,33 @@ TEST(Sm100Nvfp4GemmDefault, ChoiceTableByM) {
 // 256, 256), (128, 1536, 7168), (128, 3072, 1536), (256, 7168, 256), (256, 7168, 2048), (2304, 4608, 7168),
 // (384, 7168, 2304), scaled to emulator size: M kept where it is at most 384 (2304 -> 288: past one 256-row
 // cluster tile, not a multiple of it), N divided by 8 or 16 (multiples of 16 stay), K by 4 to 16 and rounded
-// to a multiple of 64 (K = 256 stays; 2304 -> 320). Through the public entry point bwgemm::gemm_nvfp4, both rows of the choice table.
+// to a multiple of 64 (K = 256 stays; 2304 -> 320). Through the public entry point bwgemm::gemm_nvfp4, both
+// rows of the choice table.
 TEST(Sm100Nvfp4GemmDefault, GpuModeCorrectnessShapesScaled) {
   BWGEMM_REQUIRE_SM100();
-  const Nvfp4GemmProblem shapes[] = {{128, 256, 256},  {128, 192, 448},  {128, 384, 192}, {256, 448, 256},
-                                     {256, 448, 512},  {288, 576, 448},  {384, 448, 320}};
+  const Nvfp4GemmProblem shapes[] = {{128, 256, 256}, {128, 192, 448}, {128, 384, 192}, {256, 448, 256},
+                                     {256, 448, 512}, {288, 576, 448}, {384, 448, 320}};
   uint32_t seed = 401;
   for (const Nvfp4GemmProblem& pb : shapes) {
     SCOPED_TRACE(describe(pb));
     const Nvfp4GemmOperands<__half> o(pb, Data::kRealistic, seed++);
-    const auto got = run_nvfp4_gemm_with(o, bwgemm::Nvfp4GemmArguments<__half>{},
-                                         [](const bwgemm::Nvfp4GemmArguments<__half>& a) {
-                                           return bwgemm::gemm_nvfp4(a);
-                                         });
+    const auto got = run_nvfp4_gemm_with(
+        o, bwgemm::Nvfp4GemmArguments<__half>{},
+        [](const bwgemm::Nvfp4GemmArguments<__half>& a) { return bwgemm::gemm_nvfp4(a); });
     expect_nvfp4_gemm_matches<__half>(o, Data::kRealistic, got);
   }
 }
 
-// The default entry point for bf16 and fp32 outputs with alpha and beta (the per-tensor scale and a residual).
+// The default entry point for bf16 and fp32 outputs with alpha and beta (the per-tensor scale and a
+// residual).
 TEST(Sm100Nvfp4GemmDefault, OtherOutputTypesWithAlphaAndBeta) {
   BWGEMM_REQUIRE_SM100();
   const Nvfp4GemmProblem pb{300, 160, 256, 1, 0.375f, 1.0f};
   {
     const Nvfp4GemmOperands<__nv_bfloat16> o(pb, Data::kRealistic, 501);
-    const auto got = run_nvfp4_gemm_with(o, bwgemm::Nvfp4GemmArguments<__nv_bfloat16>{},
-                                         [](const bwgemm::Nvfp4GemmArguments<__nv_bfloat16>& a) {
-                                           return bwgemm::gemm_nvfp4(a);
-                                         });
+    const auto got = run_nvfp4_gemm_with(
+        o, bwgemm::Nvfp4GemmArguments<__nv_bfloat16>{},
+        [](const bwgemm::Nvfp4GemmArguments<__nv_bfloat16>& a) { return bwgemm::gemm_nvfp4(a); });
     expect_nvfp4_gemm_matches<__nv_bfloat16>(o, Data::kRealistic, got);
   }
   {

@@ -31,7 +31,8 @@ namespace bwgemm {
 
 template <class Out = __half, class Epilogue = epi::LinearCombination>
 struct Nvfp4GemmArguments {
-  static_assert(std::is_same_v<Out, __half> || std::is_same_v<Out, __nv_bfloat16> || std::is_same_v<Out, float>,
+  static_assert(std::is_same_v<Out, __half> || std::is_same_v<Out, __nv_bfloat16> ||
+                    std::is_same_v<Out, float>,
                 "C and D are __half, __nv_bfloat16 or float");
   int64_t m = 0, n = 0, k = 0, batch = 1;
   Nvfp4Tensor a;           // M x K: the activations
@@ -53,15 +54,17 @@ inline Status nvfp4_operand_spans(const Nvfp4Tensor& t, int64_t rows, int64_t k,
                                   OperandSpan* scales) {
   int64_t data_batch = 0, atoms = 0, scale_batch = 0;
   if (!checked_mul(rows, k / 2, &data_batch) || data_batch >= kMaxStrideBytes)
-    return Status::invalid_argument(std::string(data_name) +
-                                    ": one batch (rows x K / 2 bytes) must be below 2^40 bytes, TMA's limit on "
-                                    "strides");
+    return Status::invalid_argument(
+        std::string(data_name) +
+        ": one batch (rows x K / 2 bytes) must be below 2^40 bytes, TMA's limit on "
+        "strides");
   if (!checked_mul(ceil_div(rows, kScaleAtomRows), ceil_div(k / kNvfp4BlockSize, kScaleAtomCols), &atoms) ||
       !checked_mul(atoms, kScaleAtomBytes, &scale_batch) || scale_batch >= kMaxStrideBytes)
     return Status::invalid_argument(std::string(scales_name) +
                                     ": one batch of blocked scales must be below 2^40 bytes, TMA's limit on "
                                     "strides");
-  if (Status s = strided_span(data_name, t.data, 1, data_batch, data_batch, batch, data_batch, 1, data); !s.ok())
+  if (Status s = strided_span(data_name, t.data, 1, data_batch, data_batch, batch, data_batch, 1, data);
+      !s.ok())
     return s;
   return strided_span(scales_name, t.scales, 1, scale_batch, scale_batch, batch, scale_batch, 1, scales);
 }
@@ -96,12 +99,9 @@ Status validate(const Nvfp4GemmArguments<Out, Epilogue>& a) {
     bool required;
     const char* name;
     const char* why;
-  } ptrs[] = {{a.a.data, true, "A data", ""},
-              {a.a.scales, true, "A scales", ""},
-              {a.b.data, true, "B data", ""},
-              {a.b.scales, true, "B scales", ""},
-              {a.d, true, "D", ""},
-              {a.c, read_c, "C", " but the epilogue reads it (beta != 0)"}};
+  } ptrs[] = {{a.a.data, true, "A data", ""}, {a.a.scales, true, "A scales", ""},
+              {a.b.data, true, "B data", ""}, {a.b.scales, true, "B scales", ""},
+              {a.d, true, "D", ""},           {a.c, read_c, "C", " but the epilogue reads it (beta != 0)"}};
   for (const auto& q : ptrs) {
     if (!q.required) continue;
     if (Status s = detail::check_operand_pointer(q.p, q.name, q.why); !s.ok()) return s;
@@ -111,24 +111,28 @@ Status validate(const Nvfp4GemmArguments<Out, Epilogue>& a) {
   if (read_c)
     if (Status s = detail::check_stride_limit("ldc", ldc, kOutBytes); !s.ok()) return s;
   detail::OperandSpan a_data, a_scales, b_data, b_scales, span_d, span_c;
-  if (Status s = detail::nvfp4_operand_spans(a.a, a.m, a.k, a.batch, "A data", "A scales", &a_data, &a_scales);
+  if (Status s =
+          detail::nvfp4_operand_spans(a.a, a.m, a.k, a.batch, "A data", "A scales", &a_data, &a_scales);
       !s.ok())
     return s;
-  if (Status s = detail::nvfp4_operand_spans(a.b, a.n, a.k, a.batch, "B data", "B scales", &b_data, &b_scales);
+  if (Status s =
+          detail::nvfp4_operand_spans(a.b, a.n, a.k, a.batch, "B data", "B scales", &b_data, &b_scales);
       !s.ok())
     return s;
   int64_t stride_d = 0, stride_c = 0;
   if (Status s = detail::effective_batch_stride("the batch stride of D (M · ldd)", 0, a.m, ldd, &stride_d);
       !s.ok())
     return s;
-  if (Status s = detail::strided_span("D", a.d, a.m, a.n, ldd, a.batch, stride_d, kOutBytes, &span_d); !s.ok())
+  if (Status s = detail::strided_span("D", a.d, a.m, a.n, ldd, a.batch, stride_d, kOutBytes, &span_d);
+      !s.ok())
     return s;
   if (Status s = detail::check_no_overlap(span_d, {a_data, a_scales, b_data, b_scales}); !s.ok()) return s;
   if (read_c) {
     if (Status s = detail::effective_batch_stride("the batch stride of C (M · ldc)", 0, a.m, ldc, &stride_c);
         !s.ok())
       return s;
-    if (Status s = detail::strided_span("C", a.c, a.m, a.n, ldc, a.batch, stride_c, kOutBytes, &span_c); !s.ok())
+    if (Status s = detail::strided_span("C", a.c, a.m, a.n, ldc, a.batch, stride_c, kOutBytes, &span_c);
+        !s.ok())
       return s;
     // D == C with the same strides (an in-place update) is the one overlap allowed, as for the GEMM.
     const bool in_place = static_cast<const void*>(a.c) == static_cast<const void*>(a.d) && ldc == ldd;

@@ -8,10 +8,12 @@
 #include "bwgemm/kernels/sm100/gemm_swap_ab_configs.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_dual_gemm_configs.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_dual_swap_ab_configs.cuh"
+#include "bwgemm/kernels/sm100/nvfp4_gemm_configs.cuh"
 #include "bwgemm/sm100/gemm.cuh"
 #include "bwgemm/sm100/gemm_swap_ab.cuh"
 #include "bwgemm/sm100/nvfp4_dual_gemm.cuh"
 #include "bwgemm/sm100/nvfp4_dual_swap_ab.cuh"
+#include "bwgemm/sm100/nvfp4_gemm.cuh"
 
 namespace {
 
@@ -33,6 +35,10 @@ struct IsGemmSwapAbConfig : std::false_type {};
 template <int T, int S, class Sc, class E, class O>
 struct IsGemmSwapAbConfig<bwgemm::sm100::GemmSwapAbConfig<T, S, Sc, E, O>> : std::true_type {};
 template <class Cfg>
+struct IsNvfp4GemmConfig : std::false_type {};
+template <int N, int S, int G, class Sc, class E, class O, bwgemm::L2CacheHints H>
+struct IsNvfp4GemmConfig<bwgemm::sm100::Nvfp4GemmConfig<N, S, G, Sc, E, O, H>> : std::true_type {};
+template <class Cfg>
 struct IsNvfp4DualSwapAbConfig : std::false_type {};
 template <int T, int S, class Sc, class E, class O>
 struct IsNvfp4DualSwapAbConfig<bwgemm::sm100::Nvfp4DualSwapAbConfig<T, S, Sc, E, O>> : std::true_type {};
@@ -41,6 +47,7 @@ struct IsNvfp4DualSwapAbConfig<bwgemm::sm100::Nvfp4DualSwapAbConfig<T, S, Sc, E,
 template <class Cfg, bool Split = false>
 const char* kernel_name() {
   if constexpr (IsGemmConfig<Cfg>::value) return "gemm_kernel";
+  if constexpr (IsNvfp4GemmConfig<Cfg>::value) return "nvfp4_gemm_kernel";
   if constexpr (IsGemmSwapAbConfig<Cfg>::value)
     return Split ? "gemm_swap_ab_split_kernel" : "gemm_swap_ab_kernel";
   if constexpr (IsNvfp4DualSwapAbConfig<Cfg>::value)
@@ -63,6 +70,9 @@ void instantiate_and_describe() {
   // Taking the kernel's address instantiates it for the device.
   if constexpr (IsGemmConfig<Cfg>::value) {
     volatile auto kernel = &bwgemm::sm100::gemm_kernel<Cfg>;
+    (void)kernel;
+  } else if constexpr (IsNvfp4GemmConfig<Cfg>::value) {
+    volatile auto kernel = &bwgemm::sm100::nvfp4_gemm_kernel<Cfg>;
     (void)kernel;
   } else if constexpr (IsGemmSwapAbConfig<Cfg>::value) {
     volatile auto kernel = &bwgemm::sm100::gemm_swap_ab_kernel<Cfg>;
@@ -99,5 +109,6 @@ int main() {
   describe_all(bwgemm::sm100::ShippedNvfp4DualSwapAbConfigs{});
   describe_all(bwgemm::sm100::ShippedGemmSwapAbConfigs{});
   describe_all(bwgemm::sm100::ShippedGemmSwapAbOutputVariants{});
+  describe_all(bwgemm::sm100::ShippedNvfp4GemmConfigs{});
   return 0;
 }

@@ -29,8 +29,9 @@
 
 namespace bwgemm::sm100 {
 
-template <int BlockN_, int Stages_, int ClusterCtas_, class Scheduler_, class Epilogue_ = epi::LinearCombination,
-          class Out_ = __half, L2CacheHints Hints_ = L2CacheHints::kByShape>
+template <int BlockN_, int Stages_, int ClusterCtas_, class Scheduler_,
+          class Epilogue_ = epi::LinearCombination, class Out_ = __half,
+          L2CacheHints Hints_ = L2CacheHints::kByShape>
 struct Nvfp4GemmConfig : WarpRoles<2, ClusterCtas_> {  // two TMA producer warps: operands, scale factors
   using Scheduler = Scheduler_;
   using Epilogue = Epilogue_;
@@ -114,17 +115,20 @@ struct Nvfp4GemmConfig : WarpRoles<2, ClusterCtas_> {  // two TMA producer warps
   // ---- the limits, explained ---------------------------------------------------------------------------
   static_assert(kClusterCtas == 1 || kClusterCtas == 2,
                 "ClusterCtas is 1 (one CTA, M = 128) or 2 (a CTA pair, M = 256)");
-  static_assert(kBlockN == 32 || kBlockN == 64 || kBlockN == 128,
-                "BlockN must be 32, 64 or 128: the tile's N columns must sit inside one 128-row SFB atom, whose "
-                "32-row group the MMA's SFB column offset selects");
+  static_assert(
+      kBlockN == 32 || kBlockN == 64 || kBlockN == 128,
+      "BlockN must be 32, 64 or 128: the tile's N columns must sit inside one 128-row SFB atom, whose "
+      "32-row group the MMA's SFB column offset selects");
   static_assert(kBRowsPerCta >= 8, "each CTA's B tile needs at least one 8-row swizzle atom");
   static_assert(kStages >= 2, "at least two pipeline stages are needed to overlap loads and MMAs");
   static_assert(kStageBytes % kSmemAlignment == 0, "stages must keep 1024-byte alignment");
   static_assert(kSmemBytes <= kMaxDynamicSmemBytes,
                 "too many stages: Stages x StageBytes exceeds the 227 KB of shared memory (lower Stages)");
-  static_assert(kTmemColumnsUsed <= kTmemMaxColumns, "accumulators and scale factors exceed 512 TMEM columns");
+  static_assert(kTmemColumnsUsed <= kTmemMaxColumns,
+                "accumulators and scale factors exceed 512 TMEM columns");
   static_assert(kBlockN % kEpilogueColumns == 0, "BlockN must be a multiple of the epilogue's 32 columns");
-  static_assert(std::is_same_v<Out, __half> || std::is_same_v<Out, __nv_bfloat16> || std::is_same_v<Out, float>,
+  static_assert(std::is_same_v<Out, __half> || std::is_same_v<Out, __nv_bfloat16> ||
+                    std::is_same_v<Out, float>,
                 "Out (the type of D and C) is __half, __nv_bfloat16 or float");
 };
 

@@ -13,8 +13,8 @@
 namespace bwgemm::sm100 {
 
 using ShippedNvfp4GemmConfigs =
-    ConfigList<Nvfp4GemmConfig<64, 9, 2, sched::StaticPersistent>,   // default for M <= 256
-               Nvfp4GemmConfig<128, 8, 2, sched::ClcWorkStealing>,   // default for M > 256
+    ConfigList<Nvfp4GemmConfig<64, 9, 2, sched::StaticPersistent>,    // default for M <= 256
+               Nvfp4GemmConfig<128, 8, 2, sched::ClcWorkStealing>,    // default for M > 256
                Nvfp4GemmConfig<128, 6, 1, sched::OneTilePerCluster>,  // one CTA per tile, M = 128
                Nvfp4GemmConfig<64, 9, 2, sched::StaticPersistent, epi::LinearCombination, __nv_bfloat16>,
                Nvfp4GemmConfig<128, 8, 2, sched::ClcWorkStealing, epi::LinearCombination, __nv_bfloat16>,

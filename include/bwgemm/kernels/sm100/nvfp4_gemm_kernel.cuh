@@ -36,10 +36,10 @@ namespace bwgemm::sm100 {
 template <class Cfg>
 struct Nvfp4GemmParams {
   using Out = typename Cfg::Out;
-  CUtensorMap tmap_a;    // packed e2m1, (K, M, L), box (256, 128, 1), 128B swizzle
-  CUtensorMap tmap_b;    // packed e2m1, (K, N, L), box (256, BlockN / ClusterCtas, 1)
-  CUtensorMap tmap_sfa;  // blocked scales as u16, (256, K/64 atoms, M/128 blocks, L), box (256, 4, 1, 1)
-  CUtensorMap tmap_sfb;  // same for B's N rows
+  CUtensorMap tmap_a;      // packed e2m1, (K, M, L), box (256, 128, 1), 128B swizzle
+  CUtensorMap tmap_b;      // packed e2m1, (K, N, L), box (256, BlockN / ClusterCtas, 1)
+  CUtensorMap tmap_sfa;    // blocked scales as u16, (256, K/64 atoms, M/128 blocks, L), box (256, 4, 1, 1)
+  CUtensorMap tmap_sfb;    // same for B's N rows
   Out* d = nullptr;        // m x n row-major per batch, row stride ldd, batch stride m * ldd
   const Out* c = nullptr;  // read only when read_c; row stride ldc, batch stride m * ldc
   int64_t ldd = 0, ldc = 0;
@@ -47,7 +47,7 @@ struct Nvfp4GemmParams {
   sched::TileGrid tiles{};
   int32_t num_clusters = 0;
   uint64_t cache_hint_a = 0, cache_hint_b = 0;  // ptx::kL2Evict* policies (used when Cfg::kHints != kNone)
-  bool read_c = false;       // the epilogue takes C (epi::reads_source)
+  bool read_c = false;                          // the epilogue takes C (epi::reads_source)
   bool identity = false;     // the functor returns the accumulator unchanged (epi::is_identity): not called
   bool d_aligned32 = false;  // every row of D starts 32-byte aligned: 256-bit stores
   typename Cfg::Epilogue epilogue{};
@@ -230,7 +230,8 @@ struct Nvfp4GemmRoles {
         const uint32_t sfa = tmem + Cfg::kSfaColumn + j * Cfg::kScaleColumnsPerAtomA;
         const uint32_t sfb = tmem + Cfg::kSfbColumn + j * Cfg::kScaleColumnsPerAtomB + sfb_group;
         tcgen05_mma_mxf4nvf4<kCtaGroup>(acc, smem_desc_advanced(a_desc, k_bytes),
-                                        smem_desc_advanced(b_desc, k_bytes), idesc, sfa, sfb, kb > 0 || j > 0);
+                                        smem_desc_advanced(b_desc, k_bytes), idesc, sfa, sfb,
+                                        kb > 0 || j > 0);
       }
     };
   }
