@@ -2,6 +2,7 @@
 //
 //   bwgemm::gemm             10.0: sm_100a kernels   9.0: sm_90a kernels (sm90::gemm)   else: device_mismatch
 //   bwgemm::dual_gemm_nvfp4  10.0: sm_100a kernels   9.0: not_supported                 else: device_mismatch
+//   bwgemm::gemm_nvfp4       10.0: sm_100a kernels   9.0: not_supported                 else: device_mismatch
 //   bwgemm::dual_gemm        10.0: not_supported     9.0: sm_90a kernels (sm90::dual_gemm) else:
 //   device_mismatch
 //
@@ -274,6 +275,36 @@ TEST(DispatchBlackwell, Nvfp4RunsTheSm100aKernels) {
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   const f16 want = ref::from_float<f16>(ref::silu(64.0f) * 64.0f);  // 4096
   for (const f16& x : c.download()) ASSERT_EQ(bits_of(x), bits_of(want)) << ref::to_float(x);
+}
+
+// The NVFP4 GEMM (issue 16): not_supported on Hopper, the sm_100a kernels on a B200 (D = 1.0 * A·Bᵀ = K).
+TEST(DispatchHopper, Nvfp4GemmIsNotSupported) {
+  REQUIRE_CC(90, "H100/H200");
+  const Nvfp4Ones a(128, 256), b(128, 256);
+  DeviceVector<f16> d(128 * 128);
+  bwgemm::Nvfp4GemmArguments<f16> args;
+  args.m = 128, args.n = 128, args.k = 256;
+  args.a = a.tensor(), args.b = b.tensor(), args.d = d.get();
+  const Status s = bwgemm::gemm_nvfp4(args);
+  EXPECT_EQ(s.code(), StatusCode::kNotSupported) << s.to_string();
+  EXPECT_NE(s.message().find("NVFP4 operands need the sm_100a block-scaled tensor cores"), std::string::npos)
+      << s.message();
+  EXPECT_NE(s.message().find("bwgemm::gemm with bf16/fp16 operands"), std::string::npos) << s.message();
+}
+
+TEST(DispatchBlackwell, Nvfp4GemmRunsTheSm100aKernels) {
+  REQUIRE_CC(100, "B200/GB200");
+  const int64_t m = 200, n = 128, k = 64;
+  const Nvfp4Ones a(m, k), b(n, k);
+  DeviceVector<f16> d(static_cast<size_t>(m * n));
+  bwgemm::Nvfp4GemmArguments<f16> args;
+  args.m = m, args.n = n, args.k = k;
+  args.a = a.tensor(), args.b = b.tensor(), args.d = d.get();
+  const Status s = bwgemm::gemm_nvfp4(args);
+  ASSERT_TRUE(s.ok()) << s.to_string();
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const f16 want = ref::from_float<f16>(64.0f);
+  for (const f16& x : d.download()) ASSERT_EQ(bits_of(x), bits_of(want)) << ref::to_float(x);
 }
 
 // ---- other devices, no device, binaries without the device's architecture --------------------------------
