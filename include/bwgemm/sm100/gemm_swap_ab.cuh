@@ -13,7 +13,6 @@
 #include <cuda.h>
 
 #include <cstdint>
-#include <string>
 #include <type_traits>
 
 #include "bwgemm/arguments/common.hpp"
@@ -27,6 +26,7 @@
 #include "bwgemm/kernels/sm100/gemm_swap_ab_config.cuh"
 #include "bwgemm/kernels/sm100/gemm_swap_ab_kernel.cuh"
 #include "bwgemm/kernels/sm100/swap_ab_split_k.cuh"
+#include "bwgemm/sm100/swap_ab_launch.cuh"
 
 namespace bwgemm::sm100 {
 
@@ -52,9 +52,7 @@ struct GemmSwapAb {
                     int split_k = 0) {
     constexpr const char* kName = "bwgemm::sm100::GemmSwapAb";
     if (Status s = can_implement(a); !s.ok()) return s;
-    if (split_k < 0 || split_k > kSwapAbMaxSplitK)
-      return Status::invalid_argument("split_k must be 0 (chosen) or 1 .. 8 (got " + std::to_string(split_k) +
-                                      ")");
+    if (Status s = detail::check_swap_ab_split_k(split_k); !s.ok()) return s;
     if (Status s = host::require_compute_capability_100(kName); !s.ok()) return s;
     if (Status s = host::require_device_pointers(device_operands(a), kName); !s.ok()) return s;
 
@@ -92,31 +90,8 @@ struct GemmSwapAb {
     p.read_c = read_c;
     p.identity = epi::is_identity(a.epilogue);
     p.epilogue = a.epilogue;
-    const int32_t k_blocks = static_cast<int32_t>(ceil_div(a.k, int64_t{Cfg::kBlockK}));
-    int splits = split_k;
-    if (splits == 0) {
-      int64_t sms = 1;  // one CTA per SM (its shared memory): the CTAs that run at once
-      if (Status s = host::cached_resident_clusters(&gemm_swap_ab_kernel<Cfg>, Cfg::kThreads, 1,
-                                                    Cfg::kSmemBytes, &sms);
-          !s.ok())
-        return s;
-      splits = choose_swap_ab_split_k(p.tiles.total(), sms, k_blocks);
-    }
-    const SwapAbSplit split = swap_ab_split(k_blocks, splits);
-    ::bwgemm::detail::report_choice(
-        "bwgemm::sm100 swap-AB launch", a.m, a.n, a.k, a.batch,
-        "split_k = " + std::to_string(split.splits) + " over " + std::to_string(p.tiles.total()) + " tiles");
-    if (static_cast<int64_t>(p.tiles.total()) * split.splits > int64_t{(1u << 31) - 1})
-      return Status::invalid_argument("split_k: tiles x split_k CTAs (" + std::to_string(p.tiles.total()) +
-                                      " x " + std::to_string(split.splits) +
-                                      ") must be below 2^31 (one launch)");
-    if (split.splits == 1) return host::launch_tile_kernel<Cfg>(&gemm_swap_ab_kernel<Cfg>, p, stream);
-    p.splits = static_cast<uint32_t>(split.splits);
-    p.k_blocks_per_split = split.k_blocks_per_split;
-    p.num_clusters = p.tiles.total();
-    return host::launch_cluster_kernel(&gemm_swap_ab_split_kernel<Cfg>,
-                                       static_cast<uint32_t>(p.tiles.total() * split.splits), Cfg::kThreads,
-                                       static_cast<uint32_t>(split.splits), Cfg::kSmemBytes, stream, p);
+    return detail::launch_swap_ab<Cfg>(&gemm_swap_ab_kernel<Cfg>, &gemm_swap_ab_split_kernel<Cfg>, p, split_k, a.m, a.n, a.k, a.batch,
+                                       stream);
   }
 };
 

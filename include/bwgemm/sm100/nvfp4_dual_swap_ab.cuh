@@ -14,7 +14,6 @@
 #include <cuda.h>
 
 #include <cstdint>
-#include <string>
 
 #include "bwgemm/arguments/common.hpp"
 #include "bwgemm/arguments/nvfp4_dual_gemm.hpp"
@@ -25,6 +24,7 @@
 #include "bwgemm/kernels/sm100/nvfp4_dual_swap_ab_config.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_dual_swap_ab_kernel.cuh"
 #include "bwgemm/kernels/sm100/swap_ab_split_k.cuh"
+#include "bwgemm/sm100/swap_ab_launch.cuh"
 
 namespace bwgemm::sm100 {
 
@@ -45,9 +45,7 @@ struct Nvfp4DualGemmSwapAb {
   static Status run(const Arguments& a, cudaStream_t stream = nullptr, int split_k = 0) {
     constexpr const char* kName = "bwgemm::sm100::Nvfp4DualGemmSwapAb";
     if (Status s = can_implement(a); !s.ok()) return s;
-    if (split_k < 0 || split_k > kSwapAbMaxSplitK)
-      return Status::invalid_argument("split_k must be 0 (chosen) or 1 .. 8 (got " + std::to_string(split_k) +
-                                      ")");
+    if (Status s = detail::check_swap_ab_split_k(split_k); !s.ok()) return s;
     if (Status s = host::require_compute_capability_100(kName); !s.ok()) return s;
     if (Status s = host::require_device_pointers(device_operands(a), kName); !s.ok()) return s;
 
@@ -72,31 +70,8 @@ struct Nvfp4DualGemmSwapAb {
     p.alpha2 = a.alpha2;
     p.unit_alphas = a.alpha1 == 1.0f && a.alpha2 == 1.0f;
     p.epilogue = a.epilogue;
-    const int32_t k_blocks = static_cast<int32_t>(ceil_div(a.k, int64_t{Cfg::kBlockK}));
-    int splits = split_k;
-    if (splits == 0) {
-      int64_t sms = 1;  // one CTA per SM (its shared memory): the CTAs that run at once
-      if (Status s = host::cached_resident_clusters(&nvfp4_dual_swap_ab_kernel<Cfg>, Cfg::kThreads, 1,
-                                                    Cfg::kSmemBytes, &sms);
-          !s.ok())
-        return s;
-      splits = choose_swap_ab_split_k(p.tiles.total(), sms, k_blocks);
-    }
-    const SwapAbSplit split = swap_ab_split(k_blocks, splits);
-    ::bwgemm::detail::report_choice(
-        "bwgemm::sm100 swap-AB launch", a.m, a.n, a.k, a.batch,
-        "split_k = " + std::to_string(split.splits) + " over " + std::to_string(p.tiles.total()) + " tiles");
-    if (static_cast<int64_t>(p.tiles.total()) * split.splits > int64_t{(1u << 31) - 1})
-      return Status::invalid_argument("split_k: tiles x split_k CTAs (" + std::to_string(p.tiles.total()) +
-                                      " x " + std::to_string(split.splits) +
-                                      ") must be below 2^31 (one launch)");
-    if (split.splits == 1) return host::launch_tile_kernel<Cfg>(&nvfp4_dual_swap_ab_kernel<Cfg>, p, stream);
-    p.splits = static_cast<uint32_t>(split.splits);
-    p.k_blocks_per_split = split.k_blocks_per_split;
-    p.num_clusters = p.tiles.total();
-    return host::launch_cluster_kernel(&nvfp4_dual_swap_ab_split_kernel<Cfg>,
-                                       static_cast<uint32_t>(p.tiles.total() * split.splits), Cfg::kThreads,
-                                       static_cast<uint32_t>(split.splits), Cfg::kSmemBytes, stream, p);
+    return detail::launch_swap_ab<Cfg>(&nvfp4_dual_swap_ab_kernel<Cfg>, &nvfp4_dual_swap_ab_split_kernel<Cfg>, p, split_k, a.m, a.n, a.k, a.batch,
+                                       stream);
   }
 };
 
