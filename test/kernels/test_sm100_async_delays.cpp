@@ -1,11 +1,12 @@
-// Every shipped sm_100a GEMM and NVFP4 dual GEMM Config in the CPU emulator under random completion delays of
-// every asynchronous operation (TMA, tcgen05.mma/cp/commit, CLC; docs/emulator.md, max_async_delay_steps):
-// the epilogue reads each accumulator stage only after its tcgen05.commit barrier, hands it back only once
-// every chunk is in registers (with chunk c + 1's tensor-memory loads issued ahead of chunk c's stores), and
-// the CLC clusters keep two try_cancel requests in flight; none of it may depend on when the operations land.
-// The problems take several tiles per cluster (two resident clusters), with a partial last tile column (the
-// per-chunk path) and rows past M (lanes off the per-tile fast path) next to interior tiles (the fast path).
-// The exact tier is bitwise; the dual GEMM's realistic tier runs its SiLU (the fast path's functor).
+// Every shipped sm_100a GEMM, NVFP4 dual GEMM and NVFP4 GEMM Config in the CPU emulator under random
+// completion delays of every asynchronous operation (TMA, tcgen05.mma/cp/commit, CLC; docs/emulator.md,
+// max_async_delay_steps): the epilogue reads each accumulator stage only after its tcgen05.commit barrier,
+// hands it back only once every chunk is in registers (with chunk c + 1's tensor-memory loads issued ahead of
+// chunk c's stores), and the CLC clusters keep two try_cancel requests in flight; none of it may depend on
+// when the operations land. The problems take several tiles per cluster (two resident clusters), with a
+// partial last tile column (the per-chunk path) and rows past M (lanes off the per-tile fast path) next to
+// interior tiles (the fast path). The exact tier is bitwise; the dual GEMM's realistic tier runs its SiLU
+// (the fast path's functor).
 //
 // Emulation only (label emu): delays are an emulator setting.
 #include <gtest/gtest.h>
@@ -15,10 +16,13 @@
 
 #include "bwgemm/kernels/sm100/gemm_configs.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_dual_gemm_configs.cuh"
+#include "bwgemm/kernels/sm100/nvfp4_gemm_configs.cuh"
 #include "bwgemm/sm100/gemm.cuh"
 #include "bwgemm/sm100/nvfp4_dual_gemm.cuh"
+#include "bwgemm/sm100/nvfp4_gemm.cuh"
 #include "gemm_contract.hpp"
 #include "nvfp4_dual_gemm_contract.hpp"
+#include "nvfp4_gemm_contract.hpp"
 
 namespace bwgemm_test {
 namespace {
@@ -28,6 +32,8 @@ struct Sm100 {
   using Gemm = bwgemm::sm100::Gemm<Cfg>;
   template <class Cfg>
   using Nvfp4DualGemm = bwgemm::sm100::Nvfp4DualGemm<Cfg>;
+  template <class Cfg>
+  using Nvfp4Gemm = bwgemm::sm100::Nvfp4Gemm<Cfg>;
   static bool available(std::string* why) { return can_run_sm100(why); }
   static constexpr const char* kNeeds = "the emulation build";
 };
@@ -68,6 +74,23 @@ void check_dual_delayed(uint64_t seed) {
   check_nvfp4_dual<Sm100, Cfg>(pb, Data::kRealistic, static_cast<uint32_t>(900 + seed));
 }
 
+// The NVFP4 GEMM (issue 16): D = A·Bᵀ exact (the per-tile fast path on interior tiles), then realistic data
+// with beta = 0.5 (C read on every chunk).
+template <class Cfg>
+void check_nvfp4_gemm_delayed(uint64_t seed) {
+  SCOPED_TRACE(std::string(ConfigName<Cfg>::get()) + ", seed " + std::to_string(seed));
+  const DelayedLaunches delayed(seed);
+  const int64_t m = 2 * Cfg::kClusterBlockM + 40, n = 3 * Cfg::kBlockN - 16;
+  check_nvfp4_gemm<Sm100, Cfg>(Nvfp4GemmProblem{m, n, 512}, Data::kExact, static_cast<uint32_t>(1000 + seed));
+  check_nvfp4_gemm<Sm100, Cfg>(Nvfp4GemmProblem{m, n, 512, 1, 1.0f, 0.5f}, Data::kRealistic,
+                               static_cast<uint32_t>(1100 + seed));
+}
+
+template <class... Cfgs>
+void check_nvfp4_gemms_delayed(bwgemm::sm100::ConfigList<Cfgs...>) {
+  for (uint64_t seed : kSeeds) (check_nvfp4_gemm_delayed<Cfgs>(seed), ...);
+}
+
 template <class... Cfgs>
 void check_gemms_delayed(bwgemm::sm100::ConfigList<Cfgs...>) {
   for (uint64_t seed : kSeeds) (check_gemm_delayed<Cfgs>(seed), ...);
@@ -85,6 +108,7 @@ GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GemmContract);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GemmOutputContract);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GemmManyTilesContract);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Nvfp4DualGemmContract);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Nvfp4GemmContract);
 
 namespace {
 
@@ -94,6 +118,10 @@ TEST(Sm100AsyncDelays, EveryShippedGemmConfigStaysExact) {
 
 TEST(Sm100AsyncDelays, EveryShippedNvfp4DualGemmConfigStaysCorrect) {
   check_duals_delayed(bwgemm::sm100::ShippedNvfp4DualGemmConfigs{});
+}
+
+TEST(Sm100AsyncDelays, EveryShippedNvfp4GemmConfigStaysCorrect) {
+  check_nvfp4_gemms_delayed(bwgemm::sm100::ShippedNvfp4GemmConfigs{});
 }
 
 }  // namespace
