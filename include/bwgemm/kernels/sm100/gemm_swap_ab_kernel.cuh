@@ -221,21 +221,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   using Roles = GemmSwapAbRoles<Cfg>;
   using Out = typename Cfg::Out;
   using Epilogue = typename Cfg::Epilogue;
-  const uint32_t split = cluster_ctarank();
-  const int32_t kb_begin = static_cast<int32_t>(split) * p.k_blocks_per_split;
-  const int32_t k_blocks_total = (p.k + Cfg::kBlockK - 1) / Cfg::kBlockK;
-  const int32_t k_blocks =
-      k_blocks_total - kb_begin < p.k_blocks_per_split ? k_blocks_total - kb_begin : p.k_blocks_per_split;
+  const CtaKBlocks kb = cta_k_blocks<Cfg>(p.k, p.k_blocks_per_split);
   const auto reduce = [&p](const sched::TileCoord& t, uint32_t rank, uint32_t splits) {
-    const uint32_t smem = round_up_u32(dynamic_smem_base(), kSmemAlignment);
-    const int32_t w0 = t.m * Cfg::kBlockWeights, m0 = t.n * Cfg::kBlockTokens;
-    const int32_t quads_in_n = (p.n - w0 + kSwapAbQuadRows - 1) / kSwapAbQuadRows;
-    const int32_t tokens = p.m - m0 < Cfg::kBlockTokens ? p.m - m0 : Cfg::kBlockTokens;
-    const uint32_t tid = warp_idx() * kWarpSize + lane_idx();
-    for_each_reduction_quad<Cfg>(tid, rank, splits, quads_in_n, tokens, [&](int32_t q, int32_t token) {
+    reduce_tile_quads<Cfg>(t, rank, splits, p.m, p.n, [&](uint32_t smem, int32_t q, int32_t token, int64_t col,
+                                                        int64_t row) {
       const Float4 acc = sum_cluster_quad(smem, Roles::Partials::word(0, token, q * kSwapAbQuadRows), splits);
       const float a[kSwapAbQuadRows] = {acc.x, acc.y, acc.z, acc.w};
-      const int64_t col = w0 + q * kSwapAbQuadRows, row = m0 + token;
       float out[kSwapAbQuadRows];
       if (p.identity) {
 #pragma unroll
@@ -261,7 +252,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       detail::gemm_swap_ab_store4(p.d + t.batch * p.batch_stride_d + row * p.ldd + col, out);
     });
   };
-  run_swap_ab_split_k<Cfg>(Roles{p, kb_begin, true}, p.tiles, p.n, k_blocks, p.splits, reduce);
+  run_swap_ab_split_k<Cfg>(Roles{p, kb.begin, true}, p.tiles, p.n, kb.count, p.splits, reduce);
 #else
   (void)p;
   ::bwgemm::ptx::trap();

@@ -256,30 +256,21 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   using namespace ::bwgemm::ptx;
   using Roles = Nvfp4DualSwapAbRoles<Cfg>;
   using Out = typename Cfg::Out;
-  const uint32_t split = cluster_ctarank();
-  const int32_t kb_begin = static_cast<int32_t>(split) * p.k_blocks_per_split;
-  const int32_t k_blocks_total = (p.k + Cfg::kBlockK - 1) / Cfg::kBlockK;
-  const int32_t k_blocks =
-      k_blocks_total - kb_begin < p.k_blocks_per_split ? k_blocks_total - kb_begin : p.k_blocks_per_split;
+  const CtaKBlocks kb = cta_k_blocks<Cfg>(p.k, p.k_blocks_per_split);
   const auto reduce = [&p](const sched::TileCoord& t, uint32_t rank, uint32_t splits) {
-    const uint32_t smem = round_up_u32(dynamic_smem_base(), kSmemAlignment);
-    const int32_t w0 = t.m * Cfg::kBlockWeights, m0 = t.n * Cfg::kBlockTokens;
-    const int32_t quads_in_n = (p.n - w0 + kSwapAbQuadRows - 1) / kSwapAbQuadRows;
-    const int32_t tokens = p.m - m0 < Cfg::kBlockTokens ? p.m - m0 : Cfg::kBlockTokens;
     Out* c = p.c + static_cast<int64_t>(t.batch) * p.m * p.ldc;
-    const uint32_t tid = warp_idx() * kWarpSize + lane_idx();
-    for_each_reduction_quad<Cfg>(tid, rank, splits, quads_in_n, tokens, [&](int32_t q, int32_t token) {
+    reduce_tile_quads<Cfg>(t, rank, splits, p.m, p.n, [&](uint32_t smem, int32_t q, int32_t token, int64_t col,
+                                                        int64_t row) {
       const Float4 g = sum_cluster_quad(smem, Roles::Partials::word(0, token, q * kSwapAbQuadRows), splits);
       const Float4 u = sum_cluster_quad(smem, Roles::Partials::word(1, token, q * kSwapAbQuadRows), splits);
       const float a1 = p.alpha1, a2 = p.alpha2;
       // N is a multiple of 16: the quad's four columns are inside it; C's rows are 16-byte aligned.
       const uint2 out{epi::pack2<Out>(p.epilogue(a1 * g.x, a2 * u.x), p.epilogue(a1 * g.y, a2 * u.y)),
                       epi::pack2<Out>(p.epilogue(a1 * g.z, a2 * u.z), p.epilogue(a1 * g.w, a2 * u.w))};
-      *reinterpret_cast<uint2*>(c + static_cast<int64_t>(m0 + token) * p.ldc + w0 + q * kSwapAbQuadRows) =
-          out;
+      *reinterpret_cast<uint2*>(c + row * p.ldc + col) = out;
     });
   };
-  run_swap_ab_split_k<Cfg>(Roles{p, kb_begin, true}, p.tiles, p.n, k_blocks, p.splits, reduce);
+  run_swap_ab_split_k<Cfg>(Roles{p, kb.begin, true}, p.tiles, p.n, kb.count, p.splits, reduce);
 #else
   (void)p;
   ::bwgemm::ptx::trap();

@@ -134,6 +134,36 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void for_each_reduction_quad(uint32_t tid, uint
   }
 }
 
+// This CTA's K blocks of the cluster's tile: [begin, begin + count), CTA s taking k_blocks_per_split blocks
+// from s · k_blocks_per_split (the last CTA what is left).
+struct CtaKBlocks {
+  int32_t begin, count;
+};
+template <class Cfg>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE CtaKBlocks cta_k_blocks(int32_t k, int32_t k_blocks_per_split) {
+  const int32_t begin = static_cast<int32_t>(ptx::cluster_ctarank()) * k_blocks_per_split;
+  const int32_t total = (k + Cfg::kBlockK - 1) / Cfg::kBlockK;
+  return {begin, total - begin < k_blocks_per_split ? total - begin : k_blocks_per_split};
+}
+
+// The reduction of tile `t` (an m x n problem) by CTA `split` of `splits`: calls quad(smem, q, token, col,
+// row) for each of its weight-row quads q inside N and tokens inside M (for_each_reduction_quad), with the
+// CTA's aligned shared-memory base and the quad's first output column and row.
+template <class Cfg, class Quad>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void reduce_tile_quads(const sched::TileCoord& t, uint32_t split,
+                                                        uint32_t splits, int32_t m, int32_t n,
+                                                        const Quad& quad) {
+  using namespace ::bwgemm::ptx;
+  const uint32_t smem = round_up_u32(dynamic_smem_base(), kSmemAlignment);
+  const int32_t w0 = t.m * Cfg::kBlockWeights, m0 = t.n * Cfg::kBlockTokens;
+  const int32_t quads_in_n = (n - w0 + kSwapAbQuadRows - 1) / kSwapAbQuadRows;
+  const int32_t tokens = m - m0 < Cfg::kBlockTokens ? m - m0 : Cfg::kBlockTokens;
+  const uint32_t tid = warp_idx() * kWarpSize + lane_idx();
+  for_each_reduction_quad<Cfg>(tid, split, splits, quads_in_n, tokens, [&](int32_t q, int32_t token) {
+    quad(smem, q, token, static_cast<int64_t>(w0) + q * kSwapAbQuadRows, static_cast<int64_t>(m0) + token);
+  });
+}
+
 // The sum, in rank order, of the quad at `word` (SwapAbPartials::word) of every CTA of the cluster.
 BWGEMM_DEVICE BWGEMM_FORCEINLINE ptx::Float4 sum_cluster_quad(uint32_t smem, uint32_t word, uint32_t splits) {
   using namespace ::bwgemm::ptx;
