@@ -164,7 +164,8 @@ BWGEMM_DEVICE void run_epilogue(const KernelContext<Cfg>& ctx, const Roles& role
     const sched::TileCoord t = ctx.tiles.tile_at(ts.tile);
     const int32_t row = epilogue_row<Cfg>(t, ctx.rank, ctx.warp, ctx.lane);
     const bool row_in = row < m;
-    // Rows past M store nothing; their row clamped to M - 1 (a minimum) keeps every pointer inside the output.
+    // Rows past M store nothing; their row clamped to M - 1 (a minimum) keeps every pointer inside the
+    // output.
     const auto store = roles.epilogue_tile(ctx, t, row < m - 1 ? row : m - 1);
     const uint32_t acc_tmem = ctx.tmem + lane_base + acc.index * Cfg::kAccColumnsPerStage;
     const int32_t tile_col = t.n * Cfg::kBlockN;
@@ -195,9 +196,10 @@ BWGEMM_DEVICE void run_epilogue(const KernelContext<Cfg>& ctx, const Roles& role
     };
     if constexpr (detail::HasFastStore<decltype(store), Values>::value) {
       // Taken by the whole warp or not at all (every row of the warp inside M): the tensor-memory loads are
-      // .sync.aligned, every lane of the warp must run the same one.
+      // .sync.aligned, every lane of the warp must run the same one. Lane 0's answer, broadcast: the same in
+      // every lane, and a branch the compiler knows is uniform (no reconvergence barrier around the paths).
       const bool warp_rows_in = row - static_cast<int32_t>(ctx.lane) + kWarpSize <= m;
-      if (warp_rows_in && store.fast) {
+      if (shfl_sync(kFullWarpMask, static_cast<uint32_t>(warp_rows_in && store.fast), 0) != 0) {
         chunks([&](int32_t col, const Values& v) { store.fast_store(col, v); });
         continue;
       }
