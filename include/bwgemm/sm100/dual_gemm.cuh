@@ -1,0 +1,136 @@
+// bwgemm's Blackwell (sm_100a) fp16/bf16 dual GEMM with a fused gated epilogue, fp32 accumulation:
+//
+//   C[m, n, l] = silu(alpha1 · sum_k A[m,k,l] B1[n,k,l]) · (alpha2 · sum_k A[m,k,l] B2[n,k,l])
+//
+// The arguments are bwgemm::DualGemmArguments (arguments/dual_gemm.hpp), the same as the sm_90a backend's:
+// A: M x K row-major, B1, B2: N x K row-major (nn.Linear weights), C: M x N row-major; inputs fp16 or bf16,
+// C fp16 or bf16; any M, N, K >= 1 (tiles past the edges read zeros through TMA, stores are masked).
+//
+//   bwgemm::DualGemmArguments<__nv_bfloat16> args;  ...
+//   bwgemm::Status s = bwgemm::sm100::dual_gemm(args, stream);        // picks a kernel from the shape
+//   using Cfg = bwgemm::sm100::DualGemmConfig<128, 0, 2, bwgemm::sched::ClcWorkStealing>;
+//   s = bwgemm::sm100::DualGemm<Cfg>::run(args, stream);              // or an explicit kernel
+//
+// The call validates everything first and launches nothing on error; it is asynchronous on `stream`,
+// allocates nothing and does not synchronize. The kernels need a GPU of compute capability 10.0 exactly;
+// bwgemm::dual_gemm (dual_gemm.cuh) dispatches between devices.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "bwgemm/arguments/dual_gemm.hpp"
+#include "bwgemm/base/diagnostics.hpp"
+#include "bwgemm/base/status.hpp"
+#include "bwgemm/epilogue/functors.cuh"
+#include "bwgemm/host/launch.hpp"
+#include "bwgemm/host/operand_maps.hpp"
+#include "bwgemm/kernels/sm100/dual_gemm_config.cuh"
+#include "bwgemm/kernels/sm100/dual_gemm_kernel.cuh"
+
+namespace bwgemm::sm100 {
+
+template <class Cfg>
+struct DualGemm {
+  using Out = typename Cfg::Out;
+  using Epilogue = typename Cfg::Epilogue;
+  template <class In>
+  using Arguments = DualGemmArguments<In, Out, Epilogue>;
+  using Params = DualGemmParams<Cfg>;
+
+  // Host-side checks only (no device access): the operation's rules, then this Config's tile count.
+  template <class In>
+  static Status can_implement(const DualGemmArguments<In, Out, Epilogue>& a) {
+    return ::bwgemm::detail::can_implement_config<Cfg>(a);
+  }
+
+  template <class In>
+  static Status run(const DualGemmArguments<In, Out, Epilogue>& a, cudaStream_t stream = nullptr) {
+    if (Status s = can_implement(a); !s.ok()) return s;
+    if (Status s = host::require_compute_capability_100("bwgemm::sm100::DualGemm"); !s.ok()) return s;
+    if (Status s = host::require_device_pointers(device_operands(a), "bwgemm::sm100::DualGemm"); !s.ok())
+      return s;
+
+    namespace d = ::bwgemm::detail;
+    const auto [lda, ldb, ldc] = d::dual_gemm_strides(a);
+    constexpr TensorMapDataType type = d::gemm_tensor_map_type<In>();
+    Params p;
+    if (Status s = d::gemm_operand_map(type, a.a, a.k, a.m, a.batch, lda, a.m * lda, Cfg::kBlockK,
+                                       Cfg::kBlockM, TensorMapSwizzle::k128B, &p.tmap_a);
+        !s.ok())
+      return s;
+    if (Status s = d::gemm_operand_map(type, a.b1, a.k, a.n, a.batch, ldb, a.n * ldb, Cfg::kBlockK,
+                                       Cfg::kBRowsPerCta, TensorMapSwizzle::k128B, &p.tmap_b1);
+        !s.ok())
+      return s;
+    if (Status s = d::gemm_operand_map(type, a.b2, a.k, a.n, a.batch, ldb, a.n * ldb, Cfg::kBlockK,
+                                       Cfg::kBRowsPerCta, TensorMapSwizzle::k128B, &p.tmap_b2);
+        !s.ok())
+      return s;
+    p.c = a.c;
+    p.ldc = ldc;
+    p.m = static_cast<int32_t>(a.m);
+    p.n = static_cast<int32_t>(a.n);
+    p.k = static_cast<int32_t>(a.k);
+    p.tiles = d::config_tile_grid<Cfg>(a.m, a.n, a.batch);
+    p.idesc = Cfg::instr_desc(std::is_same_v<In, __half> ? ptx::MmaF16Format::kF16 : ptx::MmaF16Format::kBF16);
+    p.alpha1 = a.alpha1;
+    p.alpha2 = a.alpha2;
+    p.unit_alphas = a.alpha1 == 1.0f && a.alpha2 == 1.0f;
+    constexpr int64_t kOutBytes = sizeof(Out);
+    p.c_aligned32 = reinterpret_cast<uintptr_t>(a.c) % 32 == 0 && ldc * kOutBytes % 32 == 0 &&
+                    a.m * ldc * kOutBytes % 32 == 0;
+    p.epilogue = a.epilogue;
+    return host::launch_tile_kernel<Cfg>(&dual_gemm_kernel<Cfg>, p, stream);
+  }
+};
+
+// The kernels the default entry point chooses from (docs/api.md has the table), the NVFP4 dual's rule by M:
+//   M <= 256 : BlockN 64, CTA pair, static persistent, double-buffered accumulators: more tiles to spread
+//              over the SMs when M is small
+//   M > 256  : BlockN 128, CTA pair, Cluster Launch Control work stealing, double-buffered accumulators
+// Both take as many stages as fit in 227 KB (9 and 7 of 24 and 32 KB). Not measured: no B200 has run these kernels (they
+// pass in the emulator only). There is no swap-AB kernel for the 16-bit dual on sm_100a: small M runs the
+// BlockN 64 tiles.
+template <class Out>
+using DualGemmSmallM = DualGemmConfig<64, 0, 2, sched::StaticPersistent, epi::SiluMul, Out>;
+template <class Out>
+using DualGemmLargeM = DualGemmConfig<128, 0, 2, sched::ClcWorkStealing, epi::SiluMul, Out>;
+
+// Rows up to which the default takes DualGemmSmallM (the NVFP4 dual's bound, not measured: see above).
+inline constexpr int64_t kDualGemmSmallMaxM = 256;
+
+enum class DualGemmChoice { kSmallM, kLargeM };
+
+// The default entry point's kernel for M tokens.
+constexpr DualGemmChoice dual_gemm_choice(int64_t m) {
+  return m <= kDualGemmSmallMaxM ? DualGemmChoice::kSmallM : DualGemmChoice::kLargeM;
+}
+
+namespace detail {
+// Runs `choice`'s kernel on the call (and names it with the diagnostic switch on).
+template <class In, class Out>
+Status run_dual_gemm_choice(DualGemmChoice choice, const DualGemmArguments<In, Out>& args,
+                            cudaStream_t stream) {
+  const auto report = [&](const char* name) {
+    ::bwgemm::detail::report_choice("bwgemm::sm100::dual_gemm", args.m, args.n, args.k, args.batch, name);
+  };
+  if (choice == DualGemmChoice::kSmallM)
+    return report("sm100::DualGemmSmallM (BlockN 64, CTA pairs)"),
+           DualGemm<DualGemmSmallM<Out>>::run(args, stream);
+  return report("sm100::DualGemmLargeM (BlockN 128, CTA pairs, CLC)"),
+         DualGemm<DualGemmLargeM<Out>>::run(args, stream);
+}
+}  // namespace detail
+
+// The sm_100a default entry point: a kernel from M (the table above).
+template <class In, class Out>
+Status dual_gemm(const DualGemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
+  return detail::run_dual_gemm_choice(dual_gemm_choice(args.m), args, stream);
+}
+
+}  // namespace bwgemm::sm100
