@@ -105,21 +105,19 @@ struct DualTileStore {
       epi::store_row(out_row + col, out, p.c_aligned32);
       return;
     }
+    // Every vector guarded on its own (no early exit), so the loops unroll and every value is a register.
 #pragma unroll
     for (int v = 0; v < kColumns; v += epi::kStoreVector) {
-      const int32_t left = p.n - (col + v);  // columns of this vector inside N
-      if (left <= 0) break;
-      if (left >= epi::kStoreVector) {
+      if (col + v + epi::kStoreVector <= p.n) {
         float out[epi::kStoreVector];
 #pragma unroll
         for (int i = 0; i < epi::kStoreVector; ++i) out[i] = value(v + i);
         epi::store8(out_row + col + v, out);
-      } else {
+      } else if (col + v < p.n) {
         // The last columns of a row whose N is not a multiple of 8: one 16-bit store each.
 #pragma unroll
         for (int i = 0; i < epi::kStoreVector - 1; ++i)
-          if (i < left) out_row[col + v + i] = detail::dual_out_from_f32<Out>(value(v + i));
-        break;
+          if (col + v + i < p.n) out_row[col + v + i] = detail::dual_out_from_f32<Out>(value(v + i));
       }
     }
   }
