@@ -297,10 +297,11 @@ def measure(name, instrs):
 
 
 def config_of(name):
-    m = re.search(r"(Nvfp4DualGemmConfig|GemmConfig)<(\d+),[^>]*?, (float|__half|__nv_bfloat16)\b", name)
+    m = re.search(r"(Nvfp4DualGemmConfig|DualGemmConfig|GemmConfig)<(\d+),[^>]*?, (float|__half|__nv_bfloat16)\b",
+                  name)
     if not m:
         return None
-    return ("dual" if m.group(1).startswith("Nvfp4") else "gemm"), int(m.group(2)), m.group(3)
+    return ("dual" if "Dual" in m.group(1) else "gemm"), int(m.group(2)), m.group(3)
 
 
 def main(argv):

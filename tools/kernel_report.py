@@ -42,11 +42,11 @@ def resource_usage(cuobjdump, binary, arch):
     keyed = {}
     for mangled, pretty in zip(names, demangled):
         shipped_epilogue = {"nvfp4_dual_gemm_kernel": "SiluMul", "gemm_kernel": "LinearCombination",
-                            "nvfp4_gemm_kernel": "LinearCombination",
+                            "nvfp4_gemm_kernel": "LinearCombination", "dual_gemm_kernel": "SiluMul",
                             "nvfp4_dual_swap_ab_kernel": "SiluMul", "gemm_swap_ab_kernel": "LinearCombination",
                             "nvfp4_dual_swap_ab_split_kernel": "SiluMul",
                             "gemm_swap_ab_split_kernel": "LinearCombination"}
-        m = re.search(r"\b(nvfp4_dual_gemm_kernel|nvfp4_gemm_kernel|gemm_kernel)<bwgemm::sm100::(?:Nvfp4Dual|Nvfp4)?GemmConfig<(\d+), (\d+), (\d+), "
+        m = re.search(r"\b(nvfp4_dual_gemm_kernel|nvfp4_gemm_kernel|dual_gemm_kernel|gemm_kernel)<bwgemm::sm100::(?:Nvfp4Dual|Nvfp4|Dual)?GemmConfig<(\d+), (\d+), (\d+), "
                       r"bwgemm::sched::(\w+), bwgemm::epi::(\w+), (\w+)[,>]", pretty)
         if m:
             if m.group(6) != shipped_epilogue[m.group(1)]:

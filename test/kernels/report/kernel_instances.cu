@@ -4,11 +4,13 @@
 #include <cstdio>
 #include <type_traits>
 
+#include "bwgemm/kernels/sm100/dual_gemm_configs.cuh"
 #include "bwgemm/kernels/sm100/gemm_configs.cuh"
 #include "bwgemm/kernels/sm100/gemm_swap_ab_configs.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_dual_gemm_configs.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_dual_swap_ab_configs.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_gemm_configs.cuh"
+#include "bwgemm/sm100/dual_gemm.cuh"
 #include "bwgemm/sm100/gemm.cuh"
 #include "bwgemm/sm100/gemm_swap_ab.cuh"
 #include "bwgemm/sm100/nvfp4_dual_gemm.cuh"
@@ -38,6 +40,11 @@ template <class Cfg>
 struct IsNvfp4GemmConfig : std::false_type {};
 template <int N, int S, int G, class Sc, class E, class O, bwgemm::L2CacheHints H>
 struct IsNvfp4GemmConfig<bwgemm::sm100::Nvfp4GemmConfig<N, S, G, Sc, E, O, H>> : std::true_type {};
+// The 16-bit dual GEMM (issue 16).
+template <class Cfg>
+struct IsDualGemmConfig : std::false_type {};
+template <int N, int S, int G, class Sc, class E, class O>
+struct IsDualGemmConfig<bwgemm::sm100::DualGemmConfig<N, S, G, Sc, E, O>> : std::true_type {};
 template <class Cfg>
 struct IsNvfp4DualSwapAbConfig : std::false_type {};
 template <int T, int S, class Sc, class E, class O>
@@ -48,6 +55,7 @@ template <class Cfg, bool Split = false>
 const char* kernel_name() {
   if constexpr (IsGemmConfig<Cfg>::value) return "gemm_kernel";
   if constexpr (IsNvfp4GemmConfig<Cfg>::value) return "nvfp4_gemm_kernel";
+  if constexpr (IsDualGemmConfig<Cfg>::value) return "dual_gemm_kernel";
   if constexpr (IsGemmSwapAbConfig<Cfg>::value)
     return Split ? "gemm_swap_ab_split_kernel" : "gemm_swap_ab_kernel";
   if constexpr (IsNvfp4DualSwapAbConfig<Cfg>::value)
@@ -74,6 +82,9 @@ void instantiate_and_describe() {
   } else if constexpr (IsNvfp4GemmConfig<Cfg>::value) {
     volatile auto kernel = &bwgemm::sm100::nvfp4_gemm_kernel<Cfg>;
     (void)kernel;
+  } else if constexpr (IsDualGemmConfig<Cfg>::value) {
+    volatile auto kernel = &bwgemm::sm100::dual_gemm_kernel<Cfg>;
+    (void)kernel;
   } else if constexpr (IsGemmSwapAbConfig<Cfg>::value) {
     volatile auto kernel = &bwgemm::sm100::gemm_swap_ab_kernel<Cfg>;
     volatile auto split_kernel = &bwgemm::sm100::gemm_swap_ab_split_kernel<Cfg>;
@@ -89,7 +100,7 @@ void instantiate_and_describe() {
     (void)kernel;
   }
   int stages_argument = Cfg::kStages;
-  if constexpr (IsGemmConfig<Cfg>::value) stages_argument = Cfg::kStagesRequested;
+  if constexpr (IsGemmConfig<Cfg>::value || IsDualGemmConfig<Cfg>::value) stages_argument = Cfg::kStagesRequested;
   describe<Cfg>(stages_argument);
   if constexpr (IsGemmSwapAbConfig<Cfg>::value || IsNvfp4DualSwapAbConfig<Cfg>::value)
     describe<Cfg, true>(stages_argument);
@@ -110,5 +121,6 @@ int main() {
   describe_all(bwgemm::sm100::ShippedGemmSwapAbConfigs{});
   describe_all(bwgemm::sm100::ShippedGemmSwapAbOutputVariants{});
   describe_all(bwgemm::sm100::ShippedNvfp4GemmConfigs{});
+  describe_all(bwgemm::sm100::ShippedDualGemmConfigs{});
   return 0;
 }
