@@ -7,9 +7,8 @@
 //   bwgemm::dual_gemm_nvfp4(Nvfp4DualGemmArguments<Out>)  NVFP4 operands (packed e2m1 + 128x4 blocked e4m3
 //       scales; M >= 1, N % 16 == 0, K % 64 == 0): the sm_100a kernels (sm100/nvfp4_dual_gemm.cuh) on compute
 //       capability 10.0; Status::not_supported on 9.0 (Hopper has no FP4 tensor cores)
-//   bwgemm::dual_gemm(DualGemmArguments<In, Out>)  fp16/bf16 operands (any M, N, K >= 1): the sm_90a kernels
-//       (sm90/dual_gemm.cuh) on compute capability 9.0; Status::not_supported on 10.0 (no sm_100a 16-bit
-//       dual GEMM kernel yet)
+//   bwgemm::dual_gemm(DualGemmArguments<In, Out>)  fp16/bf16 operands (any M, N, K >= 1): the sm_100a kernels
+//       (sm100/dual_gemm.cuh) on compute capability 10.0, the sm_90a kernels (sm90/dual_gemm.cuh) on 9.0
 // Any other device gets Status::device_mismatch.
 //
 //   bwgemm::Nvfp4DualGemmArguments<__half> args;
@@ -26,6 +25,7 @@
 #include "bwgemm/arguments/nvfp4_dual_gemm.hpp"
 #include "bwgemm/base/status.hpp"
 #include "bwgemm/host/launch.hpp"
+#include "bwgemm/sm100/dual_gemm.cuh"
 #include "bwgemm/sm100/nvfp4_dual_gemm.cuh"
 #if !BWGEMM_EMULATION
 #include "bwgemm/sm90/dual_gemm.cuh"  // the Hopper backend of bwgemm::dual_gemm (native builds only)
@@ -48,23 +48,17 @@ Status dual_gemm_nvfp4(const Nvfp4DualGemmArguments<Out>& args, cudaStream_t str
   return host::no_backend_for_device("bwgemm::dual_gemm_nvfp4", query, cc);
 }
 
-// The fp16/bf16 dual GEMM: the sm_90a kernels on compute capability 9.0. There is no sm_100a fp16/bf16 dual
-// GEMM kernel yet, so compute capability 10.0 gets not_supported (use dual_gemm_nvfp4 there); other devices
-// get device_mismatch. The device is checked before the arguments: where no kernel can run, the arguments
-// are not looked at.
+// The fp16/bf16 dual GEMM: the sm_100a kernels (sm100/dual_gemm.cuh) on compute capability 10.0, the sm_90a
+// kernels on 9.0; other devices get device_mismatch. The device is checked before the arguments: where no
+// kernel can run, the arguments are not looked at (each backend validates them first).
 template <class In, class Out>
 Status dual_gemm(const DualGemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
   host::ComputeCapability cc;
   const Status query = host::current_compute_capability(&cc);
+  if (query.ok() && cc.is(10, 0)) return sm100::dual_gemm(args, stream);
 #if !BWGEMM_EMULATION
   if (query.ok() && cc.is(9, 0)) return sm90::dual_gemm(args, stream);
-#else
-  (void)args, (void)stream;  // the emulator is a compute-capability-10.0 device
 #endif
-  if (query.ok() && cc.is(10, 0))
-    return Status::not_supported(
-        "bwgemm::dual_gemm: there is no sm_100a fp16/bf16 dual GEMM kernel yet; on a B200 quantize the "
-        "operands to NVFP4 (bwgemm::quantize_nvfp4) and use bwgemm::dual_gemm_nvfp4");
   return host::no_backend_for_device("bwgemm::dual_gemm", query, cc);
 }
 

@@ -3,7 +3,7 @@
 //   bwgemm::gemm             10.0: sm_100a kernels   9.0: sm_90a kernels (sm90::gemm)   else: device_mismatch
 //   bwgemm::dual_gemm_nvfp4  10.0: sm_100a kernels   9.0: not_supported                 else: device_mismatch
 //   bwgemm::gemm_nvfp4       10.0: sm_100a kernels   9.0: not_supported                 else: device_mismatch
-//   bwgemm::dual_gemm        10.0: not_supported     9.0: sm_90a kernels (sm90::dual_gemm) else:
+//   bwgemm::dual_gemm        10.0: sm_100a kernels   9.0: sm_90a kernels (sm90::dual_gemm) else:
 //   device_mismatch
 //
 // Built twice from this source: test_dispatch for "90a;100a" (every backend in the binary) and
@@ -227,13 +227,10 @@ TEST(DispatchHopper, DualGemm16BitRunsTheSm90aKernels) {
   check_dual_gemm_16bit(384, 264, 64);  // the BlockN 128 kernel
 }
 
-TEST(DispatchBlackwell, DualGemm16BitIsNotSupported) {
+TEST(DispatchBlackwell, DualGemm16BitRunsTheSm100aKernels) {
   REQUIRE_CC(100, "B200/GB200");
-  bwgemm::DualGemmArguments<bf16> args;  // not looked at: no kernel for it on this device
-  const Status s = bwgemm::dual_gemm(args);
-  EXPECT_EQ(s.code(), StatusCode::kNotSupported) << s.to_string();
-  EXPECT_NE(s.message().find("no sm_100a fp16/bf16 dual GEMM"), std::string::npos) << s.message();
-  EXPECT_NE(s.message().find("dual_gemm_nvfp4"), std::string::npos) << s.message();
+  check_dual_gemm_16bit(200, 136, 64);  // M <= 256: the BlockN 64 kernel (sm100::DualGemmSmallM); tails
+  check_dual_gemm_16bit(384, 264, 64);  // the BlockN 128 kernel (sm100::DualGemmLargeM)
 }
 
 // ---- the NVFP4 dual GEMM ----------------------------------------------------------------------------------
