@@ -29,7 +29,7 @@
 
 #include "bwgemm/sm90/dual_gemm.cuh"
 #include "bwgemm/sm90/gemm.cuh"
-#include "bwgemm/sm90/swap_ab.cuh"
+#include "bwgemm/sm90/swap_ab.cuh"  // GemmSwapAb32 (a candidate, not in the default choice)
 #include "registry.hpp"
 
 namespace bwgemm::bench {
@@ -114,7 +114,7 @@ void add_gemm_tile_candidates(std::vector<Implementation<GemmProblem<__nv_bfloat
       "bwgemm_sm90_n128_c2", [](const Args& a, cudaStream_t s) { return sm90::Gemm<TunedGemm<128, 6, 2>>::run(a, s); }));
   // A 32-token swap-AB tile (16 stages of 12 KiB), split from choose_split_k: for 16 < M <= 32.
   group.push_back(sm90_gemm_candidate<__nv_bfloat16>("bwgemm_sm90_swapab32", [](const Args& a, cudaStream_t s) {
-    return sm90::SwapAbGemm<sm90::SwapAbConfig<32, 16, 1, epi::LinearCombination, __nv_bfloat16, 1>>::run(a, s);
+    return sm90::SwapAbGemm<sm90::GemmSwapAb32<__nv_bfloat16>>::run(a, s);
   }));
   group.push_back(sm90_gemm_candidate<__nv_bfloat16>(
       "bwgemm_sm90_n192", [](const Args& a, cudaStream_t s) { return sm90::Gemm<TunedGemm<192, 5, 1>>::run(a, s); }));

@@ -162,6 +162,10 @@ TEST(Sm90SwapAbDecode, GemmTokens16) {
   BWGEMM_REQUIRE_SM90();
   check_gemm_decode_sizes<sm90::GemmSwapAb16<bf16>>();
 }
+TEST(Sm90SwapAbDecode, GemmTokens32) {
+  BWGEMM_REQUIRE_SM90();
+  check_gemm_decode_sizes<sm90::GemmSwapAb32<bf16>>();
+}
 TEST(Sm90SwapAbDecode, GemmTokens64) {
   BWGEMM_REQUIRE_SM90();
   check_gemm_decode_sizes<sm90::GemmSwapAb64<f16>>();

@@ -205,6 +205,11 @@ template <class Out>
 using GemmSwapAb64 = SwapAbConfig<64, 12, 1, epi::LinearCombination, Out, 1>;
 template <class Out>
 using GemmSwapAb128 = SwapAbConfig<128, 8, 1, epi::LinearCombination, Out, 1>;
+// 32 tokens (16 stages of 12 KiB): 0.943x of cuBLASLt at M = 32 over 24 projections where GemmSwapAb64 is
+// 0.779x (H200, sixth session, run 3: the bench's validated bwgemm_sm90_swapab32). Not in the default choice
+// until its decode tests (Sm90SwapAbDecode.GemmTokens32) have run natively.
+template <class Out>
+using GemmSwapAb32 = SwapAbConfig<32, 16, 1, epi::LinearCombination, Out, 1>;
 template <class Out>
 using DualGemmSwapAb16 = SwapAbConfig<16, 11, 2, epi::SiluMul, Out, 1>;
 template <class Out>
