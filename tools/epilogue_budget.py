@@ -229,6 +229,9 @@ def measure(name, instrs):
     # stores and, on the other edge, their 128-bit alternative are then never counted together).
     def store_bytes(ins):
         m = re.search(r"\.(64|128|256)\b", ins.opcode)
+        if m:
+            return int(m.group(1)) // 8
+        m = re.search(r"\.[US](8|16)\b", ins.opcode)  # STG.E.U16: one 16-bit output (a tail column)
         return int(m.group(1)) // 8 if m else 4
 
     def stored_on_edge(b, t):
