@@ -163,8 +163,8 @@ TEST(Sm100DualGemmChoice, ByRows) {
   EXPECT_EQ(sm100::dual_gemm_choice(8192), DualGemmChoice::kLargeM);
   // The shipped Configs' shapes: BlockN 64 and 128 over CTA pairs (M = 256), as many stages as fit.
   EXPECT_EQ(sm100::DualGemmSmallM<bf16>::kClusterBlockM, 256);
-  EXPECT_EQ(sm100::DualGemmSmallM<bf16>::kStages, 9);   // 24 KB stages (16 KB A + 2 x 4 KB B)
-  EXPECT_EQ(sm100::DualGemmLargeM<bf16>::kStages, 7);   // 32 KB stages (16 KB A + 2 x 8 KB B)
+  EXPECT_EQ(sm100::DualGemmSmallM<bf16>::kStages, 9);     // 24 KB stages (16 KB A + 2 x 4 KB B)
+  EXPECT_EQ(sm100::DualGemmLargeM<bf16>::kStages, 7);     // 32 KB stages (16 KB A + 2 x 8 KB B)
   EXPECT_EQ(sm100::DualGemmLargeM<bf16>::kAccStages, 2);  // 2 x 256 accumulator columns
 }
 

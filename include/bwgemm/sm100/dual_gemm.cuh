@@ -77,7 +77,8 @@ struct DualGemm {
     p.n = static_cast<int32_t>(a.n);
     p.k = static_cast<int32_t>(a.k);
     p.tiles = d::config_tile_grid<Cfg>(a.m, a.n, a.batch);
-    p.idesc = Cfg::instr_desc(std::is_same_v<In, __half> ? ptx::MmaF16Format::kF16 : ptx::MmaF16Format::kBF16);
+    p.idesc =
+        Cfg::instr_desc(std::is_same_v<In, __half> ? ptx::MmaF16Format::kF16 : ptx::MmaF16Format::kBF16);
     p.alpha1 = a.alpha1;
     p.alpha2 = a.alpha2;
     p.unit_alphas = a.alpha1 == 1.0f && a.alpha2 == 1.0f;
@@ -93,9 +94,9 @@ struct DualGemm {
 //   M <= 256 : BlockN 64, CTA pair, static persistent, double-buffered accumulators: more tiles to spread
 //              over the SMs when M is small
 //   M > 256  : BlockN 128, CTA pair, Cluster Launch Control work stealing, double-buffered accumulators
-// Both take as many stages as fit in 227 KB (9 and 7 of 24 and 32 KB). Not measured: no B200 has run these kernels (they
-// pass in the emulator only). There is no swap-AB kernel for the 16-bit dual on sm_100a: small M runs the
-// BlockN 64 tiles.
+// Both take as many stages as fit in 227 KB (9 and 7 of 24 and 32 KB). Not measured: no B200 has run these
+// kernels (they pass in the emulator only). There is no swap-AB kernel for the 16-bit dual on sm_100a: small
+// M runs the BlockN 64 tiles.
 template <class Out>
 using DualGemmSmallM = DualGemmConfig<64, 0, 2, sched::StaticPersistent, epi::SiluMul, Out>;
 template <class Out>

@@ -100,7 +100,8 @@ void instantiate_and_describe() {
     (void)kernel;
   }
   int stages_argument = Cfg::kStages;
-  if constexpr (IsGemmConfig<Cfg>::value || IsDualGemmConfig<Cfg>::value) stages_argument = Cfg::kStagesRequested;
+  if constexpr (IsGemmConfig<Cfg>::value || IsDualGemmConfig<Cfg>::value)
+    stages_argument = Cfg::kStagesRequested;
   describe<Cfg>(stages_argument);
   if constexpr (IsGemmSwapAbConfig<Cfg>::value || IsNvfp4DualSwapAbConfig<Cfg>::value)
     describe<Cfg, true>(stages_argument);

@@ -52,7 +52,7 @@ struct DualGemmConfig : WarpRoles<1, ClusterCtas_> {  // one TMA producer warp (
   static constexpr int kMmaK = 16;                               // K of one kind::f16 MMA: 32 bytes
   static constexpr int kMmasPerStage = kBlockK / kMmaK;          // 4
   static constexpr int kRowBytes = kBlockK * kElementBytes;      // 128: one 128B-swizzle row
-  static constexpr int kBRowsPerCta = kBlockN / kClusterCtas;    // B1/B2 rows each CTA loads (the pair splits)
+  static constexpr int kBRowsPerCta = kBlockN / kClusterCtas;  // B1/B2 rows each CTA loads (the pair splits)
 
   // ---- shared memory per stage (offsets from the stage base; every piece 1024-byte aligned) -----------
   // A: 128 rows x 128 bytes; B1, B2: kBRowsPerCta rows x 128 bytes each; all K-major, 128-byte swizzle.

@@ -10,11 +10,11 @@
 namespace bwgemm::sm100 {
 
 using ShippedDualGemmConfigs =
-    ConfigList<DualGemmConfig<64, 0, 2, sched::StaticPersistent>,                          // M <= 256
-               DualGemmConfig<128, 0, 2, sched::ClcWorkStealing>,                          // M > 256
+    ConfigList<DualGemmConfig<64, 0, 2, sched::StaticPersistent>,                               // M <= 256
+               DualGemmConfig<128, 0, 2, sched::ClcWorkStealing>,                               // M > 256
                DualGemmConfig<64, 0, 2, sched::StaticPersistent, epi::SiluMul, __nv_bfloat16>,  // bf16 out
                DualGemmConfig<128, 0, 2, sched::ClcWorkStealing, epi::SiluMul, __nv_bfloat16>,  //
-               DualGemmConfig<128, 0, 2, sched::OneTilePerCluster>,                        // one tile per pair
-               DualGemmConfig<128, 0, 1, sched::ClcWorkStealing>>;                         // one CTA, M = 128
+               DualGemmConfig<128, 0, 2, sched::OneTilePerCluster>,  // one tile per pair
+               DualGemmConfig<128, 0, 1, sched::ClcWorkStealing>>;   // one CTA, M = 128
 
 }  // namespace bwgemm::sm100

@@ -173,8 +173,8 @@ struct DualGemmRoles {
         const uint32_t k_bytes = j * Cfg::kKMajorStepBytes;
         const bool accumulate = kb > 0 || j > 0;
         const uint64_t a = smem_desc_advanced(a_desc, k_bytes);
-        tcgen05_mma_f16<kCtaGroup, CollectorUsage::kFill>(acc1, a, smem_desc_advanced(b1_desc, k_bytes), idesc,
-                                                          accumulate);
+        tcgen05_mma_f16<kCtaGroup, CollectorUsage::kFill>(acc1, a, smem_desc_advanced(b1_desc, k_bytes),
+                                                          idesc, accumulate);
         tcgen05_mma_f16<kCtaGroup, CollectorUsage::kLastUse>(acc2, a, smem_desc_advanced(b2_desc, k_bytes),
                                                              idesc, accumulate);
       }
