@@ -53,13 +53,17 @@ struct Nvfp4DualGemmSwapAb {
     Params p;
     if (Status s = d::nvfp4_data_map(a.a.data, a.m, a.k, a.batch, Cfg::kBlockTokens, &p.tmap_tokens); !s.ok())
       return s;
-    if (Status s = d::nvfp4_data_map(a.b1.data, a.n, a.k, a.batch, Cfg::kBlockWeights, &p.tmap_w1); !s.ok())
+    if (Status s = d::nvfp4_data_map(a.b1.data, a.n, a.k, a.batch, Cfg::kBlockWeights, &p.tmap_weights[0]);
+        !s.ok())
       return s;
-    if (Status s = d::nvfp4_data_map(a.b2.data, a.n, a.k, a.batch, Cfg::kBlockWeights, &p.tmap_w2); !s.ok())
+    if (Status s = d::nvfp4_data_map(a.b2.data, a.n, a.k, a.batch, Cfg::kBlockWeights, &p.tmap_weights[1]);
+        !s.ok())
       return s;
     if (Status s = d::nvfp4_scale_map(a.a.scales, a.m, a.k, a.batch, &p.tmap_sf_tokens); !s.ok()) return s;
-    if (Status s = d::nvfp4_scale_map(a.b1.scales, a.n, a.k, a.batch, &p.tmap_sf_w1); !s.ok()) return s;
-    if (Status s = d::nvfp4_scale_map(a.b2.scales, a.n, a.k, a.batch, &p.tmap_sf_w2); !s.ok()) return s;
+    if (Status s = d::nvfp4_scale_map(a.b1.scales, a.n, a.k, a.batch, &p.tmap_sf_weights[0]); !s.ok())
+      return s;
+    if (Status s = d::nvfp4_scale_map(a.b2.scales, a.n, a.k, a.batch, &p.tmap_sf_weights[1]); !s.ok())
+      return s;
     p.c = a.c;
     p.ldc = a.ldc == 0 ? a.n : a.ldc;
     p.m = static_cast<int32_t>(a.m);
@@ -70,8 +74,8 @@ struct Nvfp4DualGemmSwapAb {
     p.alpha2 = a.alpha2;
     p.unit_alphas = a.alpha1 == 1.0f && a.alpha2 == 1.0f;
     p.epilogue = a.epilogue;
-    return detail::launch_swap_ab<Cfg>(&nvfp4_dual_swap_ab_kernel<Cfg>, &nvfp4_dual_swap_ab_split_kernel<Cfg>, p, split_k, a.m, a.n, a.k, a.batch,
-                                       stream);
+    return detail::launch_swap_ab<Cfg>(&nvfp4_dual_swap_ab_kernel<Cfg>, &nvfp4_dual_swap_ab_split_kernel<Cfg>,
+                                       p, split_k, a.m, a.n, a.k, a.batch, stream);
   }
 };
 

@@ -1,15 +1,19 @@
-// Nvfp4DualSwapAbConfig: every knob of the sm_100a small-M ("decode") NVFP4 dual GEMM and everything derived
-// from them.
+// Nvfp4SwapAbConfig: every knob of the sm_100a small-M ("decode") NVFP4 kernels and everything derived from
+// them. One Config type serves the GEMM (Weights = 1: D = alpha·A·Bᵀ + beta·C) and the dual GEMM (Weights =
+// 2: C = epilogue(alpha1·A·B1ᵀ, alpha2·A·B2ᵀ)), as sm90::SwapAbConfig does on Hopper; the names a caller
+// writes are Nvfp4GemmSwapAbConfig and Nvfp4DualSwapAbConfig (below).
 //
 //   using Cfg = bwgemm::sm100::Nvfp4DualSwapAbConfig<16, 5>;   // tiles of 128 weight rows x 16 tokens
+//   using Cfg = bwgemm::sm100::Nvfp4GemmSwapAbConfig<16, 5>;   // the same tile for the GEMM
 //
-// Swap AB: the kernels of nvfp4_dual_gemm_config.cuh put M (tokens) on the tcgen05.mma's 128/256-row side,
-// so at M = 1 127 of 128 rows are padding and the tensor cores, not memory, set the time. Here the weights'
-// N (the rows of B1 and B2) is the MMA's M (128 rows, cta_group::1: one CTA, the 128 tensor-memory lanes)
-// and the tokens are the MMA's N (BlockTokens columns): each MMA computes a 128 x BlockTokens tile of Cᵀ,
-// gate = B1·Aᵀ and up = B2·Aᵀ, into two accumulators in the same tensor-memory lanes, so the gate and up
-// values of one output sit in the same epilogue thread. The token tile (the MMA's B) is loaded once per stage
-// and read by both MMAs; the two weight tiles (the MMAs' A) stream through the stage ring.
+// Swap AB: the kernels of nvfp4_dual_gemm_config.cuh and nvfp4_gemm_config.cuh put M (tokens) on the
+// tcgen05.mma's 128/256-row side, so at M = 1 127 of 128 rows are padding and the tensor cores, not memory,
+// set the time. Here the weights' N (the rows of B, or of B1 and B2) is the MMA's M (128 rows, cta_group::1:
+// one CTA, the 128 tensor-memory lanes) and the tokens are the MMA's N (BlockTokens columns): each MMA
+// computes a 128 x BlockTokens tile of the output's transpose, B·Aᵀ (dual: gate = B1·Aᵀ and up = B2·Aᵀ, into
+// two accumulators in the same tensor-memory lanes, so the gate and up values of one output sit in the same
+// epilogue thread). The token tile (the MMA's B) is loaded once per stage and read by every weight's MMA;
+// the weight tiles (the MMAs' A) stream through the stage ring.
 //
 // Scale factors swap roles with the operands: the weights' scales are the MMA's SFA (one 128-row atom per 64
 // K, the rows of the weight tile), the tokens' scales its SFB. Both are in the same 128x4 blocked layout
@@ -42,20 +46,18 @@
 
 namespace bwgemm::sm100 {
 
-template <int BlockTokens_, int Stages_, class Scheduler_ = sched::StaticPersistent,
-          class Epilogue_ = epi::SiluMul, class Out_ = __half>
-struct Nvfp4DualSwapAbConfig : WarpRoles<2, 1> {  // two TMA producers (operands, scales), one CTA
+// The knobs and everything derived; the named Configs below (Nvfp4GemmSwapAbConfig, Nvfp4DualSwapAbConfig)
+// add WithEpilogue / WithOut and keep the kernels' names per operation.
+template <int BlockTokens_, int Stages_, int Weights_, class Scheduler_, class Epilogue_, class Out_>
+struct Nvfp4SwapAbConfig : WarpRoles<2, 1> {  // two TMA producers (operands, scales), one CTA
   using Scheduler = Scheduler_;
   using Epilogue = Epilogue_;
   using Out = Out_;
-  template <class E>
-  using WithEpilogue = Nvfp4DualSwapAbConfig<BlockTokens_, Stages_, Scheduler_, E, Out_>;
-  template <class O>
-  using WithOut = Nvfp4DualSwapAbConfig<BlockTokens_, Stages_, Scheduler_, Epilogue_, O>;
 
   // ---- knobs -------------------------------------------------------------------------------------------
   static constexpr int kBlockTokens = BlockTokens_;  // tokens (output rows M) per tile: the MMA's N
   static constexpr int kStages = Stages_;            // shared-memory pipeline depth
+  static constexpr int kWeights = Weights_;          // 1: GEMM (B); 2: dual GEMM (B1 gate, B2 up)
 
   // ---- tile shape --------------------------------------------------------------------------------------
   static constexpr int kBlockWeights = kTmemLanes;  // 128 weight rows (output columns N) per tile: MMA M
@@ -79,34 +81,36 @@ struct Nvfp4DualSwapAbConfig : WarpRoles<2, 1> {  // two TMA producers (operands
   static constexpr int kScaleBytes = kScaleAtomsPerStage * kScaleAtomBytes;  // one 128-row block: 2 KB
 
   // ---- shared memory per stage (offsets from the stage base; every piece 1024-byte aligned) -----------
+  // Weight w's tile at kW1Offset + w · kWeightBytes, its scales at kSfW1Offset + w · kScaleBytes (the dual's
+  // W2 and SFW2 are weight 1's).
   static constexpr int kWeightBytes = kBlockWeights * kRowBytes;  // 16 KiB per weight matrix
   static constexpr int kTokenBytes = kBlockTokens * kRowBytes;
   static constexpr int kW1Offset = 0;
-  static constexpr int kW2Offset = kW1Offset + kWeightBytes;
-  static constexpr int kTokenOffset = kW2Offset + kWeightBytes;
+  static constexpr int kTokenOffset = kW1Offset + kWeights * kWeightBytes;
   // The tokens' scales come before the weights': the copy that starts n0 % 32 lines into an atom reads up to
   // 31 lines past the last atom, which must stay inside the stage (those lanes are never read by the MMA).
   static constexpr int kSfTokenOffset = kTokenOffset + kTokenBytes;
   static constexpr int kSfW1Offset = kSfTokenOffset + kScaleBytes;
-  static constexpr int kSfW2Offset = kSfW1Offset + kScaleBytes;
-  static constexpr int kStageBytes = kSfW2Offset + kScaleBytes;
+  static constexpr int kStageBytes = kSfW1Offset + kWeights * kScaleBytes;
   // Transaction bytes of each stage's full barrier, by producer warp (TMA writes whole boxes).
-  static constexpr uint32_t kOperandTxBytes = 2 * kWeightBytes + kTokenBytes;
-  static constexpr uint32_t kScaleTxBytes = 3 * kScaleBytes;
+  static constexpr uint32_t kOperandTxBytes = kWeights * kWeightBytes + kTokenBytes;
+  static constexpr uint32_t kScaleTxBytes = (kWeights + 1) * kScaleBytes;
   static constexpr int kOperandProducer = 0;
   static constexpr int kScaleProducer = 1;
 
   // ---- accumulators and tensor memory ------------------------------------------------------------------
   static constexpr bool kPersistent = !std::is_same_v<Scheduler, sched::OneTilePerCluster>;
-  static constexpr int kAccColumnsPerStage = 2 * kBlockTokens;  // gate then up, fp32, lanes = weight rows
+  // One accumulator per weight (dual: gate then up), fp32, lanes = weight rows, BlockTokens columns each.
+  static constexpr int kAccColumnsPerStage = kWeights * kBlockTokens;
   static constexpr int kScaleColumnsPerAtom = 4;  // .32x128b.warpx4: 4 columns of 32 bits per 128-row atom
-  static constexpr int kScaleColumns = kScaleAtomsPerStage * 3 * kScaleColumnsPerAtom;  // SFA1, SFA2, SFB
+  static constexpr int kScaleColumnsPerStage = kScaleAtomsPerStage * kScaleColumnsPerAtom;  // one operand's
+  static constexpr int kScaleColumns = (kWeights + 1) * kScaleColumnsPerStage;  // SFA per weight, SFB
   static constexpr int kAccStages =
       (kPersistent && 2 * kAccColumnsPerStage + kScaleColumns <= kTmemMaxColumns) ? 2 : 1;
   static constexpr int kAccColumns = kAccStages * kAccColumnsPerStage;
+  // Weight w's scales at kSfW1Column + w · kScaleColumnsPerStage, then the tokens'.
   static constexpr int kSfW1Column = kAccColumns;
-  static constexpr int kSfW2Column = kSfW1Column + kScaleAtomsPerStage * kScaleColumnsPerAtom;
-  static constexpr int kSfTokenColumn = kSfW2Column + kScaleAtomsPerStage * kScaleColumnsPerAtom;
+  static constexpr int kSfTokenColumn = kSfW1Column + kWeights * kScaleColumnsPerStage;
   static constexpr int kTmemColumnsUsed = kSfTokenColumn + kScaleAtomsPerStage * kScaleColumnsPerAtom;
   static constexpr int kTmemColumns = tmem_alloc_columns(kTmemColumnsUsed);
 
@@ -131,8 +135,30 @@ struct Nvfp4DualSwapAbConfig : WarpRoles<2, 1> {  // two TMA producers (operands
                 "too many stages: Stages x StageBytes exceeds the 227 KB of shared memory (lower Stages)");
   static_assert(kTmemColumnsUsed <= kTmemMaxColumns,
                 "accumulators and scale factors exceed 512 TMEM columns");
-  static_assert(std::is_same_v<Out, __half> || std::is_same_v<Out, __nv_bfloat16>,
-                "Out is __half or __nv_bfloat16");
+  static_assert(kWeights == 1 || kWeights == 2, "Weights is 1 (GEMM) or 2 (dual GEMM)");
+  static_assert(std::is_same_v<Out, __half> || std::is_same_v<Out, __nv_bfloat16> ||
+                    (kWeights == 1 && std::is_same_v<Out, float>),
+                "Out is __half or __nv_bfloat16 (the GEMM also float)");
+};
+
+// The small-M NVFP4 GEMM (sm100/nvfp4_gemm_swap_ab.cuh): one weight operand, D = alpha·A·Bᵀ + beta·C.
+template <int BlockTokens_, int Stages_, class Scheduler_ = sched::StaticPersistent,
+          class Epilogue_ = epi::LinearCombination, class Out_ = __half>
+struct Nvfp4GemmSwapAbConfig : Nvfp4SwapAbConfig<BlockTokens_, Stages_, 1, Scheduler_, Epilogue_, Out_> {
+  template <class E>
+  using WithEpilogue = Nvfp4GemmSwapAbConfig<BlockTokens_, Stages_, Scheduler_, E, Out_>;
+  template <class O>
+  using WithOut = Nvfp4GemmSwapAbConfig<BlockTokens_, Stages_, Scheduler_, Epilogue_, O>;
+};
+
+// The small-M NVFP4 dual GEMM (sm100/nvfp4_dual_swap_ab.cuh): two weight operands, gate and up.
+template <int BlockTokens_, int Stages_, class Scheduler_ = sched::StaticPersistent,
+          class Epilogue_ = epi::SiluMul, class Out_ = __half>
+struct Nvfp4DualSwapAbConfig : Nvfp4SwapAbConfig<BlockTokens_, Stages_, 2, Scheduler_, Epilogue_, Out_> {
+  template <class E>
+  using WithEpilogue = Nvfp4DualSwapAbConfig<BlockTokens_, Stages_, Scheduler_, E, Out_>;
+  template <class O>
+  using WithOut = Nvfp4DualSwapAbConfig<BlockTokens_, Stages_, Scheduler_, Epilogue_, O>;
 };
 
 // The tile grid of a swap-AB Config over an M x N x batch problem: "M" tiles of 128 weight rows (N), "N"

@@ -1,17 +1,22 @@
-// The sm_100a small-M NVFP4 dual GEMM (swap AB, nvfp4_dual_swap_ab_config.cuh says why and how):
-//   C[m, n, l] = Epilogue(sum_k A[m,k,l] B1[n,k,l], sum_k A[m,k,l] B2[n,k,l])   (default: SiLU-gated)
-// computed as tiles of Cᵀ: gate = B1·Aᵀ and up = B2·Aᵀ, 128 weight rows x BlockTokens tokens each.
+// The sm_100a small-M NVFP4 kernels (swap AB, nvfp4_dual_swap_ab_config.cuh says why and how), one source
+// for both operations (Cfg::kWeights):
+//   dual GEMM (Weights 2): C[m, n, l] = Epilogue(sum_k A[m,k,l] B1[n,k,l], sum_k A[m,k,l] B2[n,k,l])
+//              (default: SiLU-gated), computed as tiles of Cᵀ: gate = B1·Aᵀ and up = B2·Aᵀ
+//   GEMM (Weights 1): D[m, n, l] = Epilogue(sum_k A[m,k,l] B[n,k,l] [, C[m,n,l]])
+//              (default: alpha · A·Bᵀ + beta · C), computed as tiles of Dᵀ = B·Aᵀ
+// in tiles of 128 weight rows x BlockTokens tokens.
 //
-// Warp roles (per CTA; roles.cuh runs them, Nvfp4DualSwapAbRoles below says what this kernel's do):
+// Warp roles (per CTA; roles.cuh runs them, Nvfp4SwapAbRoles below says what this kernel's do):
 //   warps 0-3  epilogue: tensor-memory lanes 32w .. 32w + 31 = weight rows (output columns) n; each thread
-//              holds gate and up of its n for every token of the tile and stores C[token][n] (a warp's
-//              stores are 32 consecutive n: coalesced along C's rows), tokens past M masked
-//   warp 4     operand producer: TMA of the W1 and W2 tiles (evict-first: streamed once) and the token tile
-//              (evict-last: every weight tile re-reads it)
-//   warp 5     scale producer: TMA of the weights' scales (SFA1, SFA2) and the tokens' (SFB)
-//   warp 6     MMA: allocates tensor memory; copies the scales to tensor memory (tcgen05.cp) and issues the
-//              gate and the up tcgen05.mma.kind::mxf4nvf4 of every K step, both reading the stage's token
-//              tile
+//              holds the accumulators (dual: gate and up) of its n for every token of the tile and stores
+//              the output [token][n] (a warp's stores are 32 consecutive n: coalesced along the output's
+//              rows), reading C[token][n] where the GEMM's functor does; tokens past M masked
+//   warp 4     operand producer: TMA of the weight tiles (W, or W1 and W2; evict-first: streamed once) and
+//              the token tile (evict-last: every weight tile re-reads it)
+//   warp 5     scale producer: TMA of the weights' scales (SFA, or SFA1 and SFA2) and the tokens' (SFB)
+//   warp 6     MMA: allocates tensor memory; copies the scales to tensor memory (tcgen05.cp) and issues one
+//              tcgen05.mma.kind::mxf4nvf4 per weight (dual: gate and up) of every K step, all reading the
+//              stage's token tile
 //   warp 7     scheduler: initialises the barriers; with CLC, cancels not-yet-started CTAs for work
 // The pipelines are those of every sm_100a kernel (roles.cuh, docs/kernels.md) with one CTA per cluster.
 #pragma once
@@ -27,6 +32,7 @@
 #include "bwgemm/formats/bits.cuh"
 #include "bwgemm/isa/descriptors.hpp"
 #include "bwgemm/kernels/sm100/common.cuh"
+#include "bwgemm/kernels/sm100/gemm_swap_ab_kernel.cuh"  // gemm_swap_ab_out, _in, _store4
 #include "bwgemm/kernels/sm100/nvfp4_dual_swap_ab_config.cuh"
 #include "bwgemm/kernels/sm100/roles.cuh"
 #include "bwgemm/kernels/sm100/swap_ab_split_k.cuh"
@@ -35,28 +41,48 @@
 
 namespace bwgemm::sm100 {
 
-// Kernel parameters. Passed as a __grid_constant__, so the tensor maps stay in parameter space.
+// The output's parameters, per operation.
+template <class Cfg, int Weights = Cfg::kWeights>
+struct Nvfp4SwapAbOutput;
+// Dual GEMM: C = epilogue(alpha1 · A·B1ᵀ, alpha2 · A·B2ᵀ).
 template <class Cfg>
-struct Nvfp4DualSwapAbParams {
-  CUtensorMap tmap_tokens;  // A: packed e2m1, (K, M, L), box (256, BlockTokens, 1), 128B swizzle
-  CUtensorMap tmap_w1;      // B1: packed e2m1, (K, N, L), box (256, 128, 1), 128B swizzle
-  CUtensorMap tmap_w2;      // B2: the same
-  CUtensorMap
-      tmap_sf_tokens;  // A's blocked scales as u16, (256, K/64 atoms, M/128 blocks, L), box (256, 4, 1, 1)
-  CUtensorMap tmap_sf_w1;          // B1's, (256, K/64, N/128, L)
-  CUtensorMap tmap_sf_w2;          // B2's
+struct Nvfp4SwapAbOutput<Cfg, 2> {
   typename Cfg::Out* c = nullptr;  // m x n row-major per batch, row stride ldc, batch stride m * ldc
   int64_t ldc = 0;
-  int32_t m = 0, n = 0, k = 0;
-  sched::TileGrid tiles{};  // nvfp4_dual_swap_ab_tiles
-  int32_t num_clusters = 0;
   float alpha1 = 1.0f, alpha2 = 1.0f;  // per-tensor scales of the two products
   bool unit_alphas = false;            // alpha1 == alpha2 == 1: the epilogue skips the two multiplies
   typename Cfg::Epilogue epilogue{};   // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
-  // Split K (nvfp4_dual_swap_ab_split_kernel only): the CTAs per cluster and the K blocks of each.
+};
+// GEMM: D = epilogue(A·Bᵀ [, C]) (alpha, the per-tensor scale, is the functor's).
+template <class Cfg>
+struct Nvfp4SwapAbOutput<Cfg, 1> {
+  typename Cfg::Out* d = nullptr;        // m x n row-major per batch, row stride ldd, batch stride m * ldd
+  const typename Cfg::Out* c = nullptr;  // the same with ldc; read only when read_c
+  int64_t ldd = 0, ldc = 0;
+  bool read_c = false;    // the functor takes C (epi::reads_source)
+  bool identity = false;  // the functor returns the accumulator (epi::is_identity): not called
+  typename Cfg::Epilogue epilogue{};
+};
+
+// Kernel parameters. Passed as a __grid_constant__, so the tensor maps stay in parameter space.
+template <class Cfg>
+struct Nvfp4SwapAbParams : Nvfp4SwapAbOutput<Cfg> {
+  CUtensorMap tmap_tokens;  // A: packed e2m1, (K, M, L), box (256, BlockTokens, 1), 128B swizzle
+  // B (dual: B1, B2): packed e2m1, (K, N, L), box (256, 128, 1), 128B swizzle
+  CUtensorMap tmap_weights[Cfg::kWeights];
+  CUtensorMap
+      tmap_sf_tokens;  // A's blocked scales as u16, (256, K/64 atoms, M/128 blocks, L), box (256, 4, 1, 1)
+  CUtensorMap tmap_sf_weights[Cfg::kWeights];  // B's (B1's, B2's), (256, K/64, N/128, L)
+  int32_t m = 0, n = 0, k = 0;
+  sched::TileGrid tiles{};  // nvfp4_dual_swap_ab_tiles
+  int32_t num_clusters = 0;
+  // Split K (the split kernels only): the CTAs per cluster and the K blocks of each.
   uint32_t splits = 1;
   int32_t k_blocks_per_split = 0;
 };
+// The dual GEMM's name for its parameters.
+template <class Cfg>
+using Nvfp4DualSwapAbParams = Nvfp4SwapAbParams<Cfg>;
 
 namespace detail {
 
@@ -88,20 +114,22 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE Out swap_ab_out(float v) {
 }  // namespace detail
 
 template <class Cfg>
-struct Nvfp4DualSwapAbRoles {
-  static constexpr int kAccumulators = 2;  // gate (B1·Aᵀ) then up (B2·Aᵀ), BlockTokens columns apart
+struct Nvfp4SwapAbRoles {
+  static constexpr int kWeights = Cfg::kWeights;
+  static constexpr int kAccumulators =
+      kWeights;  // one per weight (dual: gate, up), BlockTokens columns apart
   using Partials = SwapAbPartials<Cfg, kAccumulators>;
-  const Nvfp4DualSwapAbParams<Cfg>& p;
+  const Nvfp4SwapAbParams<Cfg>& p;
   int32_t kb_begin = 0;      // the first K block of this CTA's split
   bool to_partials = false;  // split K: the epilogue writes fp32 partials to shared memory
 
   BWGEMM_DEVICE void prefetch_tensor_maps() const {
     ptx::tma_prefetch_descriptor(&p.tmap_tokens);
-    ptx::tma_prefetch_descriptor(&p.tmap_w1);
-    ptx::tma_prefetch_descriptor(&p.tmap_w2);
+#pragma unroll
+    for (int w = 0; w < kWeights; ++w) ptx::tma_prefetch_descriptor(&p.tmap_weights[w]);
     ptx::tma_prefetch_descriptor(&p.tmap_sf_tokens);
-    ptx::tma_prefetch_descriptor(&p.tmap_sf_w1);
-    ptx::tma_prefetch_descriptor(&p.tmap_sf_w2);
+#pragma unroll
+    for (int w = 0; w < kWeights; ++w) ptx::tma_prefetch_descriptor(&p.tmap_sf_weights[w]);
   }
 
   template <int I>
@@ -118,8 +146,10 @@ struct Nvfp4DualSwapAbRoles {
     if constexpr (I == Cfg::kOperandProducer) {
       return [this, w0, m0, t, kb_begin](uint32_t base, uint32_t bar, int32_t kb) {
         const int32_t k0 = (kb_begin + kb) * Cfg::kBlockK;
-        ptx::tma_load<1>(base + Cfg::kW1Offset, &p.tmap_w1, bar, {k0, w0, t.batch}, ptx::kL2EvictFirst);
-        ptx::tma_load<1>(base + Cfg::kW2Offset, &p.tmap_w2, bar, {k0, w0, t.batch}, ptx::kL2EvictFirst);
+#pragma unroll
+        for (int w = 0; w < kWeights; ++w)
+          ptx::tma_load<1>(base + Cfg::kW1Offset + w * Cfg::kWeightBytes, &p.tmap_weights[w], bar,
+                           {k0, w0, t.batch}, ptx::kL2EvictFirst);
         ptx::tma_load<1>(base + Cfg::kTokenOffset, &p.tmap_tokens, bar, {k0, m0, t.batch}, ptx::kL2EvictLast);
       };
     } else {
@@ -128,18 +158,18 @@ struct Nvfp4DualSwapAbRoles {
       const int32_t m_block = m0 / Cfg::kScaleAtomRows;
       return [this, w_block, m_block, t, kb_begin](uint32_t base, uint32_t bar, int32_t kb) {
         const int32_t atom = (kb_begin + kb) * Cfg::kScaleAtomsPerStage;
-        ptx::tma_load<1>(base + Cfg::kSfW1Offset, &p.tmap_sf_w1, bar, {0, atom, w_block, t.batch},
-                         ptx::kL2EvictFirst);
-        ptx::tma_load<1>(base + Cfg::kSfW2Offset, &p.tmap_sf_w2, bar, {0, atom, w_block, t.batch},
-                         ptx::kL2EvictFirst);
+#pragma unroll
+        for (int w = 0; w < kWeights; ++w)
+          ptx::tma_load<1>(base + Cfg::kSfW1Offset + w * Cfg::kScaleBytes, &p.tmap_sf_weights[w], bar,
+                           {0, atom, w_block, t.batch}, ptx::kL2EvictFirst);
         ptx::tma_load<1>(base + Cfg::kSfTokenOffset, &p.tmap_sf_tokens, bar, {0, atom, m_block, t.batch},
                          ptx::kL2EvictLast);
       };
     }
   }
 
-  // Per stage: the scale atoms into tensor memory, then per K step of 64 the gate and the up MMA, both with
-  // the token tile as B and the tokens' scales as SFB.
+  // Per stage: the scale atoms into tensor memory, then per K step of 64 one MMA per weight (dual: the gate,
+  // then the up MMA), all with the token tile as B and the tokens' scales as SFB.
   BWGEMM_DEVICE auto mma_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t, uint32_t acc1) const {
     using namespace ::bwgemm::ptx;
     constexpr uint32_t idesc = InstrDescMxf4Nvf4{MmaF4Format::kE2M1,
@@ -158,24 +188,31 @@ struct Nvfp4DualSwapAbRoles {
     const uint32_t sfb_group = static_cast<uint32_t>(row_in_block / Cfg::kScaleAtomRowGroup);
     const uint32_t sfb_line_bytes =
         static_cast<uint32_t>(row_in_block % Cfg::kScaleAtomRowGroup) * Cfg::kScaleLineBytes;
-    const uint32_t acc2 = acc1 + Cfg::kBlockTokens;
     const uint32_t tmem = ctx.tmem;
-    return [tmem, sfb_group, sfb_line_bytes, acc1, acc2](uint32_t base, int32_t kb) {
+    return [tmem, sfb_group, sfb_line_bytes, acc1](uint32_t base, int32_t kb) {
       // The stage's descriptors encoded once, then moved per scale atom / K step (smem_desc_advanced).
-      const uint64_t sf_w1 = smem_desc_with_address(detail::kSwapAbScaleDescBase, base + Cfg::kSfW1Offset);
-      const uint64_t sf_w2 = smem_desc_with_address(detail::kSwapAbScaleDescBase, base + Cfg::kSfW2Offset);
+      uint64_t sf_weights[kWeights];
+#pragma unroll
+      for (int w = 0; w < kWeights; ++w)
+        sf_weights[w] = smem_desc_with_address(detail::kSwapAbScaleDescBase,
+                                               base + Cfg::kSfW1Offset + w * Cfg::kScaleBytes);
       const uint64_t sf_tokens =
           smem_desc_with_address(detail::kSwapAbScaleDescBase, base + Cfg::kSfTokenOffset + sfb_line_bytes);
 #pragma unroll
       for (uint32_t j = 0; j < Cfg::kScaleAtomsPerStage; ++j) {
         const uint32_t atom_offset = j * Cfg::kScaleAtomBytes;
         const uint32_t column = j * Cfg::kScaleColumnsPerAtom;
-        tcgen05_cp<1>(tmem + Cfg::kSfW1Column + column, smem_desc_advanced(sf_w1, atom_offset));
-        tcgen05_cp<1>(tmem + Cfg::kSfW2Column + column, smem_desc_advanced(sf_w2, atom_offset));
+#pragma unroll
+        for (int w = 0; w < kWeights; ++w)
+          tcgen05_cp<1>(tmem + Cfg::kSfW1Column + w * Cfg::kScaleColumnsPerStage + column,
+                        smem_desc_advanced(sf_weights[w], atom_offset));
         tcgen05_cp<1>(tmem + Cfg::kSfTokenColumn + column, smem_desc_advanced(sf_tokens, atom_offset));
       }
-      const uint64_t w1 = smem_desc_with_address(detail::kSwapAbOperandDescBase, base + Cfg::kW1Offset);
-      const uint64_t w2 = smem_desc_with_address(detail::kSwapAbOperandDescBase, base + Cfg::kW2Offset);
+      uint64_t weights[kWeights];
+#pragma unroll
+      for (int w = 0; w < kWeights; ++w)
+        weights[w] = smem_desc_with_address(detail::kSwapAbOperandDescBase,
+                                            base + Cfg::kW1Offset + w * Cfg::kWeightBytes);
       const uint64_t tokens =
           smem_desc_with_address(detail::kSwapAbOperandDescBase, base + Cfg::kTokenOffset);
 #pragma unroll
@@ -185,22 +222,31 @@ struct Nvfp4DualSwapAbRoles {
         const uint32_t column = j * Cfg::kScaleColumnsPerAtom;
         const uint32_t sfb = tmem + Cfg::kSfTokenColumn + column + sfb_group;
         const bool accumulate = kb > 0 || j > 0;
-        tcgen05_mma_mxf4nvf4<1, CollectorUsage::kNone>(acc1, smem_desc_advanced(w1, k_bytes), tokens_desc,
-                                                       idesc, tmem + Cfg::kSfW1Column + column, sfb,
-                                                       accumulate);
-        tcgen05_mma_mxf4nvf4<1, CollectorUsage::kNone>(acc2, smem_desc_advanced(w2, k_bytes), tokens_desc,
-                                                       idesc, tmem + Cfg::kSfW2Column + column, sfb,
-                                                       accumulate);
+#pragma unroll
+        for (int w = 0; w < kWeights; ++w)
+          tcgen05_mma_mxf4nvf4<1, CollectorUsage::kNone>(
+              acc1 + w * Cfg::kBlockTokens, smem_desc_advanced(weights[w], k_bytes), tokens_desc, idesc,
+              tmem + Cfg::kSfW1Column + w * Cfg::kScaleColumnsPerStage + column, sfb, accumulate);
       }
     };
   }
 
-  // Weight row `n` of the tile (inside N): column n of C for every token of the tile inside M. The tokens
-  // are the same for every lane of a warp, so the mask at M is a uniform branch and each store instruction
-  // writes 32 consecutive n (64 bytes) of one row of C.
+  // Weight row `n` of the tile (inside N): column n of the output for every token of the tile inside M. The
+  // tokens are the same for every lane of a warp, so the mask at M is a uniform branch and each store
+  // instruction writes 32 consecutive n of one row of the output.
   // With split K the row's fp32 accumulators go to this CTA's partials instead (swap_ab_split_k.cuh).
   BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t,
                                    int32_t n) const {
+    if constexpr (kWeights == 2) {
+      return dual_epilogue_tile(ctx, t, n);
+    } else {
+      return gemm_epilogue_tile(ctx, t, n);
+    }
+  }
+
+  // Dual GEMM: C = epilogue(alpha1 · gate, alpha2 · up).
+  BWGEMM_DEVICE auto dual_epilogue_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t,
+                                        int32_t n) const {
     using Out = typename Cfg::Out;
     constexpr int kColumns = Cfg::kEpilogueColumns;
     Out* out_column = p.c + static_cast<int64_t>(t.batch) * p.m * p.ldc + n;
@@ -233,44 +279,175 @@ struct Nvfp4DualSwapAbRoles {
       }
     };
   }
+
+  // GEMM: D = epilogue(acc [, C]); the identity functor (alpha 1, beta 0) stores the accumulator.
+  BWGEMM_DEVICE auto gemm_epilogue_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t,
+                                        int32_t n) const {
+    using Out = typename Cfg::Out;
+    using Epilogue = typename Cfg::Epilogue;
+    constexpr int kColumns = Cfg::kEpilogueColumns;
+    Out* d_column = p.d + static_cast<int64_t>(t.batch) * p.m * p.ldd + n;
+    const Out* c_column = p.read_c ? p.c + static_cast<int64_t>(t.batch) * p.m * p.ldc + n : nullptr;
+    float* partials = to_partials ? static_cast<float*>(ptx::shared_address_to_pointer(ctx.smem)) : nullptr;
+    const int32_t row = n - t.m * Cfg::kBlockWeights;
+    return
+        [this, d_column, c_column, partials, row](int32_t first_token, const uint32_t(&values)[1][kColumns]) {
+          if (partials != nullptr) {
+#pragma unroll
+            for (int i = 0; i < kColumns; ++i)
+              partials[Partials::word(0, i, row)] = bits_to_f32(values[0][i]);
+            return;
+          }
+          const int32_t tokens = p.m - first_token < kColumns ? p.m - first_token : kColumns;
+          Out* d = d_column + static_cast<int64_t>(first_token) * p.ldd;
+          if (p.identity) {
+#pragma unroll
+            for (int i = 0; i < kColumns; ++i)
+              if (i < tokens) d[i * p.ldd] = detail::gemm_swap_ab_out<Out>(bits_to_f32(values[0][i]));
+            return;
+          }
+          if constexpr (std::is_invocable_v<const Epilogue&, float, float>) {
+            if (c_column != nullptr) {
+              const Out* c = c_column + static_cast<int64_t>(first_token) * p.ldc;
+#pragma unroll
+              for (int i = 0; i < kColumns; ++i)
+                if (i < tokens)
+                  d[i * p.ldd] = detail::gemm_swap_ab_out<Out>(
+                      p.epilogue(bits_to_f32(values[0][i]), detail::gemm_swap_ab_in(c[i * p.ldc])));
+              return;
+            }
+          }
+          if constexpr (std::is_invocable_v<const Epilogue&, float>) {
+#pragma unroll
+            for (int i = 0; i < kColumns; ++i)
+              if (i < tokens)
+                d[i * p.ldd] = detail::gemm_swap_ab_out<Out>(p.epilogue(bits_to_f32(values[0][i])));
+          }
+        };
+  }
 };
 
-// roles.cuh's rows are tensor-memory lanes: here weight rows, masked at N.
+// The dual GEMM's name for its roles.
+template <class Cfg>
+using Nvfp4DualSwapAbRoles = Nvfp4SwapAbRoles<Cfg>;
+
+namespace detail {
+
+// The kernels' bodies, shared by both operations (their __global__ entries below keep one name per
+// operation). roles.cuh's rows are tensor-memory lanes: here weight rows, masked at N.
+template <class Cfg>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void nvfp4_swap_ab_tiles_body(const Nvfp4SwapAbParams<Cfg>& p) {
+  run_roles<Cfg>(Nvfp4SwapAbRoles<Cfg>{p}, p.tiles, p.num_clusters, p.n, p.k);
+}
+
+// Split K (swap_ab_split_k.cuh): clusters of p.splits CTAs, one tile per cluster; CTA s computes K blocks
+// [s · p.k_blocks_per_split, ..), then reduces its quads of the tile and stores them.
+template <class Cfg>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void nvfp4_swap_ab_split_body(const Nvfp4SwapAbParams<Cfg>& p) {
+  using namespace ::bwgemm::ptx;
+  using Roles = Nvfp4SwapAbRoles<Cfg>;
+  using Out = typename Cfg::Out;
+  const CtaKBlocks kb = cta_k_blocks<Cfg>(p.k, p.k_blocks_per_split);
+  if constexpr (Cfg::kWeights == 2) {
+    const auto reduce = [&p](const sched::TileCoord& t, uint32_t rank, uint32_t splits) {
+      Out* c = p.c + static_cast<int64_t>(t.batch) * p.m * p.ldc;
+      reduce_tile_quads<Cfg>(
+          t, rank, splits, p.m, p.n, [&](uint32_t smem, int32_t q, int32_t token, int64_t col, int64_t row) {
+            const Float4 g =
+                sum_cluster_quad(smem, Roles::Partials::word(0, token, q * kSwapAbQuadRows), splits);
+            const Float4 u =
+                sum_cluster_quad(smem, Roles::Partials::word(1, token, q * kSwapAbQuadRows), splits);
+            const float a1 = p.alpha1, a2 = p.alpha2;
+            // N is a multiple of 16: the quad's four columns are inside it; C's rows are
+            // 16-byte aligned.
+            const uint2 out{epi::pack2<Out>(p.epilogue(a1 * g.x, a2 * u.x), p.epilogue(a1 * g.y, a2 * u.y)),
+                            epi::pack2<Out>(p.epilogue(a1 * g.z, a2 * u.z), p.epilogue(a1 * g.w, a2 * u.w))};
+            *reinterpret_cast<uint2*>(c + row * p.ldc + col) = out;
+          });
+    };
+    run_swap_ab_split_k<Cfg>(Roles{p, kb.begin, true}, p.tiles, p.n, kb.count, p.splits, reduce);
+  } else {
+    using Epilogue = typename Cfg::Epilogue;
+    const auto reduce = [&p](const sched::TileCoord& t, uint32_t rank, uint32_t splits) {
+      Out* d = p.d + static_cast<int64_t>(t.batch) * p.m * p.ldd;
+      reduce_tile_quads<Cfg>(
+          t, rank, splits, p.m, p.n, [&](uint32_t smem, int32_t q, int32_t token, int64_t col, int64_t row) {
+            const Float4 acc =
+                sum_cluster_quad(smem, Roles::Partials::word(0, token, q * kSwapAbQuadRows), splits);
+            const float a[kSwapAbQuadRows] = {acc.x, acc.y, acc.z, acc.w};
+            float out[kSwapAbQuadRows];
+            if (p.identity) {
+#pragma unroll
+              for (int e = 0; e < kSwapAbQuadRows; ++e) out[e] = a[e];
+            } else {
+              bool done = false;
+              if constexpr (std::is_invocable_v<const Epilogue&, float, float>) {
+                if (p.read_c) {
+                  const Out* c = p.c + static_cast<int64_t>(t.batch) * p.m * p.ldc + row * p.ldc + col;
+#pragma unroll
+                  for (int e = 0; e < kSwapAbQuadRows; ++e) out[e] = p.epilogue(a[e], gemm_swap_ab_in(c[e]));
+                  done = true;
+                }
+              }
+              if constexpr (std::is_invocable_v<const Epilogue&, float>) {
+                if (!done) {
+#pragma unroll
+                  for (int e = 0; e < kSwapAbQuadRows; ++e) out[e] = p.epilogue(a[e]);
+                }
+              }
+            }
+            // N is a multiple of 16: the quad's four columns are inside it; D's rows are 16-byte aligned.
+            gemm_swap_ab_store4(d + row * p.ldd + col, out);
+          });
+    };
+    run_swap_ab_split_k<Cfg>(Roles{p, kb.begin, true}, p.tiles, p.n, kb.count, p.splits, reduce);
+  }
+}
+
+}  // namespace detail
+
+// The dual GEMM's kernels: one CTA per tile (persistent) and split K.
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
-    nvfp4_dual_swap_ab_kernel(const __grid_constant__ Nvfp4DualSwapAbParams<Cfg> p) {
+    nvfp4_dual_swap_ab_kernel(const __grid_constant__ Nvfp4SwapAbParams<Cfg> p) {
+  static_assert(Cfg::kWeights == 2, "the dual GEMM's kernel takes a Weights = 2 Config");
 #if BWGEMM_SM100A_KERNEL_BODY
-  run_roles<Cfg>(Nvfp4DualSwapAbRoles<Cfg>{p}, p.tiles, p.num_clusters, p.n, p.k);
+  detail::nvfp4_swap_ab_tiles_body<Cfg>(p);
+#else
+  (void)p;
+  ::bwgemm::ptx::trap();
+#endif
+}
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::kThreads, 1)
+    nvfp4_dual_swap_ab_split_kernel(const __grid_constant__ Nvfp4SwapAbParams<Cfg> p) {
+  static_assert(Cfg::kWeights == 2, "the dual GEMM's kernel takes a Weights = 2 Config");
+#if BWGEMM_SM100A_KERNEL_BODY
+  detail::nvfp4_swap_ab_split_body<Cfg>(p);
 #else
   (void)p;
   ::bwgemm::ptx::trap();
 #endif
 }
 
-// Split K (swap_ab_split_k.cuh): clusters of p.splits CTAs, one tile per cluster; CTA s computes K blocks
-// [s · p.k_blocks_per_split, ..), then reduces its quads of the tile and stores them.
+// The GEMM's kernels: the same bodies with one weight operand.
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
-    nvfp4_dual_swap_ab_split_kernel(const __grid_constant__ Nvfp4DualSwapAbParams<Cfg> p) {
+    nvfp4_gemm_swap_ab_kernel(const __grid_constant__ Nvfp4SwapAbParams<Cfg> p) {
+  static_assert(Cfg::kWeights == 1, "the GEMM's kernel takes a Weights = 1 Config");
 #if BWGEMM_SM100A_KERNEL_BODY
-  using namespace ::bwgemm::ptx;
-  using Roles = Nvfp4DualSwapAbRoles<Cfg>;
-  using Out = typename Cfg::Out;
-  const CtaKBlocks kb = cta_k_blocks<Cfg>(p.k, p.k_blocks_per_split);
-  const auto reduce = [&p](const sched::TileCoord& t, uint32_t rank, uint32_t splits) {
-    Out* c = p.c + static_cast<int64_t>(t.batch) * p.m * p.ldc;
-    reduce_tile_quads<Cfg>(t, rank, splits, p.m, p.n, [&](uint32_t smem, int32_t q, int32_t token, int64_t col,
-                                                        int64_t row) {
-      const Float4 g = sum_cluster_quad(smem, Roles::Partials::word(0, token, q * kSwapAbQuadRows), splits);
-      const Float4 u = sum_cluster_quad(smem, Roles::Partials::word(1, token, q * kSwapAbQuadRows), splits);
-      const float a1 = p.alpha1, a2 = p.alpha2;
-      // N is a multiple of 16: the quad's four columns are inside it; C's rows are 16-byte aligned.
-      const uint2 out{epi::pack2<Out>(p.epilogue(a1 * g.x, a2 * u.x), p.epilogue(a1 * g.y, a2 * u.y)),
-                      epi::pack2<Out>(p.epilogue(a1 * g.z, a2 * u.z), p.epilogue(a1 * g.w, a2 * u.w))};
-      *reinterpret_cast<uint2*>(c + row * p.ldc + col) = out;
-    });
-  };
-  run_swap_ab_split_k<Cfg>(Roles{p, kb.begin, true}, p.tiles, p.n, kb.count, p.splits, reduce);
+  detail::nvfp4_swap_ab_tiles_body<Cfg>(p);
+#else
+  (void)p;
+  ::bwgemm::ptx::trap();
+#endif
+}
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::kThreads, 1)
+    nvfp4_gemm_swap_ab_split_kernel(const __grid_constant__ Nvfp4SwapAbParams<Cfg> p) {
+  static_assert(Cfg::kWeights == 1, "the GEMM's kernel takes a Weights = 1 Config");
+#if BWGEMM_SM100A_KERNEL_BODY
+  detail::nvfp4_swap_ab_split_body<Cfg>(p);
 #else
   (void)p;
   ::bwgemm::ptx::trap();
