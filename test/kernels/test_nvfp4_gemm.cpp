@@ -33,11 +33,12 @@ INSTANTIATE_TYPED_TEST_SUITE_P(Sm100, Nvfp4GemmContract, Sm100Nvfp4GemmCases, Co
 
 namespace {
 
-// The choice table (sm100/nvfp4_gemm.cuh, docs/api.md): BlockN 64 up to M = 256, BlockN 128 above.
+// The choice table (sm100/nvfp4_gemm.cuh, docs/api.md): swap AB up to M = 64 (its rows:
+// test_nvfp4_gemm_swap_ab.cpp), BlockN 64 up to M = 256, BlockN 128 above.
 TEST(Sm100Nvfp4GemmDefault, ChoiceTableByM) {
   using bwgemm::sm100::nvfp4_gemm_choice;
   using bwgemm::sm100::Nvfp4GemmChoice;
-  for (int64_t m : {1, 7, 64, 100, 255, 256}) EXPECT_EQ(nvfp4_gemm_choice(m), Nvfp4GemmChoice::kSmallM) << m;
+  for (int64_t m : {65, 100, 255, 256}) EXPECT_EQ(nvfp4_gemm_choice(m), Nvfp4GemmChoice::kSmallM) << m;
   for (int64_t m : {257, 300, 1536, 7168}) EXPECT_EQ(nvfp4_gemm_choice(m), Nvfp4GemmChoice::kLargeM) << m;
 }
 

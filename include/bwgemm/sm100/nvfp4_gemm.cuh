@@ -32,6 +32,7 @@
 #include "bwgemm/host/operand_maps.hpp"
 #include "bwgemm/kernels/sm100/nvfp4_gemm_config.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_gemm_kernel.cuh"
+#include "bwgemm/sm100/nvfp4_gemm_swap_ab.cuh"
 
 namespace bwgemm::sm100 {
 
@@ -83,26 +84,40 @@ struct Nvfp4Gemm {
 };
 
 // The kernels the default entry point chooses from (docs/api.md has the table and the reasoning):
+//   M <= 64  : swap AB (sm100/nvfp4_gemm_swap_ab.cuh): the weights' N on the MMA's 128-row side, the tokens
+//              on its N side in tiles of 16, 32 or 64 (the smallest holding M), K split inside a cluster
+//              where the weight tiles do not fill the SMs; the NVFP4 dual GEMM's bound and tiles
 //   M <= 256 : BlockN 64, 9 stages, CTA pair, static persistent, double-buffered accumulators: at small M
 //              the tiles are few, and narrower ones spread over more SMs (the NVFP4 dual GEMM's small-M rule)
 //   M > 256  : BlockN 128, 8 stages, CTA pair, Cluster Launch Control work stealing
-// Both are the most stages that fit in 227 KB. No swap-AB kernel yet: the NVFP4 dual GEMM's
-// (nvfp4_dual_swap_ab_kernel.cuh) has its two weight operands built in, so at M <= 64 the tiled kernel runs,
-// with 255 of 256 MMA rows idle at M = 1. Not measured: no B200 has run these kernels (they pass in the
-// emulator only).
+// The tiled two are the most stages that fit in 227 KB. Not measured: no B200 has run these kernels (they
+// pass in the emulator only), so where swap AB starts to lose to the tiled kernel is the dual GEMM's guess
+// (M = 64), not a measurement.
+template <class Out>
+using Nvfp4GemmSwapAb16 = Nvfp4GemmSwapAbConfig<16, 10, sched::StaticPersistent, epi::LinearCombination, Out>;
+template <class Out>
+using Nvfp4GemmSwapAb32 = Nvfp4GemmSwapAbConfig<32, 9, sched::StaticPersistent, epi::LinearCombination, Out>;
+template <class Out>
+using Nvfp4GemmSwapAb64 = Nvfp4GemmSwapAbConfig<64, 8, sched::StaticPersistent, epi::LinearCombination, Out>;
 template <class Out>
 using Nvfp4GemmSmallM = Nvfp4GemmConfig<64, 9, 2, sched::StaticPersistent, epi::LinearCombination, Out>;
 template <class Out>
 using Nvfp4GemmLargeM = Nvfp4GemmConfig<128, 8, 2, sched::ClcWorkStealing, epi::LinearCombination, Out>;
 
-// Rows up to which the default chooses Nvfp4GemmSmallM (the NVFP4 dual GEMM's tiled bound; not measured).
+// Rows up to which the default chooses swap AB (the NVFP4 dual GEMM's bound, kNvfp4DualSwapAbMaxM; not
+// measured), and Nvfp4GemmSmallM (the NVFP4 dual GEMM's tiled bound; not measured).
+inline constexpr int64_t kNvfp4GemmSwapAbMaxM = 64;
 inline constexpr int64_t kNvfp4GemmSmallMaxM = 256;
 
-enum class Nvfp4GemmChoice { kSmallM, kLargeM };
+enum class Nvfp4GemmChoice { kSwapAb16, kSwapAb32, kSwapAb64, kSmallM, kLargeM };
 
 // The default entry point's kernel for M rows.
 constexpr Nvfp4GemmChoice nvfp4_gemm_choice(int64_t m) {
-  return m <= kNvfp4GemmSmallMaxM ? Nvfp4GemmChoice::kSmallM : Nvfp4GemmChoice::kLargeM;
+  return m <= 16                     ? Nvfp4GemmChoice::kSwapAb16
+         : m <= 32                   ? Nvfp4GemmChoice::kSwapAb32
+         : m <= kNvfp4GemmSwapAbMaxM ? Nvfp4GemmChoice::kSwapAb64
+         : m <= kNvfp4GemmSmallMaxM  ? Nvfp4GemmChoice::kSmallM
+                                     : Nvfp4GemmChoice::kLargeM;
 }
 
 // The sm_100a default entry point: a kernel from the shape (the table above).
@@ -111,8 +126,21 @@ Status nvfp4_gemm(const Nvfp4GemmArguments<Out>& args, cudaStream_t stream = nul
   const auto report = [&](const char* name) {
     ::bwgemm::detail::report_choice("bwgemm::sm100::nvfp4_gemm", args.m, args.n, args.k, args.batch, name);
   };
-  if (nvfp4_gemm_choice(args.m) == Nvfp4GemmChoice::kSmallM)
-    return report("sm100::Nvfp4GemmSmallM"), Nvfp4Gemm<Nvfp4GemmSmallM<Out>>::run(args, stream);
+  switch (nvfp4_gemm_choice(args.m)) {
+    case Nvfp4GemmChoice::kSwapAb16:
+      return report("sm100::Nvfp4GemmSwapAb16 (swap AB, 128 weight rows x 16 tokens)"),
+             Nvfp4GemmSwapAb<Nvfp4GemmSwapAb16<Out>>::run(args, stream);
+    case Nvfp4GemmChoice::kSwapAb32:
+      return report("sm100::Nvfp4GemmSwapAb32 (swap AB, 128 weight rows x 32 tokens)"),
+             Nvfp4GemmSwapAb<Nvfp4GemmSwapAb32<Out>>::run(args, stream);
+    case Nvfp4GemmChoice::kSwapAb64:
+      return report("sm100::Nvfp4GemmSwapAb64 (swap AB, 128 weight rows x 64 tokens)"),
+             Nvfp4GemmSwapAb<Nvfp4GemmSwapAb64<Out>>::run(args, stream);
+    case Nvfp4GemmChoice::kSmallM:
+      return report("sm100::Nvfp4GemmSmallM"), Nvfp4Gemm<Nvfp4GemmSmallM<Out>>::run(args, stream);
+    case Nvfp4GemmChoice::kLargeM:
+      break;
+  }
   return report("sm100::Nvfp4GemmLargeM"), Nvfp4Gemm<Nvfp4GemmLargeM<Out>>::run(args, stream);
 }
 
