@@ -10,12 +10,14 @@
 #include "bwgemm/kernels/sm100/nvfp4_dual_gemm_configs.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_dual_swap_ab_configs.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_gemm_configs.cuh"
+#include "bwgemm/kernels/sm100/nvfp4_gemm_swap_ab_configs.cuh"
 #include "bwgemm/sm100/dual_gemm.cuh"
 #include "bwgemm/sm100/gemm.cuh"
 #include "bwgemm/sm100/gemm_swap_ab.cuh"
 #include "bwgemm/sm100/nvfp4_dual_gemm.cuh"
 #include "bwgemm/sm100/nvfp4_dual_swap_ab.cuh"
 #include "bwgemm/sm100/nvfp4_gemm.cuh"
+#include "bwgemm/sm100/nvfp4_gemm_swap_ab.cuh"
 
 namespace {
 
@@ -49,6 +51,11 @@ template <class Cfg>
 struct IsNvfp4DualSwapAbConfig : std::false_type {};
 template <int T, int S, class Sc, class E, class O>
 struct IsNvfp4DualSwapAbConfig<bwgemm::sm100::Nvfp4DualSwapAbConfig<T, S, Sc, E, O>> : std::true_type {};
+// The small-M NVFP4 GEMM (issues 13, 16): the NVFP4 dual swap-AB kernels with one weight operand.
+template <class Cfg>
+struct IsNvfp4GemmSwapAbConfig : std::false_type {};
+template <int T, int S, class Sc, class E, class O>
+struct IsNvfp4GemmSwapAbConfig<bwgemm::sm100::Nvfp4GemmSwapAbConfig<T, S, Sc, E, O>> : std::true_type {};
 
 // Split: the swap-AB Configs' split-K kernel (swap_ab_split_k.cuh) rather than their persistent one.
 template <class Cfg, bool Split = false>
@@ -60,6 +67,8 @@ const char* kernel_name() {
     return Split ? "gemm_swap_ab_split_kernel" : "gemm_swap_ab_kernel";
   if constexpr (IsNvfp4DualSwapAbConfig<Cfg>::value)
     return Split ? "nvfp4_dual_swap_ab_split_kernel" : "nvfp4_dual_swap_ab_kernel";
+  if constexpr (IsNvfp4GemmSwapAbConfig<Cfg>::value)
+    return Split ? "nvfp4_gemm_swap_ab_split_kernel" : "nvfp4_gemm_swap_ab_kernel";
   return "nvfp4_dual_gemm_kernel";
 }
 
@@ -95,6 +104,11 @@ void instantiate_and_describe() {
     volatile auto split_kernel = &bwgemm::sm100::nvfp4_dual_swap_ab_split_kernel<Cfg>;
     (void)kernel;
     (void)split_kernel;
+  } else if constexpr (IsNvfp4GemmSwapAbConfig<Cfg>::value) {
+    volatile auto kernel = &bwgemm::sm100::nvfp4_gemm_swap_ab_kernel<Cfg>;
+    volatile auto split_kernel = &bwgemm::sm100::nvfp4_gemm_swap_ab_split_kernel<Cfg>;
+    (void)kernel;
+    (void)split_kernel;
   } else {
     volatile auto kernel = &bwgemm::sm100::nvfp4_dual_gemm_kernel<Cfg>;
     (void)kernel;
@@ -103,7 +117,8 @@ void instantiate_and_describe() {
   if constexpr (IsGemmConfig<Cfg>::value || IsDualGemmConfig<Cfg>::value)
     stages_argument = Cfg::kStagesRequested;
   describe<Cfg>(stages_argument);
-  if constexpr (IsGemmSwapAbConfig<Cfg>::value || IsNvfp4DualSwapAbConfig<Cfg>::value)
+  if constexpr (IsGemmSwapAbConfig<Cfg>::value || IsNvfp4DualSwapAbConfig<Cfg>::value ||
+                IsNvfp4GemmSwapAbConfig<Cfg>::value)
     describe<Cfg, true>(stages_argument);
 }
 
@@ -123,5 +138,6 @@ int main() {
   describe_all(bwgemm::sm100::ShippedGemmSwapAbOutputVariants{});
   describe_all(bwgemm::sm100::ShippedNvfp4GemmConfigs{});
   describe_all(bwgemm::sm100::ShippedDualGemmConfigs{});
+  describe_all(bwgemm::sm100::ShippedNvfp4GemmSwapAbConfigs{});
   return 0;
 }
