@@ -9,6 +9,8 @@
 // M x K matrix is K/2 contiguous bytes; batch outermost) plus e4m3 scales, one per 16 K elements, in the
 // 128x4 blocked layout (docs/formats.md; bwgemm::quantize_nvfp4 produces both). C is fp16 or bf16,
 // row-major with row stride ldc, batch stride m * ldc. M >= 1, N a multiple of 16, K a multiple of 64.
+// Or, with Out = Nvfp4Output (epilogue/nvfp4_output.cuh), C is NVFP4 itself: Nvfp4DualGemmArguments
+// <Nvfp4Output> below, the epilogue's fp32 values quantized as bwgemm::quantize_nvfp4 quantizes them.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -24,6 +26,7 @@
 #include "bwgemm/base/int_math.hpp"
 #include "bwgemm/base/status.hpp"
 #include "bwgemm/epilogue/functors.cuh"
+#include "bwgemm/epilogue/nvfp4_output.cuh"
 #include "bwgemm/formats/scale_layout.cuh"
 #include "bwgemm/host/launch.hpp"  // host::OperandPointers
 
@@ -45,6 +48,19 @@ inline Nvfp4Tensor nvfp4_tensor(const __nv_fp4x2_e2m1* data, const __nv_fp8_e4m3
 template <class D, class S>
 Nvfp4Tensor nvfp4_tensor(const D*, const S*) = delete;  // not e2m1 pairs and e4m3 scales
 
+// An NVFP4 output in device memory: what bwgemm::quantize_nvfp4 writes (packed, scales).
+struct Nvfp4OutputTensor {
+  void* data = nullptr;    // rows x N/2 bytes per batch (16-byte aligned)
+  void* scales = nullptr;  // blocked_scale_bytes(rows, N/16, batch) bytes (16-byte aligned), padding included
+};
+
+// An Nvfp4OutputTensor from the toolkit's element types (as nvfp4_tensor for the inputs).
+inline Nvfp4OutputTensor nvfp4_output_tensor(__nv_fp4x2_e2m1* data, __nv_fp8_e4m3* scales) {
+  return Nvfp4OutputTensor{data, scales};
+}
+template <class D, class S>
+Nvfp4OutputTensor nvfp4_output_tensor(D*, S*) = delete;  // not e2m1 pairs and e4m3 scales
+
 template <class Out = __half, class Epilogue = epi::SiluMul>
 struct Nvfp4DualGemmArguments {
   int64_t m = 0, n = 0, k = 0, batch = 1;
@@ -56,6 +72,136 @@ struct Nvfp4DualGemmArguments {
   float alpha1 = 1.0f, alpha2 = 1.0f;  // per-tensor scales (NVFP4 global scales of A times B1, A times B2)
   Epilogue epilogue{};                 // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
 };
+
+// NVFP4 C (Out = Nvfp4Output): the epilogue's values out = epilogue(alpha1 · gate, alpha2 · up) in fp32,
+// quantized per 16 columns of a row exactly as bwgemm::quantize_nvfp4(out, M, N, batch, N, c_global_scale,
+// c.data, c.scales) would (formats/nvfp4.cuh), padding scales zero. c_global_scale is C's per-tensor global
+// scale, given (e.g. calibrated for the activations): an element decodes as e2m1 · e4m3 · c_global_scale.
+template <class Epilogue>
+struct Nvfp4DualGemmArguments<Nvfp4Output, Epilogue> {
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  Nvfp4Tensor a;                       // M x K
+  Nvfp4Tensor b1;                      // N x K: the gate projection
+  Nvfp4Tensor b2;                      // N x K: the up projection
+  Nvfp4OutputTensor c;                 // M x N: packed data M x N/2 bytes per batch, blocked scales
+  float c_global_scale = 1.0f;         // finite and > 0
+  float alpha1 = 1.0f, alpha2 = 1.0f;  // per-tensor scales (NVFP4 global scales of A times B1, A times B2)
+  Epilogue epilogue{};                 // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
+};
+
+namespace detail {
+
+// The checks of the inputs every NVFP4 dual GEMM shares (shapes, the six input pointers, their spans), with
+// the spans for the output's aliasing check.
+struct Nvfp4DualInputSpans {
+  OperandSpan a_data, a_scales, b1_data, b1_scales, b2_data, b2_scales;
+};
+
+template <class Args>
+Status validate_nvfp4_dual_inputs(const Args& a, Nvfp4DualInputSpans* spans) {
+  using detail::str;
+  if (a.m < 1) return Status::invalid_argument("M must be >= 1 (got " + str(a.m) + ")");
+  if (a.n < 16 || a.n % 16 != 0)
+    return Status::invalid_argument("N must be a positive multiple of 16 (got " + str(a.n) + ")");
+  if (a.k < 64 || a.k % 64 != 0)
+    return Status::invalid_argument("K must be a positive multiple of 64 (got " + str(a.k) + ")");
+  if (Status s = detail::check_extents(a.m, a.n, a.k, a.batch); !s.ok()) return s;
+  const struct {
+    const void* p;
+    const char* name;
+  } ptrs[] = {{a.a.data, "A data"},       {a.a.scales, "A scales"}, {a.b1.data, "B1 data"},
+              {a.b1.scales, "B1 scales"}, {a.b2.data, "B2 data"},   {a.b2.scales, "B2 scales"}};
+  for (const auto& q : ptrs) {
+    if (Status s = detail::check_operand_pointer(q.p, q.name); !s.ok()) return s;
+  }
+  const auto operand_spans = [&](const Nvfp4Tensor& t, int64_t rows, const char* data_name,
+                                 const char* scales_name, detail::OperandSpan* data,
+                                 detail::OperandSpan* scales) -> Status {
+    int64_t data_batch = 0, atoms = 0, scale_batch = 0;
+    if (!checked_mul(rows, a.k / 2, &data_batch) || data_batch >= detail::kMaxStrideBytes)
+      return Status::invalid_argument(
+          std::string(data_name) +
+          ": one batch (rows x K / 2 bytes) must be below 2^40 bytes, TMA's limit on "
+          "strides");
+    if (!checked_mul(ceil_div(rows, kScaleAtomRows), ceil_div(a.k / kNvfp4BlockSize, kScaleAtomCols),
+                     &atoms) ||
+        !checked_mul(atoms, kScaleAtomBytes, &scale_batch) || scale_batch >= detail::kMaxStrideBytes)
+      return Status::invalid_argument(
+          std::string(scales_name) +
+          ": one batch of blocked scales must be below 2^40 bytes, TMA's limit on "
+          "strides");
+    if (Status s =
+            detail::strided_span(data_name, t.data, 1, data_batch, data_batch, a.batch, data_batch, 1, data);
+        !s.ok())
+      return s;
+    return detail::strided_span(scales_name, t.scales, 1, scale_batch, scale_batch, a.batch, scale_batch, 1,
+                                scales);
+  };
+  Nvfp4DualInputSpans& o = *spans;
+  if (Status s = operand_spans(a.a, a.m, "A data", "A scales", &o.a_data, &o.a_scales); !s.ok()) return s;
+  if (Status s = operand_spans(a.b1, a.n, "B1 data", "B1 scales", &o.b1_data, &o.b1_scales); !s.ok())
+    return s;
+  if (Status s = operand_spans(a.b2, a.n, "B2 data", "B2 scales", &o.b2_data, &o.b2_scales); !s.ok())
+    return s;
+  if (!std::isfinite(a.alpha1) || !std::isfinite(a.alpha2))
+    return Status::invalid_argument("alpha1 and alpha2 must be finite");
+  return Status::success();
+}
+
+}  // namespace detail
+
+// NVFP4 C: the inputs' checks, then C's: both pointers (non-null, 16-byte aligned), the packed data's span
+// (M x N/2 bytes per batch) and the scales' (blocked_scale_bytes(M, N/16) per batch, the padding to 128
+// rows and 4 scale columns included) inside the address space and aliasing neither each other nor any
+// input, and c_global_scale finite and > 0.
+template <class Epilogue>
+Status validate(const Nvfp4DualGemmArguments<Nvfp4Output, Epilogue>& a) {
+  detail::Nvfp4DualInputSpans in;
+  if (Status s = detail::validate_nvfp4_dual_inputs(a, &in); !s.ok()) return s;
+  if (Status s = detail::check_operand_pointer(a.c.data, "C data"); !s.ok()) return s;
+  if (Status s = detail::check_operand_pointer(a.c.scales, "C scales"); !s.ok()) return s;
+  int64_t data_batch = 0, scale_batch = 0;
+  if (!checked_mul(a.m, a.n / 2, &data_batch))
+    return Status::invalid_argument("C data: one batch (M x N / 2 bytes) overflows");
+  if (!checked_mul(ceil_div(a.m, kScaleAtomRows), ceil_div(a.n / kNvfp4BlockSize, kScaleAtomCols),
+                   &scale_batch) ||
+      !checked_mul(scale_batch, kScaleAtomBytes, &scale_batch))
+    return Status::invalid_argument("C scales: one batch of blocked scales overflows");
+  detail::OperandSpan c_data, c_scales;
+  if (Status s = detail::strided_span("C data", a.c.data, 1, data_batch, data_batch, a.batch, data_batch, 1,
+                                      &c_data);
+      !s.ok())
+    return s;
+  if (Status s = detail::strided_span("C scales", a.c.scales, 1, scale_batch, scale_batch, a.batch,
+                                      scale_batch, 1, &c_scales);
+      !s.ok())
+    return s;
+  if (Status s = detail::check_no_overlap(
+          c_data, {c_scales, in.a_data, in.a_scales, in.b1_data, in.b1_scales, in.b2_data, in.b2_scales});
+      !s.ok())
+    return s;
+  if (Status s = detail::check_no_overlap(
+          c_scales, {in.a_data, in.a_scales, in.b1_data, in.b1_scales, in.b2_data, in.b2_scales});
+      !s.ok())
+    return s;
+  if (!std::isfinite(a.c_global_scale) || !(a.c_global_scale > 0.0f))
+    return Status::invalid_argument("c_global_scale must be finite and > 0 (got " +
+                                    std::to_string(a.c_global_scale) + ")");
+  return Status::success();
+}
+
+template <class Epilogue>
+host::OperandPointers device_operands(const Nvfp4DualGemmArguments<Nvfp4Output, Epilogue>& a) {
+  return {{{a.a.data, "A data"},
+           {a.a.scales, "A scales"},
+           {a.b1.data, "B1 data"},
+           {a.b1.scales, "B1 scales"},
+           {a.b2.data, "B2 data"},
+           {a.b2.scales, "B2 scales"},
+           {a.c.data, "C data"},
+           {a.c.scales, "C scales"}},
+          8};
+}
 
 // The NVFP4 dual GEMM's argument checks, the same on every backend (no device access): shapes, strides,
 // pointers, alignment, the scales. A Config's own limits (its tile count) come after, in its can_implement.

@@ -59,8 +59,19 @@ struct Nvfp4DualGemm {
     if (Status s = d::nvfp4_scale_map(a.a.scales, a.m, a.k, a.batch, &p.tmap_sfa); !s.ok()) return s;
     if (Status s = d::nvfp4_scale_map(a.b1.scales, a.n, a.k, a.batch, &p.tmap_sfb1); !s.ok()) return s;
     if (Status s = d::nvfp4_scale_map(a.b2.scales, a.n, a.k, a.batch, &p.tmap_sfb2); !s.ok()) return s;
-    p.c = a.c;
-    p.ldc = a.ldc == 0 ? a.n : a.ldc;
+    if constexpr (Cfg::kNvfp4Out) {
+      // NVFP4 C: packed rows of N / 2 bytes, the blocked scales and the global scale.
+      p.c = static_cast<uint8_t*>(a.c.data);
+      p.ldc = a.n / 2;
+      p.c_scales = static_cast<uint8_t*>(a.c.scales);
+      p.c_global_scale = a.c_global_scale;
+    } else {
+      p.c = a.c;
+      p.ldc = a.ldc == 0 ? a.n : a.ldc;
+      constexpr int64_t kOutBytes = sizeof(typename Cfg::Out);
+      p.c_aligned32 = reinterpret_cast<uintptr_t>(a.c) % 32 == 0 && p.ldc * kOutBytes % 32 == 0 &&
+                      a.m * p.ldc * kOutBytes % 32 == 0;
+    }
     p.m = static_cast<int32_t>(a.m);
     p.n = static_cast<int32_t>(a.n);
     p.k = static_cast<int32_t>(a.k);
@@ -68,9 +79,6 @@ struct Nvfp4DualGemm {
     p.alpha1 = a.alpha1;
     p.alpha2 = a.alpha2;
     p.unit_alphas = a.alpha1 == 1.0f && a.alpha2 == 1.0f;
-    constexpr int64_t kOutBytes = sizeof(typename Cfg::Out);
-    p.c_aligned32 = reinterpret_cast<uintptr_t>(a.c) % 32 == 0 && p.ldc * kOutBytes % 32 == 0 &&
-                    a.m * p.ldc * kOutBytes % 32 == 0;
     p.epilogue = a.epilogue;
     // Keep the operand more tiles re-read (B when M > N) in L2; stream the other.
     const bool keep_b = a.m > a.n;
@@ -156,6 +164,18 @@ Status run_nvfp4_dual_choice(Nvfp4DualChoice choice, const Nvfp4DualGemmArgument
 template <class Out>
 Status dual_gemm_nvfp4(const Nvfp4DualGemmArguments<Out>& args, cudaStream_t stream = nullptr) {
   return detail::run_nvfp4_dual_choice(nvfp4_dual_choice(args.m), args, stream);
+}
+
+// NVFP4 C (Out = Nvfp4Output): the tiled kernels whatever M (the swap-AB kernels write fp16 / bf16 only):
+// BlockN 64 with a CTA pair, static persistent, for M <= 256; BlockN 128, CLC work stealing, above.
+inline Status dual_gemm_nvfp4(const Nvfp4DualGemmArguments<Nvfp4Output>& args,
+                              cudaStream_t stream = nullptr) {
+  const bool small_m = nvfp4_dual_tiled_choice(args.m) == Nvfp4DualChoice::kSmallM;
+  ::bwgemm::detail::report_choice(
+      "bwgemm::sm100::dual_gemm_nvfp4", args.m, args.n, args.k, args.batch,
+      small_m ? "sm100::Nvfp4DualGemmSmallM<Nvfp4Output>" : "sm100::Nvfp4DualGemmLargeM<Nvfp4Output>");
+  return small_m ? Nvfp4DualGemm<Nvfp4DualGemmSmallM<Nvfp4Output>>::run(args, stream)
+                 : Nvfp4DualGemm<Nvfp4DualGemmLargeM<Nvfp4Output>>::run(args, stream);
 }
 
 // One side of the crossover whatever M, for the benchmark and the tests: the tiled kernels only, and the

@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "bwgemm/epilogue/functors.cuh"
+#include "bwgemm/epilogue/nvfp4_output.cuh"
 #include "bwgemm/formats/scale_layout.cuh"
 #include "bwgemm/kernels/sm100/common.cuh"
 #include "bwgemm/kernels/sm100/roles.cuh"
@@ -37,6 +38,9 @@ struct Nvfp4DualGemmConfig : WarpRoles<2, ClusterCtas_> {  // two TMA producer w
   using Scheduler = Scheduler_;
   using Epilogue = Epilogue_;
   using Out = Out_;
+  // Out = Nvfp4Output: C is NVFP4 (packed e2m1 bytes plus blocked e4m3 scales), quantized in the epilogue.
+  static constexpr bool kNvfp4Out = std::is_same_v<Out, Nvfp4Output>;
+  using CElement = std::conditional_t<kNvfp4Out, uint8_t, Out>;  // what C's data pointer points to
   static constexpr L2CacheHints kHints = Hints_;
   // The same kernel with another epilogue functor or output type.
   template <class E>
@@ -131,8 +135,12 @@ struct Nvfp4DualGemmConfig : WarpRoles<2, ClusterCtas_> {  // two TMA producer w
   static_assert(kTmemColumnsUsed <= kTmemMaxColumns,
                 "accumulators and scale factors exceed 512 TMEM columns");
   static_assert(kBlockN % kEpilogueColumns == 0, "BlockN must be a multiple of the epilogue's 32 columns");
-  static_assert(std::is_same_v<Out, __half> || std::is_same_v<Out, __nv_bfloat16>,
-                "Out is __half or __nv_bfloat16");
+  static_assert(std::is_same_v<Out, __half> || std::is_same_v<Out, __nv_bfloat16> || kNvfp4Out,
+                "Out is __half, __nv_bfloat16 or Nvfp4Output");
+  // NVFP4 output: each epilogue chunk is one 4-column group of an output row's blocked scales (64 columns,
+  // 4 contiguous scale bytes), so N's padding to a multiple of 64 lies inside the last tile column.
+  static_assert(!kNvfp4Out || kEpilogueColumns == kScaleAtomK,
+                "NVFP4 output needs BlockN a multiple of 64 (one 64-column chunk per 4 scale columns)");
 };
 
 }  // namespace sm100

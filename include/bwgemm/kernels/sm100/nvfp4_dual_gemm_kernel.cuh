@@ -21,6 +21,7 @@
 
 #include <cstdint>
 
+#include "bwgemm/epilogue/nvfp4_output.cuh"
 #include "bwgemm/epilogue/store.cuh"
 #include "bwgemm/formats/bits.cuh"
 #include "bwgemm/isa/descriptors.hpp"
@@ -32,16 +33,27 @@
 
 namespace bwgemm::sm100 {
 
+// What an NVFP4 C adds to the parameters (Cfg::kNvfp4Out; an empty base otherwise, so the fp16 / bf16
+// kernels' parameters keep their layout).
+template <bool Nvfp4Out>
+struct Nvfp4DualOutputParams {};
+template <>
+struct Nvfp4DualOutputParams<true> {
+  uint8_t* c_scales = nullptr;  // blocked_scale_bytes(m, n / 16, batch) bytes, 128x4 blocked layout
+  float c_global_scale = 1.0f;  // C's per-tensor global scale g: an element decodes as e2m1 · e4m3 · g
+};
+
 // Kernel parameters. Passed as a __grid_constant__, so the tensor maps stay in parameter space.
 template <class Cfg>
-struct Nvfp4DualGemmParams {
+struct Nvfp4DualGemmParams : Nvfp4DualOutputParams<Cfg::kNvfp4Out> {
   CUtensorMap tmap_a;   // packed e2m1, (K, M, L), box (256, 128, 1), 128B swizzle
   CUtensorMap tmap_b1;  // packed e2m1, (K, N, L), box (256, BlockN / ClusterCtas, 1)
   CUtensorMap tmap_b2;
   CUtensorMap tmap_sfa;   // blocked scales as u16, (256, K/64 atoms, M/128 blocks, L), box (256, 4, 1, 1)
   CUtensorMap tmap_sfb1;  // same for B1's N rows
   CUtensorMap tmap_sfb2;
-  typename Cfg::Out* c = nullptr;  // m x n row-major per batch, row stride ldc, batch stride m * ldc
+  // m x n row-major per batch, row stride ldc, batch stride m * ldc; NVFP4 C: packed bytes, ldc = n / 2
+  typename Cfg::CElement* c = nullptr;
   int64_t ldc = 0;
   int32_t m = 0, n = 0, k = 0;
   sched::TileGrid tiles{};
@@ -120,6 +132,44 @@ struct Nvfp4DualTileStore {
       for (int i = 0; i < epi::kStoreVector; ++i) out[i] = value(v + i);
       epi::store8(out_row + col + v, out);
     }
+  }
+};
+
+// The NVFP4 output's store of one tile row (Cfg::kNvfp4Out): each chunk is 64 columns of the row, i.e. four
+// 16-column blocks and one 4-byte line of the row's blocked scales (formats/scale_layout.cuh: scale columns
+// 4j .. 4j + 3 of a row are 4 contiguous bytes, and consecutive groups of four are consecutive 512-byte
+// atoms). Each block inside N: the functor's fp32 values, quantized by epi::quantize_nvfp4_packed (what
+// bwgemm::quantize_nvfp4 runs), 8 packed bytes stored; the scale line is stored whole, scale columns past
+// N / 16 as zero (the quantizer's padding). A chunk past N stores nothing (it is past N's padding too).
+template <class Cfg>
+struct Nvfp4DualTileQuantizeStore {
+  static constexpr int kColumns = Cfg::kEpilogueColumns;
+  static constexpr int kBlocks = kColumns / kNvfp4BlockSize;  // 4: one scale line
+  const Nvfp4DualGemmParams<Cfg>& p;
+  uint8_t* data_row;   // the row's packed bytes (n / 2)
+  uint8_t* scale_row;  // the row's scale byte of scale column 0 in its blocked buffer
+
+  BWGEMM_DEVICE BWGEMM_FORCEINLINE void operator()(int32_t col, const uint32_t (&values)[2][kColumns]) const {
+    if (col >= p.n) return;
+    uint32_t scale_line = 0;
+#pragma unroll
+    for (int b = 0; b < kBlocks; ++b) {
+      const int32_t block_col = col + b * kNvfp4BlockSize;
+      if (block_col < p.n) {  // N is a multiple of 16: whole blocks
+        float x[kNvfp4BlockSize];
+#pragma unroll
+        for (int i = 0; i < kNvfp4BlockSize; ++i) {
+          const float gate = bits_to_f32(values[0][b * kNvfp4BlockSize + i]);
+          const float up = bits_to_f32(values[1][b * kNvfp4BlockSize + i]);
+          x[i] = p.unit_alphas ? p.epilogue(gate, up) : p.epilogue(p.alpha1 * gate, p.alpha2 * up);
+        }
+        uint8_t scale = 0;
+        const uint64_t packed = epi::quantize_nvfp4_packed(x, p.c_global_scale, &scale);
+        *reinterpret_cast<uint64_t*>(data_row + block_col / 2) = packed;
+        scale_line |= static_cast<uint32_t>(scale) << (8 * b);
+      }
+    }
+    *reinterpret_cast<uint32_t*>(scale_row + (col / kColumns) * kScaleAtomBytes) = scale_line;
   }
 };
 
@@ -258,9 +308,17 @@ struct Nvfp4DualGemmRoles {
     };
   }
 
-  // Row `row` of the tile (inside M): Nvfp4DualTileStore.
-  BWGEMM_DEVICE Nvfp4DualTileStore<Cfg> epilogue_tile(const KernelContext<Cfg>&, const sched::TileCoord& t,
-                                                      int32_t row) const {
+  // Row `row` of the tile (inside M): Nvfp4DualTileStore, or Nvfp4DualTileQuantizeStore for an NVFP4 C.
+  BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t,
+                                   int32_t row) const {
+    if constexpr (Cfg::kNvfp4Out) {
+      return nvfp4_tile_store(ctx, t, row);
+    } else {
+      return tile_store(t, row);
+    }
+  }
+
+  BWGEMM_DEVICE Nvfp4DualTileStore<Cfg> tile_store(const sched::TileCoord& t, int32_t row) const {
     // The byte offset as unsigned wide multiply-adds of the non-negative 32-bit row and batch indices by the
     // byte strides (computed once, below): no sign extension, no scaling by the element size per tile.
     auto* const out_row = reinterpret_cast<typename Cfg::Out*>(
@@ -269,13 +327,42 @@ struct Nvfp4DualGemmRoles {
     return Nvfp4DualTileStore<Cfg>{p, out_row, t.n < fast_tiles_n};
   }
 
+  // NVFP4 C. run_epilogue stores rows inside M only (`row` is clamped to M - 1), so this thread's own row
+  // (epilogue_row) writes the scale padding here when it lies past M but inside M's padding to 128 rows:
+  // a zero scale line per chunk of the tile inside N, as the quantizer pads (plain stores, ordered by the
+  // kernel's end like every other output).
+  BWGEMM_DEVICE Nvfp4DualTileQuantizeStore<Cfg> nvfp4_tile_store(const KernelContext<Cfg>& ctx,
+                                                                 const sched::TileCoord& t,
+                                                                 int32_t row) const {
+    const int64_t sf_cols = p.n / kNvfp4BlockSize;
+    const auto scale_row_of = [&](int32_t r) {
+      return p.c_scales + blocked_scale_offset(r, 0, t.batch, p.m, sf_cols);
+    };
+    const int32_t own_row = epilogue_row<Cfg>(t, ctx.rank, ctx.warp, ctx.lane);
+    // M padded to the scale atoms' 128 rows: the rows whose scales the buffer holds.
+    const int32_t padded_m = (p.m + kScaleAtomRows - 1) / kScaleAtomRows * kScaleAtomRows;
+    if (own_row >= p.m && own_row < padded_m) {
+      uint8_t* const pad_row = scale_row_of(own_row);
+#pragma unroll
+      for (int chunk = 0; chunk < Cfg::kBlockN / Cfg::kEpilogueColumns; ++chunk) {
+        const int32_t col = t.n * Cfg::kBlockN + chunk * Cfg::kEpilogueColumns;
+        if (col < p.n)
+          *reinterpret_cast<uint32_t*>(pad_row + (col / Cfg::kEpilogueColumns) * kScaleAtomBytes) = 0u;
+      }
+    }
+    uint8_t* const data_row = reinterpret_cast<uint8_t*>(c_bytes) +
+                              static_cast<uint64_t>(static_cast<uint32_t>(row)) * ldc_bytes +
+                              static_cast<uint64_t>(static_cast<uint32_t>(t.batch)) * batch_stride_bytes;
+    return Nvfp4DualTileQuantizeStore<Cfg>{p, data_row, scale_row_of(row)};
+  }
+
   // Per CTA, once: the tile columns that take the fast path, 0 .. fast_tiles_n - 1: those whose every column
   // is inside N when both alphas are 1 and C's rows are 32-byte aligned (the path's other conditions), none
   // otherwise.
   const int32_t fast_tiles_n = p.unit_alphas && p.c_aligned32 ? p.n / Cfg::kBlockN : 0;
   // C's address and strides in bytes (batches are M rows apart).
   char* const c_bytes = reinterpret_cast<char*>(p.c);
-  const uint64_t ldc_bytes = static_cast<uint64_t>(p.ldc) * sizeof(typename Cfg::Out);
+  const uint64_t ldc_bytes = static_cast<uint64_t>(p.ldc) * sizeof(typename Cfg::CElement);
   const uint64_t batch_stride_bytes = static_cast<uint64_t>(p.m) * ldc_bytes;
 };
 

@@ -1,0 +1,277 @@
+// The sm_100a NVFP4 dual GEMM with an NVFP4 C (issue 16): Out = bwgemm::Nvfp4Output, the epilogue's fp32
+// values quantized in the kernel. What must hold: the packed data and the blocked scales, padding bytes
+// included, are byte for byte what bwgemm::quantize_nvfp4_host writes for the same fp32 values with the same
+// global scale; nothing outside the two buffers is written (guard bands); bad arguments are refused by name
+// and launch nothing.
+//
+// The fp32 values: the exact tier (test/support/nvfp4_dual_check.hpp: every product and sum exact in fp32)
+// with epi::Multiply, so out = (alpha1 · gate) · (alpha2 · up) from the host reference NVFP4 GEMM is the
+// kernel's value bit for bit. With the shipped SiLU (ptx::ex2_approx / rcp_approx) the emulation build also
+// checks bit identity against epi::SiluMul evaluated on the host (the emulator's instructions), and every
+// build checks the dequantized C against ref::silu within NVFP4's rounding bound.
+//
+// Compiled twice: host C++ against bwgemm::emu (label emu) and nvcc for sm_100a (label gpu; skips
+// elsewhere).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bwgemm/arguments/nvfp4_dual_gemm.hpp"
+#include "bwgemm/epilogue/functors.cuh"
+#include "bwgemm/formats/nvfp4.cuh"
+#include "bwgemm/kernels/sm100/nvfp4_dual_gemm_configs.cuh"
+#include "bwgemm/reference/nvfp4_gemm.hpp"
+#include "bwgemm/sm100/nvfp4_dual_gemm.cuh"
+#include "contract_common.hpp"
+#include "device.hpp"
+#include "nvfp4_dual_check.hpp"
+
+namespace bwgemm_test {
+namespace {
+
+using SmallMOut = bwgemm::sm100::Nvfp4DualGemmSmallM<bwgemm::Nvfp4Output>;  // BlockN 64, pair, persistent
+using LargeMOut = bwgemm::sm100::Nvfp4DualGemmLargeM<bwgemm::Nvfp4Output>;  // BlockN 128, pair, CLC
+
+// The byte both C buffers start as: the kernel must overwrite every data byte and every scale byte, padding
+// included (the quantizer's padding is 0, so a skipped padding byte shows).
+constexpr uint8_t kOutFillByte = 0xEE;
+
+struct Nvfp4OutResult {
+  std::vector<uint8_t> data, scales;
+};
+
+struct DeviceOperand {
+  DeviceBytes data, scales;
+  explicit DeviceOperand(const Nvfp4Operand& o) : data(o.data.size()), scales(o.scales.size()) {
+    data.upload(o.data.data(), o.data.size());
+    scales.upload(o.scales.data(), o.scales.size());
+  }
+  bwgemm::Nvfp4Tensor tensor() { return {data.data(), scales.data()}; }
+};
+
+size_t data_bytes(const Nvfp4DualProblem& pb) {
+  return static_cast<size_t>(pb.batch * pb.m * pb.n / 2);
+}
+size_t scale_bytes(const Nvfp4DualProblem& pb) {
+  return static_cast<size_t>(bwgemm::blocked_scale_bytes(pb.m, pb.n / 16, pb.batch));
+}
+
+// Runs Cfg on the operands (through `run`, Cfg's entry point by default) and returns C's two buffers after
+// checking their guard bands.
+template <class Cfg>
+Nvfp4OutResult run_nvfp4_out(const Nvfp4DualOperands& o, float global_scale, bool default_entry = false) {
+  const Nvfp4DualProblem& pb = o.pb;
+  DeviceOperand a(o.a), b1(o.b1), b2(o.b2);
+  DeviceBytes c_data(data_bytes(pb)), c_scales(scale_bytes(pb));
+  c_data.fill(kOutFillByte);
+  c_scales.fill(kOutFillByte);
+  typename bwgemm::sm100::Nvfp4DualGemm<Cfg>::Arguments args;
+  args.m = pb.m, args.n = pb.n, args.k = pb.k, args.batch = pb.batch;
+  args.a = a.tensor(), args.b1 = b1.tensor(), args.b2 = b2.tensor();
+  args.c = {c_data.data(), c_scales.data()};
+  args.c_global_scale = global_scale;
+  args.alpha1 = pb.alpha1, args.alpha2 = pb.alpha2;
+  bwgemm::Status s;
+  if constexpr (std::is_same_v<typename Cfg::Epilogue, bwgemm::epi::SiluMul>) {
+    s = default_entry ? bwgemm::sm100::dual_gemm_nvfp4(args) : bwgemm::sm100::Nvfp4DualGemm<Cfg>::run(args);
+  } else {
+    s = bwgemm::sm100::Nvfp4DualGemm<Cfg>::run(args);
+  }
+  EXPECT_TRUE(s.ok()) << s.to_string();
+  synchronize();
+  return {c_data.download_checked(), c_scales.download_checked()};
+}
+
+// The fp32 epilogue values out = f(alpha1 · gate, alpha2 · up), batch x m x n, from the host reference GEMM.
+template <class F>
+std::vector<float> epilogue_values(const Nvfp4DualOperands& o, F f) {
+  const Nvfp4DualProblem& pb = o.pb;
+  const std::vector<float> gate = nvfp4_product(o.a, o.b1, 1.0f), up = nvfp4_product(o.a, o.b2, 1.0f);
+  std::vector<float> out(gate.size());
+  for (size_t i = 0; i < out.size(); ++i) out[i] = f(pb.alpha1 * gate[i], pb.alpha2 * up[i]);
+  return out;
+}
+
+// The calibrated global scale of a tensor (the activations' convention): amax / (6 · 448), the largest
+// e2m1 value times the largest e4m3 scale, so the tensor's largest block gets the largest scale.
+float calibrated_global_scale(const std::vector<float>& x) {
+  float amax = 0.0f;
+  for (float v : x) amax = std::max(amax, std::fabs(v));
+  return amax > 0.0f ? amax / (6.0f * 448.0f) : 1.0f;
+}
+
+// quantize_nvfp4_host on `values` and a byte-for-byte comparison with the kernel's buffers; returns the
+// number of differing bytes (the first few reported, with where they are).
+int64_t expect_quantizer_bytes(const Nvfp4DualProblem& pb, const std::vector<float>& values,
+                               float global_scale, const Nvfp4OutResult& got) {
+  std::vector<uint8_t> want_data(data_bytes(pb)), want_scales(scale_bytes(pb));
+  const bwgemm::Status s = bwgemm::quantize_nvfp4_host(values.data(), pb.m, pb.n, pb.batch, pb.n,
+                                                       global_scale, want_data.data(), want_scales.data());
+  EXPECT_TRUE(s.ok()) << s.to_string();
+  int64_t wrong = 0;
+  EXPECT_EQ(got.data.size(), want_data.size());
+  EXPECT_EQ(got.scales.size(), want_scales.size());
+  for (size_t i = 0; i < std::min(got.data.size(), want_data.size()); ++i) {
+    if (got.data[i] == want_data[i]) continue;
+    if (++wrong <= 5) {
+      const int64_t row = static_cast<int64_t>(i) / (pb.n / 2),
+                    col = static_cast<int64_t>(i) % (pb.n / 2) * 2;
+      ADD_FAILURE() << "packed byte " << i << " (batch-row " << row << ", columns " << col << ", " << col + 1
+                    << "): got 0x" << std::hex << int{got.data[i]} << ", quantizer 0x" << int{want_data[i]};
+    }
+  }
+  // Every scale byte, padding included, with the (batch, row, scale column) it holds in the blocked layout.
+  const int64_t sf_cols = pb.n / 16, padded_rows = bwgemm::round_up(pb.m, bwgemm::kScaleAtomRows),
+                padded_cols = bwgemm::round_up(sf_cols, bwgemm::kScaleAtomCols);
+  for (int64_t b = 0; b < pb.batch; ++b)
+    for (int64_t r = 0; r < padded_rows; ++r)
+      for (int64_t j = 0; j < padded_cols; ++j) {
+        const size_t at = static_cast<size_t>(bwgemm::blocked_scale_offset(r, j, b, pb.m, sf_cols));
+        if (got.scales[at] == want_scales[at]) continue;
+        if (++wrong <= 10)
+          ADD_FAILURE() << "scale byte " << at << " (batch " << b << ", row " << r << ", scale column " << j
+                        << (r >= pb.m || j >= sf_cols ? ", padding" : "") << "): got 0x" << std::hex
+                        << int{got.scales[at]} << ", quantizer 0x" << int{want_scales[at]};
+      }
+  EXPECT_EQ(wrong, 0) << describe(pb);
+  return wrong;
+}
+
+// The exact tier with epi::Multiply: the kernel's C against the quantizer on the reference's values.
+template <class Cfg>
+void check_exact(const Nvfp4DualProblem& pb, uint32_t seed) {
+  SCOPED_TRACE(describe(pb));
+  const Nvfp4DualOperands o(pb, Data::kExact, seed);
+  const std::vector<float> values = epilogue_values(o, [](float g, float u) { return g * u; });
+  const float global_scale = calibrated_global_scale(values);
+  const Nvfp4OutResult got =
+      run_nvfp4_out<typename Cfg::template WithEpilogue<bwgemm::epi::Multiply>>(o, global_scale);
+  expect_quantizer_bytes(pb, values, global_scale, got);
+}
+
+TEST(Sm100Nvfp4DualNvfp4Out, ExactTierMatchesTheQuantizerBitForBit) {
+  BWGEMM_REQUIRE_SM100();
+  // Two N tiles, two K stages, the rows of two clusters; alphas that keep every value exact.
+  check_exact<SmallMOut>(Nvfp4DualProblem{512, 128, 512, 1, 0.5f, 2.0f}, 11);
+  check_exact<LargeMOut>(Nvfp4DualProblem{512, 256, 512, 1, 2.0f, 0.25f}, 12);
+}
+
+// Rows past M inside the last 128-row scale atom get zero scales; N = 80 (5 scale columns, padded to 8):
+// the second 64-column chunk holds one block and three padding scale columns.
+TEST(Sm100Nvfp4DualNvfp4Out, TailRowsAndScalePadding) {
+  BWGEMM_REQUIRE_SM100();
+  for (int64_t m : {1, 7, 100, 255, 300}) {
+    SCOPED_TRACE("M = " + std::to_string(m));
+    check_exact<SmallMOut>(Nvfp4DualProblem{m, 80, 128}, 31 + static_cast<uint32_t>(m));
+  }
+  check_exact<LargeMOut>(Nvfp4DualProblem{300, 208, 192}, 37);  // N = 13 x 16 (padded to 16), short K
+}
+
+TEST(Sm100Nvfp4DualNvfp4Out, BatchOfThreeWithAlphas) {
+  BWGEMM_REQUIRE_SM100();
+  check_exact<SmallMOut>(Nvfp4DualProblem{100, 144, 256, 3, 0.5f, 4.0f}, 51);
+  check_exact<LargeMOut>(Nvfp4DualProblem{130, 272, 128, 2, 1.0f, 0.5f}, 52);
+}
+
+// A global scale that is not the calibrated one: a small one saturates blocks' scales at 448 (and codes at
+// +-6), a large one sends small blocks' scales to e4m3 subnormals and zero. Still the quantizer's bytes.
+TEST(Sm100Nvfp4DualNvfp4Out, UncalibratedGlobalScalesMatchTheQuantizer) {
+  BWGEMM_REQUIRE_SM100();
+  const Nvfp4DualProblem pb{128, 128, 256};
+  const Nvfp4DualOperands o(pb, Data::kExact, 61);
+  const std::vector<float> values = epilogue_values(o, [](float g, float u) { return g * u; });
+  const float calibrated = calibrated_global_scale(values);
+  using Cfg = SmallMOut::WithEpilogue<bwgemm::epi::Multiply>;
+  for (float global_scale : {calibrated / 64.0f, calibrated * 1024.0f}) {
+    SCOPED_TRACE("global scale " + std::to_string(global_scale));
+    expect_quantizer_bytes(pb, values, global_scale, run_nvfp4_out<Cfg>(o, global_scale));
+  }
+}
+
+// The shipped SiLU (through the NVFP4-output default entry point, which takes the tiled kernel even for
+// M = 7): every build, the dequantized C within NVFP4's rounding of ref::silu (one decoded block scale: an
+// element is at most half an e2m1 step, i.e. one scale s = e4m3(amax / (6 g)) · g, from its value, and s is
+// at most amax / 6 · (1 + 2^-4) by e4m3's rounding); the emulation build, also bit for bit the quantizer on
+// epi::SiluMul's values (the emulator runs the same instructions on the host).
+TEST(Sm100Nvfp4DualNvfp4Out, SiluThroughTheDefaultEntryPoint) {
+  BWGEMM_REQUIRE_SM100();
+  for (int64_t m : {7, 300}) {
+    const Nvfp4DualProblem pb{m, 208, 256, 1, 0.5f, 1.0f};
+    SCOPED_TRACE(describe(pb));
+    const Nvfp4DualOperands o(pb, Data::kExact, 71 + static_cast<uint32_t>(m));
+    const std::vector<float> want =
+        epilogue_values(o, [](float g, float u) { return bwgemm::ref::silu(g) * u; });
+    const float global_scale = calibrated_global_scale(want);
+    const Nvfp4OutResult got = run_nvfp4_out<SmallMOut>(o, global_scale, /*default_entry=*/true);
+    std::vector<float> decoded(static_cast<size_t>(pb.m * pb.n));
+    ASSERT_TRUE(bwgemm::dequantize_nvfp4_host(got.data.data(), got.scales.data(), pb.m, pb.n, 1, global_scale,
+                                              decoded.data())
+                    .ok());
+    int64_t outside = 0;
+    for (int64_t r = 0; r < pb.m; ++r)
+      for (int64_t blk = 0; blk < pb.n / 16; ++blk) {
+        float amax = 0.0f;
+        for (int i = 0; i < 16; ++i) amax = std::max(amax, std::fabs(want[r * pb.n + blk * 16 + i]));
+        const float bound = amax / 6.0f * (1.0f + 1.0f / 16.0f) * 1.001f + 1e-30f;
+        for (int i = 0; i < 16; ++i) {
+          const size_t at = static_cast<size_t>(r * pb.n + blk * 16 + i);
+          if (std::fabs(decoded[at] - want[at]) > bound && ++outside <= 5)
+            ADD_FAILURE() << "row " << r << " column " << blk * 16 + i << ": decoded " << decoded[at]
+                          << ", ref::silu " << want[at] << ", bound " << bound;
+        }
+      }
+    EXPECT_EQ(outside, 0);
+#if BWGEMM_EMULATION
+    const bwgemm::epi::SiluMul silu_mul{};
+    expect_quantizer_bytes(pb, epilogue_values(o, [&](float g, float u) { return silu_mul(g, u); }),
+                           global_scale, got);
+#endif
+  }
+}
+
+// Bad arguments are refused by name before anything runs; a refused call writes nothing.
+TEST(Sm100Nvfp4DualNvfp4Out, RefusesBadArgumentsAndLaunchesNothing) {
+  using Op = bwgemm::sm100::Nvfp4DualGemm<SmallMOut>;
+  // M = 100, N = 64, K = 256: inputs (all six share memory), then C's data (100 x 32 bytes), then its
+  // scales (one 512-byte atom).
+  constexpr size_t kInput = 128 * 256 / 2, kData = 100 * 64 / 2, kScales = 512;
+  alignas(16) static uint8_t buf[kInput + kData + kScales];
+  Op::Arguments good;
+  good.m = 100, good.n = 64, good.k = 256;
+  good.a = good.b1 = good.b2 = {buf, buf};
+  good.c = {buf + kInput, buf + kInput + kData};
+  good.c_global_scale = 0.5f;
+  ASSERT_TRUE(Op::can_implement(good).ok()) << Op::can_implement(good).to_string();
+  Op::Arguments a = good;
+  a.n = 40;
+  expect_refused(Op::run(a), "N must be a positive multiple of 16");
+  a = good, a.c.data = nullptr;
+  expect_refused(Op::run(a), "C data is null");
+  a = good, a.c.scales = nullptr;
+  expect_refused(Op::run(a), "C scales is null");
+  a = good, a.c.scales = buf + kInput + kData + 4;
+  expect_refused(Op::run(a), "C scales must be 16-byte aligned");
+  a = good, a.c.data = buf + 8;
+  expect_refused(Op::run(a), "C data must be 16-byte aligned");
+  a = good, a.c.data = buf;  // on the inputs
+  expect_refused(Op::run(a), "C data overlaps");
+  a = good, a.c.scales = buf + kInput;  // on C's data
+  expect_refused(Op::run(a), "C data overlaps C scales");
+  for (float bad : {0.0f, -1.0f, std::nanf(""), INFINITY}) {
+    a = good, a.c_global_scale = bad;
+    expect_refused(Op::run(a), "c_global_scale must be finite and > 0");
+  }
+  a = good, a.alpha2 = INFINITY;
+  expect_refused(Op::run(a), "alpha1 and alpha2 must be finite");
+  a = good, a.b2.scales = nullptr;
+  expect_refused(Op::run(a), "B2 scales is null");
+  expect_refused(bwgemm::sm100::dual_gemm_nvfp4(a), "B2 scales is null");
+  for (uint8_t byte : buf) ASSERT_EQ(byte, 0) << "a refused call wrote memory";
+}
+
+}  // namespace
+}  // namespace bwgemm_test
