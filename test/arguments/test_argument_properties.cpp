@@ -297,7 +297,8 @@ TEST(ArgumentProperties, Nvfp4Gemm) {
             {&buf.d});
 }
 
-// ---- 16-bit dual GEMM (its sm_90a entry point runs on an H100/H200; here its validation) ------------------
+// ---- 16-bit dual GEMM: its validation, and the sm_100a entry points (issue 16) that run it here (the sm_90a
+// ones run on an H100/H200) -----------------------------------------------------------------------
 
 TEST(ArgumentProperties, DualGemm16Bit) {
   using Args = bwgemm::DualGemmArguments<bf16, bf16>;
@@ -314,19 +315,31 @@ TEST(ArgumentProperties, DualGemm16Bit) {
     return g;
   };
   ASSERT_TRUE(bwgemm::validate(valid()).ok());
-  std::vector<Case> cases;
-  const auto add = [&](std::string what, std::string fragment, const std::function<void(Args&)>& change) {
-    Args g = valid();
-    change(g);
-    cases.push_back({std::move(what), std::move(fragment), [g] { return bwgemm::validate(g); }});
+  const auto cases_for = [&](const std::function<Status(const Args&)>& run) {
+    std::vector<Case> cases;
+    const auto add = [&](std::string what, std::string fragment, const std::function<void(Args&)>& change) {
+      Args g = valid();
+      change(g);
+      cases.push_back({std::move(what), std::move(fragment), [g, run] { return run(g); }});
+    };
+    add_bad_extents<Args>(add);
+    for (int64_t v : bad_strides(kK, 8))
+      add("lda = " + std::to_string(v), "lda", [v](Args& g) { g.lda = v; });
+    for (int64_t v : bad_strides(kK, 8))
+      add("ldb = " + std::to_string(v), "ldb", [v](Args& g) { g.ldb = v; });
+    for (int64_t v : bad_strides(kN, 8))
+      add("ldc = " + std::to_string(v), "ldc", [v](Args& g) { g.ldc = v; });
+    add("C == B1", "C overlaps B1", [&](Args& g) { g.c = reinterpret_cast<bf16*>(b1.data()); });
+    add("B2 null", "B2 is null", [](Args& g) { g.b2 = nullptr; });
+    return cases;
   };
-  add_bad_extents<Args>(add);
-  for (int64_t v : bad_strides(kK, 8)) add("lda = " + std::to_string(v), "lda", [v](Args& g) { g.lda = v; });
-  for (int64_t v : bad_strides(kK, 8)) add("ldb = " + std::to_string(v), "ldb", [v](Args& g) { g.ldb = v; });
-  for (int64_t v : bad_strides(kN, 8)) add("ldc = " + std::to_string(v), "ldc", [v](Args& g) { g.ldc = v; });
-  add("C == B1", "C overlaps B1", [&](Args& g) { g.c = reinterpret_cast<bf16*>(b1.data()); });
-  add("B2 null", "B2 is null", [](Args& g) { g.b2 = nullptr; });
-  run_cases("bwgemm::validate(DualGemmArguments)", cases, {&c});
+  run_cases("bwgemm::validate(DualGemmArguments)",
+            cases_for([](const Args& g) { return bwgemm::validate(g); }), {&c});
+  run_cases("bwgemm::dual_gemm", cases_for([](const Args& g) { return bwgemm::dual_gemm(g); }), {&c});
+  run_cases("bwgemm::sm100::DualGemm<DualGemmLargeM>", cases_for([](const Args& g) {
+              return bwgemm::sm100::DualGemm<bwgemm::sm100::DualGemmLargeM<bf16>>::run(g);
+            }),
+            {&c});
 }
 
 // ---- quantize_nvfp4 (GPU entry, in the emulator) and quantize_nvfp4_host ---------------------------------
