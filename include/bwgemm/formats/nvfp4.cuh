@@ -43,6 +43,7 @@ BWGEMM_HD BWGEMM_FORCEINLINE void quantize_nvfp4_block(const T* x, float global_
                                                        uint8_t* codes) {
   float amax = 0.0f;
   bool has_nan = false;
+#pragma unroll
   for (int i = 0; i < kNvfp4BlockSize; ++i) {
     const float magnitude = bits_to_f32(f32_to_bits(to_f32(x[i])) & 0x7FFFFFFFu);
     has_nan |= is_nan_f32(magnitude);
@@ -52,6 +53,7 @@ BWGEMM_HD BWGEMM_FORCEINLINE void quantize_nvfp4_block(const T* x, float global_
   const uint8_t scale = e4m3_encode(div_rn(amax, mul_rn(kE2m1Max, global_scale)));
   const float s = mul_rn(e4m3_decode(scale), global_scale);
   *scale_code = scale;
+#pragma unroll
   for (int i = 0; i < kNvfp4BlockSize; ++i) codes[i] = s == 0.0f ? 0 : e2m1_encode(div_rn(to_f32(x[i]), s));
 }
 
