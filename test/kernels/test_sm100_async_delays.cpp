@@ -1,12 +1,12 @@
-// Every shipped sm_100a GEMM, NVFP4 dual GEMM and NVFP4 GEMM Config in the CPU emulator under random
-// completion delays of every asynchronous operation (TMA, tcgen05.mma/cp/commit, CLC; docs/emulator.md,
-// max_async_delay_steps): the epilogue reads each accumulator stage only after its tcgen05.commit barrier,
-// hands it back only once every chunk is in registers (with chunk c + 1's tensor-memory loads issued ahead of
-// chunk c's stores), and the CLC clusters keep two try_cancel requests in flight; none of it may depend on
-// when the operations land. The problems take several tiles per cluster (two resident clusters), with a
-// partial last tile column (the per-chunk path) and rows past M (lanes off the per-tile fast path) next to
-// interior tiles (the fast path). The exact tier is bitwise; the dual GEMM's realistic tier runs its SiLU
-// (the fast path's functor).
+// Every shipped sm_100a GEMM, NVFP4 dual GEMM, NVFP4 GEMM and 16-bit dual GEMM Config in the CPU emulator
+// under random completion delays of every asynchronous operation (TMA, tcgen05.mma/cp/commit, CLC;
+// docs/emulator.md, max_async_delay_steps): the epilogue reads each accumulator stage only after its
+// tcgen05.commit barrier, hands it back only once every chunk is in registers (with chunk c + 1's
+// tensor-memory loads issued ahead of chunk c's stores), and the CLC clusters keep two try_cancel requests in
+// flight; none of it may depend on when the operations land. The problems take several tiles per cluster (two
+// resident clusters), with a partial last tile column (the per-chunk path) and rows past M (lanes off the
+// per-tile fast path) next to interior tiles (the fast path). The exact tier is bitwise; the dual GEMM's
+// realistic tier runs its SiLU (the fast path's functor).
 //
 // Emulation only (label emu): delays are an emulator setting.
 #include <gtest/gtest.h>
@@ -14,12 +14,15 @@
 #include <cstdint>
 #include <string>
 
+#include "bwgemm/kernels/sm100/dual_gemm_configs.cuh"
 #include "bwgemm/kernels/sm100/gemm_configs.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_dual_gemm_configs.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_gemm_configs.cuh"
+#include "bwgemm/sm100/dual_gemm.cuh"
 #include "bwgemm/sm100/gemm.cuh"
 #include "bwgemm/sm100/nvfp4_dual_gemm.cuh"
 #include "bwgemm/sm100/nvfp4_gemm.cuh"
+#include "dual_gemm_contract.hpp"
 #include "gemm_contract.hpp"
 #include "nvfp4_dual_gemm_contract.hpp"
 #include "nvfp4_gemm_contract.hpp"
@@ -34,6 +37,8 @@ struct Sm100 {
   using Nvfp4DualGemm = bwgemm::sm100::Nvfp4DualGemm<Cfg>;
   template <class Cfg>
   using Nvfp4Gemm = bwgemm::sm100::Nvfp4Gemm<Cfg>;
+  template <class Cfg>
+  using DualGemm = bwgemm::sm100::DualGemm<Cfg>;
   static bool available(std::string* why) { return can_run_sm100(why); }
   static constexpr const char* kNeeds = "the emulation build";
 };
@@ -86,6 +91,23 @@ void check_nvfp4_gemm_delayed(uint64_t seed) {
                                static_cast<uint32_t>(1100 + seed));
 }
 
+// The 16-bit dual GEMM (issue 16): exact (bitwise) and realistic (its SiLU), N not a multiple of 8 (the last
+// columns stored one by one).
+template <class Cfg>
+void check_dual16_delayed(uint64_t seed) {
+  SCOPED_TRACE(std::string(ConfigName<Cfg>::get()) + ", seed " + std::to_string(seed));
+  const DelayedLaunches delayed(seed);
+  // ldc: N rounded up to a multiple of 8 (16-byte rows), the padding columns must keep their poison.
+  const DualProblem pb{2 * Cfg::kClusterBlockM + 40, 3 * Cfg::kBlockN - 3, 256, 1, 0, 0, 3 * Cfg::kBlockN};
+  check_dual_config<Sm100, Cfg, __nv_bfloat16>(pb, Data::kExact, static_cast<uint32_t>(1200 + seed));
+  check_dual_config<Sm100, Cfg, __half>(pb, Data::kRealistic, static_cast<uint32_t>(1300 + seed));
+}
+
+template <class... Cfgs>
+void check_dual16s_delayed(bwgemm::sm100::ConfigList<Cfgs...>) {
+  for (uint64_t seed : kSeeds) (check_dual16_delayed<Cfgs>(seed), ...);
+}
+
 template <class... Cfgs>
 void check_nvfp4_gemms_delayed(bwgemm::sm100::ConfigList<Cfgs...>) {
   for (uint64_t seed : kSeeds) (check_nvfp4_gemm_delayed<Cfgs>(seed), ...);
@@ -109,6 +131,7 @@ GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GemmOutputContract);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GemmManyTilesContract);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Nvfp4DualGemmContract);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Nvfp4GemmContract);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(DualGemmContract);
 
 namespace {
 
@@ -122,6 +145,10 @@ TEST(Sm100AsyncDelays, EveryShippedNvfp4DualGemmConfigStaysCorrect) {
 
 TEST(Sm100AsyncDelays, EveryShippedNvfp4GemmConfigStaysCorrect) {
   check_nvfp4_gemms_delayed(bwgemm::sm100::ShippedNvfp4GemmConfigs{});
+}
+
+TEST(Sm100AsyncDelays, EveryShippedDualGemm16BitConfigStaysCorrect) {
+  check_dual16s_delayed(bwgemm::sm100::ShippedDualGemmConfigs{});
 }
 
 }  // namespace
