@@ -49,7 +49,7 @@ def resource_usage(cuobjdump, binary, arch):
                             "nvfp4_gemm_swap_ab_kernel": "LinearCombination",
                             "nvfp4_gemm_swap_ab_split_kernel": "LinearCombination"}
         m = re.search(r"\b(nvfp4_dual_gemm_kernel|nvfp4_gemm_kernel|dual_gemm_kernel|gemm_kernel)<bwgemm::sm100::(?:Nvfp4Dual|Nvfp4|Dual)?GemmConfig<(\d+), (\d+), (\d+), "
-                      r"bwgemm::sched::(\w+), bwgemm::epi::(\w+), (\w+)[,>]", pretty)
+                      r"bwgemm::sched::(\w+), bwgemm::epi::(\w+), (?:bwgemm::)?(\w+)[,>]", pretty)
         if m:
             if m.group(6) != shipped_epilogue[m.group(1)]:
                 continue  # test-only instantiations (other epilogues) are not shipped kernels

@@ -25,6 +25,7 @@ template <class Out>
 const char* out_name() {
   if constexpr (std::is_same_v<Out, __half>) return "__half";
   if constexpr (std::is_same_v<Out, __nv_bfloat16>) return "__nv_bfloat16";
+  if constexpr (std::is_same_v<Out, bwgemm::Nvfp4Output>) return "Nvfp4Output";  // NVFP4 C (issue 16)
   return "float";
 }
 
@@ -139,5 +140,6 @@ int main() {
   describe_all(bwgemm::sm100::ShippedNvfp4GemmConfigs{});
   describe_all(bwgemm::sm100::ShippedDualGemmConfigs{});
   describe_all(bwgemm::sm100::ShippedNvfp4GemmSwapAbConfigs{});
+  describe_all(bwgemm::sm100::ShippedNvfp4DualNvfp4OutConfigs{});  // NVFP4 C (issue 16)
   return 0;
 }
