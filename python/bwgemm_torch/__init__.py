@@ -74,8 +74,8 @@ def gemm(a, b, *, alpha=1.0, beta=0.0, c=None, out_dtype=None):
 def dual_gemm(a, b1, b2, *, alpha1=1.0, alpha2=1.0):
     """c = silu(alpha1 * a @ b1.T) * (alpha2 * a @ b2.T), all fp16 or all bf16; b1 (gate) and b2 (up) [N, K].
 
-    CUDA: the fused sm_90a kernels (H100/H200); a B200 has no 16-bit dual kernel yet (use dual_gemm_nvfp4).
-    CPU: two emulated sm_100a GEMMs with fp32 outputs and silu(gate) * up in PyTorch (not the fused kernel)."""
+    CUDA: the fused kernels of bwgemm::dual_gemm (sm_90a on an H100/H200, sm_100a on a B200).
+    CPU: the fused sm_100a kernel in the CPU emulator."""
     return torch.ops.bwgemm.dual_gemm(a, b1, b2, alpha1, alpha2)
 
 

@@ -283,20 +283,7 @@ inline at::Tensor gemm(const at::Tensor& a, const at::Tensor& b, double alpha, d
   return d;
 }
 
-#if BWGEMM_EMULATION
-// The emulator models sm_100a, which has no 16-bit dual GEMM kernel (bwgemm::dual_gemm answers
-// not_supported there; the fused kernels are sm_90a's). On CPU tensors the operator therefore runs the two
-// projections through the emulated sm_100a GEMM with fp32 outputs and applies silu(gate) * up with ATen:
-// the same result up to the rounding of the activation, not the fused kernel.
-inline at::Tensor dual_gemm(const at::Tensor& a, const at::Tensor& b1, const at::Tensor& b2, double alpha1,
-                            double alpha2) {
-  check_dual_gemm(a, b1, b2);
-  if (a.size(0) == 0 || b1.size(0) == 0) return empty_matrix(a, a.size(0), b1.size(0), a.scalar_type());
-  const at::Tensor gate = gemm(a, b1, alpha1, 0.0, std::nullopt, at::kFloat);
-  const at::Tensor up = gemm(a, b2, alpha2, 0.0, std::nullopt, at::kFloat);
-  return (at::silu(gate) * up).to(a.scalar_type());
-}
-#else
+// The fused kernels: sm_90a's on an H100/H200, sm_100a's on a B200 and in the emulator (CPU tensors).
 template <class In>
 void run_dual_gemm(const at::Tensor& a, const at::Tensor& b1, const at::Tensor& b2, double alpha1,
                    double alpha2, const at::Tensor& c, cudaStream_t stream) {
@@ -323,7 +310,6 @@ inline at::Tensor dual_gemm(const at::Tensor& a, const at::Tensor& b1, const at:
     run_dual_gemm<__nv_bfloat16>(a, b1, b2, alpha1, alpha2, c, ctx.stream);
   return c;
 }
-#endif
 
 template <class Out>
 void run_dual_gemm_nvfp4(const at::Tensor& a, const at::Tensor& a_scales, const at::Tensor& b1,
