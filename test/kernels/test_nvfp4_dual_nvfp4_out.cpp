@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "bwgemm/arguments/nvfp4_dual_gemm.hpp"
+#include "bwgemm/dual_gemm.cuh"
 #include "bwgemm/epilogue/functors.cuh"
 #include "bwgemm/formats/nvfp4.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_dual_gemm_configs.cuh"
@@ -77,7 +78,8 @@ Nvfp4OutResult run_nvfp4_out(const Nvfp4DualOperands& o, float global_scale, boo
   args.alpha1 = pb.alpha1, args.alpha2 = pb.alpha2;
   bwgemm::Status s;
   if constexpr (std::is_same_v<typename Cfg::Epilogue, bwgemm::epi::SiluMul>) {
-    s = default_entry ? bwgemm::sm100::dual_gemm_nvfp4(args) : bwgemm::sm100::Nvfp4DualGemm<Cfg>::run(args);
+    // The default entry: the public dispatch (bwgemm::dual_gemm_nvfp4), which runs sm100::dual_gemm_nvfp4.
+    s = default_entry ? bwgemm::dual_gemm_nvfp4(args) : bwgemm::sm100::Nvfp4DualGemm<Cfg>::run(args);
   } else {
     s = bwgemm::sm100::Nvfp4DualGemm<Cfg>::run(args);
   }
