@@ -28,8 +28,8 @@
 // what a B200's SFB read is for N = 8 is not established here, so 16 is the smallest shipped.
 //
 // Split K: where the weight tiles do not fill the SMs, the entry point splits K between the 2 .. 8 CTAs of a
-// cluster (nvfp4_dual_swap_ab_split_kernel, swap_ab_split_k.cuh: a deterministic reduction through
-// distributed shared memory, no workspace).
+// cluster (nvfp4_dual_swap_ab_split_kernel, nvfp4_gemm_swap_ab_split_kernel, swap_ab_split_k.cuh: a
+// deterministic reduction through distributed shared memory, no workspace).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -161,8 +161,8 @@ struct Nvfp4DualSwapAbConfig : Nvfp4SwapAbConfig<BlockTokens_, Stages_, 2, Sched
   using WithOut = Nvfp4DualSwapAbConfig<BlockTokens_, Stages_, Scheduler_, Epilogue_, O>;
 };
 
-// The tile grid of a swap-AB Config over an M x N x batch problem: "M" tiles of 128 weight rows (N), "N"
-// tiles of BlockTokens tokens (M), in the grouped order of sched::TileGrid.
+// The tile grid of an NVFP4 swap-AB Config (either operation) over an M x N x batch problem: "M" tiles of 128
+// weight rows (N), "N" tiles of BlockTokens tokens (M), in the grouped order of sched::TileGrid.
 template <class Cfg>
 constexpr sched::TileGrid nvfp4_dual_swap_ab_tiles(int64_t m, int64_t n, int64_t batch) {
   return sched::grouped_tile_grid(n, Cfg::kBlockWeights, m, Cfg::kBlockTokens, batch);
