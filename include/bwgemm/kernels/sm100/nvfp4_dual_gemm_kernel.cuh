@@ -27,6 +27,7 @@
 #include "bwgemm/isa/descriptors.hpp"
 #include "bwgemm/kernels/sm100/common.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_dual_gemm_config.cuh"
+#include "bwgemm/kernels/sm100/nvfp4_operands.cuh"
 #include "bwgemm/kernels/sm100/roles.cuh"
 #include "bwgemm/ptx/ptx.cuh"
 #include "bwgemm/scheduler/tile_order.cuh"
@@ -64,23 +65,6 @@ struct Nvfp4DualGemmParams : Nvfp4DualOutputParams<Cfg::kNvfp4Out> {
   bool c_aligned32 = false;           // every row of C starts 32-byte aligned: 256-bit stores
   typename Cfg::Epilogue epilogue{};  // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
 };
-
-namespace detail {
-
-// Shared-memory matrix descriptor of a K-major operand tile whose rows are 128-byte swizzle rows: 8-row core
-// groups (one swizzle atom) kSw128AtomBytes apart (SBO), LBO unused for swizzled K-major layouts (seed 000).
-inline constexpr uint32_t kSwizzleAtomRows = 8;
-inline constexpr uint32_t kSw128RowBytes = 128;
-inline constexpr uint64_t kOperandDescBase =
-    ptx::SmemDescriptor{0, 0, kSwizzleAtomRows* kSw128RowBytes, 0, false, ptx::SmemSwizzle::k128B}.encode();
-// Descriptor of a 512-byte scale atom as tcgen05.cp .32x128b reads it: 16-byte rows, 8-row groups 128 bytes
-// apart, no swizzle (seed 000's SF_desc_base).
-inline constexpr uint32_t kScaleAtomLineBytes = 16;
-inline constexpr uint64_t kScaleDescBase =
-    ptx::SmemDescriptor{0, 0, kSwizzleAtomRows* kScaleAtomLineBytes, 0, false, ptx::SmemSwizzle::kNone}
-        .encode();
-
-}  // namespace detail
 
 // The epilogue's store of one tile row, out = epilogue(alpha1 · gate, alpha2 · up) (run_epilogue calls it per
 // chunk of kEpilogueColumns columns). The fast path (`fast`: an interior tile, both alphas 1, 32-byte aligned
@@ -218,36 +202,14 @@ struct Nvfp4DualGemmRoles {
       // tile's N columns to the pair.
       const int32_t m_block = m0 / Cfg::kScaleAtomRows;
       const int32_t n_block = (t.n * Cfg::kBlockN) / Cfg::kScaleAtomRows;
-      // The scales take their operand's L2 hint (Cfg::kHints): they are re-read exactly as often.
       const bool even_cta = ctx.even_cta;
       const uint64_t hint_a = p.cache_hint_a, hint_b = p.cache_hint_b;
       return [this, m_block, n_block, t, even_cta, hint_a, hint_b](uint32_t base, uint32_t bar, int32_t kb) {
         const int32_t atom = kb * Cfg::kScaleAtomsPerStage;
-        constexpr bool kHinted = Cfg::kHints != L2CacheHints::kNone;
-        if constexpr (kHinted) {
-          ptx::tma_load<kCtaGroup>(base + Cfg::kSfaOffset, &p.tmap_sfa, bar, {0, atom, m_block, t.batch},
-                                   hint_a);
-        } else {
-          ptx::tma_load<kCtaGroup>(base + Cfg::kSfaOffset, &p.tmap_sfa, bar, {0, atom, m_block, t.batch});
-        }
+        nvfp4_load_sfa<Cfg>(base + Cfg::kSfaOffset, &p.tmap_sfa, bar, atom, m_block, t.batch, hint_a);
         if (even_cta) {
-          if constexpr (kCtaGroup == 2 && kHinted) {
-            ptx::tma_load_multicast<2>(base + Cfg::kSfb1Offset, &p.tmap_sfb1, bar,
-                                       {0, atom, n_block, t.batch}, kPairMask<2>, hint_b);
-            ptx::tma_load_multicast<2>(base + Cfg::kSfb2Offset, &p.tmap_sfb2, bar,
-                                       {0, atom, n_block, t.batch}, kPairMask<2>, hint_b);
-          } else if constexpr (kCtaGroup == 2) {
-            ptx::tma_load_multicast<2>(base + Cfg::kSfb1Offset, &p.tmap_sfb1, bar,
-                                       {0, atom, n_block, t.batch}, kPairMask<2>);
-            ptx::tma_load_multicast<2>(base + Cfg::kSfb2Offset, &p.tmap_sfb2, bar,
-                                       {0, atom, n_block, t.batch}, kPairMask<2>);
-          } else if constexpr (kHinted) {
-            ptx::tma_load<1>(base + Cfg::kSfb1Offset, &p.tmap_sfb1, bar, {0, atom, n_block, t.batch}, hint_b);
-            ptx::tma_load<1>(base + Cfg::kSfb2Offset, &p.tmap_sfb2, bar, {0, atom, n_block, t.batch}, hint_b);
-          } else {
-            ptx::tma_load<1>(base + Cfg::kSfb1Offset, &p.tmap_sfb1, bar, {0, atom, n_block, t.batch});
-            ptx::tma_load<1>(base + Cfg::kSfb2Offset, &p.tmap_sfb2, bar, {0, atom, n_block, t.batch});
-          }
+          nvfp4_load_sfb<Cfg>(base + Cfg::kSfb1Offset, &p.tmap_sfb1, bar, atom, n_block, t.batch, hint_b);
+          nvfp4_load_sfb<Cfg>(base + Cfg::kSfb2Offset, &p.tmap_sfb2, bar, atom, n_block, t.batch, hint_b);
         }
       };
     }
@@ -258,37 +220,15 @@ struct Nvfp4DualGemmRoles {
   BWGEMM_DEVICE auto mma_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t, uint32_t acc1) const {
     using namespace ::bwgemm::ptx;
     constexpr int kCtaGroup = Cfg::kClusterCtas;
-    constexpr uint32_t idesc = InstrDescMxf4Nvf4{MmaF4Format::kE2M1,
-                                                 MmaF4Format::kE2M1,
-                                                 false,
-                                                 false,
-                                                 MmaMajor::kK,
-                                                 MmaMajor::kK,
-                                                 Cfg::kClusterBlockM,
-                                                 Cfg::kBlockN,
-                                                 MmaScaleFormat::kUE4M3}
-                                   .encode();
-    // SFB holds 128 N rows per atom in 32-row column groups: start at this tile's group.
-    const uint32_t sfb_group =
-        static_cast<uint32_t>((t.n * Cfg::kBlockN) % Cfg::kScaleAtomRows / Cfg::kScaleAtomRowGroup);
+    constexpr uint32_t idesc = kNvfp4MmaInstrDesc<Cfg>;
+    const uint32_t sfb_group = nvfp4_sfb_group<Cfg>(t);
     const uint32_t acc2 = acc1 + Cfg::kBlockN;
     const uint32_t tmem = ctx.tmem;
     return [tmem, sfb_group, acc1, acc2](uint32_t base, int32_t kb) {
-      // The stage's descriptors once; each scale atom and MMA K step moves them by its bytes
-      // (smem_desc_advanced).
-      const uint64_t sfa_desc = smem_desc_with_address(detail::kScaleDescBase, base + Cfg::kSfaOffset);
-      const uint64_t sfb1_desc = smem_desc_with_address(detail::kScaleDescBase, base + Cfg::kSfb1Offset);
-      const uint64_t sfb2_desc = smem_desc_with_address(detail::kScaleDescBase, base + Cfg::kSfb2Offset);
-#pragma unroll
-      for (uint32_t j = 0; j < Cfg::kScaleAtomsPerStage; ++j) {
-        const uint32_t atom_offset = j * Cfg::kScaleAtomBytes;
-        tcgen05_cp<kCtaGroup>(tmem + Cfg::kSfaColumn + j * Cfg::kScaleColumnsPerAtomA,
-                              smem_desc_advanced(sfa_desc, atom_offset));
-        tcgen05_cp<kCtaGroup>(tmem + Cfg::kSfb1Column + j * Cfg::kScaleColumnsPerAtomB,
-                              smem_desc_advanced(sfb1_desc, atom_offset));
-        tcgen05_cp<kCtaGroup>(tmem + Cfg::kSfb2Column + j * Cfg::kScaleColumnsPerAtomB,
-                              smem_desc_advanced(sfb2_desc, atom_offset));
-      }
+      nvfp4_copy_scales<Cfg>(tmem, base,
+                             Nvfp4ScaleCopy{Cfg::kSfaOffset, Cfg::kSfaColumn, Cfg::kScaleColumnsPerAtomA},
+                             Nvfp4ScaleCopy{Cfg::kSfb1Offset, Cfg::kSfb1Column, Cfg::kScaleColumnsPerAtomB},
+                             Nvfp4ScaleCopy{Cfg::kSfb2Offset, Cfg::kSfb2Column, Cfg::kScaleColumnsPerAtomB});
       const uint64_t a_desc = smem_desc_with_address(detail::kOperandDescBase, base + Cfg::kAOffset);
       const uint64_t b1_desc = smem_desc_with_address(detail::kOperandDescBase, base + Cfg::kB1Offset);
       const uint64_t b2_desc = smem_desc_with_address(detail::kOperandDescBase, base + Cfg::kB2Offset);

@@ -24,8 +24,8 @@
 #include "bwgemm/formats/bits.cuh"
 #include "bwgemm/isa/descriptors.hpp"
 #include "bwgemm/kernels/sm100/common.cuh"
-#include "bwgemm/kernels/sm100/nvfp4_dual_gemm_kernel.cuh"  // detail::kOperandDescBase, kScaleDescBase
 #include "bwgemm/kernels/sm100/nvfp4_gemm_config.cuh"
+#include "bwgemm/kernels/sm100/nvfp4_operands.cuh"
 #include "bwgemm/kernels/sm100/roles.cuh"
 #include "bwgemm/ptx/ptx.cuh"
 #include "bwgemm/scheduler/tile_order.cuh"
@@ -163,30 +163,15 @@ struct Nvfp4GemmRoles {
       };
     } else {
       // SFA of this CTA's rows; the even CTA multicasts SFB of the 128-row scale block holding the tile's N
-      // columns to the pair. The scales take their operand's L2 hint: they are re-read exactly as often.
+      // columns to the pair.
       const int32_t m_block = m0 / Cfg::kScaleAtomRows;
       const int32_t n_block = (t.n * Cfg::kBlockN) / Cfg::kScaleAtomRows;
       const bool even_cta = ctx.even_cta;
       return [this, m_block, n_block, t, even_cta, hint_a, hint_b](uint32_t base, uint32_t bar, int32_t kb) {
         const int32_t atom = kb * Cfg::kScaleAtomsPerStage;
-        if constexpr (kHinted) {
-          ptx::tma_load<kCtaGroup>(base + Cfg::kSfaOffset, &p.tmap_sfa, bar, {0, atom, m_block, t.batch},
-                                   hint_a);
-        } else {
-          ptx::tma_load<kCtaGroup>(base + Cfg::kSfaOffset, &p.tmap_sfa, bar, {0, atom, m_block, t.batch});
-        }
+        nvfp4_load_sfa<Cfg>(base + Cfg::kSfaOffset, &p.tmap_sfa, bar, atom, m_block, t.batch, hint_a);
         if (!even_cta) return;
-        if constexpr (kCtaGroup == 2 && kHinted) {
-          ptx::tma_load_multicast<2>(base + Cfg::kSfbOffset, &p.tmap_sfb, bar, {0, atom, n_block, t.batch},
-                                     kPairMask<2>, hint_b);
-        } else if constexpr (kCtaGroup == 2) {
-          ptx::tma_load_multicast<2>(base + Cfg::kSfbOffset, &p.tmap_sfb, bar, {0, atom, n_block, t.batch},
-                                     kPairMask<2>);
-        } else if constexpr (kHinted) {
-          ptx::tma_load<1>(base + Cfg::kSfbOffset, &p.tmap_sfb, bar, {0, atom, n_block, t.batch}, hint_b);
-        } else {
-          ptx::tma_load<1>(base + Cfg::kSfbOffset, &p.tmap_sfb, bar, {0, atom, n_block, t.batch});
-        }
+        nvfp4_load_sfb<Cfg>(base + Cfg::kSfbOffset, &p.tmap_sfb, bar, atom, n_block, t.batch, hint_b);
       };
     }
   }
@@ -196,32 +181,13 @@ struct Nvfp4GemmRoles {
   BWGEMM_DEVICE auto mma_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t, uint32_t acc) const {
     using namespace ::bwgemm::ptx;
     constexpr int kCtaGroup = Cfg::kClusterCtas;
-    constexpr uint32_t idesc = InstrDescMxf4Nvf4{MmaF4Format::kE2M1,
-                                                 MmaF4Format::kE2M1,
-                                                 false,
-                                                 false,
-                                                 MmaMajor::kK,
-                                                 MmaMajor::kK,
-                                                 Cfg::kClusterBlockM,
-                                                 Cfg::kBlockN,
-                                                 MmaScaleFormat::kUE4M3}
-                                   .encode();
-    // SFB holds 128 N rows per atom in 32-row column groups: start at this tile's group.
-    const uint32_t sfb_group =
-        static_cast<uint32_t>((t.n * Cfg::kBlockN) % Cfg::kScaleAtomRows / Cfg::kScaleAtomRowGroup);
+    constexpr uint32_t idesc = kNvfp4MmaInstrDesc<Cfg>;
+    const uint32_t sfb_group = nvfp4_sfb_group<Cfg>(t);
     const uint32_t tmem = ctx.tmem;
     return [tmem, sfb_group, acc](uint32_t base, int32_t kb) {
-      // The stage's descriptors once; each scale atom and MMA K step moves them by its bytes.
-      const uint64_t sfa_desc = smem_desc_with_address(detail::kScaleDescBase, base + Cfg::kSfaOffset);
-      const uint64_t sfb_desc = smem_desc_with_address(detail::kScaleDescBase, base + Cfg::kSfbOffset);
-#pragma unroll
-      for (uint32_t j = 0; j < Cfg::kScaleAtomsPerStage; ++j) {
-        const uint32_t atom_offset = j * Cfg::kScaleAtomBytes;
-        tcgen05_cp<kCtaGroup>(tmem + Cfg::kSfaColumn + j * Cfg::kScaleColumnsPerAtomA,
-                              smem_desc_advanced(sfa_desc, atom_offset));
-        tcgen05_cp<kCtaGroup>(tmem + Cfg::kSfbColumn + j * Cfg::kScaleColumnsPerAtomB,
-                              smem_desc_advanced(sfb_desc, atom_offset));
-      }
+      nvfp4_copy_scales<Cfg>(tmem, base,
+                             Nvfp4ScaleCopy{Cfg::kSfaOffset, Cfg::kSfaColumn, Cfg::kScaleColumnsPerAtomA},
+                             Nvfp4ScaleCopy{Cfg::kSfbOffset, Cfg::kSfbColumn, Cfg::kScaleColumnsPerAtomB});
       const uint64_t a_desc = smem_desc_with_address(detail::kOperandDescBase, base + Cfg::kAOffset);
       const uint64_t b_desc = smem_desc_with_address(detail::kOperandDescBase, base + Cfg::kBOffset);
 #pragma unroll
