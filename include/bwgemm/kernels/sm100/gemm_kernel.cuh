@@ -25,6 +25,7 @@
 #include "bwgemm/isa/descriptors.hpp"
 #include "bwgemm/kernels/sm100/common.cuh"
 #include "bwgemm/kernels/sm100/gemm_config.cuh"
+#include "bwgemm/kernels/sm100/gemm_epilogue.cuh"
 #include "bwgemm/kernels/sm100/roles.cuh"
 #include "bwgemm/ptx/ptx.cuh"
 #include "bwgemm/scheduler/tile_order.cuh"
@@ -58,26 +59,6 @@ struct GemmParams {
 };
 
 namespace detail {
-
-// The functor over 8 accumulator columns (and 8 values of C when the call reads it) into out[0..7].
-template <class Cfg>
-BWGEMM_DEVICE BWGEMM_FORCEINLINE void gemm_apply8(const GemmParams<Cfg>& p, const uint32_t* acc,
-                                                  const typename Cfg::Out* c, float* out) {
-  using Epilogue = typename Cfg::Epilogue;
-  if constexpr (std::is_invocable_v<const Epilogue&, float, float>) {
-    if (p.read_c) {
-      float src[epi::kStoreVector];
-      epi::load8(c, src);
-#pragma unroll
-      for (int i = 0; i < epi::kStoreVector; ++i) out[i] = p.epilogue(bits_to_f32(acc[i]), src[i]);
-      return;
-    }
-  }
-  if constexpr (std::is_invocable_v<const Epilogue&, float>) {
-#pragma unroll
-    for (int i = 0; i < epi::kStoreVector; ++i) out[i] = p.epilogue(bits_to_f32(acc[i]));
-  }
-}
 
 // Applies the functor to 8 accumulator columns (and 8 values of C) and stores them to D.
 template <class Cfg>

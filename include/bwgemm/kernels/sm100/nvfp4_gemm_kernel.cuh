@@ -24,6 +24,7 @@
 #include "bwgemm/formats/bits.cuh"
 #include "bwgemm/isa/descriptors.hpp"
 #include "bwgemm/kernels/sm100/common.cuh"
+#include "bwgemm/kernels/sm100/gemm_epilogue.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_gemm_config.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_operands.cuh"
 #include "bwgemm/kernels/sm100/roles.cuh"
@@ -52,30 +53,6 @@ struct Nvfp4GemmParams {
   bool d_aligned32 = false;  // every row of D starts 32-byte aligned: 256-bit stores
   typename Cfg::Epilogue epilogue{};
 };
-
-namespace detail {
-
-// The functor over 8 accumulator columns (and 8 values of C when the call reads it) into out[0..7].
-template <class Cfg>
-BWGEMM_DEVICE BWGEMM_FORCEINLINE void nvfp4_gemm_apply8(const Nvfp4GemmParams<Cfg>& p, const uint32_t* acc,
-                                                        const typename Cfg::Out* c, float* out) {
-  using Epilogue = typename Cfg::Epilogue;
-  if constexpr (std::is_invocable_v<const Epilogue&, float, float>) {
-    if (p.read_c) {
-      float src[epi::kStoreVector];
-      epi::load8(c, src);
-#pragma unroll
-      for (int i = 0; i < epi::kStoreVector; ++i) out[i] = p.epilogue(bits_to_f32(acc[i]), src[i]);
-      return;
-    }
-  }
-  if constexpr (std::is_invocable_v<const Epilogue&, float>) {
-#pragma unroll
-    for (int i = 0; i < epi::kStoreVector; ++i) out[i] = p.epilogue(bits_to_f32(acc[i]));
-  }
-}
-
-}  // namespace detail
 
 // The epilogue's store of one tile row (run_epilogue calls it per chunk of kEpilogueColumns columns), the
 // GEMM's (GemmTileStore): the fast path (`fast`: an interior tile, the identity functor, 32-byte aligned rows
@@ -108,7 +85,7 @@ struct Nvfp4GemmTileStore {
       } else {
 #pragma unroll
         for (int v = 0; v < kColumns; v += epi::kStoreVector)
-          detail::nvfp4_gemm_apply8<Cfg>(p, values[0] + v, c == nullptr ? nullptr : c + v, out + v);
+          detail::gemm_apply8<Cfg>(p, values[0] + v, c == nullptr ? nullptr : c + v, out + v);
       }
       epi::store_row(d_row + col, out, p.d_aligned32);
       return;
@@ -117,7 +94,7 @@ struct Nvfp4GemmTileStore {
     for (int v = 0; v < kColumns; v += epi::kStoreVector) {
       if (col + v + epi::kStoreVector > p.n) break;  // N is a multiple of 16: whole vectors only
       float out[epi::kStoreVector];
-      detail::nvfp4_gemm_apply8<Cfg>(p, values[0] + v, c == nullptr ? nullptr : c + v, out);
+      detail::gemm_apply8<Cfg>(p, values[0] + v, c == nullptr ? nullptr : c + v, out);
       epi::store8(d_row + col + v, out);
     }
   }
