@@ -25,6 +25,7 @@
 #include "bwgemm/isa/descriptors.hpp"
 #include "bwgemm/kernels/sm100/common.cuh"
 #include "bwgemm/kernels/sm100/dual_gemm_config.cuh"
+#include "bwgemm/kernels/sm100/gemm_epilogue.cuh"
 #include "bwgemm/kernels/sm100/roles.cuh"
 #include "bwgemm/ptx/ptx.cuh"
 #include "bwgemm/scheduler/tile_order.cuh"
@@ -79,9 +80,7 @@ struct DualTileStore {
 
   BWGEMM_DEVICE BWGEMM_FORCEINLINE void fast_store(int32_t col, const uint32_t (&values)[2][kColumns]) const {
     float out[kColumns];
-#pragma unroll
-    for (int i = 0; i < kColumns; ++i)
-      out[i] = p.epilogue(bits_to_f32(values[0][i]), bits_to_f32(values[1][i]));
+    detail::dual_apply_unit(p, values, out);
     epi::store_row(out_row + col, out, true);
   }
 
@@ -93,15 +92,7 @@ struct DualTileStore {
     };
     if (col + kColumns <= p.n) {
       float out[kColumns];
-      if (p.unit_alphas) {
-#pragma unroll
-        for (int i = 0; i < kColumns; ++i)
-          out[i] = p.epilogue(bits_to_f32(values[0][i]), bits_to_f32(values[1][i]));
-      } else {
-#pragma unroll
-        for (int i = 0; i < kColumns; ++i)
-          out[i] = p.epilogue(p.alpha1 * bits_to_f32(values[0][i]), p.alpha2 * bits_to_f32(values[1][i]));
-      }
+      detail::dual_apply(p, values, out);
       epi::store_row(out_row + col, out, p.c_aligned32);
       return;
     }

@@ -1,6 +1,7 @@
-// The GEMM epilogue's functor application, shared by the sm_100a GEMM (gemm_kernel.cuh) and the NVFP4 GEMM
-// (nvfp4_gemm_kernel.cuh): both apply a functor of the fp32 accumulator, and of C where the call reads it, to
-// the accumulator columns before the store.
+// The epilogues' functor applications the sm_100a kernels share: the GEMM's (gemm_kernel.cuh and the NVFP4
+// GEMM, nvfp4_gemm_kernel.cuh: a functor of the fp32 accumulator, and of C where the call reads it) and the
+// dual GEMM's (dual_gemm_kernel.cuh and the NVFP4 dual GEMM, nvfp4_dual_gemm_kernel.cuh: a functor of the
+// gate and up accumulators, scaled by alpha1 and alpha2).
 #pragma once
 
 #include <cstdint>
@@ -30,6 +31,29 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void gemm_apply8(const Params& p, const uint32_
   if constexpr (std::is_invocable_v<const Epilogue&, float>) {
 #pragma unroll
     for (int i = 0; i < epi::kStoreVector; ++i) out[i] = p.epilogue(bits_to_f32(acc[i]));
+  }
+}
+
+// The dual GEMM's functor over a whole chunk of the gate (values[0]) and up (values[1]) accumulators into
+// out[0 .. Columns - 1]: epilogue(gate, up), the fast path's (both alphas 1).
+template <int Columns, class Params>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void dual_apply_unit(const Params& p, const uint32_t (&values)[2][Columns],
+                                                      float* out) {
+#pragma unroll
+  for (int i = 0; i < Columns; ++i) out[i] = p.epilogue(bits_to_f32(values[0][i]), bits_to_f32(values[1][i]));
+}
+
+// As above with the alphas: epilogue(alpha1 · gate, alpha2 · up), without the two multiplies when both are 1
+// (p.unit_alphas, a uniform branch).
+template <int Columns, class Params>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void dual_apply(const Params& p, const uint32_t (&values)[2][Columns],
+                                                 float* out) {
+  if (p.unit_alphas) {
+    dual_apply_unit(p, values, out);
+  } else {
+#pragma unroll
+    for (int i = 0; i < Columns; ++i)
+      out[i] = p.epilogue(p.alpha1 * bits_to_f32(values[0][i]), p.alpha2 * bits_to_f32(values[1][i]));
   }
 }
 
