@@ -80,6 +80,68 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE float gemm_swap_ab_in(T v) {
   }
 }
 
+// The GEMM's functor on a run of fp32 accumulators, written once for both swap-AB GEMMs (16-bit and NVFP4):
+// the identity functor (alpha 1, beta 0) passes them through, else epilogue(acc, C) where C is read (`c`
+// not null), else epilogue(acc). `c` is indexed c[i · c_stride]. False where the functor takes neither form
+// (a functor of (acc, c) without C): `out` is then not written.
+template <class Out, class Epilogue, int N>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE bool gemm_swap_ab_apply(bool identity, const Epilogue& epilogue,
+                                                         const Out* c, int64_t c_stride,
+                                                         const float (&acc)[N], float (&out)[N]) {
+  if (identity) {
+#pragma unroll
+    for (int i = 0; i < N; ++i) out[i] = acc[i];
+    return true;
+  }
+  if constexpr (std::is_invocable_v<const Epilogue&, float, float>) {
+    if (c != nullptr) {
+#pragma unroll
+      for (int i = 0; i < N; ++i) out[i] = epilogue(acc[i], gemm_swap_ab_in(c[i * c_stride]));
+      return true;
+    }
+  }
+  if constexpr (std::is_invocable_v<const Epilogue&, float>) {
+#pragma unroll
+    for (int i = 0; i < N; ++i) out[i] = epilogue(acc[i]);
+    return true;
+  }
+  return false;
+}
+
+// One weight row's outputs for the tokens first_token .. first_token + tokens - 1 from the accumulator bits
+// of a chunk: d_column / c_column at token 0 (c_column null: C not read), rows ldd and ldc apart.
+template <class Out, class Epilogue, int N>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void gemm_swap_ab_store_tokens(bool identity, const Epilogue& epilogue,
+                                                                Out* d_column, int64_t ldd,
+                                                                const Out* c_column, int64_t ldc,
+                                                                int32_t first_token, int32_t tokens,
+                                                                const uint32_t (&bits)[N]) {
+  Out* d = d_column + static_cast<int64_t>(first_token) * ldd;
+  // Three loops, each storing straight from the accumulator bits (not through gemm_swap_ab_apply's
+  // arrays): the layout of the hot path tools/swap_ab_hot_loops.py reads.
+  if (identity) {
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+      if (i < tokens) d[i * ldd] = gemm_swap_ab_out<Out>(bits_to_f32(bits[i]));
+    return;
+  }
+  if constexpr (std::is_invocable_v<const Epilogue&, float, float>) {
+    if (c_column != nullptr) {
+      const Out* c = c_column + static_cast<int64_t>(first_token) * ldc;
+#pragma unroll
+      for (int i = 0; i < N; ++i)
+        if (i < tokens)
+          d[i * ldd] = gemm_swap_ab_out<Out>(epilogue(bits_to_f32(bits[i]), gemm_swap_ab_in(c[i * ldc])));
+      return;
+    }
+  }
+  if constexpr (std::is_invocable_v<const Epilogue&, float>) {
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+      if (i < tokens) d[i * ldd] = gemm_swap_ab_out<Out>(epilogue(bits_to_f32(bits[i])));
+  }
+}
+
 }  // namespace detail
 
 template <class Cfg>
@@ -143,7 +205,6 @@ struct GemmSwapAbRoles {
   BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t,
                                    int32_t n) const {
     using Out = typename Cfg::Out;
-    using Epilogue = typename Cfg::Epilogue;
     constexpr int kColumns = Cfg::kEpilogueColumns;
     Out* d_column = p.d + t.batch * p.batch_stride_d + n;
     const Out* c_column = p.read_c ? p.c + t.batch * p.batch_stride_c + n : nullptr;
@@ -158,30 +219,8 @@ struct GemmSwapAbRoles {
             return;
           }
           const int32_t tokens = p.m - first_token < kColumns ? p.m - first_token : kColumns;
-          Out* d = d_column + static_cast<int64_t>(first_token) * p.ldd;
-          if (p.identity) {
-#pragma unroll
-            for (int i = 0; i < kColumns; ++i)
-              if (i < tokens) d[i * p.ldd] = detail::gemm_swap_ab_out<Out>(bits_to_f32(values[0][i]));
-            return;
-          }
-          if constexpr (std::is_invocable_v<const Epilogue&, float, float>) {
-            if (c_column != nullptr) {
-              const Out* c = c_column + static_cast<int64_t>(first_token) * p.ldc;
-#pragma unroll
-              for (int i = 0; i < kColumns; ++i)
-                if (i < tokens)
-                  d[i * p.ldd] = detail::gemm_swap_ab_out<Out>(
-                      p.epilogue(bits_to_f32(values[0][i]), detail::gemm_swap_ab_in(c[i * p.ldc])));
-              return;
-            }
-          }
-          if constexpr (std::is_invocable_v<const Epilogue&, float>) {
-#pragma unroll
-            for (int i = 0; i < kColumns; ++i)
-              if (i < tokens)
-                d[i * p.ldd] = detail::gemm_swap_ab_out<Out>(p.epilogue(bits_to_f32(values[0][i])));
-          }
+          detail::gemm_swap_ab_store_tokens<Out>(p.identity, p.epilogue, d_column, p.ldd, c_column, p.ldc,
+                                                 first_token, tokens, values[0]);
         };
   }
 };
@@ -220,37 +259,19 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   using namespace ::bwgemm::ptx;
   using Roles = GemmSwapAbRoles<Cfg>;
   using Out = typename Cfg::Out;
-  using Epilogue = typename Cfg::Epilogue;
   const CtaKBlocks kb = cta_k_blocks<Cfg>(p.k, p.k_blocks_per_split);
   const auto reduce = [&p](const sched::TileCoord& t, uint32_t rank, uint32_t splits) {
-    reduce_tile_quads<Cfg>(t, rank, splits, p.m, p.n, [&](uint32_t smem, int32_t q, int32_t token, int64_t col,
-                                                        int64_t row) {
-      const Float4 acc = sum_cluster_quad(smem, Roles::Partials::word(0, token, q * kSwapAbQuadRows), splits);
-      const float a[kSwapAbQuadRows] = {acc.x, acc.y, acc.z, acc.w};
-      float out[kSwapAbQuadRows];
-      if (p.identity) {
-#pragma unroll
-        for (int e = 0; e < kSwapAbQuadRows; ++e) out[e] = a[e];
-      } else {
-        bool done = false;
-        if constexpr (std::is_invocable_v<const Epilogue&, float, float>) {
-          if (p.read_c) {
-            const Out* c = p.c + t.batch * p.batch_stride_c + row * p.ldc + col;
-#pragma unroll
-            for (int e = 0; e < kSwapAbQuadRows; ++e)
-              out[e] = p.epilogue(a[e], detail::gemm_swap_ab_in(c[e]));
-            done = true;
-          }
-        }
-        if constexpr (std::is_invocable_v<const Epilogue&, float>) {
-          if (!done) {
-#pragma unroll
-            for (int e = 0; e < kSwapAbQuadRows; ++e) out[e] = p.epilogue(a[e]);
-          }
-        }
-      }
-      detail::gemm_swap_ab_store4(p.d + t.batch * p.batch_stride_d + row * p.ldd + col, out);
-    });
+    reduce_tile_quads<Cfg>(
+        t, rank, splits, p.m, p.n, [&](uint32_t smem, int32_t q, int32_t token, int64_t col, int64_t row) {
+          const Float4 acc =
+              sum_cluster_quad(smem, Roles::Partials::word(0, token, q * kSwapAbQuadRows), splits);
+          const float a[kSwapAbQuadRows] = {acc.x, acc.y, acc.z, acc.w};
+          float out[kSwapAbQuadRows];
+          detail::gemm_swap_ab_apply<Out>(
+              p.identity, p.epilogue,
+              p.read_c ? p.c + t.batch * p.batch_stride_c + row * p.ldc + col : nullptr, 1, a, out);
+          detail::gemm_swap_ab_store4(p.d + t.batch * p.batch_stride_d + row * p.ldd + col, out);
+        });
   };
   run_swap_ab_split_k<Cfg>(Roles{p, kb.begin, true}, p.tiles, p.n, kb.count, p.splits, reduce);
 #else

@@ -284,7 +284,6 @@ struct Nvfp4SwapAbRoles {
   BWGEMM_DEVICE auto gemm_epilogue_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t,
                                         int32_t n) const {
     using Out = typename Cfg::Out;
-    using Epilogue = typename Cfg::Epilogue;
     constexpr int kColumns = Cfg::kEpilogueColumns;
     Out* d_column = p.d + static_cast<int64_t>(t.batch) * p.m * p.ldd + n;
     const Out* c_column = p.read_c ? p.c + static_cast<int64_t>(t.batch) * p.m * p.ldc + n : nullptr;
@@ -299,30 +298,8 @@ struct Nvfp4SwapAbRoles {
             return;
           }
           const int32_t tokens = p.m - first_token < kColumns ? p.m - first_token : kColumns;
-          Out* d = d_column + static_cast<int64_t>(first_token) * p.ldd;
-          if (p.identity) {
-#pragma unroll
-            for (int i = 0; i < kColumns; ++i)
-              if (i < tokens) d[i * p.ldd] = detail::gemm_swap_ab_out<Out>(bits_to_f32(values[0][i]));
-            return;
-          }
-          if constexpr (std::is_invocable_v<const Epilogue&, float, float>) {
-            if (c_column != nullptr) {
-              const Out* c = c_column + static_cast<int64_t>(first_token) * p.ldc;
-#pragma unroll
-              for (int i = 0; i < kColumns; ++i)
-                if (i < tokens)
-                  d[i * p.ldd] = detail::gemm_swap_ab_out<Out>(
-                      p.epilogue(bits_to_f32(values[0][i]), detail::gemm_swap_ab_in(c[i * p.ldc])));
-              return;
-            }
-          }
-          if constexpr (std::is_invocable_v<const Epilogue&, float>) {
-#pragma unroll
-            for (int i = 0; i < kColumns; ++i)
-              if (i < tokens)
-                d[i * p.ldd] = detail::gemm_swap_ab_out<Out>(p.epilogue(bits_to_f32(values[0][i])));
-          }
+          detail::gemm_swap_ab_store_tokens<Out>(p.identity, p.epilogue, d_column, p.ldd, c_column, p.ldc,
+                                                 first_token, tokens, values[0]);
         };
   }
 };
@@ -367,7 +344,6 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void nvfp4_swap_ab_split_body(const Nvfp4SwapAb
     };
     run_swap_ab_split_k<Cfg>(Roles{p, kb.begin, true}, p.tiles, p.n, kb.count, p.splits, reduce);
   } else {
-    using Epilogue = typename Cfg::Epilogue;
     const auto reduce = [&p](const sched::TileCoord& t, uint32_t rank, uint32_t splits) {
       Out* d = p.d + static_cast<int64_t>(t.batch) * p.m * p.ldd;
       reduce_tile_quads<Cfg>(
@@ -376,26 +352,10 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void nvfp4_swap_ab_split_body(const Nvfp4SwapAb
                 sum_cluster_quad(smem, Roles::Partials::word(0, token, q * kSwapAbQuadRows), splits);
             const float a[kSwapAbQuadRows] = {acc.x, acc.y, acc.z, acc.w};
             float out[kSwapAbQuadRows];
-            if (p.identity) {
-#pragma unroll
-              for (int e = 0; e < kSwapAbQuadRows; ++e) out[e] = a[e];
-            } else {
-              bool done = false;
-              if constexpr (std::is_invocable_v<const Epilogue&, float, float>) {
-                if (p.read_c) {
-                  const Out* c = p.c + static_cast<int64_t>(t.batch) * p.m * p.ldc + row * p.ldc + col;
-#pragma unroll
-                  for (int e = 0; e < kSwapAbQuadRows; ++e) out[e] = p.epilogue(a[e], gemm_swap_ab_in(c[e]));
-                  done = true;
-                }
-              }
-              if constexpr (std::is_invocable_v<const Epilogue&, float>) {
-                if (!done) {
-#pragma unroll
-                  for (int e = 0; e < kSwapAbQuadRows; ++e) out[e] = p.epilogue(a[e]);
-                }
-              }
-            }
+            gemm_swap_ab_apply<Out>(
+                p.identity, p.epilogue,
+                p.read_c ? p.c + static_cast<int64_t>(t.batch) * p.m * p.ldc + row * p.ldc + col : nullptr, 1,
+                a, out);
             // N is a multiple of 16: the quad's four columns are inside it; D's rows are 16-byte aligned.
             gemm_swap_ab_store4(d + row * p.ldd + col, out);
           });
