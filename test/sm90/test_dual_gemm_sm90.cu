@@ -145,8 +145,18 @@ TEST(Sm90DualGemmChoice, ByShape) {
   EXPECT_EQ(sm90::dual_gemm_choice(8192, 14336, 1), DualGemmChoice::kLargeMCluster2);
   // 3 row tiles (odd, below 8): one CTA however many columns.
   EXPECT_EQ(sm90::dual_gemm_choice(384, 65536, 1), DualGemmChoice::kLargeM);
-  // 9 row tiles: 5 x 32 = 160 pair tiles -> pairs.
-  EXPECT_EQ(sm90::dual_gemm_choice(1152, 4096, 1), DualGemmChoice::kLargeMCluster2);
+  // Waves (tiled_wave_cost, 64-column tiles at 106% per column): 9 row tiles x 32 = 288 tiles of 128 = 3
+  // waves (38400) against 576 of 64 = 5 waves (33920) -> BlockN 64.
+  EXPECT_EQ(sm90::dual_gemm_choice(1152, 4096, 1), DualGemmChoice::kSmallM);
+  // M = 512, N = 14336 (Llama-3.1-8B gate/up): 448 tiles = 4 waves (51200) against 896 = 7 (47488) -> 64.
+  EXPECT_EQ(sm90::dual_gemm_choice(512, 14336, 1), DualGemmChoice::kSmallM);
+  // N = 28672: 896 tiles = 7 waves (89600) against 1792 = 14 (94976) -> 128, in pairs (2 x 224 = 448 pair
+  // tiles >= 132, 4 row tiles: even).
+  EXPECT_EQ(sm90::dual_gemm_choice(512, 28672, 1), DualGemmChoice::kLargeMCluster2);
+  // 10 row tiles x 32 = 320 tiles = 3 waves (38400) against 640 = 5 (33920) -> 64; at 12 row tiles 384 = 3
+  // waves (38400) against 768 = 6 (40704) -> 128 x 128 in pairs (6 x 32 = 192 pair tiles, even rows).
+  EXPECT_EQ(sm90::dual_gemm_choice(1280, 4096, 1), DualGemmChoice::kSmallM);
+  EXPECT_EQ(sm90::dual_gemm_choice(1536, 4096, 1), DualGemmChoice::kLargeMCluster2);
 }
 
 // On anything but compute capability 9.0 the entry point must refuse with a clear device mismatch (and

@@ -83,7 +83,8 @@ using Split8 = SwapAbBackend<8>;
 // are not shipped).
 using Wide16 = sm90::SwapAbConfig<16, 12, 1, epi::LinearCombination, bf16, 2>;
 using GemmSwapAbConfigs =
-    Configs<sm90::GemmSwapAb16<bf16>, sm90::GemmSwapAb64<f16>, sm90::GemmSwapAb128<float>, Wide16>;
+    Configs<sm90::GemmSwapAb16<bf16>, sm90::GemmSwapAb32<bf16>, sm90::GemmSwapAb64<f16>, sm90::GemmSwapAb128<float>,
+            Wide16>;
 using DualSwapAbConfigs =
     Configs<sm90::DualGemmSwapAb16<bf16>, sm90::DualGemmSwapAb64<bf16>, sm90::DualGemmSwapAb128<f16>>;
 
@@ -281,7 +282,9 @@ TEST(Sm90SwapAbChoice, DefaultEntryPointsByM) {
   using sm90::GemmChoice;
   EXPECT_EQ(sm90::gemm_choice(1, 4096, 1), GemmChoice::kSwapAb16);
   EXPECT_EQ(sm90::gemm_choice(16, 57344, 1), GemmChoice::kSwapAb16);
-  EXPECT_EQ(sm90::gemm_choice(17, 4096, 1), GemmChoice::kSwapAb64);
+  EXPECT_EQ(sm90::gemm_choice(17, 4096, 1), GemmChoice::kSwapAb32);
+  EXPECT_EQ(sm90::gemm_choice(32, 57344, 1), GemmChoice::kSwapAb32);
+  EXPECT_EQ(sm90::gemm_choice(33, 4096, 1), GemmChoice::kSwapAb64);
   EXPECT_EQ(sm90::gemm_choice(64, 57344, 1), GemmChoice::kSwapAb64);
   // 64 < M <= 128: swap AB only while the tiled kernel's 128 x 128 tiles would fill under half the SMs.
   EXPECT_EQ(sm90::gemm_choice(65, 4096, 1), GemmChoice::kSwapAb128);

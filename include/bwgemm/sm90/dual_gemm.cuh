@@ -110,7 +110,7 @@ struct DualGemm {
 //   otherwise      : BlockN 128, 4 stages: one m64n256k16 wgmma per 16 K covers gate and up (as a 128 x 256
 //                    GEMM tile), the widest tile the registers allow; in clusters of two CTAs along M that
 //                    share B1/B2 through TMA multicast when the shape has enough tiles for every pair
-//                    (prefer_cluster_pair)
+//                    (prefer_cluster_pair); BlockN 64 instead where its waves cost less (dual_gemm_tiled_choice)
 template <class Out>
 using DualGemmSmallM = DualGemmConfig<64, 6, 1, sched::StaticPersistent, epi::SiluMul, Out>;
 template <class Out>
@@ -136,9 +136,20 @@ constexpr DualGemmChoice dual_gemm_swap_ab_choice(int64_t m) {
                    : DualGemmChoice::kSwapAb128;
 }
 
-// The tiled kernel for a shape (the default choice before the swap-AB kernels).
+// The cost per column of a wave of 128 x 64 dual tiles relative to 128 x 128 ones, in percent: 106, the
+// geomean over the model sweep's gate/up projections at M = 512..4096 on the H200 (seventh session, run A in
+// docs/hopper.md: 1.00-1.10 per shape, 1.22 once). The 128 x 128 tiles are the reference (100).
+inline constexpr int64_t kDualLargeMColumnCostPercent = 100;
+inline constexpr int64_t kDualSmallMColumnCostPercent = 106;
+
+// The tiled kernel for a shape: BlockN 64 for M·batch <= 256 and wherever its waves cost less than BlockN
+// 128's (tiled_wave_cost: e.g. M = 512, N = 14336: 448 tiles of 128 = 4 waves, 896 of 64 = 7 waves, 51200
+// against 47488), else BlockN 128, in CTA pairs where every pair gets enough tiles.
 constexpr DualGemmChoice dual_gemm_tiled_choice(int64_t m, int64_t n, int64_t batch) {
   if (m * batch <= 256) return DualGemmChoice::kSmallM;
+  if (tiled_wave_cost(m, n, batch, 64, kDualSmallMColumnCostPercent) <
+      tiled_wave_cost(m, n, batch, 128, kDualLargeMColumnCostPercent))
+    return DualGemmChoice::kSmallM;
   return prefer_cluster_pair(ceil_div(m, int64_t{128}), ceil_div(n, int64_t{128}), batch)
              ? DualGemmChoice::kLargeMCluster2
              : DualGemmChoice::kLargeM;

@@ -119,9 +119,6 @@ using GemmSmall = GemmConfig<128, 6, 1, sched::StaticPersistent, epi::LinearComb
 template <class Out>
 using GemmLargeCluster2 = GemmConfig<256, 4, 2, sched::StaticPersistent, epi::LinearCombination, Out>;
 
-// Tiles that run at once: one CTA per SM (each tiled Config takes most of the 227 KB of shared memory) on an
-// H100 SXM / H200 (132 SMs). On a part with fewer SMs the choice is still correct, only less tuned.
-inline constexpr int64_t kGemmResidentTiles = 132;
 // The time of one wave of tiles relative to a wave of 128 x 256 tiles at the same K, in percent of the
 // columns it covers: 128 x 192 as fast per column, 128 x 128 5% slower (fitted on the H200 over the model
 // sweep at M = 512..16384, both B layouts: sixth session, run 1 in docs/hopper.md).
@@ -136,25 +133,25 @@ inline constexpr int64_t kGemmSwapAbMaxM = 64;
 inline constexpr int64_t kGemmSwapAbMaxMNarrow = 128;
 inline constexpr int64_t kGemmSwapAbMaxNarrowN = 66 * 128;  // 128 x 128 tiles for half the 132 SMs
 
-enum class GemmChoice { kSmall, kMedium, kLarge, kLargeCluster2, kSwapAb16, kSwapAb64, kSwapAb128 };
+enum class GemmChoice { kSmall, kMedium, kLarge, kLargeCluster2, kSwapAb16, kSwapAb32, kSwapAb64, kSwapAb128 };
 
-// The swap-AB kernel for M tokens (whatever M: more than 128 take several token tiles).
+// The swap-AB kernel for M tokens (whatever M: more than 128 take several token tiles): the token tile
+// that holds M, from 16, 32, 64, 128 (32 tokens measured at M = 32: 0.943x of cuBLASLt where 64 tokens gave
+// 0.779x, H200, sixth session, run 3; 17 <= M <= 31 take it as the smallest tile that holds them, not
+// measured separately).
 constexpr GemmChoice gemm_swap_ab_choice(int64_t m) {
-  return m <= 16 ? GemmChoice::kSwapAb16 : m <= 64 ? GemmChoice::kSwapAb64 : GemmChoice::kSwapAb128;
+  return m <= 16   ? GemmChoice::kSwapAb16
+         : m <= 32 ? GemmChoice::kSwapAb32
+         : m <= 64 ? GemmChoice::kSwapAb64
+                   : GemmChoice::kSwapAb128;
 }
 
-// The modelled time of the tiled kernel with BlockN-wide tiles: waves x width x cost per column.
-constexpr int64_t gemm_tiled_cost(int64_t m, int64_t n, int64_t batch, int64_t block_n, int64_t percent) {
-  const int64_t tiles = ceil_div(m, int64_t{128}) * ceil_div(n, block_n) * batch;
-  return ceil_div(tiles, kGemmResidentTiles) * block_n * percent;
-}
-
-// The tiled kernel for a shape: the tile width with the lowest gemm_tiled_cost (ties to the wider tile), and
+// The tiled kernel for a shape: the tile width with the lowest tiled_wave_cost (ties to the wider tile), and
 // for 128 x 256 tiles CTA pairs where every pair gets enough tiles (prefer_cluster_pair).
 constexpr GemmChoice gemm_tiled_choice(int64_t m, int64_t n, int64_t batch) {
-  const int64_t large = gemm_tiled_cost(m, n, batch, 256, kGemmLargeColumnCostPercent);
-  const int64_t medium = gemm_tiled_cost(m, n, batch, 192, kGemmMediumColumnCostPercent);
-  const int64_t small = gemm_tiled_cost(m, n, batch, 128, kGemmSmallColumnCostPercent);
+  const int64_t large = tiled_wave_cost(m, n, batch, 256, kGemmLargeColumnCostPercent);
+  const int64_t medium = tiled_wave_cost(m, n, batch, 192, kGemmMediumColumnCostPercent);
+  const int64_t small = tiled_wave_cost(m, n, batch, 128, kGemmSmallColumnCostPercent);
   if (large <= medium && large <= small)
     return prefer_cluster_pair(ceil_div(m, int64_t{128}), ceil_div(n, int64_t{256}), batch)
                ? GemmChoice::kLargeCluster2
@@ -181,6 +178,9 @@ Status run_gemm_choice(GemmChoice choice, const GemmArguments<In, Out>& args, cu
     case GemmChoice::kSwapAb16:
       return report("sm90::GemmSwapAb16 (swap AB, 16 tokens x 64 rows)"),
              SwapAbGemm<GemmSwapAb16<Out>>::run(args, stream, split_k);
+    case GemmChoice::kSwapAb32:
+      return report("sm90::GemmSwapAb32 (swap AB, 32 tokens x 64 rows)"),
+             SwapAbGemm<GemmSwapAb32<Out>>::run(args, stream, split_k);
     case GemmChoice::kSwapAb64:
       return report("sm90::GemmSwapAb64 (swap AB, 64 tokens x 64 rows)"),
              SwapAbGemm<GemmSwapAb64<Out>>::run(args, stream, split_k);

@@ -205,9 +205,8 @@ template <class Out>
 using GemmSwapAb64 = SwapAbConfig<64, 12, 1, epi::LinearCombination, Out, 1>;
 template <class Out>
 using GemmSwapAb128 = SwapAbConfig<128, 8, 1, epi::LinearCombination, Out, 1>;
-// 32 tokens (16 stages of 12 KiB): 0.943x of cuBLASLt at M = 32 over 24 projections where GemmSwapAb64 is
-// 0.779x (H200, sixth session, run 3: the bench's validated bwgemm_sm90_swapab32). Not in the default choice
-// until its decode tests (Sm90SwapAbDecode.GemmTokens32) have run natively.
+// 32 tokens (16 stages of 12 KiB), for 16 < M <= 32: 0.943x of cuBLASLt at M = 32 over 24 projections where
+// GemmSwapAb64 is 0.779x (H200, sixth session, run 3: the bench's validated bwgemm_sm90_swapab32).
 template <class Out>
 using GemmSwapAb32 = SwapAbConfig<32, 16, 1, epi::LinearCombination, Out, 1>;
 template <class Out>
