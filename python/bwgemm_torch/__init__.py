@@ -9,6 +9,7 @@ run without a GPU. Every operator has a fake implementation for torch.compile.
     c = bwgemm_torch.dual_gemm(x, w_gate, w_up)           # silu(x @ w_gate.T) * (x @ w_up.T), fp16/bf16
     xq, xs = bwgemm_torch.quantize_nvfp4(x, global_scale) # float4_e2m1fn_x2 data, float8_e4m3fn blocked scales
     c = bwgemm_torch.dual_gemm_nvfp4(xq, xs, g, gs, u, us, alpha1=..., alpha2=...)
+    d = bwgemm_torch.gemm_nvfp4(xq, xs, wq, ws, alpha=...)  # NVFP4 A @ W.T
 """
 import glob
 import os
@@ -20,6 +21,7 @@ __all__ = [
     "dual_gemm",
     "dual_gemm_fused",
     "dual_gemm_nvfp4",
+    "gemm_nvfp4",
     "quantize_nvfp4",
     "blocked_scale_elements",
     "split_gate_up_nvfp4",
@@ -96,6 +98,16 @@ def dual_gemm_nvfp4(a, a_scales, b1, b1_scales, b2, b2_scales, *, alpha1=1.0, al
     products of the operands' decode global scales (bwgemm's convention: value = e2m1 * e4m3 * global_scale).
     M >= 1, N % 16 == 0, K % 64 == 0. out_dtype float16 (default) or bfloat16."""
     return torch.ops.bwgemm.dual_gemm_nvfp4(a, a_scales, b1, b1_scales, b2, b2_scales, alpha1, alpha2, out_dtype)
+
+
+def gemm_nvfp4(a, a_scales, b, b_scales, *, alpha=1.0, beta=0.0, c=None, out_dtype=None):
+    """d = alpha * A @ B.T + beta * c on NVFP4 operands (sm_100a; CPU tensors: the emulator; Hopper raises
+    not-supported): the qkv / o / down projections of an NVFP4 model.
+
+    a [M, K/2] and b [N, K/2] (an nn.Linear weight) with their blocked scales, as for dual_gemm_nvfp4; alpha
+    the product of A's and B's decode global scales. M >= 1, N % 16 == 0, K % 64 == 0. out_dtype float16
+    (default), bfloat16 or float32; c [M, N] of that dtype."""
+    return torch.ops.bwgemm.gemm_nvfp4(a, a_scales, b, b_scales, alpha, beta, c, out_dtype)
 
 
 def quantize_nvfp4(x, global_scale=1.0):

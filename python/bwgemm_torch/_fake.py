@@ -103,6 +103,32 @@ def _dual_gemm_nvfp4(a, a_scales, b1, b1_scales, b2, b2_scales, alpha1=1.0, alph
     return a.new_empty((a.shape[0], b1.shape[0]), dtype=out)
 
 
+@torch.library.register_fake("bwgemm::gemm_nvfp4")
+def _gemm_nvfp4(a, a_scales, b, b_scales, alpha=1.0, beta=0.0, c=None, out_dtype=None):
+    op = "bwgemm.gemm_nvfp4"
+    torch._check_value(a.dim() == 2, lambda: f"{op}: a must be a 2-D tensor [M, K/2]")
+    k = 2 * a.shape[1]
+    _nvfp4(op, "a", "a_scales", a, a_scales, k)
+    _nvfp4(op, "b", "b_scales", b, b_scales, k)
+    for name, t in (("a_scales", a_scales), ("b", b), ("b_scales", b_scales)):
+        _same_device(op, a, name, t)
+    torch._check_value(b.shape[1] == a.shape[1], lambda: f"{op}: b must be [N, K/2] with a's K/2 = {a.shape[1]}")
+    torch._check_value(k % 64 == 0, lambda: f"{op}: K = {k} must be a multiple of 64")
+    torch._check_value(b.shape[0] % 16 == 0, lambda: f"{op}: N = {b.shape[0]} must be a multiple of 16")
+    out = torch.float16 if out_dtype is None else out_dtype
+    torch._check_type(out in (torch.float16, torch.bfloat16, torch.float32),
+                      lambda: f"{op}: out_dtype must be float16, bfloat16 or float32 (got {out})")
+    if c is not None:
+        _matrix(op, "c", c)
+        _same_device(op, a, "c", c)
+        torch._check_type(c.dtype == out, lambda: f"{op}: c must have the output dtype {out} (got {c.dtype})")
+        torch._check_value(c.shape[0] == a.shape[0] and c.shape[1] == b.shape[0],
+                           lambda: f"{op}: c must be [M, N] = [{a.shape[0]}, {b.shape[0]}]")
+    else:
+        torch._check_value(beta == 0.0, lambda: f"{op}: beta = {beta} needs c")
+    return a.new_empty((a.shape[0], b.shape[0]), dtype=out)
+
+
 @torch.library.register_fake("bwgemm::quantize_nvfp4")
 def _quantize_nvfp4(x, global_scale=1.0):
     op = "bwgemm.quantize_nvfp4"

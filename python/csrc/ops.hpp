@@ -16,6 +16,9 @@
 //       NVFP4: data [rows, K/2] float4_e2m1fn_x2 or uint8; scales float8_e4m3fn or uint8 in the 128x4
 //       blocked layout (PyTorch's to_blocked), blocked_scale_bytes(rows, K/16) elements, any shape;
 //       c [M, N] fp16 (default) or bf16
+//   gemm_nvfp4(a, a_scales, b, b_scales, alpha=1, beta=0, c=None, out_dtype=None) -> d
+//       d = alpha A B^T + beta c on NVFP4 operands (the dual's operand rules); d [M, N] fp16 (default),
+//       bf16 or fp32; c [M, N] of d's dtype
 //   quantize_nvfp4(x, global_scale=1) -> (data, scales)
 //       x [rows, K] fp32/fp16/bf16 -> data [rows, K/2] float4_e2m1fn_x2, scales float8_e4m3fn 1-D blocked
 #pragma once
@@ -183,6 +186,40 @@ inline at::ScalarType check_dual_gemm_nvfp4(const at::Tensor& a, const at::Tenso
   return out;
 }
 
+// The checks of gemm_nvfp4; returns D's dtype.
+inline at::ScalarType check_gemm_nvfp4(const at::Tensor& a, const at::Tensor& a_scales, const at::Tensor& b,
+                                       const at::Tensor& b_scales, const std::optional<at::Tensor>& c,
+                                       double beta, std::optional<at::ScalarType> out_dtype) {
+  constexpr const char* op = "bwgemm.gemm_nvfp4";
+  check_device_kind(op, a);
+  TORCH_CHECK_VALUE(a.dim() == 2, op, ": a must be a 2-D tensor [M, K/2] (got shape ", a.sizes(), ")");
+  const int64_t k = 2 * a.size(1);
+  check_nvfp4(op, "a", "a_scales", a, a_scales, k);
+  check_nvfp4(op, "b", "b_scales", b, b_scales, k);
+  check_same_device(op, a, "a_scales", a_scales);
+  check_same_device(op, a, "b", b);
+  check_same_device(op, a, "b_scales", b_scales);
+  TORCH_CHECK_VALUE(b.size(1) == a.size(1), op, ": b must be [N, K/2] with a's K/2 = ", a.size(1), " (got ",
+                    b.sizes(), ")");
+  TORCH_CHECK_VALUE(k % 64 == 0, op, ": K = ", k, " must be a multiple of 64 (a is [M, K/2] bytes)");
+  TORCH_CHECK_VALUE(b.size(0) % 16 == 0, op, ": N = ", b.size(0), " must be a multiple of 16");
+  const at::ScalarType out = out_dtype.value_or(at::kHalf);
+  TORCH_CHECK_TYPE(out == at::kHalf || out == at::kBFloat16 || out == at::kFloat, op,
+                   ": out_dtype must be float16, bfloat16 or float32 (got ", out, ")");
+  if (c.has_value()) {
+    check_matrix(op, "c", *c);
+    check_same_device(op, a, "c", *c);
+    TORCH_CHECK_TYPE(c->scalar_type() == out, op, ": c must have the output dtype ", out, " (got ",
+                     c->scalar_type(), ")");
+    TORCH_CHECK_VALUE(c->size(0) == a.size(0) && c->size(1) == b.size(0), op, ": c must be [M, N] = [",
+                      a.size(0), ", ", b.size(0), "] (got ", c->sizes(), ")");
+    check_aligned(op, "c", *c);
+  } else {
+    TORCH_CHECK_VALUE(beta == 0.0, op, ": beta = ", beta, " needs c");
+  }
+  return out;
+}
+
 inline void check_quantize(const at::Tensor& x, double global_scale) {
   constexpr const char* op = "bwgemm.quantize_nvfp4";
   check_device_kind(op, x);
@@ -340,6 +377,36 @@ inline at::Tensor dual_gemm_nvfp4(const at::Tensor& a, const at::Tensor& a_scale
     run_dual_gemm_nvfp4<__nv_bfloat16>(a, a_scales, b1, b1_scales, b2, b2_scales, alpha1, alpha2, c,
                                        ctx.stream);
   return c;
+}
+
+template <class Out>
+void run_gemm_nvfp4(const at::Tensor& a, const at::Tensor& a_scales, const at::Tensor& b,
+                    const at::Tensor& b_scales, double alpha, double beta, const std::optional<at::Tensor>& c,
+                    const at::Tensor& d, cudaStream_t stream) {
+  bwgemm::Nvfp4GemmArguments<Out> args;
+  args.m = a.size(0), args.n = b.size(0), args.k = 2 * a.size(1);
+  args.a = {a.data_ptr(), a_scales.data_ptr()};
+  args.b = {b.data_ptr(), b_scales.data_ptr()};
+  args.c = c.has_value() ? ptr<Out>(*c) : nullptr;
+  args.d = mutable_ptr<Out>(d);
+  args.epilogue = {static_cast<float>(alpha), static_cast<float>(beta)};
+  check_status("bwgemm.gemm_nvfp4", bwgemm::gemm_nvfp4(args, stream));
+}
+
+inline at::Tensor gemm_nvfp4(const at::Tensor& a, const at::Tensor& a_scales, const at::Tensor& b,
+                             const at::Tensor& b_scales, double alpha, double beta,
+                             const std::optional<at::Tensor>& c, std::optional<at::ScalarType> out_dtype) {
+  const at::ScalarType out = check_gemm_nvfp4(a, a_scales, b, b_scales, c, beta, out_dtype);
+  at::Tensor d = empty_matrix(a, a.size(0), b.size(0), out);
+  if (d.numel() == 0) return d;
+  CallContext ctx(a);
+  if (out == at::kHalf)
+    run_gemm_nvfp4<__half>(a, a_scales, b, b_scales, alpha, beta, c, d, ctx.stream);
+  else if (out == at::kBFloat16)
+    run_gemm_nvfp4<__nv_bfloat16>(a, a_scales, b, b_scales, alpha, beta, c, d, ctx.stream);
+  else
+    run_gemm_nvfp4<float>(a, a_scales, b, b_scales, alpha, beta, c, d, ctx.stream);
+  return d;
 }
 
 template <class T>

@@ -14,6 +14,9 @@ TORCH_LIBRARY(bwgemm, m) {
   m.def(
       "dual_gemm_nvfp4(Tensor a, Tensor a_scales, Tensor b1, Tensor b1_scales, Tensor b2, Tensor b2_scales, "
       "float alpha1=1.0, float alpha2=1.0, ScalarType? out_dtype=None) -> Tensor");
+  m.def(
+      "gemm_nvfp4(Tensor a, Tensor a_scales, Tensor b, Tensor b_scales, float alpha=1.0, float beta=0.0, "
+      "Tensor? c=None, ScalarType? out_dtype=None) -> Tensor");
   m.def("quantize_nvfp4(Tensor x, float global_scale=1.0) -> (Tensor, Tensor)");
 }
 
@@ -21,5 +24,6 @@ TORCH_LIBRARY_IMPL(bwgemm, CPU, m) {
   m.impl("gemm", &bwgemm_torch::gemm);
   m.impl("dual_gemm", &bwgemm_torch::dual_gemm);
   m.impl("dual_gemm_nvfp4", &bwgemm_torch::dual_gemm_nvfp4);
+  m.impl("gemm_nvfp4", &bwgemm_torch::gemm_nvfp4);
   m.impl("quantize_nvfp4", &bwgemm_torch::quantize_nvfp4);
 }

@@ -12,5 +12,6 @@ TORCH_LIBRARY_IMPL(bwgemm, CUDA, m) {
   m.impl("gemm", &bwgemm_torch::gemm);
   m.impl("dual_gemm", &bwgemm_torch::dual_gemm);
   m.impl("dual_gemm_nvfp4", &bwgemm_torch::dual_gemm_nvfp4);
+  m.impl("gemm_nvfp4", &bwgemm_torch::gemm_nvfp4);
   m.impl("quantize_nvfp4", &bwgemm_torch::quantize_nvfp4);
 }

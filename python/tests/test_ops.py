@@ -184,6 +184,24 @@ def test_dual_gemm_nvfp4_takes_torch_made_operands_as_they_are():
     torch.testing.assert_close(got.float(), F.silu(fx @ fw[:n].T) * (fx @ fw[n:].T), rtol=2 ** -9, atol=1e-3)
 
 
+@pytest.mark.parametrize("out_dtype", [None, torch.bfloat16, torch.float32])
+def test_gemm_nvfp4_matches_torch_on_the_decoded_operands(out_dtype):
+    gen = torch.Generator().manual_seed(31)
+    m, n, k = 150, 48, 128  # M not a multiple of the tile, N = 3 x 16
+    ga, gw = 0.25, 0.05
+    _, a, a_s = nvfp4_operand(m, k, ga, gen)
+    _, b, b_s = nvfp4_operand(n, k, gw, gen)
+    got = bt.gemm_nvfp4(a, a_s, b, b_s, alpha=ga * gw, out_dtype=out_dtype)
+    assert got.dtype == (out_dtype or torch.float16) and got.shape == (m, n)
+    fa, fb = dequantize_reference(a, a_s, m, k), dequantize_reference(b, b_s, n, k)
+    want = ga * gw * (fa @ fb.T)
+    torch.testing.assert_close(got.float(), want, rtol=2 ** -7 if out_dtype is None else 2 ** -6, atol=1e-3)
+    # beta: d = alpha A B^T + beta c, c of the output dtype.
+    c = torch.randn(m, n, generator=gen).to(got.dtype)
+    got_c = bt.gemm_nvfp4(a, a_s, b, b_s, alpha=ga * gw, beta=0.5, c=c, out_dtype=out_dtype)
+    torch.testing.assert_close(got_c.float(), want + 0.5 * c.float(), rtol=2 ** -6, atol=2e-3)
+
+
 # ---- errors ----------------------------------------------------------------------------------------------------
 
 def test_errors_name_the_argument():
@@ -215,6 +233,14 @@ def test_errors_name_the_argument():
         x32, xs32 = bt.quantize_nvfp4(torch.randn(128, 32))
         w32, ws32 = bt.quantize_nvfp4(torch.randn(16, 32))
         bt.dual_gemm_nvfp4(x32, xs32, w32, ws32, w32, ws32)
+    with pytest.raises(ValueError, match="b_scales must hold the 128x4 blocked scales of 16 rows"):
+        bt.gemm_nvfp4(x, xs, w, ws[:256])
+    with pytest.raises(ValueError, match="beta = 1 needs c"):
+        bt.gemm_nvfp4(x, xs, w, ws, beta=1.0)
+    with pytest.raises(TypeError, match="out_dtype must be float16, bfloat16 or float32"):
+        bt.gemm_nvfp4(x, xs, w, ws, out_dtype=torch.int32)
+    with pytest.raises(TypeError, match="c must have the output dtype"):
+        bt.gemm_nvfp4(x, xs, w, ws, beta=1.0, c=torch.zeros(128, 16, dtype=torch.bfloat16))
     with pytest.raises(ValueError, match="must be a positive multiple of 16"):
         bt.quantize_nvfp4(torch.randn(4, 24))
     with pytest.raises(ValueError, match="global_scale must be positive"):
@@ -238,6 +264,7 @@ def test_opcheck_schemas_and_fake_implementations():
         # uint8 views: opcheck clones and compares its inputs, which PyTorch's CPU float4/float8 kernels cannot.
         (torch.ops.bwgemm.dual_gemm_nvfp4.default,
          tuple(t.view(torch.uint8) for t in (x, xs, w, ws, w, ws)) + (1.0, 1.0, None)),
+        (torch.ops.bwgemm.gemm_nvfp4.default, tuple(t.view(torch.uint8) for t in (x, xs, w, ws)) + (1.0, 0.0, None, None)),
         (torch.ops.bwgemm.quantize_nvfp4.default, (torch.randn(128, 64, generator=gen), 1.0)),
     ]
     for op, args in cases:

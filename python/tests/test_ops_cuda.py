@@ -59,6 +59,19 @@ def test_dual_gemm_nvfp4_matches_the_cpu_emulator():
     torch.testing.assert_close(gpu.cpu().float(), cpu.float(), rtol=2 ** -9, atol=1e-3)
 
 
+def test_gemm_nvfp4_on_cuda():
+    """B200: the sm_100a NVFP4 GEMM against the CPU emulator; Hopper: a clear not-supported error."""
+    a, a_s = bt.quantize_nvfp4(torch.randn(256, 256))
+    b, b_s = bt.quantize_nvfp4(torch.randn(128, 256))
+    cuda = tuple(t.cuda() for t in (a, a_s, b, b_s))
+    if HOPPER:
+        with pytest.raises(RuntimeError, match="NVFP4"):
+            bt.gemm_nvfp4(*cuda, alpha=0.5)
+        return
+    cpu = bt.gemm_nvfp4(a, a_s, b, b_s, alpha=0.5)
+    torch.testing.assert_close(bt.gemm_nvfp4(*cuda, alpha=0.5).cpu().float(), cpu.float(), rtol=2 ** -9, atol=1e-3)
+
+
 def test_cuda_graph_replays_on_new_inputs():
     """Captured once, replayed after the input buffers change: the outputs follow the inputs."""
     dtype = torch.bfloat16
