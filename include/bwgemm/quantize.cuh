@@ -116,7 +116,7 @@ Status quantize_nvfp4(const T* x, int64_t rows, int64_t k, int64_t batch, int64_
       batch * round_up(rows, kScaleAtomRows) * round_up(k / kNvfp4BlockSize, kScaleAtomCols);
   constexpr int64_t kMaxBlocks = 1 << 20;  // the kernel strides over the rest
   const int64_t blocks = std::min(ceil_div(total, detail::kQuantizeThreadsPerBlock), kMaxBlocks);
-  const detail::QuantizeParams<T> params{x,    rows, k, batch, ld, global_scale, global_scale_ptr,
+  const detail::QuantizeParams<T> params{x,      rows,  k, batch, ld, global_scale, global_scale_ptr,
                                          packed, scales};
   Status s = host::launch_cluster_kernel(&detail::quantize_nvfp4_kernel<T>, static_cast<uint32_t>(blocks),
                                          detail::kQuantizeThreadsPerBlock, 1, 0, stream, params);
@@ -128,8 +128,8 @@ Status quantize_nvfp4(const T* x, int64_t rows, int64_t k, int64_t batch, int64_
 template <class T>
 Status quantize_nvfp4(const T* x, int64_t rows, int64_t k, int64_t batch, int64_t ld, float global_scale,
                       uint8_t* packed, uint8_t* scales, cudaStream_t stream = nullptr) {
-  return quantize_nvfp4(x, rows, k, batch, ld, global_scale, static_cast<const float*>(nullptr), packed, scales,
-                        stream);
+  return quantize_nvfp4(x, rows, k, batch, ld, global_scale, static_cast<const float*>(nullptr), packed,
+                        scales, stream);
 }
 
 }  // namespace bwgemm

@@ -78,7 +78,8 @@ void check_scale_runs(Args args, const char* first, const char* second, const Se
       s1.set(r.device[1]);
     }
     if (i != 1)
-      set(args, r.host[0], r.host[1], r.pointers ? s0.ptr() : nullptr, r.pointers && two ? s1.ptr() : nullptr);
+      set(args, r.host[0], r.host[1], r.pointers ? s0.ptr() : nullptr,
+          r.pointers && two ? s1.ptr() : nullptr);
     const float e0 = r.pointers ? r.host[0] * r.device[0] : r.host[0];
     const float e1 = r.pointers && two ? r.host[1] * r.device[1] : r.host[1];
     launch_check(args, e0, e1);
@@ -115,8 +116,8 @@ template <class Cfg, class In, class Launch>
 void check_gemm_device_scales(GemmProblem pb, bool with_beta, const Launch& launch) {
   using Out = typename Cfg::Out;
   using Args = bwgemm::GemmArguments<In, Out, bwgemm::epi::LinearCombination>;
-  SCOPED_TRACE(describe(pb) + (with_beta ? " alpha_ptr and beta_ptr" : " alpha_ptr") + " in=" +
-               type_name<In>() + " out=" + type_name<Out>());
+  SCOPED_TRACE(describe(pb) + (with_beta ? " alpha_ptr and beta_ptr" : " alpha_ptr") +
+               " in=" + type_name<In>() + " out=" + type_name<Out>());
   constexpr uint32_t kSeed = 1701;
   pb.alpha = 1.0f, pb.beta = with_beta ? 1.0f : 0.0f;
   const GemmOperands<In, Out> o(pb, Data::kExact, kSeed);  // the operands (the same for any alpha, beta)
@@ -160,7 +161,8 @@ void check_gemm_device_scales(GemmProblem pb, bool with_beta, const Launch& laun
 template <class In, class Out, class Launch>
 void check_dual_device_scales(DualProblem pb, const Launch& launch) {
   using Args = bwgemm::DualGemmArguments<In, Out, bwgemm::epi::Multiply>;
-  SCOPED_TRACE(describe(pb) + " alpha1_ptr and alpha2_ptr in=" + type_name<In>() + " out=" + type_name<Out>());
+  SCOPED_TRACE(describe(pb) + " alpha1_ptr and alpha2_ptr in=" + type_name<In>() +
+               " out=" + type_name<Out>());
   constexpr uint32_t kSeed = 1702;
   const DualOperands<In, Out> o(pb, Data::kExact, kSeed);
   DeviceBytes a(o.a.size() * sizeof(In)), b1(o.b1.size() * sizeof(In)), b2(o.b2.size() * sizeof(In)),

@@ -154,9 +154,9 @@ TEST(Sm100DeviceScales, Nvfp4GemmSwapAbWholeAndSplitK) {
   using Cfg = sm100::Nvfp4GemmSwapAbConfig<16, 10>;
   for (int split : {1, 2}) {
     SCOPED_TRACE("split_k " + std::to_string(split));
-    check_nvfp4_gemm_device_scales<__half>(
-        Nvfp4GemmProblem{5, 256, 512}, true,
-        [split](const auto& args) { return sm100::Nvfp4GemmSwapAb<Cfg>::run(args, nullptr, split); });
+    check_nvfp4_gemm_device_scales<__half>(Nvfp4GemmProblem{5, 256, 512}, true, [split](const auto& args) {
+      return sm100::Nvfp4GemmSwapAb<Cfg>::run(args, nullptr, split);
+    });
   }
 }
 
@@ -216,13 +216,64 @@ TEST(Sm100DeviceScales, Nvfp4DualSwapAbWholeAndSplitK) {
   }
 }
 
+// ---- the NVFP4 output's global scale ------------------------------------------------------------------
+
+// The NVFP4 dual GEMM with an NVFP4 C (epi::Multiply): alpha1_ptr, alpha2_ptr and c_global_scale_ptr; two
+// launches of the same arguments with other device values between them, each byte for byte what
+// quantize_nvfp4_host writes for the reference's fp32 values and the effective global scale; a misaligned
+// c_global_scale_ptr refused.
+TEST(Sm100DeviceScales, Nvfp4DualNvfp4OutputGlobalScale) {
+  BWGEMM_REQUIRE_SM100();
+  using Cfg =
+      sm100::Nvfp4DualGemmConfig<64, 7, 2, bwgemm::sched::StaticPersistent, Multiply, bwgemm::Nvfp4Output>;
+  const Nvfp4DualProblem pb{200, 128, 256};
+  const Nvfp4DualOperands o(pb, Data::kExact, 1705);
+  const std::vector<float> gate = nvfp4_product(o.a, o.b1, 1.0f), up = nvfp4_product(o.a, o.b2, 1.0f);
+  Nvfp4DeviceOperand a(o.a), b1(o.b1), b2(o.b2);
+  const size_t data_bytes = static_cast<size_t>(pb.m * pb.n / 2);
+  const size_t scale_bytes = static_cast<size_t>(bwgemm::blocked_scale_bytes(pb.m, pb.n / 16));
+  DeviceBytes c_data(data_bytes), c_scales(scale_bytes);
+  DeviceScale alpha1(1.0f), alpha2(1.0f), global(1.0f);
+  typename sm100::Nvfp4DualGemm<Cfg>::Arguments args;
+  args.m = pb.m, args.n = pb.n, args.k = pb.k;
+  args.a = a.tensor(), args.b1 = b1.tensor(), args.b2 = b2.tensor();
+  args.c = {c_data.data(), c_scales.data()};
+  constexpr float kHostGlobal = 0.125f;  // host part; the device parts below make 1/64 and 1/32
+  args.c_global_scale = kHostGlobal;
+  args.alpha1_ptr = alpha1.ptr(), args.alpha2_ptr = alpha2.ptr(), args.c_global_scale_ptr = global.ptr();
+  const struct { float alpha1, alpha2, global; } values[] = {{2.0f, 0.5f, 0.125f}, {0.5f, -1.0f, 0.25f}};
+  for (const auto& v : values) {
+    SCOPED_TRACE("device alphas " + std::to_string(v.alpha1) + ", " + std::to_string(v.alpha2) +
+                 ", global scale part " + std::to_string(v.global));
+    alpha1.set(v.alpha1), alpha2.set(v.alpha2), global.set(v.global);
+    c_data.fill(0xEE), c_scales.fill(0xEE);
+    const bwgemm::Status s = sm100::Nvfp4DualGemm<Cfg>::run(args);
+    ASSERT_TRUE(s.ok()) << s.to_string();
+    synchronize();
+    std::vector<float> out(gate.size());
+    for (size_t i = 0; i < out.size(); ++i) out[i] = (v.alpha1 * gate[i]) * (v.alpha2 * up[i]);
+    std::vector<uint8_t> want_data(data_bytes), want_scales(scale_bytes);
+    ASSERT_TRUE(bwgemm::quantize_nvfp4_host(out.data(), pb.m, pb.n, 1, pb.n, kHostGlobal * v.global,
+                                            want_data.data(), want_scales.data())
+                    .ok());
+    EXPECT_EQ(c_data.download_checked(), want_data);
+    EXPECT_EQ(c_scales.download_checked(), want_scales);
+  }
+  auto bad = args;
+  bad.c_global_scale_ptr = global.misaligned();
+  c_data.fill(0xEE);
+  expect_refused_untouched(sm100::Nvfp4DualGemm<Cfg>::run(bad), "c_global_scale_ptr must be 4-byte aligned",
+                           c_data, 0xEE);
+}
+
 // ---- the GPU quantizer's global scale ------------------------------------------------------------------
 
 // quantize_nvfp4 with global_scale_ptr: byte for byte the host quantizer with global_scale · *ptr, the
 // value followed between two calls with the same arguments; a misaligned pointer refused.
 TEST(DeviceScales, QuantizerGlobalScale) {
   std::string why;
-  if (!can_run_sm100(&why) && !can_run_sm90(&why)) GTEST_SKIP() << "needs a CUDA GPU or the emulator: " << why;
+  if (!can_run_sm100(&why) && !can_run_sm90(&why))
+    GTEST_SKIP() << "needs a CUDA GPU or the emulator: " << why;
   constexpr int64_t kRows = 40, kK = 64;
   std::vector<float> x(static_cast<size_t>(kRows * kK));
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(static_cast<int>(i * 37 % 101) - 50) / 8.0f;
@@ -236,9 +287,8 @@ TEST(DeviceScales, QuantizerGlobalScale) {
     SCOPED_TRACE("device value " + std::to_string(value));
     device.set(value);
     packed.fill(0xEE), scales.fill(0xEE);
-    const bwgemm::Status s =
-        bwgemm::quantize_nvfp4(reinterpret_cast<const float*>(dx.data()), kRows, kK, 1, kK, host, device.ptr(),
-                               packed.data(), scales.data());
+    const bwgemm::Status s = bwgemm::quantize_nvfp4(reinterpret_cast<const float*>(dx.data()), kRows, kK, 1,
+                                                    kK, host, device.ptr(), packed.data(), scales.data());
     ASSERT_TRUE(s.ok()) << s.to_string();
     synchronize();
     std::vector<uint8_t> want_packed(packed_bytes), want_scales(scale_bytes);
@@ -249,10 +299,9 @@ TEST(DeviceScales, QuantizerGlobalScale) {
     EXPECT_EQ(scales.download_checked(), want_scales);
   }
   packed.fill(0xEE);
-  expect_refused_untouched(
-      bwgemm::quantize_nvfp4(reinterpret_cast<const float*>(dx.data()), kRows, kK, 1, kK, host,
-                             device.misaligned(), packed.data(), scales.data()),
-      "global_scale_ptr must be 4-byte aligned", packed, 0xEE);
+  expect_refused_untouched(bwgemm::quantize_nvfp4(reinterpret_cast<const float*>(dx.data()), kRows, kK, 1, kK,
+                                                  host, device.misaligned(), packed.data(), scales.data()),
+                           "global_scale_ptr must be 4-byte aligned", packed, 0xEE);
 }
 
 }  // namespace

@@ -37,8 +37,8 @@ struct GemmArguments {
   int64_t batch_stride_a = 0;  // elements between batches of A; 0 means M * lda
   const In* b = nullptr;
   BLayout b_layout = BLayout::kRowMajorKxN;
-  int64_t ldb = 0;                      // 0 means N (K x N row-major) or K (N x K)
-  int64_t batch_stride_b = 0;           // 0 means K * ldb or N * ldb
+  int64_t ldb = 0;             // 0 means N (K x N row-major) or K (N x K)
+  int64_t batch_stride_b = 0;  // 0 means K * ldb or N * ldb
   const Out* c = nullptr;  // M x N row-major; read only when the epilogue reads it (beta != 0 or beta_ptr)
   int64_t ldc = 0, batch_stride_c = 0;  // 0 means N, M * ldc
   Out* d = nullptr;                     // M x N row-major

@@ -85,11 +85,11 @@ struct Nvfp4DualGemmArguments {
 template <class Epilogue>
 struct Nvfp4DualGemmArguments<Nvfp4Output, Epilogue> {
   int64_t m = 0, n = 0, k = 0, batch = 1;
-  Nvfp4Tensor a;                       // M x K
-  Nvfp4Tensor b1;                      // N x K: the gate projection
-  Nvfp4Tensor b2;                      // N x K: the up projection
-  Nvfp4OutputTensor c;                 // M x N: packed data M x N/2 bytes per batch, blocked scales
-  float c_global_scale = 1.0f;         // finite and > 0
+  Nvfp4Tensor a;                // M x K
+  Nvfp4Tensor b1;               // N x K: the gate projection
+  Nvfp4Tensor b2;               // N x K: the up projection
+  Nvfp4OutputTensor c;          // M x N: packed data M x N/2 bytes per batch, blocked scales
+  float c_global_scale = 1.0f;  // finite and > 0
   // C's global scale's device part: where not null, the scale is c_global_scale · *c_global_scale_ptr, read
   // at run time (the value there must be finite and > 0 too: the host cannot check it). 4-byte aligned.
   const float* c_global_scale_ptr = nullptr;
@@ -210,13 +210,13 @@ Status validate(const Nvfp4DualGemmArguments<Nvfp4Output, Epilogue>& a) {
 template <class Epilogue>
 host::OperandPointers device_operands(const Nvfp4DualGemmArguments<Nvfp4Output, Epilogue>& a) {
   host::OperandPointers ops{{{a.a.data, "A data"},
-           {a.a.scales, "A scales"},
-           {a.b1.data, "B1 data"},
-           {a.b1.scales, "B1 scales"},
-           {a.b2.data, "B2 data"},
-           {a.b2.scales, "B2 scales"},
-           {a.c.data, "C data"},
-           {a.c.scales, "C scales"}},
+                             {a.a.scales, "A scales"},
+                             {a.b1.data, "B1 data"},
+                             {a.b1.scales, "B1 scales"},
+                             {a.b2.data, "B2 data"},
+                             {a.b2.scales, "B2 scales"},
+                             {a.c.data, "C data"},
+                             {a.c.scales, "C scales"}},
                             8};
   ops.add_if_given(a.alpha1_ptr, "alpha1_ptr");
   ops.add_if_given(a.alpha2_ptr, "alpha2_ptr");
@@ -302,13 +302,13 @@ Status validate(const Nvfp4DualGemmArguments<Out, Epilogue>& a) {
 template <class Out, class Epilogue>
 host::OperandPointers device_operands(const Nvfp4DualGemmArguments<Out, Epilogue>& a) {
   host::OperandPointers ops{{{a.a.data, "A data"},
-           {a.a.scales, "A scales"},
-           {a.b1.data, "B1 data"},
-           {a.b1.scales, "B1 scales"},
-           {a.b2.data, "B2 data"},
-           {a.b2.scales, "B2 scales"},
-           {a.c, "C"}},
-          7};
+                             {a.a.scales, "A scales"},
+                             {a.b1.data, "B1 data"},
+                             {a.b1.scales, "B1 scales"},
+                             {a.b2.data, "B2 data"},
+                             {a.b2.scales, "B2 scales"},
+                             {a.c, "C"}},
+                            7};
   ops.add_if_given(a.alpha1_ptr, "alpha1_ptr");
   ops.add_if_given(a.alpha2_ptr, "alpha2_ptr");
   return ops;

@@ -43,8 +43,8 @@ struct Nvfp4GemmArguments {
   int64_t ldc = 0;         // elements between rows of C; 0 means n
   Out* d = nullptr;        // M x N row-major
   int64_t ldd = 0;         // elements between rows of D; 0 means n
-  Epilogue epilogue{};     // D = epilogue(A·Bᵀ) or epilogue(A·Bᵀ, C); default {alpha = 1, beta = 0}, and
-                           // LinearCombination's alpha_ptr, beta_ptr: device scales (null by default)
+  Epilogue epilogue{};  // D = epilogue(A·Bᵀ) or epilogue(A·Bᵀ, C); default {alpha = 1, beta = 0}, and
+                        // LinearCombination's alpha_ptr, beta_ptr: device scales (null by default)
 };
 
 namespace detail {
@@ -102,9 +102,12 @@ Status validate(const Nvfp4GemmArguments<Out, Epilogue>& a) {
     bool required;
     const char* name;
     const char* why;
-  } ptrs[] = {{a.a.data, true, "A data", ""}, {a.a.scales, true, "A scales", ""},
-              {a.b.data, true, "B data", ""}, {a.b.scales, true, "B scales", ""},
-              {a.d, true, "D", ""},           {a.c, read_c, "C", " but the epilogue reads it (beta != 0 or beta_ptr given)"}};
+  } ptrs[] = {{a.a.data, true, "A data", ""},
+              {a.a.scales, true, "A scales", ""},
+              {a.b.data, true, "B data", ""},
+              {a.b.scales, true, "B scales", ""},
+              {a.d, true, "D", ""},
+              {a.c, read_c, "C", " but the epilogue reads it (beta != 0 or beta_ptr given)"}};
   for (const auto& q : ptrs) {
     if (!q.required) continue;
     if (Status s = detail::check_operand_pointer(q.p, q.name, q.why); !s.ok()) return s;

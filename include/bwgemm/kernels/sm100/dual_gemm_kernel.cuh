@@ -45,11 +45,11 @@ struct DualGemmParams {
   int32_t num_clusters = 0;
   uint32_t idesc = 0;                  // Cfg::instr_desc(input type)
   float alpha1 = 1.0f, alpha2 = 1.0f;  // scales of the two products
-  const float* alpha1_ptr = nullptr;   // device scales, read once per CTA: alpha1 · *alpha1_ptr (null: alpha1)
+  const float* alpha1_ptr = nullptr;  // device scales, read once per CTA: alpha1 · *alpha1_ptr (null: alpha1)
   const float* alpha2_ptr = nullptr;
   bool unit_alphas = false;  // alpha1 == alpha2 == 1 and no device scale: the epilogue skips the multiplies
-  bool c_aligned32 = false;            // every row of C starts 32-byte aligned: 256-bit stores
-  typename Cfg::Epilogue epilogue{};   // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
+  bool c_aligned32 = false;  // every row of C starts 32-byte aligned: 256-bit stores
+  typename Cfg::Epilogue epilogue{};  // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
 };
 
 namespace detail {
@@ -176,7 +176,9 @@ struct DualGemmRoles {
   }
 
   // The alphas with their device-pointer parts read (once per epilogue thread, before the tile loop).
-  BWGEMM_DEVICE epi::DualScales epilogue_scales() const { return epi::dual_scales(p); }
+  BWGEMM_DEVICE epi::DualScales epilogue_scales() const {
+    return epi::dual_scales(p);
+  }
 
   // Row `row` of the tile (inside M): DualTileStore.
   BWGEMM_DEVICE DualTileStore<Cfg> epilogue_tile(const KernelContext<Cfg>&, const sched::TileCoord& t,

@@ -19,7 +19,8 @@ namespace bwgemm::sm100::detail {
 // Params is the kernel's parameter block: its `read_c` (the call reads C).
 template <class Cfg, class Params>
 BWGEMM_DEVICE BWGEMM_FORCEINLINE void gemm_apply8(const Params& p, const typename Cfg::Epilogue& f,
-                                                  const uint32_t* acc, const typename Cfg::Out* c, float* out) {
+                                                  const uint32_t* acc, const typename Cfg::Out* c,
+                                                  float* out) {
   using Epilogue = typename Cfg::Epilogue;
   if constexpr (std::is_invocable_v<const Epilogue&, float, float>) {
     if (p.read_c) {

@@ -62,9 +62,9 @@ namespace detail {
 
 // Applies the functor to 8 accumulator columns (and 8 values of C) and stores them to D.
 template <class Cfg>
-BWGEMM_DEVICE BWGEMM_FORCEINLINE void gemm_epilogue8(const GemmParams<Cfg>& p, const typename Cfg::Epilogue& f,
-                                                     const uint32_t* acc, typename Cfg::Out* d,
-                                                     const typename Cfg::Out* c) {
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void gemm_epilogue8(const GemmParams<Cfg>& p,
+                                                     const typename Cfg::Epilogue& f, const uint32_t* acc,
+                                                     typename Cfg::Out* d, const typename Cfg::Out* c) {
   float out[epi::kStoreVector];
   gemm_apply8<Cfg>(p, f, acc, c, out);
   epi::store8(d, out);
@@ -182,7 +182,9 @@ struct GemmRoles {
   }
 
   // The functor with its device-pointer scales read (once per epilogue thread, before the tile loop).
-  BWGEMM_DEVICE typename Cfg::Epilogue epilogue_scales() const { return epi::with_device_scales(p.epilogue); }
+  BWGEMM_DEVICE typename Cfg::Epilogue epilogue_scales() const {
+    return epi::with_device_scales(p.epilogue);
+  }
 
   // Row `row` of the tile (inside M), kEpilogueColumns columns at a time: GemmTileStore.
   BWGEMM_DEVICE GemmTileStore<Cfg> epilogue_tile(const KernelContext<Cfg>&, const sched::TileCoord& t,

@@ -217,19 +217,17 @@ struct GemmSwapAbRoles {
     const Out* c_column = p.read_c ? p.c + t.batch * p.batch_stride_c + n : nullptr;
     float* partials = to_partials ? static_cast<float*>(ptx::shared_address_to_pointer(ctx.smem)) : nullptr;
     const int32_t row = n - t.m * Cfg::kBlockWeights;
-    return
-        [this, &f, d_column, c_column, partials, row](int32_t first_token,
-                                                      const uint32_t(&values)[1][kColumns]) {
-          if (partials != nullptr) {
+    return [this, &f, d_column, c_column, partials, row](int32_t first_token,
+                                                         const uint32_t(&values)[1][kColumns]) {
+      if (partials != nullptr) {
 #pragma unroll
-            for (int i = 0; i < kColumns; ++i)
-              partials[Partials::word(0, i, row)] = bits_to_f32(values[0][i]);
-            return;
-          }
-          const int32_t tokens = p.m - first_token < kColumns ? p.m - first_token : kColumns;
-          detail::gemm_swap_ab_store_tokens<Out>(p.identity, f, d_column, p.ldd, c_column, p.ldc,
-                                                 first_token, tokens, values[0]);
-        };
+        for (int i = 0; i < kColumns; ++i) partials[Partials::word(0, i, row)] = bits_to_f32(values[0][i]);
+        return;
+      }
+      const int32_t tokens = p.m - first_token < kColumns ? p.m - first_token : kColumns;
+      detail::gemm_swap_ab_store_tokens<Out>(p.identity, f, d_column, p.ldd, c_column, p.ldc, first_token,
+                                             tokens, values[0]);
+    };
   }
 };
 
@@ -277,8 +275,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           const float a[kSwapAbQuadRows] = {acc.x, acc.y, acc.z, acc.w};
           float out[kSwapAbQuadRows];
           detail::gemm_swap_ab_apply<Out>(
-              p.identity, f,
-              p.read_c ? p.c + t.batch * p.batch_stride_c + row * p.ldc + col : nullptr, 1, a, out);
+              p.identity, f, p.read_c ? p.c + t.batch * p.batch_stride_c + row * p.ldc + col : nullptr, 1, a,
+              out);
           detail::gemm_swap_ab_store4(p.d + t.batch * p.batch_stride_d + row * p.ldd + col, out);
         });
   };

@@ -66,7 +66,7 @@ struct Nvfp4DualGemmParams : Nvfp4DualOutputParams<Cfg::kNvfp4Out> {
   const float* alpha1_ptr = nullptr;  // device scales, read once per CTA: alpha1 · *alpha1_ptr (null: alpha1)
   const float* alpha2_ptr = nullptr;
   bool unit_alphas = false;  // alpha1 == alpha2 == 1 and no device scale: the epilogue skips the multiplies
-  bool c_aligned32 = false;           // every row of C starts 32-byte aligned: 256-bit stores
+  bool c_aligned32 = false;  // every row of C starts 32-byte aligned: 256-bit stores
   typename Cfg::Epilogue epilogue{};  // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
 };
 
@@ -128,7 +128,7 @@ struct Nvfp4DualTileQuantizeStore {
   epi::DualScales s;     // the alphas with their device parts read
   float c_global_scale;  // C's global scale with its device part read
   uint8_t* data_row;     // the row's packed bytes (n / 2)
-  uint8_t* scale_row;  // the row's scale byte of scale column 0 in its blocked buffer
+  uint8_t* scale_row;    // the row's scale byte of scale column 0 in its blocked buffer
 
   BWGEMM_DEVICE BWGEMM_FORCEINLINE void operator()(int32_t col, const uint32_t (&values)[2][kColumns]) const {
     if (col >= p.n) return;

@@ -51,7 +51,7 @@ struct Nvfp4SwapAbOutput<Cfg, 2> {
   typename Cfg::Out* c = nullptr;  // m x n row-major per batch, row stride ldc, batch stride m * ldc
   int64_t ldc = 0;
   float alpha1 = 1.0f, alpha2 = 1.0f;  // per-tensor scales of the two products
-  const float* alpha1_ptr = nullptr;   // device scales, read once per CTA: alpha1 · *alpha1_ptr (null: alpha1)
+  const float* alpha1_ptr = nullptr;  // device scales, read once per CTA: alpha1 · *alpha1_ptr (null: alpha1)
   const float* alpha2_ptr = nullptr;
   bool unit_alphas = false;  // alpha1 == alpha2 == 1 and no device scale: the epilogue skips the multiplies
   typename Cfg::Epilogue epilogue{};  // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
@@ -62,8 +62,8 @@ struct Nvfp4SwapAbOutput<Cfg, 1> {
   typename Cfg::Out* d = nullptr;        // m x n row-major per batch, row stride ldd, batch stride m * ldd
   const typename Cfg::Out* c = nullptr;  // the same with ldc; read only when read_c
   int64_t ldd = 0, ldc = 0;
-  bool read_c = false;    // the functor takes C (epi::reads_source)
-  bool identity = false;  // the functor returns the accumulator (epi::is_identity): not called
+  bool read_c = false;                // the functor takes C (epi::reads_source)
+  bool identity = false;              // the functor returns the accumulator (epi::is_identity): not called
   typename Cfg::Epilogue epilogue{};  // its device-pointer scales read once per CTA (epi::with_device_scales)
 };
 
@@ -304,19 +304,17 @@ struct Nvfp4SwapAbRoles {
     const Out* c_column = p.read_c ? p.c + static_cast<int64_t>(t.batch) * p.m * p.ldc + n : nullptr;
     float* partials = to_partials ? static_cast<float*>(ptx::shared_address_to_pointer(ctx.smem)) : nullptr;
     const int32_t row = n - t.m * Cfg::kBlockWeights;
-    return
-        [this, &f, d_column, c_column, partials, row](int32_t first_token,
-                                                      const uint32_t(&values)[1][kColumns]) {
-          if (partials != nullptr) {
+    return [this, &f, d_column, c_column, partials, row](int32_t first_token,
+                                                         const uint32_t(&values)[1][kColumns]) {
+      if (partials != nullptr) {
 #pragma unroll
-            for (int i = 0; i < kColumns; ++i)
-              partials[Partials::word(0, i, row)] = bits_to_f32(values[0][i]);
-            return;
-          }
-          const int32_t tokens = p.m - first_token < kColumns ? p.m - first_token : kColumns;
-          detail::gemm_swap_ab_store_tokens<Out>(p.identity, f, d_column, p.ldd, c_column, p.ldc,
-                                                 first_token, tokens, values[0]);
-        };
+        for (int i = 0; i < kColumns; ++i) partials[Partials::word(0, i, row)] = bits_to_f32(values[0][i]);
+        return;
+      }
+      const int32_t tokens = p.m - first_token < kColumns ? p.m - first_token : kColumns;
+      detail::gemm_swap_ab_store_tokens<Out>(p.identity, f, d_column, p.ldd, c_column, p.ldc, first_token,
+                                             tokens, values[0]);
+    };
   }
 };
 

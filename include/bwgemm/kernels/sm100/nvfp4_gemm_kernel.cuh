@@ -64,7 +64,8 @@ struct Nvfp4GemmTileStore {
   using Out = typename Cfg::Out;
   static constexpr int kColumns = Cfg::kEpilogueColumns;
   const Nvfp4GemmParams<Cfg>& p;
-  const typename Cfg::Epilogue& f;  // p.epilogue with its device scales read (Nvfp4GemmRoles::epilogue_scales)
+  const typename Cfg::Epilogue&
+      f;  // p.epilogue with its device scales read (Nvfp4GemmRoles::epilogue_scales)
   Out* d_row;
   const Out* c_row;  // C's row where the call reads C, else nullptr
   bool fast;
@@ -181,7 +182,9 @@ struct Nvfp4GemmRoles {
   }
 
   // The functor with its device-pointer scales read (once per epilogue thread, before the tile loop).
-  BWGEMM_DEVICE typename Cfg::Epilogue epilogue_scales() const { return epi::with_device_scales(p.epilogue); }
+  BWGEMM_DEVICE typename Cfg::Epilogue epilogue_scales() const {
+    return epi::with_device_scales(p.epilogue);
+  }
 
   // Row `row` of the tile (inside M): Nvfp4GemmTileStore.
   BWGEMM_DEVICE Nvfp4GemmTileStore<Cfg> epilogue_tile(const KernelContext<Cfg>&, const sched::TileCoord& t,
