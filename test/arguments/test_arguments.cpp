@@ -335,6 +335,77 @@ TEST(Nvfp4GemmArguments, OverflowingProductsAreRefused) {
 
 // ldd = 2^63 - 8 satisfied ">= N and a multiple of 8" and the kernel wrote before D (row x ldd wrapped);
 // 2^60 crashed. Every stride is now below TMA's 2^40 bytes, and spans are checked.
+// ---- device-pointer scales (issue 17; docs/api.md, "Device-pointer scales")
+// --------------------------------
+
+// Null (none) or 4-byte aligned; never dereferenced here (the fake addresses are not memory); outside every
+// output; the GEMM's beta_ptr needs a nonzero host beta and makes C required; the device operands list holds
+// every pointer given, for the device check.
+TEST(DeviceScaleArguments, GemmAlphaAndBetaPointers) {
+  const float* scale = fake_pointer<const float>(0x700000);
+  auto a = valid_gemm();
+  a.epilogue.alpha_ptr = scale;  // alone: host alpha 1
+  EXPECT_TRUE(bwgemm::validate(a).ok()) << bwgemm::validate(a).to_string();
+  EXPECT_FALSE(bwgemm::epi::is_identity(a.epilogue));  // not the fast D = A·B path
+  EXPECT_FALSE(bwgemm::epi::reads_source(a.epilogue));
+  EXPECT_EQ(bwgemm::device_operands(a).count, 4);
+  a.epilogue.alpha_ptr = fake_pointer<const float>(0x700002);
+  expect_invalid(a, "alpha_ptr must be 4-byte aligned");
+  a = valid_gemm(), a.epilogue.alpha_ptr = fake_pointer<const float>(0x400040);  // inside D
+  expect_invalid(a, "D overlaps alpha_ptr");
+  a = valid_gemm(), a.epilogue.beta_ptr = scale;
+  expect_invalid(a, "C is null but the epilogue reads it (beta != 0 or beta_ptr given)");  // C may be read
+  a.c = fake_pointer<const f16>(0x300000);
+  expect_invalid(a, "beta_ptr is given but beta is 0");
+  a.epilogue.beta = 1.0f;
+  EXPECT_TRUE(bwgemm::validate(a).ok()) << bwgemm::validate(a).to_string();
+  EXPECT_TRUE(bwgemm::epi::reads_source(a.epilogue));
+  EXPECT_EQ(bwgemm::device_operands(a).count, 5);  // A, B, D, C, beta_ptr
+  a.epilogue.beta_ptr = fake_pointer<const float>(0x700001);
+  expect_invalid(a, "beta_ptr must be 4-byte aligned");
+}
+
+TEST(DeviceScaleArguments, DualGemmAlphaPointers) {
+  const float* scale = fake_pointer<const float>(0x700000);
+  auto a = valid_dual();
+  a.alpha1_ptr = scale, a.alpha2_ptr = scale + 1;
+  EXPECT_TRUE(bwgemm::validate(a).ok()) << bwgemm::validate(a).to_string();
+  EXPECT_FALSE(bwgemm::detail::unit_alphas(a));  // host alphas 1, but device parts: the multiplies stay
+  EXPECT_EQ(bwgemm::device_operands(a).count, 6);
+  a.alpha2_ptr = fake_pointer<const float>(0x700006);
+  expect_invalid(a, "alpha2_ptr must be 4-byte aligned");
+  a = valid_dual(), a.alpha1_ptr = fake_pointer<const float>(0x400010);  // inside C
+  expect_invalid(a, "C overlaps alpha1_ptr");
+  a = valid_dual();
+  EXPECT_TRUE(bwgemm::detail::unit_alphas(a));
+}
+
+TEST(DeviceScaleArguments, Nvfp4PointersAndTheOutputGlobalScale) {
+  const float* scale = fake_pointer<const float>(0x700000);
+  auto d = valid_nvfp4();
+  d.alpha1_ptr = scale;
+  EXPECT_TRUE(bwgemm::validate(d).ok()) << bwgemm::validate(d).to_string();
+  d.alpha1_ptr = fake_pointer<const float>(0x700003);
+  expect_invalid(d, "alpha1_ptr must be 4-byte aligned");
+  auto g = valid_nvfp4_gemm();
+  g.epilogue.alpha_ptr = scale;
+  EXPECT_TRUE(bwgemm::validate(g).ok()) << bwgemm::validate(g).to_string();
+  g.epilogue.alpha_ptr = fake_pointer<const float>(0x400000);  // D's first bytes
+  expect_invalid(g, "D overlaps alpha_ptr");
+  bwgemm::Nvfp4DualGemmArguments<bwgemm::Nvfp4Output> q;
+  q.m = 128, q.n = 128, q.k = 256;
+  const void* p = fake_pointer<const void>(0x100000);
+  q.a = q.b1 = q.b2 = {p, p};
+  q.c = {fake_pointer<void>(0x400000), fake_pointer<void>(0x500000)};
+  q.c_global_scale_ptr = scale, q.alpha2_ptr = scale;
+  EXPECT_TRUE(bwgemm::validate(q).ok()) << bwgemm::validate(q).to_string();
+  EXPECT_EQ(bwgemm::device_operands(q).count, 10);
+  q.c_global_scale_ptr = fake_pointer<const float>(0x700002);
+  expect_invalid(q, "c_global_scale_ptr must be 4-byte aligned");
+  q.c_global_scale_ptr = fake_pointer<const float>(0x500000);  // C's scales
+  expect_invalid(q, "C scales overlaps c_global_scale_ptr");
+}
+
 TEST(SafetyRegression, HugeLeadingDimensionsAreRefused) {
   for (int64_t ld : {INT64_MAX - 7, int64_t{1} << 60, int64_t{1} << 40, int64_t{1} << 39}) {
     auto a = valid_gemm();

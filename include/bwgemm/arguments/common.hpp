@@ -8,6 +8,7 @@
 #include "bwgemm/base/int_math.hpp"
 #include "bwgemm/base/operand_span.hpp"
 #include "bwgemm/base/status.hpp"
+#include "bwgemm/epilogue/functors.cuh"
 #include "bwgemm/scheduler/tile_order.cuh"
 
 namespace bwgemm::detail {
@@ -37,6 +38,54 @@ inline Status check_operand_pointer(const void* p, const char* name, const char*
   if (p == nullptr) return Status::invalid_argument(std::string(name) + " is null" + why_needed);
   if (!is_aligned16(p)) return Status::invalid_argument(std::string(name) + " must be 16-byte aligned");
   return Status::success();
+}
+
+// A device-pointer scale (docs/api.md, "Device-pointer scales"): null (none), or one float the kernel reads
+// at run time, 4-byte aligned. It is never dereferenced on the host: its device check is the operands'
+// (require_device_pointers, through device_operands), and check_scale_not_in_output keeps it out of every
+// output.
+inline Status check_device_scale(const float* p, const char* name) {
+  if (p != nullptr && reinterpret_cast<uintptr_t>(p) % alignof(float) != 0)
+    return Status::invalid_argument(std::string(name) +
+                                    " must be 4-byte aligned (one float in device memory; null for none)");
+  return Status::success();
+}
+
+// A device scale is an input: no output of the call may share its 4 bytes (a kernel reads it once per CTA
+// while others store the output).
+inline Status check_scale_not_in_output(const float* p, const char* name, const OperandSpan& output) {
+  if (p == nullptr) return Status::success();
+  OperandSpan scale{};
+  if (Status s = strided_span(name, p, 1, 1, 1, 1, 1, static_cast<int64_t>(sizeof(float)), &scale); !s.ok())
+    return s;
+  return check_no_overlap(output, {scale});
+}
+
+// A dual GEMM's two scales are both 1 and neither has a device part: the kernels skip the two multiplies.
+template <class Args>
+bool unit_alphas(const Args& a) {
+  return a.alpha1 == 1.0f && a.alpha2 == 1.0f && a.alpha1_ptr == nullptr && a.alpha2_ptr == nullptr;
+}
+
+// A dual GEMM's device scales alpha1_ptr and alpha2_ptr: aligned, outside the output span `out`.
+template <class Args>
+Status check_dual_device_scales(const Args& a, const OperandSpan& out) {
+  if (Status s = check_device_scale(a.alpha1_ptr, "alpha1_ptr"); !s.ok()) return s;
+  if (Status s = check_device_scale(a.alpha2_ptr, "alpha2_ptr"); !s.ok()) return s;
+  if (Status s = check_scale_not_in_output(a.alpha1_ptr, "alpha1_ptr", out); !s.ok()) return s;
+  return check_scale_not_in_output(a.alpha2_ptr, "alpha2_ptr", out);
+}
+
+// A GEMM's LinearCombination device scales (alpha_ptr, beta_ptr): aligned, outside D (span `d`), and a
+// beta_ptr only with a nonzero host beta (the effective beta is beta · *beta_ptr, and beta defaults to 0).
+inline Status check_linear_combination_scales(const epi::LinearCombination& f, const OperandSpan& d) {
+  if (Status s = check_device_scale(f.alpha_ptr, "alpha_ptr"); !s.ok()) return s;
+  if (Status s = check_device_scale(f.beta_ptr, "beta_ptr"); !s.ok()) return s;
+  if (f.beta_ptr != nullptr && f.beta == 0.0f)
+    return Status::invalid_argument(
+        "beta_ptr is given but beta is 0: the effective beta is beta x *beta_ptr (set beta, e.g. to 1)");
+  if (Status s = check_scale_not_in_output(f.alpha_ptr, "alpha_ptr", d); !s.ok()) return s;
+  return check_scale_not_in_output(f.beta_ptr, "beta_ptr", d);
 }
 
 // M, N, K at most kMaxGemmExtent and the batch in [1, 65535].

@@ -39,7 +39,12 @@ struct DualGemmArguments {
   Out* c = nullptr;                    // M x N, row stride ldc
   int64_t lda = 0, ldb = 0, ldc = 0;   // 0 means K, K and N
   float alpha1 = 1.0f, alpha2 = 1.0f;  // scales of A·B1ᵀ and A·B2ᵀ, applied before the epilogue
-  Epilogue epilogue{};                 // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
+  // Device-pointer parts of the scales (docs/api.md, "Device-pointer scales"): where not null the kernel
+  // reads one float from it at run time (a captured CUDA graph sees the value on replay) and the scale is
+  // alpha1 · *alpha1_ptr (alpha2 · *alpha2_ptr). 4-byte aligned device memory; null: alpha1 (alpha2) alone.
+  const float* alpha1_ptr = nullptr;
+  const float* alpha2_ptr = nullptr;
+  Epilogue epilogue{};  // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
 };
 
 namespace detail {
@@ -119,13 +124,16 @@ Status validate(const DualGemmArguments<In, Out, Epilogue>& a) {
   if (Status s = detail::check_no_overlap(span_c, {span_a, span_b1, span_b2}); !s.ok()) return s;
   if (!std::isfinite(a.alpha1) || !std::isfinite(a.alpha2))
     return Status::invalid_argument("alpha1 and alpha2 must be finite");
-  return Status::success();
+  return detail::check_dual_device_scales(a, span_c);
 }
 
 // The device memory a 16-bit dual GEMM call reads or writes.
 template <class In, class Out, class Epilogue>
 host::OperandPointers device_operands(const DualGemmArguments<In, Out, Epilogue>& a) {
-  return {{{a.a, "A"}, {a.b1, "B1"}, {a.b2, "B2"}, {a.c, "C"}}, 4};
+  host::OperandPointers ops{{{a.a, "A"}, {a.b1, "B1"}, {a.b2, "B2"}, {a.c, "C"}}, 4};
+  ops.add_if_given(a.alpha1_ptr, "alpha1_ptr");
+  ops.add_if_given(a.alpha2_ptr, "alpha2_ptr");
+  return ops;
 }
 
 }  // namespace bwgemm

@@ -5,8 +5,10 @@
 //
 // A is fp16 or bf16, M x K row-major (row stride lda). B has A's type and is either K x N row-major
 // (BLayout::kRowMajorKxN, ldb >= N) or N x K row-major, i.e. K-major (BLayout::kColumnMajorKxN, ldb >= K).
-// C and D are M x N row-major in fp16, bf16 or fp32; C is read only when the epilogue reads it (beta != 0).
-// A zero leading dimension or batch stride means packed.
+// C and D are M x N row-major in fp16, bf16 or fp32; C is read only when the epilogue reads it (beta != 0,
+// or a device beta_ptr given). A zero leading dimension or batch stride means packed.
+// alpha and beta may have device-pointer parts, read at run time (epi::LinearCombination's alpha_ptr and
+// beta_ptr; docs/api.md, "Device-pointer scales").
 #pragma once
 
 #include <cuda_bf16.h>
@@ -35,13 +37,14 @@ struct GemmArguments {
   int64_t batch_stride_a = 0;  // elements between batches of A; 0 means M * lda
   const In* b = nullptr;
   BLayout b_layout = BLayout::kRowMajorKxN;
-  int64_t ldb = 0;                      // 0 means N (K x N row-major) or K (N x K)
-  int64_t batch_stride_b = 0;           // 0 means K * ldb or N * ldb
-  const Out* c = nullptr;               // M x N row-major; read only when the epilogue reads it (beta != 0)
+  int64_t ldb = 0;             // 0 means N (K x N row-major) or K (N x K)
+  int64_t batch_stride_b = 0;  // 0 means K * ldb or N * ldb
+  const Out* c = nullptr;  // M x N row-major; read only when the epilogue reads it (beta != 0 or beta_ptr)
   int64_t ldc = 0, batch_stride_c = 0;  // 0 means N, M * ldc
   Out* d = nullptr;                     // M x N row-major
   int64_t ldd = 0, batch_stride_d = 0;  // 0 means N, M * ldd
-  Epilogue epilogue{};  // D = epilogue(A·B) or epilogue(A·B, C); default {alpha = 1, beta = 0}
+  Epilogue epilogue{};  // D = epilogue(A·B) or epilogue(A·B, C); default {alpha = 1, beta = 0}, and
+                        // LinearCombination's alpha_ptr, beta_ptr: device scales (null by default)
 };
 
 namespace detail {
@@ -147,7 +150,7 @@ Status validate(const GemmArguments<In, Out, Epilogue>& a) {
   } ptrs[] = {{a.a, true, "A", ""},
               {a.b, true, "B", ""},
               {a.d, true, "D", ""},
-              {a.c, read_c, "C", " but the epilogue reads it (beta != 0)"}};
+              {a.c, read_c, "C", " but the epilogue reads it (beta != 0 or beta_ptr given)"}};
   for (const auto& q : ptrs) {
     if (!q.required) continue;
     if (Status s = detail::check_operand_pointer(q.p, q.name, q.why); !s.ok()) return s;
@@ -182,6 +185,7 @@ Status validate(const GemmArguments<In, Out, Epilogue>& a) {
   if constexpr (std::is_same_v<Epilogue, epi::LinearCombination>) {
     if (!std::isfinite(a.epilogue.alpha) || !std::isfinite(a.epilogue.beta))
       return Status::invalid_argument("alpha and beta must be finite");
+    if (Status st = detail::check_linear_combination_scales(a.epilogue, span_d); !st.ok()) return st;
   }
   return Status::success();
 }
@@ -212,6 +216,10 @@ template <class In, class Out, class Epilogue>
 host::OperandPointers device_operands(const GemmArguments<In, Out, Epilogue>& a) {
   host::OperandPointers ops{{{a.a, "A"}, {a.b, "B"}, {a.d, "D"}, {a.c, "C"}}, 3};
   if (epi::reads_source(a.epilogue)) ops.count = 4;
+  if constexpr (std::is_same_v<Epilogue, epi::LinearCombination>) {
+    ops.add_if_given(a.epilogue.alpha_ptr, "alpha_ptr");
+    ops.add_if_given(a.epilogue.beta_ptr, "beta_ptr");
+  }
   return ops;
 }
 

@@ -70,7 +70,12 @@ struct Nvfp4DualGemmArguments {
   Out* c = nullptr;
   int64_t ldc = 0;                     // elements between rows of C; 0 means n
   float alpha1 = 1.0f, alpha2 = 1.0f;  // per-tensor scales (NVFP4 global scales of A times B1, A times B2)
-  Epilogue epilogue{};                 // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
+  // Device-pointer parts of the scales (docs/api.md, "Device-pointer scales"): where not null the kernel
+  // reads one float from it at run time (a captured CUDA graph sees the value on replay) and the scale is
+  // alpha1 · *alpha1_ptr (alpha2 · *alpha2_ptr). 4-byte aligned device memory; null: alpha1 (alpha2) alone.
+  const float* alpha1_ptr = nullptr;
+  const float* alpha2_ptr = nullptr;
+  Epilogue epilogue{};  // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
 };
 
 // NVFP4 C (Out = Nvfp4Output): the epilogue's values out = epilogue(alpha1 · gate, alpha2 · up) in fp32,
@@ -80,13 +85,18 @@ struct Nvfp4DualGemmArguments {
 template <class Epilogue>
 struct Nvfp4DualGemmArguments<Nvfp4Output, Epilogue> {
   int64_t m = 0, n = 0, k = 0, batch = 1;
-  Nvfp4Tensor a;                       // M x K
-  Nvfp4Tensor b1;                      // N x K: the gate projection
-  Nvfp4Tensor b2;                      // N x K: the up projection
-  Nvfp4OutputTensor c;                 // M x N: packed data M x N/2 bytes per batch, blocked scales
-  float c_global_scale = 1.0f;         // finite and > 0
+  Nvfp4Tensor a;                // M x K
+  Nvfp4Tensor b1;               // N x K: the gate projection
+  Nvfp4Tensor b2;               // N x K: the up projection
+  Nvfp4OutputTensor c;          // M x N: packed data M x N/2 bytes per batch, blocked scales
+  float c_global_scale = 1.0f;  // finite and > 0
+  // C's global scale's device part: where not null, the scale is c_global_scale · *c_global_scale_ptr, read
+  // at run time (the value there must be finite and > 0 too: the host cannot check it). 4-byte aligned.
+  const float* c_global_scale_ptr = nullptr;
   float alpha1 = 1.0f, alpha2 = 1.0f;  // per-tensor scales (NVFP4 global scales of A times B1, A times B2)
-  Epilogue epilogue{};                 // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
+  const float* alpha1_ptr = nullptr;   // device parts of alpha1, alpha2, as for the fp16 / bf16 output
+  const float* alpha2_ptr = nullptr;
+  Epilogue epilogue{};  // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
 };
 
 namespace detail {
@@ -187,20 +197,31 @@ Status validate(const Nvfp4DualGemmArguments<Nvfp4Output, Epilogue>& a) {
   if (!std::isfinite(a.c_global_scale) || !(a.c_global_scale > 0.0f))
     return Status::invalid_argument("c_global_scale must be finite and > 0 (got " +
                                     std::to_string(a.c_global_scale) + ")");
+  if (Status s = detail::check_device_scale(a.c_global_scale_ptr, "c_global_scale_ptr"); !s.ok()) return s;
+  for (const detail::OperandSpan* out : {&c_data, &c_scales}) {
+    if (Status s = detail::check_dual_device_scales(a, *out); !s.ok()) return s;
+    if (Status s = detail::check_scale_not_in_output(a.c_global_scale_ptr, "c_global_scale_ptr", *out);
+        !s.ok())
+      return s;
+  }
   return Status::success();
 }
 
 template <class Epilogue>
 host::OperandPointers device_operands(const Nvfp4DualGemmArguments<Nvfp4Output, Epilogue>& a) {
-  return {{{a.a.data, "A data"},
-           {a.a.scales, "A scales"},
-           {a.b1.data, "B1 data"},
-           {a.b1.scales, "B1 scales"},
-           {a.b2.data, "B2 data"},
-           {a.b2.scales, "B2 scales"},
-           {a.c.data, "C data"},
-           {a.c.scales, "C scales"}},
-          8};
+  host::OperandPointers ops{{{a.a.data, "A data"},
+                             {a.a.scales, "A scales"},
+                             {a.b1.data, "B1 data"},
+                             {a.b1.scales, "B1 scales"},
+                             {a.b2.data, "B2 data"},
+                             {a.b2.scales, "B2 scales"},
+                             {a.c.data, "C data"},
+                             {a.c.scales, "C scales"}},
+                            8};
+  ops.add_if_given(a.alpha1_ptr, "alpha1_ptr");
+  ops.add_if_given(a.alpha2_ptr, "alpha2_ptr");
+  ops.add_if_given(a.c_global_scale_ptr, "c_global_scale_ptr");
+  return ops;
 }
 
 // The NVFP4 dual GEMM's argument checks, the same on every backend (no device access): shapes, strides,
@@ -274,20 +295,23 @@ Status validate(const Nvfp4DualGemmArguments<Out, Epilogue>& a) {
     return s;
   if (!std::isfinite(a.alpha1) || !std::isfinite(a.alpha2))
     return Status::invalid_argument("alpha1 and alpha2 must be finite");
-  return Status::success();
+  return detail::check_dual_device_scales(a, span_c);
 }
 
 // The device memory an NVFP4 dual GEMM call reads or writes.
 template <class Out, class Epilogue>
 host::OperandPointers device_operands(const Nvfp4DualGemmArguments<Out, Epilogue>& a) {
-  return {{{a.a.data, "A data"},
-           {a.a.scales, "A scales"},
-           {a.b1.data, "B1 data"},
-           {a.b1.scales, "B1 scales"},
-           {a.b2.data, "B2 data"},
-           {a.b2.scales, "B2 scales"},
-           {a.c, "C"}},
-          7};
+  host::OperandPointers ops{{{a.a.data, "A data"},
+                             {a.a.scales, "A scales"},
+                             {a.b1.data, "B1 data"},
+                             {a.b1.scales, "B1 scales"},
+                             {a.b2.data, "B2 data"},
+                             {a.b2.scales, "B2 scales"},
+                             {a.c, "C"}},
+                            7};
+  ops.add_if_given(a.alpha1_ptr, "alpha1_ptr");
+  ops.add_if_given(a.alpha2_ptr, "alpha2_ptr");
+  return ops;
 }
 
 }  // namespace bwgemm

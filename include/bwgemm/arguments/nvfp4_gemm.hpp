@@ -7,8 +7,10 @@
 // bwgemm::Nvfp4Tensor, bwgemm::nvfp4_tensor): packed e2m1 K-major data plus e4m3 scales, one per 16 K
 // elements, in the 128x4 blocked layout (docs/formats.md). alpha is the per-tensor scale (the product of
 // A's and B's NVFP4 global scales). C and D are fp16, bf16 or fp32, row-major with row strides ldc / ldd and
-// batch strides m · ldc / m · ldd; C is read only when the epilogue reads it (beta != 0) and may be D itself
-// (an in-place update). M >= 1, N a multiple of 16, K a multiple of 64, as for the dual GEMM.
+// batch strides m · ldc / m · ldd; C is read only when the epilogue reads it (beta != 0, or a device beta_ptr
+// given) and may be D itself (an in-place update). M >= 1, N a multiple of 16, K a multiple of 64, as for the
+// dual GEMM. alpha and beta may have device-pointer parts, read at run time (epi::LinearCombination's
+// alpha_ptr and beta_ptr; docs/api.md, "Device-pointer scales").
 #pragma once
 
 #include <cuda_bf16.h>
@@ -37,11 +39,12 @@ struct Nvfp4GemmArguments {
   int64_t m = 0, n = 0, k = 0, batch = 1;
   Nvfp4Tensor a;           // M x K: the activations
   Nvfp4Tensor b;           // N x K: the weights
-  const Out* c = nullptr;  // M x N row-major; read only when the epilogue reads it (beta != 0)
+  const Out* c = nullptr;  // M x N row-major; read only when the epilogue reads it (beta != 0 or beta_ptr)
   int64_t ldc = 0;         // elements between rows of C; 0 means n
   Out* d = nullptr;        // M x N row-major
   int64_t ldd = 0;         // elements between rows of D; 0 means n
-  Epilogue epilogue{};     // D = epilogue(A·Bᵀ) or epilogue(A·Bᵀ, C); default {alpha = 1, beta = 0}
+  Epilogue epilogue{};  // D = epilogue(A·Bᵀ) or epilogue(A·Bᵀ, C); default {alpha = 1, beta = 0}, and
+                        // LinearCombination's alpha_ptr, beta_ptr: device scales (null by default)
 };
 
 namespace detail {
@@ -99,9 +102,12 @@ Status validate(const Nvfp4GemmArguments<Out, Epilogue>& a) {
     bool required;
     const char* name;
     const char* why;
-  } ptrs[] = {{a.a.data, true, "A data", ""}, {a.a.scales, true, "A scales", ""},
-              {a.b.data, true, "B data", ""}, {a.b.scales, true, "B scales", ""},
-              {a.d, true, "D", ""},           {a.c, read_c, "C", " but the epilogue reads it (beta != 0)"}};
+  } ptrs[] = {{a.a.data, true, "A data", ""},
+              {a.a.scales, true, "A scales", ""},
+              {a.b.data, true, "B data", ""},
+              {a.b.scales, true, "B scales", ""},
+              {a.d, true, "D", ""},
+              {a.c, read_c, "C", " but the epilogue reads it (beta != 0 or beta_ptr given)"}};
   for (const auto& q : ptrs) {
     if (!q.required) continue;
     if (Status s = detail::check_operand_pointer(q.p, q.name, q.why); !s.ok()) return s;
@@ -142,6 +148,7 @@ Status validate(const Nvfp4GemmArguments<Out, Epilogue>& a) {
   if constexpr (std::is_same_v<Epilogue, epi::LinearCombination>) {
     if (!std::isfinite(a.epilogue.alpha) || !std::isfinite(a.epilogue.beta))
       return Status::invalid_argument("alpha and beta must be finite");
+    if (Status st = detail::check_linear_combination_scales(a.epilogue, span_d); !st.ok()) return st;
   }
   return Status::success();
 }
@@ -157,6 +164,10 @@ host::OperandPointers device_operands(const Nvfp4GemmArguments<Out, Epilogue>& a
                              {a.c, "C"}},
                             5};
   if (epi::reads_source(a.epilogue)) ops.count = 6;
+  if constexpr (std::is_same_v<Epilogue, epi::LinearCombination>) {
+    ops.add_if_given(a.epilogue.alpha_ptr, "alpha_ptr");
+    ops.add_if_given(a.epilogue.beta_ptr, "beta_ptr");
+  }
   return ops;
 }
 

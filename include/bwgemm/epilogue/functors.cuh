@@ -26,26 +26,47 @@ struct AlphaScale {
 };
 
 // out = alpha * acc + beta * c  (the GEMM's D = alpha A B + beta C; with beta == 0 the kernel reads no C)
+//
+// Device-pointer scales (alpha_ptr, beta_ptr; for scales computed on the GPU and for CUDA graphs): where one
+// is not null the kernel reads one float from it at run time, once per CTA in its epilogue threads
+// (epi::with_device_scales, epilogue/device_scale.cuh), and the effective scale is the host value times that
+// float: alpha · *alpha_ptr, beta · *beta_ptr. A captured graph so sees the value the pointer holds when it
+// is replayed. alpha defaults to 1, so a caller passes only alpha_ptr; beta defaults to 0, so a caller with a
+// beta_ptr sets beta too (e.g. to 1; validate refuses a beta_ptr with beta == 0). A non-null beta_ptr means
+// "C may be read": the kernel reads C (which must then be given), whatever the value behind it. Null
+// pointers are the plain host scales, bit for bit.
 struct LinearCombination {
   float alpha = 1.0f;
   float beta = 0.0f;
+  const float* alpha_ptr = nullptr;  // device memory, 4-byte aligned; null: alpha alone
+  const float* beta_ptr = nullptr;   // device memory, 4-byte aligned; null: beta alone
   BWGEMM_HD float operator()(float acc) const { return alpha * acc; }
   BWGEMM_HD float operator()(float acc, float c) const { return alpha * acc + beta * c; }
 };
 
+// Whether functor `f` carries device-pointer scales (LinearCombination's alpha_ptr, beta_ptr).
+template <class F>
+constexpr bool has_device_scales(const F& /*f*/) {
+  return false;
+}
+inline bool has_device_scales(const LinearCombination& f) {
+  return f.alpha_ptr != nullptr || f.beta_ptr != nullptr;
+}
+
 // Whether a single-accumulator kernel must read its source operand C for functor `f`: a functor that takes
-// (acc, c) reads it; LinearCombination only when beta != 0 (D = alpha A B reads no C).
+// (acc, c) reads it; LinearCombination only when beta != 0 or a device beta is given (D = alpha A B reads no
+// C).
 template <class F>
 constexpr bool reads_source(const F& /*f*/) {
   return std::is_invocable_v<const F&, float, float>;
 }
 inline bool reads_source(const LinearCombination& f) {
-  return f.beta != 0.0f;
+  return f.beta != 0.0f || f.beta_ptr != nullptr;
 }
 
 // Whether functor `f` returns the accumulator unchanged (out = acc), so that a kernel may store the
-// accumulator without calling it: Identity always, LinearCombination with alpha == 1 and beta == 0 (the
-// plain D = A·B); a user functor never (it is always called).
+// accumulator without calling it: Identity always, LinearCombination with alpha == 1 and beta == 0 and no
+// device-pointer scale (the plain D = A·B); a user functor never (it is always called).
 template <class F>
 constexpr bool is_identity(const F& /*f*/) {
   return false;
@@ -54,7 +75,7 @@ inline bool is_identity(const Identity& /*f*/) {
   return true;
 }
 inline bool is_identity(const LinearCombination& f) {
-  return f.alpha == 1.0f && f.beta == 0.0f;
+  return f.alpha == 1.0f && f.beta == 0.0f && !has_device_scales(f);
 }
 
 // out = silu(gate) * up,  silu(x) = x / (1 + e^-x) = x * sigmoid(x). (The dual GEMM applies its

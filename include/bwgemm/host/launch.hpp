@@ -147,14 +147,19 @@ inline Status require_device_pointer(const void* p, const char* name) {
 #endif
 }
 
-// The device memory one call reads or writes, each pointer with the operand's name ("A", "B1 scales").
+// The device memory one call reads or writes, each pointer with the operand's name ("A", "B1 scales"), and
+// the device-pointer scales the call reads (add_if_given).
 struct OperandPointers {
-  static constexpr int kMax = 8;
+  static constexpr int kMax = 12;  // the NVFP4 dual GEMM with NVFP4 C: 8 operands and 3 device scales
   struct Entry {
     const void* p;
     const char* name;
   } entries[kMax];
   int count = 0;
+  // Appends p (a device-pointer scale) unless it is null (no device scale given).
+  void add_if_given(const void* p, const char* name) {
+    if (p != nullptr && count < kMax) entries[count++] = Entry{p, name};
+  }
 };
 
 // require_device_pointer for each operand of `entry_point`'s call: "B of bwgemm::sm90::Gemm is not

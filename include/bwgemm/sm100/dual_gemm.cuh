@@ -81,7 +81,9 @@ struct DualGemm {
         Cfg::instr_desc(std::is_same_v<In, __half> ? ptx::MmaF16Format::kF16 : ptx::MmaF16Format::kBF16);
     p.alpha1 = a.alpha1;
     p.alpha2 = a.alpha2;
-    p.unit_alphas = a.alpha1 == 1.0f && a.alpha2 == 1.0f;
+    p.alpha1_ptr = a.alpha1_ptr;  // device scales (arguments/common.hpp, check_device_scale)
+    p.alpha2_ptr = a.alpha2_ptr;
+    p.unit_alphas = ::bwgemm::detail::unit_alphas(a);
     constexpr int64_t kOutBytes = sizeof(Out);
     p.c_aligned32 = reinterpret_cast<uintptr_t>(a.c) % 32 == 0 && ldc * kOutBytes % 32 == 0 &&
                     a.m * ldc * kOutBytes % 32 == 0;

@@ -65,6 +65,7 @@ struct Nvfp4DualGemm {
       p.ldc = a.n / 2;
       p.c_scales = static_cast<uint8_t*>(a.c.scales);
       p.c_global_scale = a.c_global_scale;
+      p.c_global_scale_ptr = a.c_global_scale_ptr;
     } else {
       p.c = a.c;
       p.ldc = a.ldc == 0 ? a.n : a.ldc;
@@ -78,7 +79,9 @@ struct Nvfp4DualGemm {
     p.tiles = ::bwgemm::detail::config_tile_grid<Cfg>(a.m, a.n, a.batch);
     p.alpha1 = a.alpha1;
     p.alpha2 = a.alpha2;
-    p.unit_alphas = a.alpha1 == 1.0f && a.alpha2 == 1.0f;
+    p.alpha1_ptr = a.alpha1_ptr;  // device scales (arguments/common.hpp, check_device_scale)
+    p.alpha2_ptr = a.alpha2_ptr;
+    p.unit_alphas = ::bwgemm::detail::unit_alphas(a);
     p.epilogue = a.epilogue;
     // Keep the operand more tiles re-read (B when M > N) in L2; stream the other.
     const bool keep_b = a.m > a.n;

@@ -72,7 +72,9 @@ struct Nvfp4DualGemmSwapAb {
     p.tiles = nvfp4_dual_swap_ab_tiles<Cfg>(a.m, a.n, a.batch);
     p.alpha1 = a.alpha1;
     p.alpha2 = a.alpha2;
-    p.unit_alphas = a.alpha1 == 1.0f && a.alpha2 == 1.0f;
+    p.alpha1_ptr = a.alpha1_ptr;  // device scales (arguments/common.hpp, check_device_scale)
+    p.alpha2_ptr = a.alpha2_ptr;
+    p.unit_alphas = ::bwgemm::detail::unit_alphas(a);
     p.epilogue = a.epilogue;
     return detail::launch_swap_ab<Cfg>(&nvfp4_dual_swap_ab_kernel<Cfg>, &nvfp4_dual_swap_ab_split_kernel<Cfg>,
                                        p, split_k, a.m, a.n, a.k, a.batch, stream);

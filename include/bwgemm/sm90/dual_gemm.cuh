@@ -99,6 +99,8 @@ struct DualGemm {
     p.tiles = ::bwgemm::detail::config_tile_grid<Cfg>(a.m, a.n, a.batch);
     p.alpha1 = a.alpha1;
     p.alpha2 = a.alpha2;
+    p.alpha1_ptr = a.alpha1_ptr;  // device scales (arguments/common.hpp, check_device_scale)
+    p.alpha2_ptr = a.alpha2_ptr;
     p.epilogue = a.epilogue;
 
     return host::launch_tile_kernel<Cfg>(&dual_gemm_kernel<Cfg, In>, p, stream);

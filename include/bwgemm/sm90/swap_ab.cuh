@@ -188,6 +188,8 @@ struct SwapAbDualGemm {
     p.tiles = ::bwgemm::detail::config_tile_grid<Cfg>(a.m, a.n, a.batch);
     p.alpha1 = a.alpha1;
     p.alpha2 = a.alpha2;
+    p.alpha1_ptr = a.alpha1_ptr;  // device scales (arguments/common.hpp, check_device_scale)
+    p.alpha2_ptr = a.alpha2_ptr;
     p.epilogue = a.epilogue;
     return detail::launch_swap_ab<Cfg>(&swap_ab_kernel<Cfg, In, false>, p, split_k, stream);
   }

@@ -45,9 +45,11 @@ struct DualGemmParams {
   int32_t num_clusters = 0;
   uint32_t idesc = 0;                  // Cfg::instr_desc(input type)
   float alpha1 = 1.0f, alpha2 = 1.0f;  // scales of the two products
-  bool unit_alphas = false;            // alpha1 == alpha2 == 1: the epilogue skips the two multiplies
-  bool c_aligned32 = false;            // every row of C starts 32-byte aligned: 256-bit stores
-  typename Cfg::Epilogue epilogue{};   // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
+  const float* alpha1_ptr = nullptr;  // device scales, read once per CTA: alpha1 · *alpha1_ptr (null: alpha1)
+  const float* alpha2_ptr = nullptr;
+  bool unit_alphas = false;  // alpha1 == alpha2 == 1 and no device scale: the epilogue skips the multiplies
+  bool c_aligned32 = false;  // every row of C starts 32-byte aligned: 256-bit stores
+  typename Cfg::Epilogue epilogue{};  // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
 };
 
 namespace detail {
@@ -75,6 +77,7 @@ struct DualTileStore {
   using Out = typename Cfg::Out;
   static constexpr int kColumns = Cfg::kEpilogueColumns;
   const DualGemmParams<Cfg>& p;
+  epi::DualScales s;  // the alphas with their device parts read (DualGemmRoles::epilogue_scales)
   Out* out_row;
   bool fast;
 
@@ -88,11 +91,11 @@ struct DualTileStore {
     const auto value = [&](int i) {
       return p.unit_alphas
                  ? p.epilogue(bits_to_f32(values[0][i]), bits_to_f32(values[1][i]))
-                 : p.epilogue(p.alpha1 * bits_to_f32(values[0][i]), p.alpha2 * bits_to_f32(values[1][i]));
+                 : p.epilogue(s.alpha1 * bits_to_f32(values[0][i]), s.alpha2 * bits_to_f32(values[1][i]));
     };
     if (col + kColumns <= p.n) {
       float out[kColumns];
-      detail::dual_apply(p, values, out);
+      detail::dual_apply(p, s, values, out);
       epi::store_row(out_row + col, out, p.c_aligned32);
       return;
     }
@@ -172,15 +175,20 @@ struct DualGemmRoles {
     };
   }
 
+  // The alphas with their device-pointer parts read (once per epilogue thread, before the tile loop).
+  BWGEMM_DEVICE epi::DualScales epilogue_scales() const {
+    return epi::dual_scales(p);
+  }
+
   // Row `row` of the tile (inside M): DualTileStore.
   BWGEMM_DEVICE DualTileStore<Cfg> epilogue_tile(const KernelContext<Cfg>&, const sched::TileCoord& t,
-                                                 int32_t row) const {
+                                                 int32_t row, const epi::DualScales& s) const {
     // The byte offset as unsigned wide multiply-adds of the non-negative 32-bit row and batch indices by the
     // byte strides (computed once, below).
     auto* const out_row = reinterpret_cast<typename Cfg::Out*>(
         c_bytes + static_cast<uint64_t>(static_cast<uint32_t>(row)) * ldc_bytes +
         static_cast<uint64_t>(static_cast<uint32_t>(t.batch)) * batch_stride_bytes);
-    return DualTileStore<Cfg>{p, out_row, t.n < fast_tiles_n};
+    return DualTileStore<Cfg>{p, s, out_row, t.n < fast_tiles_n};
   }
 
   // Per CTA, once: the tile columns that take the fast path, 0 .. fast_tiles_n - 1: those whose every column

@@ -55,17 +55,18 @@ struct GemmParams {
   bool read_c = false;       // the epilogue takes C (epi::reads_source)
   bool identity = false;     // the functor returns the accumulator unchanged (epi::is_identity): not called
   bool d_aligned32 = false;  // every row of D starts 32-byte aligned: 256-bit stores
-  typename Cfg::Epilogue epilogue{};
+  typename Cfg::Epilogue epilogue{};  // its device-pointer scales read once per CTA (epi::with_device_scales)
 };
 
 namespace detail {
 
 // Applies the functor to 8 accumulator columns (and 8 values of C) and stores them to D.
 template <class Cfg>
-BWGEMM_DEVICE BWGEMM_FORCEINLINE void gemm_epilogue8(const GemmParams<Cfg>& p, const uint32_t* acc,
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void gemm_epilogue8(const GemmParams<Cfg>& p,
+                                                     const typename Cfg::Epilogue& f, const uint32_t* acc,
                                                      typename Cfg::Out* d, const typename Cfg::Out* c) {
   float out[epi::kStoreVector];
-  gemm_apply8<Cfg>(p, acc, c, out);
+  gemm_apply8<Cfg>(p, f, acc, c, out);
   epi::store8(d, out);
 }
 
@@ -82,6 +83,7 @@ struct GemmTileStore {
   using Out = typename Cfg::Out;
   static constexpr int kColumns = Cfg::kEpilogueColumns;
   const GemmParams<Cfg>& p;
+  const typename Cfg::Epilogue& f;  // p.epilogue with its device scales read (GemmRoles::epilogue_scales)
   Out* d_row;
   int32_t row, batch;  // the row of D (and C) and the batch, for C's row on the path that reads it
   bool fast;
@@ -108,7 +110,7 @@ struct GemmTileStore {
       } else {
 #pragma unroll
         for (int v = 0; v < kColumns; v += epi::kStoreVector)
-          detail::gemm_apply8<Cfg>(p, values[0] + v, c == nullptr ? nullptr : c + col + v, out + v);
+          detail::gemm_apply8<Cfg>(p, f, values[0] + v, c == nullptr ? nullptr : c + col + v, out + v);
       }
       epi::store_row(d_row + col, out, p.d_aligned32);
       return;
@@ -116,7 +118,7 @@ struct GemmTileStore {
 #pragma unroll
     for (int v = 0; v < kColumns; v += epi::kStoreVector) {
       if (col + v + epi::kStoreVector > p.n) break;  // N is a multiple of 8: whole vectors only
-      detail::gemm_epilogue8<Cfg>(p, values[0] + v, d_row + col + v, c == nullptr ? nullptr : c + col + v);
+      detail::gemm_epilogue8<Cfg>(p, f, values[0] + v, d_row + col + v, c == nullptr ? nullptr : c + col + v);
     }
   }
 };
@@ -179,9 +181,14 @@ struct GemmRoles {
     };
   }
 
+  // The functor with its device-pointer scales read (once per epilogue thread, before the tile loop).
+  BWGEMM_DEVICE typename Cfg::Epilogue epilogue_scales() const {
+    return epi::with_device_scales(p.epilogue);
+  }
+
   // Row `row` of the tile (inside M), kEpilogueColumns columns at a time: GemmTileStore.
   BWGEMM_DEVICE GemmTileStore<Cfg> epilogue_tile(const KernelContext<Cfg>&, const sched::TileCoord& t,
-                                                 int32_t row) const {
+                                                 int32_t row, const typename Cfg::Epilogue& f) const {
     using Out = typename Cfg::Out;
     // The byte offset as unsigned wide multiply-adds of the non-negative 32-bit row and batch indices by the
     // byte strides (computed once, below): no sign extension, no scaling by the element size per tile.
@@ -189,7 +196,7 @@ struct GemmRoles {
         reinterpret_cast<Out*>(d_bytes + static_cast<uint64_t>(static_cast<uint32_t>(row)) * ldd_bytes +
                                static_cast<uint64_t>(static_cast<uint32_t>(t.batch)) * batch_stride_d_bytes);
     // The fast path decided once per tile: an interior tile (every column inside N), D = A·B, aligned rows.
-    return GemmTileStore<Cfg>{p, d_row, row, t.batch, t.n < fast_tiles_n};
+    return GemmTileStore<Cfg>{p, f, d_row, row, t.batch, t.n < fast_tiles_n};
   }
 
   // Per CTA, once: the tile columns that take the fast path, 0 .. fast_tiles_n - 1: those whose every column

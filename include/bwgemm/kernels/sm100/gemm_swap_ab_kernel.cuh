@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "bwgemm/epilogue/device_scale.cuh"
 #include "bwgemm/epilogue/store.cuh"
 #include "bwgemm/formats/bits.cuh"
 #include "bwgemm/isa/descriptors.hpp"
@@ -50,7 +51,7 @@ struct GemmSwapAbParams {
   bool weights_mn_major = false;      // B is K x N row-major: loaded in 64-column chunks
   bool read_c = false;                // the epilogue takes C (epi::reads_source)
   bool identity = false;              // the functor returns the accumulator (epi::is_identity): not called
-  typename Cfg::Epilogue epilogue{};
+  typename Cfg::Epilogue epilogue{};  // its device-pointer scales read once per CTA (epi::with_device_scales)
   // Split K (gemm_swap_ab_split_kernel only): the CTAs per cluster and the K blocks of each.
   uint32_t splits = 1;
   int32_t k_blocks_per_split = 0;
@@ -157,6 +158,12 @@ struct GemmSwapAbRoles {
     ptx::tma_prefetch_descriptor(&p.tmap_weights);
   }
 
+  // The functor with its device-pointer scales read (once per epilogue thread, before the tile loop; split K
+  // writes partials, and the reduction reads the scales itself).
+  BWGEMM_DEVICE typename Cfg::Epilogue epilogue_scales() const {
+    return to_partials ? p.epilogue : epi::with_device_scales(p.epilogue);
+  }
+
   template <int I>
   BWGEMM_DEVICE uint32_t producer_tx_bytes(const KernelContext<Cfg>&) const {
     return Cfg::kStageTxBytes;
@@ -202,26 +209,25 @@ struct GemmSwapAbRoles {
   // the same for every lane of a warp, so the mask at M is a uniform branch and each store instruction writes
   // 32 consecutive n of one row of D.
   // With split K the row's fp32 accumulators go to this CTA's partials instead (swap_ab_split_k.cuh).
-  BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t,
-                                   int32_t n) const {
+  BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t, int32_t n,
+                                   const typename Cfg::Epilogue& f) const {
     using Out = typename Cfg::Out;
     constexpr int kColumns = Cfg::kEpilogueColumns;
     Out* d_column = p.d + t.batch * p.batch_stride_d + n;
     const Out* c_column = p.read_c ? p.c + t.batch * p.batch_stride_c + n : nullptr;
     float* partials = to_partials ? static_cast<float*>(ptx::shared_address_to_pointer(ctx.smem)) : nullptr;
     const int32_t row = n - t.m * Cfg::kBlockWeights;
-    return
-        [this, d_column, c_column, partials, row](int32_t first_token, const uint32_t(&values)[1][kColumns]) {
-          if (partials != nullptr) {
+    return [this, &f, d_column, c_column, partials, row](int32_t first_token,
+                                                         const uint32_t(&values)[1][kColumns]) {
+      if (partials != nullptr) {
 #pragma unroll
-            for (int i = 0; i < kColumns; ++i)
-              partials[Partials::word(0, i, row)] = bits_to_f32(values[0][i]);
-            return;
-          }
-          const int32_t tokens = p.m - first_token < kColumns ? p.m - first_token : kColumns;
-          detail::gemm_swap_ab_store_tokens<Out>(p.identity, p.epilogue, d_column, p.ldd, c_column, p.ldc,
-                                                 first_token, tokens, values[0]);
-        };
+        for (int i = 0; i < kColumns; ++i) partials[Partials::word(0, i, row)] = bits_to_f32(values[0][i]);
+        return;
+      }
+      const int32_t tokens = p.m - first_token < kColumns ? p.m - first_token : kColumns;
+      detail::gemm_swap_ab_store_tokens<Out>(p.identity, f, d_column, p.ldd, c_column, p.ldc, first_token,
+                                             tokens, values[0]);
+    };
   }
 };
 
@@ -261,6 +267,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   using Out = typename Cfg::Out;
   const CtaKBlocks kb = cta_k_blocks<Cfg>(p.k, p.k_blocks_per_split);
   const auto reduce = [&p](const sched::TileCoord& t, uint32_t rank, uint32_t splits) {
+    const auto f = epi::with_device_scales(p.epilogue);  // once: the CTA reduces one tile
     reduce_tile_quads<Cfg>(
         t, rank, splits, p.m, p.n, [&](uint32_t smem, int32_t q, int32_t token, int64_t col, int64_t row) {
           const Float4 acc =
@@ -268,8 +275,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           const float a[kSwapAbQuadRows] = {acc.x, acc.y, acc.z, acc.w};
           float out[kSwapAbQuadRows];
           detail::gemm_swap_ab_apply<Out>(
-              p.identity, p.epilogue,
-              p.read_c ? p.c + t.batch * p.batch_stride_c + row * p.ldc + col : nullptr, 1, a, out);
+              p.identity, f, p.read_c ? p.c + t.batch * p.batch_stride_c + row * p.ldc + col : nullptr, 1, a,
+              out);
           detail::gemm_swap_ab_store4(p.d + t.batch * p.batch_stride_d + row * p.ldd + col, out);
         });
   };

@@ -43,6 +43,7 @@ template <>
 struct Nvfp4DualOutputParams<true> {
   uint8_t* c_scales = nullptr;  // blocked_scale_bytes(m, n / 16, batch) bytes, 128x4 blocked layout
   float c_global_scale = 1.0f;  // C's per-tensor global scale g: an element decodes as e2m1 · e4m3 · g
+  const float* c_global_scale_ptr = nullptr;  // device part, read once per CTA: g = c_global_scale · *ptr
 };
 
 // Kernel parameters. Passed as a __grid_constant__, so the tensor maps stay in parameter space.
@@ -62,8 +63,10 @@ struct Nvfp4DualGemmParams : Nvfp4DualOutputParams<Cfg::kNvfp4Out> {
   int32_t num_clusters = 0;
   uint64_t cache_hint_a = 0, cache_hint_b = 0;  // ptx::kL2Evict* policies (used when Cfg::kHints != kNone)
   float alpha1 = 1.0f, alpha2 = 1.0f;           // per-tensor scales of the two products
-  bool unit_alphas = false;           // alpha1 == alpha2 == 1: the epilogue skips the two multiplies
-  bool c_aligned32 = false;           // every row of C starts 32-byte aligned: 256-bit stores
+  const float* alpha1_ptr = nullptr;  // device scales, read once per CTA: alpha1 · *alpha1_ptr (null: alpha1)
+  const float* alpha2_ptr = nullptr;
+  bool unit_alphas = false;  // alpha1 == alpha2 == 1 and no device scale: the epilogue skips the multiplies
+  bool c_aligned32 = false;  // every row of C starts 32-byte aligned: 256-bit stores
   typename Cfg::Epilogue epilogue{};  // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
 };
 
@@ -78,6 +81,7 @@ struct Nvfp4DualTileStore {
   using Out = typename Cfg::Out;
   static constexpr int kColumns = Cfg::kEpilogueColumns;
   const Nvfp4DualGemmParams<Cfg>& p;
+  epi::DualScales s;  // the alphas with their device parts read (Nvfp4DualGemmRoles::epilogue_scales)
   Out* out_row;
   bool fast;
 
@@ -91,11 +95,11 @@ struct Nvfp4DualTileStore {
     const auto value = [&](int i) {
       return p.unit_alphas
                  ? p.epilogue(bits_to_f32(values[0][i]), bits_to_f32(values[1][i]))
-                 : p.epilogue(p.alpha1 * bits_to_f32(values[0][i]), p.alpha2 * bits_to_f32(values[1][i]));
+                 : p.epilogue(s.alpha1 * bits_to_f32(values[0][i]), s.alpha2 * bits_to_f32(values[1][i]));
     };
     if (col + kColumns <= p.n) {
       float out[kColumns];
-      detail::dual_apply(p, values, out);
+      detail::dual_apply(p, s, values, out);
       epi::store_row(out_row + col, out, p.c_aligned32);
       return;
     }
@@ -121,8 +125,10 @@ struct Nvfp4DualTileQuantizeStore {
   static constexpr int kColumns = Cfg::kEpilogueColumns;
   static constexpr int kBlocks = kColumns / kNvfp4BlockSize;  // 4: one scale line
   const Nvfp4DualGemmParams<Cfg>& p;
-  uint8_t* data_row;   // the row's packed bytes (n / 2)
-  uint8_t* scale_row;  // the row's scale byte of scale column 0 in its blocked buffer
+  epi::DualScales s;     // the alphas with their device parts read
+  float c_global_scale;  // C's global scale with its device part read
+  uint8_t* data_row;     // the row's packed bytes (n / 2)
+  uint8_t* scale_row;    // the row's scale byte of scale column 0 in its blocked buffer
 
   BWGEMM_DEVICE BWGEMM_FORCEINLINE void operator()(int32_t col, const uint32_t (&values)[2][kColumns]) const {
     if (col >= p.n) return;
@@ -136,10 +142,10 @@ struct Nvfp4DualTileQuantizeStore {
         for (int i = 0; i < kNvfp4BlockSize; ++i) {
           const float gate = bits_to_f32(values[0][b * kNvfp4BlockSize + i]);
           const float up = bits_to_f32(values[1][b * kNvfp4BlockSize + i]);
-          x[i] = p.unit_alphas ? p.epilogue(gate, up) : p.epilogue(p.alpha1 * gate, p.alpha2 * up);
+          x[i] = p.unit_alphas ? p.epilogue(gate, up) : p.epilogue(s.alpha1 * gate, s.alpha2 * up);
         }
         uint8_t scale = 0;
-        const uint64_t packed = epi::quantize_nvfp4_packed(x, p.c_global_scale, &scale);
+        const uint64_t packed = epi::quantize_nvfp4_packed(x, c_global_scale, &scale);
         *reinterpret_cast<uint64_t*>(data_row + block_col / 2) = packed;
         scale_line |= static_cast<uint32_t>(scale) << (8 * b);
       }
@@ -239,23 +245,38 @@ struct Nvfp4DualGemmRoles {
     };
   }
 
-  // Row `row` of the tile (inside M): Nvfp4DualTileStore, or Nvfp4DualTileQuantizeStore for an NVFP4 C.
-  BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t,
-                                   int32_t row) const {
+  // The per-tensor scales with their device-pointer parts read (once per epilogue thread, before the tile
+  // loop): the alphas and, for an NVFP4 C, C's global scale.
+  struct Scales {
+    epi::DualScales alphas;
+    float c_global_scale;
+  };
+  BWGEMM_DEVICE Scales epilogue_scales() const {
     if constexpr (Cfg::kNvfp4Out) {
-      return nvfp4_tile_store(ctx, t, row);
+      return Scales{epi::dual_scales(p), epi::device_scale(p.c_global_scale, p.c_global_scale_ptr)};
     } else {
-      return tile_store(t, row);
+      return Scales{epi::dual_scales(p), 1.0f};
     }
   }
 
-  BWGEMM_DEVICE Nvfp4DualTileStore<Cfg> tile_store(const sched::TileCoord& t, int32_t row) const {
+  // Row `row` of the tile (inside M): Nvfp4DualTileStore, or Nvfp4DualTileQuantizeStore for an NVFP4 C.
+  BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t, int32_t row,
+                                   const Scales& s) const {
+    if constexpr (Cfg::kNvfp4Out) {
+      return nvfp4_tile_store(ctx, t, row, s);
+    } else {
+      return tile_store(t, row, s);
+    }
+  }
+
+  BWGEMM_DEVICE Nvfp4DualTileStore<Cfg> tile_store(const sched::TileCoord& t, int32_t row,
+                                                   const Scales& s) const {
     // The byte offset as unsigned wide multiply-adds of the non-negative 32-bit row and batch indices by the
     // byte strides (computed once, below): no sign extension, no scaling by the element size per tile.
     auto* const out_row = reinterpret_cast<typename Cfg::Out*>(
         c_bytes + static_cast<uint64_t>(static_cast<uint32_t>(row)) * ldc_bytes +
         static_cast<uint64_t>(static_cast<uint32_t>(t.batch)) * batch_stride_bytes);
-    return Nvfp4DualTileStore<Cfg>{p, out_row, t.n < fast_tiles_n};
+    return Nvfp4DualTileStore<Cfg>{p, s.alphas, out_row, t.n < fast_tiles_n};
   }
 
   // NVFP4 C. run_epilogue stores rows inside M only (`row` is clamped to M - 1), so this thread's own row
@@ -263,8 +284,8 @@ struct Nvfp4DualGemmRoles {
   // a zero scale line per chunk of the tile inside N, as the quantizer pads (plain stores, ordered by the
   // kernel's end like every other output).
   BWGEMM_DEVICE Nvfp4DualTileQuantizeStore<Cfg> nvfp4_tile_store(const KernelContext<Cfg>& ctx,
-                                                                 const sched::TileCoord& t,
-                                                                 int32_t row) const {
+                                                                 const sched::TileCoord& t, int32_t row,
+                                                                 const Scales& s) const {
     const int64_t sf_cols = p.n / kNvfp4BlockSize;
     const auto scale_row_of = [&](int32_t r) {
       return p.c_scales + blocked_scale_offset(r, 0, t.batch, p.m, sf_cols);
@@ -284,7 +305,7 @@ struct Nvfp4DualGemmRoles {
     uint8_t* const data_row = reinterpret_cast<uint8_t*>(c_bytes) +
                               static_cast<uint64_t>(static_cast<uint32_t>(row)) * ldc_bytes +
                               static_cast<uint64_t>(static_cast<uint32_t>(t.batch)) * batch_stride_bytes;
-    return Nvfp4DualTileQuantizeStore<Cfg>{p, data_row, scale_row_of(row)};
+    return Nvfp4DualTileQuantizeStore<Cfg>{p, s.alphas, s.c_global_scale, data_row, scale_row_of(row)};
   }
 
   // Per CTA, once: the tile columns that take the fast path, 0 .. fast_tiles_n - 1: those whose every column

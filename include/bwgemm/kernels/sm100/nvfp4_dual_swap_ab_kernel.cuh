@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "bwgemm/epilogue/device_scale.cuh"
 #include "bwgemm/epilogue/store.cuh"
 #include "bwgemm/formats/bits.cuh"
 #include "bwgemm/isa/descriptors.hpp"
@@ -50,8 +51,10 @@ struct Nvfp4SwapAbOutput<Cfg, 2> {
   typename Cfg::Out* c = nullptr;  // m x n row-major per batch, row stride ldc, batch stride m * ldc
   int64_t ldc = 0;
   float alpha1 = 1.0f, alpha2 = 1.0f;  // per-tensor scales of the two products
-  bool unit_alphas = false;            // alpha1 == alpha2 == 1: the epilogue skips the two multiplies
-  typename Cfg::Epilogue epilogue{};   // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
+  const float* alpha1_ptr = nullptr;  // device scales, read once per CTA: alpha1 · *alpha1_ptr (null: alpha1)
+  const float* alpha2_ptr = nullptr;
+  bool unit_alphas = false;  // alpha1 == alpha2 == 1 and no device scale: the epilogue skips the multiplies
+  typename Cfg::Epilogue epilogue{};  // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
 };
 // GEMM: D = epilogue(A·Bᵀ [, C]) (alpha, the per-tensor scale, is the functor's).
 template <class Cfg>
@@ -59,9 +62,9 @@ struct Nvfp4SwapAbOutput<Cfg, 1> {
   typename Cfg::Out* d = nullptr;        // m x n row-major per batch, row stride ldd, batch stride m * ldd
   const typename Cfg::Out* c = nullptr;  // the same with ldc; read only when read_c
   int64_t ldd = 0, ldc = 0;
-  bool read_c = false;    // the functor takes C (epi::reads_source)
-  bool identity = false;  // the functor returns the accumulator (epi::is_identity): not called
-  typename Cfg::Epilogue epilogue{};
+  bool read_c = false;                // the functor takes C (epi::reads_source)
+  bool identity = false;              // the functor returns the accumulator (epi::is_identity): not called
+  typename Cfg::Epilogue epilogue{};  // its device-pointer scales read once per CTA (epi::with_device_scales)
 };
 
 // Kernel parameters. Passed as a __grid_constant__, so the tensor maps stay in parameter space.
@@ -122,6 +125,18 @@ struct Nvfp4SwapAbRoles {
   const Nvfp4SwapAbParams<Cfg>& p;
   int32_t kb_begin = 0;      // the first K block of this CTA's split
   bool to_partials = false;  // split K: the epilogue writes fp32 partials to shared memory
+
+  // The per-tensor scales with their device-pointer parts read (once per epilogue thread, before the tile
+  // loop): the dual GEMM's alphas, the GEMM's functor. Split K writes partials, and the reduction reads the
+  // scales itself.
+  using Scales = std::conditional_t<kWeights == 2, epi::DualScales, typename Cfg::Epilogue>;
+  BWGEMM_DEVICE Scales epilogue_scales() const {
+    if constexpr (kWeights == 2) {
+      return to_partials ? epi::DualScales{p.alpha1, p.alpha2} : epi::dual_scales(p);
+    } else {
+      return to_partials ? p.epilogue : epi::with_device_scales(p.epilogue);
+    }
+  }
 
   BWGEMM_DEVICE void prefetch_tensor_maps() const {
     ptx::tma_prefetch_descriptor(&p.tmap_tokens);
@@ -235,24 +250,24 @@ struct Nvfp4SwapAbRoles {
   // tokens are the same for every lane of a warp, so the mask at M is a uniform branch and each store
   // instruction writes 32 consecutive n of one row of the output.
   // With split K the row's fp32 accumulators go to this CTA's partials instead (swap_ab_split_k.cuh).
-  BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t,
-                                   int32_t n) const {
+  BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t, int32_t n,
+                                   const Scales& s) const {
     if constexpr (kWeights == 2) {
-      return dual_epilogue_tile(ctx, t, n);
+      return dual_epilogue_tile(ctx, t, n, s);
     } else {
-      return gemm_epilogue_tile(ctx, t, n);
+      return gemm_epilogue_tile(ctx, t, n, s);
     }
   }
 
   // Dual GEMM: C = epilogue(alpha1 · gate, alpha2 · up).
-  BWGEMM_DEVICE auto dual_epilogue_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t,
-                                        int32_t n) const {
+  BWGEMM_DEVICE auto dual_epilogue_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t, int32_t n,
+                                        const epi::DualScales& s) const {
     using Out = typename Cfg::Out;
     constexpr int kColumns = Cfg::kEpilogueColumns;
     Out* out_column = p.c + static_cast<int64_t>(t.batch) * p.m * p.ldc + n;
     float* partials = to_partials ? static_cast<float*>(ptx::shared_address_to_pointer(ctx.smem)) : nullptr;
     const int32_t row = n - t.m * Cfg::kBlockWeights;
-    return [this, out_column, partials, row](int32_t first_token, const uint32_t(&values)[2][kColumns]) {
+    return [this, s, out_column, partials, row](int32_t first_token, const uint32_t(&values)[2][kColumns]) {
       if (partials != nullptr) {
 #pragma unroll
         for (int a = 0; a < 2; ++a)
@@ -274,33 +289,32 @@ struct Nvfp4SwapAbRoles {
         for (int i = 0; i < kColumns; ++i) {
           if (i < tokens)
             out[i * p.ldc] = detail::swap_ab_out<Out>(
-                p.epilogue(p.alpha1 * bits_to_f32(values[0][i]), p.alpha2 * bits_to_f32(values[1][i])));
+                p.epilogue(s.alpha1 * bits_to_f32(values[0][i]), s.alpha2 * bits_to_f32(values[1][i])));
         }
       }
     };
   }
 
   // GEMM: D = epilogue(acc [, C]); the identity functor (alpha 1, beta 0) stores the accumulator.
-  BWGEMM_DEVICE auto gemm_epilogue_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t,
-                                        int32_t n) const {
+  BWGEMM_DEVICE auto gemm_epilogue_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t, int32_t n,
+                                        const typename Cfg::Epilogue& f) const {
     using Out = typename Cfg::Out;
     constexpr int kColumns = Cfg::kEpilogueColumns;
     Out* d_column = p.d + static_cast<int64_t>(t.batch) * p.m * p.ldd + n;
     const Out* c_column = p.read_c ? p.c + static_cast<int64_t>(t.batch) * p.m * p.ldc + n : nullptr;
     float* partials = to_partials ? static_cast<float*>(ptx::shared_address_to_pointer(ctx.smem)) : nullptr;
     const int32_t row = n - t.m * Cfg::kBlockWeights;
-    return
-        [this, d_column, c_column, partials, row](int32_t first_token, const uint32_t(&values)[1][kColumns]) {
-          if (partials != nullptr) {
+    return [this, &f, d_column, c_column, partials, row](int32_t first_token,
+                                                         const uint32_t(&values)[1][kColumns]) {
+      if (partials != nullptr) {
 #pragma unroll
-            for (int i = 0; i < kColumns; ++i)
-              partials[Partials::word(0, i, row)] = bits_to_f32(values[0][i]);
-            return;
-          }
-          const int32_t tokens = p.m - first_token < kColumns ? p.m - first_token : kColumns;
-          detail::gemm_swap_ab_store_tokens<Out>(p.identity, p.epilogue, d_column, p.ldd, c_column, p.ldc,
-                                                 first_token, tokens, values[0]);
-        };
+        for (int i = 0; i < kColumns; ++i) partials[Partials::word(0, i, row)] = bits_to_f32(values[0][i]);
+        return;
+      }
+      const int32_t tokens = p.m - first_token < kColumns ? p.m - first_token : kColumns;
+      detail::gemm_swap_ab_store_tokens<Out>(p.identity, f, d_column, p.ldd, c_column, p.ldc, first_token,
+                                             tokens, values[0]);
+    };
   }
 };
 
@@ -327,6 +341,7 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void nvfp4_swap_ab_split_body(const Nvfp4SwapAb
   const CtaKBlocks kb = cta_k_blocks<Cfg>(p.k, p.k_blocks_per_split);
   if constexpr (Cfg::kWeights == 2) {
     const auto reduce = [&p](const sched::TileCoord& t, uint32_t rank, uint32_t splits) {
+      const epi::DualScales s = epi::dual_scales(p);  // once: the CTA reduces one tile
       Out* c = p.c + static_cast<int64_t>(t.batch) * p.m * p.ldc;
       reduce_tile_quads<Cfg>(
           t, rank, splits, p.m, p.n, [&](uint32_t smem, int32_t q, int32_t token, int64_t col, int64_t row) {
@@ -334,7 +349,7 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void nvfp4_swap_ab_split_body(const Nvfp4SwapAb
                 sum_cluster_quad(smem, Roles::Partials::word(0, token, q * kSwapAbQuadRows), splits);
             const Float4 u =
                 sum_cluster_quad(smem, Roles::Partials::word(1, token, q * kSwapAbQuadRows), splits);
-            const float a1 = p.alpha1, a2 = p.alpha2;
+            const float a1 = s.alpha1, a2 = s.alpha2;
             // N is a multiple of 16: the quad's four columns are inside it; C's rows are
             // 16-byte aligned.
             const uint2 out{epi::pack2<Out>(p.epilogue(a1 * g.x, a2 * u.x), p.epilogue(a1 * g.y, a2 * u.y)),
@@ -345,6 +360,7 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void nvfp4_swap_ab_split_body(const Nvfp4SwapAb
     run_swap_ab_split_k<Cfg>(Roles{p, kb.begin, true}, p.tiles, p.n, kb.count, p.splits, reduce);
   } else {
     const auto reduce = [&p](const sched::TileCoord& t, uint32_t rank, uint32_t splits) {
+      const auto f = epi::with_device_scales(p.epilogue);  // once: the CTA reduces one tile
       Out* d = p.d + static_cast<int64_t>(t.batch) * p.m * p.ldd;
       reduce_tile_quads<Cfg>(
           t, rank, splits, p.m, p.n, [&](uint32_t smem, int32_t q, int32_t token, int64_t col, int64_t row) {
@@ -353,7 +369,7 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void nvfp4_swap_ab_split_body(const Nvfp4SwapAb
             const float a[kSwapAbQuadRows] = {acc.x, acc.y, acc.z, acc.w};
             float out[kSwapAbQuadRows];
             gemm_swap_ab_apply<Out>(
-                p.identity, p.epilogue,
+                p.identity, f,
                 p.read_c ? p.c + static_cast<int64_t>(t.batch) * p.m * p.ldc + row * p.ldc + col : nullptr, 1,
                 a, out);
             // N is a multiple of 16: the quad's four columns are inside it; D's rows are 16-byte aligned.

@@ -51,7 +51,7 @@ struct Nvfp4GemmParams {
   bool read_c = false;                          // the epilogue takes C (epi::reads_source)
   bool identity = false;     // the functor returns the accumulator unchanged (epi::is_identity): not called
   bool d_aligned32 = false;  // every row of D starts 32-byte aligned: 256-bit stores
-  typename Cfg::Epilogue epilogue{};
+  typename Cfg::Epilogue epilogue{};  // its device-pointer scales read once per CTA (epi::with_device_scales)
 };
 
 // The epilogue's store of one tile row (run_epilogue calls it per chunk of kEpilogueColumns columns), the
@@ -64,6 +64,8 @@ struct Nvfp4GemmTileStore {
   using Out = typename Cfg::Out;
   static constexpr int kColumns = Cfg::kEpilogueColumns;
   const Nvfp4GemmParams<Cfg>& p;
+  const typename Cfg::Epilogue&
+      f;  // p.epilogue with its device scales read (Nvfp4GemmRoles::epilogue_scales)
   Out* d_row;
   const Out* c_row;  // C's row where the call reads C, else nullptr
   bool fast;
@@ -85,7 +87,7 @@ struct Nvfp4GemmTileStore {
       } else {
 #pragma unroll
         for (int v = 0; v < kColumns; v += epi::kStoreVector)
-          detail::gemm_apply8<Cfg>(p, values[0] + v, c == nullptr ? nullptr : c + v, out + v);
+          detail::gemm_apply8<Cfg>(p, f, values[0] + v, c == nullptr ? nullptr : c + v, out + v);
       }
       epi::store_row(d_row + col, out, p.d_aligned32);
       return;
@@ -94,7 +96,7 @@ struct Nvfp4GemmTileStore {
     for (int v = 0; v < kColumns; v += epi::kStoreVector) {
       if (col + v + epi::kStoreVector > p.n) break;  // N is a multiple of 16: whole vectors only
       float out[epi::kStoreVector];
-      detail::gemm_apply8<Cfg>(p, values[0] + v, c == nullptr ? nullptr : c + v, out);
+      detail::gemm_apply8<Cfg>(p, f, values[0] + v, c == nullptr ? nullptr : c + v, out);
       epi::store8(d_row + col + v, out);
     }
   }
@@ -179,9 +181,14 @@ struct Nvfp4GemmRoles {
     };
   }
 
+  // The functor with its device-pointer scales read (once per epilogue thread, before the tile loop).
+  BWGEMM_DEVICE typename Cfg::Epilogue epilogue_scales() const {
+    return epi::with_device_scales(p.epilogue);
+  }
+
   // Row `row` of the tile (inside M): Nvfp4GemmTileStore.
   BWGEMM_DEVICE Nvfp4GemmTileStore<Cfg> epilogue_tile(const KernelContext<Cfg>&, const sched::TileCoord& t,
-                                                      int32_t row) const {
+                                                      int32_t row, const typename Cfg::Epilogue& f) const {
     using Out = typename Cfg::Out;
     // The byte offsets as unsigned wide multiply-adds of the non-negative 32-bit row and batch indices by the
     // byte strides (computed once, below): no sign extension, no scaling by the element size per tile.
@@ -189,7 +196,7 @@ struct Nvfp4GemmRoles {
     Out* const d_row = reinterpret_cast<Out*>(d_bytes + r * ldd_bytes + l * batch_stride_d_bytes);
     const Out* const c_row =
         p.read_c ? reinterpret_cast<const Out*>(c_bytes + r * ldc_bytes + l * batch_stride_c_bytes) : nullptr;
-    return Nvfp4GemmTileStore<Cfg>{p, d_row, c_row, t.n < fast_tiles_n};
+    return Nvfp4GemmTileStore<Cfg>{p, f, d_row, c_row, t.n < fast_tiles_n};
   }
 
   // Per CTA, once: the tile columns that take the fast path, 0 .. fast_tiles_n - 1: those whose every column

@@ -14,7 +14,9 @@
 //   epilogue     walks the tile stream; per tile waits for the accumulator stage, reads it in chunks of
 //                kEpilogueColumns columns (Roles::kAccumulators accumulators of BlockN columns each), hands
 //                the stage back as soon as the last chunk is in registers (early release), and runs
-//                Roles::epilogue_tile(tile, row)(column, values) for rows inside M
+//                Roles::epilogue_tile(tile, row, scales)(column, values) for rows inside M, where `scales`
+//                is what Roles::epilogue_scales() returned once per thread before the first tile (the
+//                per-tensor scales with their device-pointer parts read: epilogue/device_scale.cuh)
 //   scheduler    with Cluster Launch Control, the even CTA's elected thread cancels clusters for work
 // Roles also provides prefetch_tensor_maps() (run by the first producer warp before the start barrier).
 #pragma once
@@ -160,13 +162,15 @@ BWGEMM_DEVICE void run_epilogue(const KernelContext<Cfg>& ctx, const Roles& role
   const auto& bars = ctx.bars;
   const uint32_t lane_base = (ctx.warp * kTmemLanesPerWarp) << kTmemLaneShift;
   PipelineState<Cfg::kAccStages> acc;
+  // The per-tensor scales, once per thread (device-pointer scales are read here, not per tile).
+  const auto scales = roles.epilogue_scales();
   for (auto ts = ctx.tile_stream(); ts.valid(); ts.next(ctx.lane == 0), acc.advance()) {
     const sched::TileCoord t = ctx.tiles.tile_at(ts.tile);
     const int32_t row = epilogue_row<Cfg>(t, ctx.rank, ctx.warp, ctx.lane);
     const bool row_in = row < m;
     // Rows past M store nothing; their row clamped to M - 1 (a minimum) keeps every pointer inside the
     // output.
-    const auto store = roles.epilogue_tile(ctx, t, row < m - 1 ? row : m - 1);
+    const auto store = roles.epilogue_tile(ctx, t, row < m - 1 ? row : m - 1, scales);
     const uint32_t acc_tmem = ctx.tmem + lane_base + acc.index * Cfg::kAccColumnsPerStage;
     const int32_t tile_col = t.n * Cfg::kBlockN;
     mbarrier_wait_parity(bars.acc_full[acc.index], acc.consumer_parity());

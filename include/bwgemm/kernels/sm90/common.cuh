@@ -14,6 +14,7 @@
 #include "bwgemm/base/hardware.hpp"
 #include "bwgemm/base/int_math.hpp"
 #include "bwgemm/base/macros.hpp"
+#include "bwgemm/epilogue/device_scale.cuh"
 #include "bwgemm/epilogue/store.cuh"
 #include "bwgemm/isa/descriptors_sm90.hpp"
 #include "bwgemm/pipeline/pipeline_state.cuh"

@@ -54,6 +54,8 @@ struct DualGemmParams {
   sched::TileGrid tiles{};
   int32_t num_clusters = 0;  // the grid in clusters (the scheduler's stride)
   float alpha1 = 1.0f, alpha2 = 1.0f;
+  const float* alpha1_ptr = nullptr;  // device scales, read once per CTA: alpha1 · *alpha1_ptr (null: alpha1)
+  const float* alpha2_ptr = nullptr;
   typename Cfg::Epilogue epilogue{};  // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
 };
 
@@ -124,6 +126,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     const uint32_t consumer = me.consumer, thread = me.thread, warp_in_group = me.warp_in_group,
                    lane = me.lane;
     const uint32_t a_offset = Cfg::kAOffset + consumer * Cfg::kWarpgroupM * Cfg::kRowBytes;
+    // The alphas with their device-pointer parts read, once per consumer thread before the tile loop.
+    const epi::DualScales s = epi::dual_scales(p);
 
     PipelineState<Cfg::kStages> stage;
     for (int32_t tile = Scheduler::first_tile(cluster, p.num_clusters, total); tile != sched::kNoTile;
@@ -156,8 +160,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       const auto apply = [&](int j, int h, float& v0, float& v1) {
         const int g = 4 * j + 2 * h;
         const int u = Cfg::kBlockN / 2 + g;
-        v0 = p.epilogue(p.alpha1 * acc[g], p.alpha2 * acc[u]);
-        v1 = p.epilogue(p.alpha1 * acc[g + 1], p.alpha2 * acc[u + 1]);
+        v0 = p.epilogue(s.alpha1 * acc[g], s.alpha2 * acc[u]);
+        v1 = p.epilogue(s.alpha1 * acc[g + 1], s.alpha2 * acc[u + 1]);
       };
       const auto store_from_registers = [&] {
         typename Cfg::Out* c_batch = p.c + static_cast<int64_t>(t.batch) * p.m * p.ldc;

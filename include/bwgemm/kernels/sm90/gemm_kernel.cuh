@@ -62,7 +62,7 @@ struct GemmParams {
   sched::TileGrid tiles{};   // cluster tiles: kClusterBlockM x kBlockN
   int32_t num_clusters = 0;  // the grid in clusters (the scheduler's stride)
   bool read_c = false;
-  typename Cfg::Epilogue epilogue{};
+  typename Cfg::Epilogue epilogue{};  // its device-pointer scales read once per CTA (epi::with_device_scales)
 };
 
 // The two 16-bit (or fp32) values of C at src[0], src[1] (4- or 8-byte aligned) as fp32.
@@ -154,6 +154,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
     const uint32_t consumer = me.consumer, thread = me.thread, warp_in_group = me.warp_in_group,
                    lane = me.lane;
     const uint32_t a_offset = Cfg::kAOffset + consumer * Cfg::kWarpgroupM * Cfg::kRowBytes;
+    // The functor with its device-pointer scales read, once per consumer thread before the tile loop.
+    const Epilogue f = epi::with_device_scales(p.epilogue);
     constexpr uint64_t kBDescBase =
         BMnMajor ? wgmma_mn_major_sw128_desc(Cfg::kBMnChunkBytes) : kWgmmaKMajorSw128Desc;
     constexpr uint32_t kBK16Bytes = BMnMajor ? kWgmmaK16BytesMnMajor : kWgmmaK16BytesKMajor;
@@ -199,14 +201,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
           if (!kTakesAccOnly || p.read_c) {
             float c0, c1;
             read_c(c0, c1);
-            v0 = p.epilogue(acc[i], c0);
-            v1 = p.epilogue(acc[i + 1], c1);
+            v0 = f(acc[i], c0);
+            v1 = f(acc[i + 1], c1);
             return;
           }
         }
         if constexpr (kTakesAccOnly) {
-          v0 = p.epilogue(acc[i]);
-          v1 = p.epilogue(acc[i + 1]);
+          v0 = f(acc[i]);
+          v1 = f(acc[i + 1]);
         }
       };
       if constexpr (Cfg::kTmaStore) {

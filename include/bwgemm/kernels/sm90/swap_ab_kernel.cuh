@@ -62,7 +62,9 @@ struct SwapAbParams {
   int32_t grid_ctas = 0;    // splits == 1: the persistent grid (the tile stride)
   bool read_c = false;
   float alpha1 = 1.0f, alpha2 = 1.0f;  // dual GEMM: scales of A·B1ᵀ and A·B2ᵀ
-  typename Cfg::Epilogue epilogue{};
+  const float* alpha1_ptr = nullptr;   // dual GEMM: device scales, read once per CTA: alpha1 · *alpha1_ptr
+  const float* alpha2_ptr = nullptr;
+  typename Cfg::Epilogue epilogue{};  // GEMM: its device-pointer scales read once per CTA
 };
 
 // The K blocks [begin, end) of split `rank` of `splits`: the K blocks of a tile divided as evenly as whole
@@ -111,31 +113,43 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
                                   static_cast<int32_t>(rank));
   const int32_t k_iters = kr.end - kr.begin;
 
+  const bool consumer_role = warpgroup != Cfg::kProducerWarpgroup;
+  // The per-tensor scales with their device-pointer parts read, once per consumer thread (the producer
+  // reads none): the dual GEMM's alphas, the GEMM's functor.
+  epi::DualScales alphas{p.alpha1, p.alpha2};
+  Epilogue f = p.epilogue;
+  if (consumer_role) {
+    if constexpr (kWeights == 2) {
+      alphas = epi::dual_scales(p);
+    } else {
+      f = epi::with_device_scales(p.epilogue);
+    }
+  }
+
   // The output value at (row, col) from the accumulator sums of each weight matrix (alpha, beta, C and the
   // gate as the Config's epilogue functor says).
   Out* const d = p.d;
   const auto output = [&](const float(&v)[kWeights], int32_t batch, int32_t row, int32_t col) {
     float out;
     if constexpr (kWeights == 2) {
-      out = p.epilogue(p.alpha1 * v[0], p.alpha2 * v[1]);
+      out = f(alphas.alpha1 * v[0], alphas.alpha2 * v[1]);
     } else {
       constexpr bool kTakesC = std::is_invocable_v<const Epilogue&, float, float>;
       constexpr bool kTakesAccOnly = std::is_invocable_v<const Epilogue&, float>;
       const Out* c =
           p.c + static_cast<int64_t>(batch) * p.batch_stride_c + static_cast<int64_t>(row) * p.ldc + col;
       if constexpr (kTakesC && kTakesAccOnly) {
-        out = p.read_c ? p.epilogue(v[0], load_one(c)) : p.epilogue(v[0]);
+        out = p.read_c ? f(v[0], load_one(c)) : f(v[0]);
       } else if constexpr (kTakesC) {
-        out = p.epilogue(v[0], load_one(c));
+        out = f(v[0], load_one(c));
       } else {
-        out = p.epilogue(v[0]);
+        out = f(v[0]);
       }
     }
     store_one(d + static_cast<int64_t>(batch) * p.batch_stride_d + static_cast<int64_t>(row) * p.ldd + col,
               out);
   };
 
-  const bool consumer_role = warpgroup != Cfg::kProducerWarpgroup;
   if (!consumer_role) {
     // ---- producer ------------------------------------------------------------------------------------
     warpgroup_reg_dealloc<Cfg::kProducerRegs>();
