@@ -62,6 +62,15 @@ _HAS_CUDA_KERNELS = _load_libraries()
 from . import _fake  # noqa: E402  (registers the fake implementations; needs the schemas loaded above)
 
 
+def _scale(value):
+    """A per-tensor scale as (host float, device tensor or None): a Python number is the host value; a
+    one-element float32 tensor on the operands' device is read by the kernel when it runs (host part 1), so a
+    captured CUDA graph uses the value it holds at replay (bwgemm's device-pointer scales, docs/api.md)."""
+    if isinstance(value, torch.Tensor):
+        return 1.0, value
+    return float(value), None
+
+
 def has_cuda_kernels():
     """True if the package was built with its CUDA library (nvcc and a CUDA PyTorch at install time)."""
     return _HAS_CUDA_KERNELS
@@ -69,16 +78,22 @@ def has_cuda_kernels():
 
 def gemm(a, b, *, alpha=1.0, beta=0.0, c=None, out_dtype=None):
     """d = alpha * a @ b.T + beta * c. a [M, K] fp16/bf16; b [N, K] (an nn.Linear weight) of a's dtype;
-    c [M, N] of the output dtype (a's dtype, or out_dtype=torch.float32)."""
-    return torch.ops.bwgemm.gemm(a, b, alpha, beta, c, out_dtype)
+    c [M, N] of the output dtype (a's dtype, or out_dtype=torch.float32). alpha and beta: numbers or
+    one-element float32 tensors on the operands' device (read when the kernel runs)."""
+    alpha, alpha_t = _scale(alpha)
+    beta, beta_t = _scale(beta)
+    return torch.ops.bwgemm.gemm(a, b, alpha, beta, c, out_dtype, alpha_t, beta_t)
 
 
 def dual_gemm(a, b1, b2, *, alpha1=1.0, alpha2=1.0):
     """c = silu(alpha1 * a @ b1.T) * (alpha2 * a @ b2.T), all fp16 or all bf16; b1 (gate) and b2 (up) [N, K].
 
     CUDA: the fused kernels of bwgemm::dual_gemm (sm_90a on an H100/H200, sm_100a on a B200).
-    CPU: the fused sm_100a kernel in the CPU emulator."""
-    return torch.ops.bwgemm.dual_gemm(a, b1, b2, alpha1, alpha2)
+    CPU: the fused sm_100a kernel in the CPU emulator. alpha1, alpha2: numbers or one-element float32 tensors
+    on the operands' device (read when the kernel runs)."""
+    alpha1, alpha1_t = _scale(alpha1)
+    alpha2, alpha2_t = _scale(alpha2)
+    return torch.ops.bwgemm.dual_gemm(a, b1, b2, alpha1, alpha2, alpha1_t, alpha2_t)
 
 
 def dual_gemm_fused(a, w_gate_up, *, alpha1=1.0, alpha2=1.0):
@@ -96,8 +111,12 @@ def dual_gemm_nvfp4(a, a_scales, b1, b1_scales, b2, b2_scales, *, alpha1=1.0, al
     Data [rows, K/2] float4_e2m1fn_x2 or uint8 (element 2i in the low nibble); scales float8_e4m3fn or uint8
     in the 128x4 blocked layout (to_blocked's), blocked_scale_elements(rows, K) of them. alpha1/alpha2 are the
     products of the operands' decode global scales (bwgemm's convention: value = e2m1 * e4m3 * global_scale).
-    M >= 1, N % 16 == 0, K % 64 == 0. out_dtype float16 (default) or bfloat16."""
-    return torch.ops.bwgemm.dual_gemm_nvfp4(a, a_scales, b1, b1_scales, b2, b2_scales, alpha1, alpha2, out_dtype)
+    M >= 1, N % 16 == 0, K % 64 == 0. out_dtype float16 (default) or bfloat16. alpha1, alpha2: numbers or
+    one-element float32 tensors on the operands' device (read when the kernel runs)."""
+    alpha1, alpha1_t = _scale(alpha1)
+    alpha2, alpha2_t = _scale(alpha2)
+    return torch.ops.bwgemm.dual_gemm_nvfp4(a, a_scales, b1, b1_scales, b2, b2_scales, alpha1, alpha2, out_dtype,
+                                            alpha1_t, alpha2_t)
 
 
 def gemm_nvfp4(a, a_scales, b, b_scales, *, alpha=1.0, beta=0.0, c=None, out_dtype=None):
@@ -106,16 +125,21 @@ def gemm_nvfp4(a, a_scales, b, b_scales, *, alpha=1.0, beta=0.0, c=None, out_dty
 
     a [M, K/2] and b [N, K/2] (an nn.Linear weight) with their blocked scales, as for dual_gemm_nvfp4; alpha
     the product of A's and B's decode global scales. M >= 1, N % 16 == 0, K % 64 == 0. out_dtype float16
-    (default), bfloat16 or float32; c [M, N] of that dtype."""
-    return torch.ops.bwgemm.gemm_nvfp4(a, a_scales, b, b_scales, alpha, beta, c, out_dtype)
+    (default), bfloat16 or float32; c [M, N] of that dtype. alpha, beta: numbers or one-element float32
+    tensors on the operands' device (read when the kernel runs)."""
+    alpha, alpha_t = _scale(alpha)
+    beta, beta_t = _scale(beta)
+    return torch.ops.bwgemm.gemm_nvfp4(a, a_scales, b, b_scales, alpha, beta, c, out_dtype, alpha_t, beta_t)
 
 
 def quantize_nvfp4(x, global_scale=1.0):
     """x [rows, K] fp32/fp16/bf16 -> (data [rows, K/2] float4_e2m1fn_x2, scales 1-D float8_e4m3fn, blocked).
 
     global_scale is the decode scale (x ~ e2m1 * e4m3 * global_scale), e.g. amax / (448 * 6); engines that
-    pass the encode scale 448 * 6 / amax pass its reciprocal here."""
-    return torch.ops.bwgemm.quantize_nvfp4(x, global_scale)
+    pass the encode scale 448 * 6 / amax pass its reciprocal here. A one-element float32 tensor on x's device
+    is read when the kernel runs (a scale computed on the GPU, no synchronization)."""
+    global_scale, global_scale_t = _scale(global_scale)
+    return torch.ops.bwgemm.quantize_nvfp4(x, global_scale, global_scale_t)
 
 
 def blocked_scale_elements(rows, k):

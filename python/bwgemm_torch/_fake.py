@@ -28,13 +28,29 @@ def _sixteen_bit(op, name, t):
                       lambda: f"{op}: {name} must be float16 or bfloat16 (got {t.dtype})")
 
 
+def _scale(op, name, s, first):
+    if s is None:
+        return
+    torch._check_type(s.dtype == torch.float32, lambda: f"{op}: {name} must be a float32 tensor (got {s.dtype})")
+    torch._check_value(s.numel() == 1, lambda: f"{op}: {name} must hold one element (got {s.numel()})")
+    _same_device(op, first, name, s)
+
+
+def _beta_scale(op, beta_scale, c, beta):
+    torch._check_value(beta_scale is None or (c is not None and beta != 0.0),
+                       lambda: f"{op}: beta_scale needs c and a nonzero beta (the effective beta is beta x beta_scale)")
+
+
 def _same_dtype(op, name, t, first):
     torch._check_type(t.dtype == first.dtype, lambda: f"{op}: {name} must have A's dtype {first.dtype} (got {t.dtype})")
 
 
 @torch.library.register_fake("bwgemm::gemm")
-def _gemm(a, b, alpha=1.0, beta=0.0, c=None, out_dtype=None):
+def _gemm(a, b, alpha=1.0, beta=0.0, c=None, out_dtype=None, alpha_scale=None, beta_scale=None):
     op = "bwgemm.gemm"
+    _scale(op, "alpha_scale", alpha_scale, a)
+    _scale(op, "beta_scale", beta_scale, a)
+    _beta_scale(op, beta_scale, c, beta)
     _matrix(op, "a", a)
     _matrix(op, "b", b)
     _sixteen_bit(op, "a", a)
@@ -55,8 +71,10 @@ def _gemm(a, b, alpha=1.0, beta=0.0, c=None, out_dtype=None):
 
 
 @torch.library.register_fake("bwgemm::dual_gemm")
-def _dual_gemm(a, b1, b2, alpha1=1.0, alpha2=1.0):
+def _dual_gemm(a, b1, b2, alpha1=1.0, alpha2=1.0, alpha1_scale=None, alpha2_scale=None):
     op = "bwgemm.dual_gemm"
+    _scale(op, "alpha1_scale", alpha1_scale, a)
+    _scale(op, "alpha2_scale", alpha2_scale, a)
     for name, t in (("a", a), ("b1", b1), ("b2", b2)):
         _matrix(op, name, t)
     _sixteen_bit(op, "a", a)
@@ -83,8 +101,11 @@ def _nvfp4(op, name, scales_name, data, scales, k):
 
 
 @torch.library.register_fake("bwgemm::dual_gemm_nvfp4")
-def _dual_gemm_nvfp4(a, a_scales, b1, b1_scales, b2, b2_scales, alpha1=1.0, alpha2=1.0, out_dtype=None):
+def _dual_gemm_nvfp4(a, a_scales, b1, b1_scales, b2, b2_scales, alpha1=1.0, alpha2=1.0, out_dtype=None,
+                     alpha1_scale=None, alpha2_scale=None):
     op = "bwgemm.dual_gemm_nvfp4"
+    _scale(op, "alpha1_scale", alpha1_scale, a)
+    _scale(op, "alpha2_scale", alpha2_scale, a)
     torch._check_value(a.dim() == 2, lambda: f"{op}: a must be a 2-D tensor [M, K/2]")
     k = 2 * a.shape[1]
     _nvfp4(op, "a", "a_scales", a, a_scales, k)
@@ -104,8 +125,12 @@ def _dual_gemm_nvfp4(a, a_scales, b1, b1_scales, b2, b2_scales, alpha1=1.0, alph
 
 
 @torch.library.register_fake("bwgemm::gemm_nvfp4")
-def _gemm_nvfp4(a, a_scales, b, b_scales, alpha=1.0, beta=0.0, c=None, out_dtype=None):
+def _gemm_nvfp4(a, a_scales, b, b_scales, alpha=1.0, beta=0.0, c=None, out_dtype=None, alpha_scale=None,
+                beta_scale=None):
     op = "bwgemm.gemm_nvfp4"
+    _scale(op, "alpha_scale", alpha_scale, a)
+    _scale(op, "beta_scale", beta_scale, a)
+    _beta_scale(op, beta_scale, c, beta)
     torch._check_value(a.dim() == 2, lambda: f"{op}: a must be a 2-D tensor [M, K/2]")
     k = 2 * a.shape[1]
     _nvfp4(op, "a", "a_scales", a, a_scales, k)
@@ -130,8 +155,9 @@ def _gemm_nvfp4(a, a_scales, b, b_scales, alpha=1.0, beta=0.0, c=None, out_dtype
 
 
 @torch.library.register_fake("bwgemm::quantize_nvfp4")
-def _quantize_nvfp4(x, global_scale=1.0):
+def _quantize_nvfp4(x, global_scale=1.0, global_scale_tensor=None):
     op = "bwgemm.quantize_nvfp4"
+    _scale(op, "global_scale_tensor", global_scale_tensor, x)
     _matrix(op, "x", x)
     torch._check_type(x.dtype in (torch.float32, torch.float16, torch.bfloat16),
                       lambda: f"{op}: x must be float32, float16 or bfloat16 (got {x.dtype})")

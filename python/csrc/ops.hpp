@@ -21,6 +21,11 @@
 //       bf16 or fp32; c [M, N] of d's dtype
 //   quantize_nvfp4(x, global_scale=1) -> (data, scales)
 //       x [rows, K] fp32/fp16/bf16 -> data [rows, K/2] float4_e2m1fn_x2, scales float8_e4m3fn 1-D blocked
+//
+// Device scales: each operator also takes its per-tensor scales as optional one-element float32 tensors on
+// the operands' device (alpha_scale, beta_scale, alpha1_scale, alpha2_scale, global_scale_tensor): the
+// effective scale is the float argument times the tensor's value, read by the kernel when it runs (bwgemm's
+// device-pointer scales, docs/api.md), so a captured CUDA graph uses the value the tensor holds at replay.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -103,6 +108,20 @@ inline void check_nvfp4(const char* op, const char* name, const char* scales_nam
   check_aligned(op, scales_name, scales);
 }
 
+// A device scale: a one-element float32 tensor on the operands' device (its value is read by the kernel).
+inline void check_scale(const char* op, const char* name, const std::optional<at::Tensor>& s,
+                        const at::Tensor& first) {
+  if (!s.has_value()) return;
+  TORCH_CHECK_TYPE(s->scalar_type() == at::kFloat, op, ": ", name, " must be a float32 tensor (got ",
+                   s->scalar_type(), ")");
+  TORCH_CHECK_VALUE(s->numel() == 1, op, ": ", name, " must hold one element (got ", s->numel(), ")");
+  check_same_device(op, first, name, *s);
+}
+
+inline const float* scale_ptr(const std::optional<at::Tensor>& s) {
+  return s.has_value() ? static_cast<const float*>(s->data_ptr()) : nullptr;
+}
+
 inline at::ScalarType gemm_out_dtype(const char* op, const at::Tensor& a,
                                      std::optional<at::ScalarType> out_dtype) {
   const at::ScalarType out = out_dtype.value_or(a.scalar_type());
@@ -113,7 +132,9 @@ inline at::ScalarType gemm_out_dtype(const char* op, const at::Tensor& a,
 
 // The checks of gemm; returns D's dtype.
 inline at::ScalarType check_gemm(const at::Tensor& a, const at::Tensor& b, const std::optional<at::Tensor>& c,
-                                 double beta, std::optional<at::ScalarType> out_dtype) {
+                                 double beta, std::optional<at::ScalarType> out_dtype,
+                                 const std::optional<at::Tensor>& alpha_scale,
+                                 const std::optional<at::Tensor>& beta_scale) {
   constexpr const char* op = "bwgemm.gemm";
   check_device_kind(op, a);
   check_matrix(op, "a", a);
@@ -137,11 +158,19 @@ inline at::ScalarType check_gemm(const at::Tensor& a, const at::Tensor& b, const
   }
   check_aligned(op, "a", a);
   check_aligned(op, "b", b);
+  check_scale(op, "alpha_scale", alpha_scale, a);
+  check_scale(op, "beta_scale", beta_scale, a);
+  TORCH_CHECK_VALUE(!beta_scale.has_value() || (c.has_value() && beta != 0.0), op,
+                    ": beta_scale needs c and a nonzero beta (the effective beta is beta x beta_scale)");
   return out;
 }
 
-inline void check_dual_gemm(const at::Tensor& a, const at::Tensor& b1, const at::Tensor& b2) {
+inline void check_dual_gemm(const at::Tensor& a, const at::Tensor& b1, const at::Tensor& b2,
+                            const std::optional<at::Tensor>& alpha1_scale,
+                            const std::optional<at::Tensor>& alpha2_scale) {
   constexpr const char* op = "bwgemm.dual_gemm";
+  check_scale(op, "alpha1_scale", alpha1_scale, a);
+  check_scale(op, "alpha2_scale", alpha2_scale, a);
   check_device_kind(op, a);
   check_matrix(op, "a", a);
   check_matrix(op, "b1", b1);
@@ -163,9 +192,13 @@ inline void check_dual_gemm(const at::Tensor& a, const at::Tensor& b1, const at:
 inline at::ScalarType check_dual_gemm_nvfp4(const at::Tensor& a, const at::Tensor& a_scales,
                                             const at::Tensor& b1, const at::Tensor& b1_scales,
                                             const at::Tensor& b2, const at::Tensor& b2_scales,
-                                            std::optional<at::ScalarType> out_dtype) {
+                                            std::optional<at::ScalarType> out_dtype,
+                                            const std::optional<at::Tensor>& alpha1_scale,
+                                            const std::optional<at::Tensor>& alpha2_scale) {
   constexpr const char* op = "bwgemm.dual_gemm_nvfp4";
   check_device_kind(op, a);
+  check_scale(op, "alpha1_scale", alpha1_scale, a);
+  check_scale(op, "alpha2_scale", alpha2_scale, a);
   TORCH_CHECK_VALUE(a.dim() == 2, op, ": a must be a 2-D tensor [M, K/2] (got shape ", a.sizes(), ")");
   const int64_t k = 2 * a.size(1);
   check_nvfp4(op, "a", "a_scales", a, a_scales, k);
@@ -189,9 +222,15 @@ inline at::ScalarType check_dual_gemm_nvfp4(const at::Tensor& a, const at::Tenso
 // The checks of gemm_nvfp4; returns D's dtype.
 inline at::ScalarType check_gemm_nvfp4(const at::Tensor& a, const at::Tensor& a_scales, const at::Tensor& b,
                                        const at::Tensor& b_scales, const std::optional<at::Tensor>& c,
-                                       double beta, std::optional<at::ScalarType> out_dtype) {
+                                       double beta, std::optional<at::ScalarType> out_dtype,
+                                       const std::optional<at::Tensor>& alpha_scale,
+                                       const std::optional<at::Tensor>& beta_scale) {
   constexpr const char* op = "bwgemm.gemm_nvfp4";
   check_device_kind(op, a);
+  check_scale(op, "alpha_scale", alpha_scale, a);
+  check_scale(op, "beta_scale", beta_scale, a);
+  TORCH_CHECK_VALUE(!beta_scale.has_value() || (c.has_value() && beta != 0.0), op,
+                    ": beta_scale needs c and a nonzero beta (the effective beta is beta x beta_scale)");
   TORCH_CHECK_VALUE(a.dim() == 2, op, ": a must be a 2-D tensor [M, K/2] (got shape ", a.sizes(), ")");
   const int64_t k = 2 * a.size(1);
   check_nvfp4(op, "a", "a_scales", a, a_scales, k);
@@ -220,9 +259,11 @@ inline at::ScalarType check_gemm_nvfp4(const at::Tensor& a, const at::Tensor& a_
   return out;
 }
 
-inline void check_quantize(const at::Tensor& x, double global_scale) {
+inline void check_quantize(const at::Tensor& x, double global_scale,
+                           const std::optional<at::Tensor>& global_scale_tensor) {
   constexpr const char* op = "bwgemm.quantize_nvfp4";
   check_device_kind(op, x);
+  check_scale(op, "global_scale_tensor", global_scale_tensor, x);
   check_matrix(op, "x", x);
   TORCH_CHECK_TYPE(
       x.scalar_type() == at::kFloat || x.scalar_type() == at::kHalf || x.scalar_type() == at::kBFloat16, op,
@@ -283,8 +324,22 @@ T* mutable_ptr(const at::Tensor& t) {
   return static_cast<T*>(t.data_ptr());
 }
 
+// The per-tensor scales of one call: host values and optional device parts.
+struct Scales {
+  double first = 1.0, second = 0.0;  // alpha and beta, or alpha1 and alpha2
+  const float* first_ptr = nullptr;
+  const float* second_ptr = nullptr;
+};
+
+inline bwgemm::epi::LinearCombination linear_combination(const Scales& s) {
+  bwgemm::epi::LinearCombination f{static_cast<float>(s.first), static_cast<float>(s.second)};
+  f.alpha_ptr = s.first_ptr;
+  f.beta_ptr = s.second_ptr;
+  return f;
+}
+
 template <class In, class Out>
-void run_gemm(const at::Tensor& a, const at::Tensor& b, double alpha, double beta,
+void run_gemm(const at::Tensor& a, const at::Tensor& b, const Scales& scales,
               const std::optional<at::Tensor>& c, const at::Tensor& d, cudaStream_t stream) {
   bwgemm::GemmArguments<In, Out> args;
   args.m = a.size(0), args.n = b.size(0), args.k = a.size(1);
@@ -293,95 +348,106 @@ void run_gemm(const at::Tensor& a, const at::Tensor& b, double alpha, double bet
   args.b_layout = bwgemm::BLayout::kColumnMajorKxN;  // [N, K] row-major: K-major B
   args.c = c.has_value() ? ptr<Out>(*c) : nullptr;
   args.d = mutable_ptr<Out>(d);
-  args.epilogue = {static_cast<float>(alpha), static_cast<float>(beta)};
+  args.epilogue = linear_combination(scales);
   check_status("bwgemm.gemm", bwgemm::gemm(args, stream));
 }
 
 template <class In>
-void dispatch_gemm_out(const at::Tensor& a, const at::Tensor& b, double alpha, double beta,
+void dispatch_gemm_out(const at::Tensor& a, const at::Tensor& b, const Scales& scales,
                        const std::optional<at::Tensor>& c, const at::Tensor& d, cudaStream_t stream) {
   if (d.scalar_type() == at::kFloat)
-    run_gemm<In, float>(a, b, alpha, beta, c, d, stream);
+    run_gemm<In, float>(a, b, scales, c, d, stream);
   else
-    run_gemm<In, In>(a, b, alpha, beta, c, d, stream);
+    run_gemm<In, In>(a, b, scales, c, d, stream);
 }
 
 inline at::Tensor gemm(const at::Tensor& a, const at::Tensor& b, double alpha, double beta,
-                       const std::optional<at::Tensor>& c, std::optional<at::ScalarType> out_dtype) {
-  const at::ScalarType out = check_gemm(a, b, c, beta, out_dtype);
+                       const std::optional<at::Tensor>& c, std::optional<at::ScalarType> out_dtype,
+                       const std::optional<at::Tensor>& alpha_scale, const std::optional<at::Tensor>& beta_scale) {
+  const at::ScalarType out = check_gemm(a, b, c, beta, out_dtype, alpha_scale, beta_scale);
+  const Scales scales{alpha, beta, scale_ptr(alpha_scale), scale_ptr(beta_scale)};
   at::Tensor d = empty_matrix(a, a.size(0), b.size(0), out);
   if (d.numel() == 0) return d;
   TORCH_CHECK_VALUE(a.size(1) > 0, "bwgemm.gemm: K must be >= 1");
   CallContext ctx(a);
   if (a.scalar_type() == at::kHalf)
-    dispatch_gemm_out<__half>(a, b, alpha, beta, c, d, ctx.stream);
+    dispatch_gemm_out<__half>(a, b, scales, c, d, ctx.stream);
   else
-    dispatch_gemm_out<__nv_bfloat16>(a, b, alpha, beta, c, d, ctx.stream);
+    dispatch_gemm_out<__nv_bfloat16>(a, b, scales, c, d, ctx.stream);
   return d;
 }
 
 // The fused kernels: sm_90a's on an H100/H200, sm_100a's on a B200 and in the emulator (CPU tensors).
 template <class In>
-void run_dual_gemm(const at::Tensor& a, const at::Tensor& b1, const at::Tensor& b2, double alpha1,
-                   double alpha2, const at::Tensor& c, cudaStream_t stream) {
+void run_dual_gemm(const at::Tensor& a, const at::Tensor& b1, const at::Tensor& b2, const Scales& scales,
+                   const at::Tensor& c, cudaStream_t stream) {
   bwgemm::DualGemmArguments<In, In> args;
   args.m = a.size(0), args.n = b1.size(0), args.k = a.size(1);
   args.a = ptr<In>(a);
   args.b1 = ptr<In>(b1);
   args.b2 = ptr<In>(b2);
   args.c = mutable_ptr<In>(c);
-  args.alpha1 = static_cast<float>(alpha1);
-  args.alpha2 = static_cast<float>(alpha2);
+  args.alpha1 = static_cast<float>(scales.first);
+  args.alpha2 = static_cast<float>(scales.second);
+  args.alpha1_ptr = scales.first_ptr;
+  args.alpha2_ptr = scales.second_ptr;
   check_status("bwgemm.dual_gemm", bwgemm::dual_gemm(args, stream));
 }
 
 inline at::Tensor dual_gemm(const at::Tensor& a, const at::Tensor& b1, const at::Tensor& b2, double alpha1,
-                            double alpha2) {
-  check_dual_gemm(a, b1, b2);
+                            double alpha2, const std::optional<at::Tensor>& alpha1_scale,
+                            const std::optional<at::Tensor>& alpha2_scale) {
+  check_dual_gemm(a, b1, b2, alpha1_scale, alpha2_scale);
+  const Scales scales{alpha1, alpha2, scale_ptr(alpha1_scale), scale_ptr(alpha2_scale)};
   at::Tensor c = empty_matrix(a, a.size(0), b1.size(0), a.scalar_type());
   if (c.numel() == 0) return c;
   CallContext ctx(a);
   if (a.scalar_type() == at::kHalf)
-    run_dual_gemm<__half>(a, b1, b2, alpha1, alpha2, c, ctx.stream);
+    run_dual_gemm<__half>(a, b1, b2, scales, c, ctx.stream);
   else
-    run_dual_gemm<__nv_bfloat16>(a, b1, b2, alpha1, alpha2, c, ctx.stream);
+    run_dual_gemm<__nv_bfloat16>(a, b1, b2, scales, c, ctx.stream);
   return c;
 }
 
 template <class Out>
 void run_dual_gemm_nvfp4(const at::Tensor& a, const at::Tensor& a_scales, const at::Tensor& b1,
                          const at::Tensor& b1_scales, const at::Tensor& b2, const at::Tensor& b2_scales,
-                         double alpha1, double alpha2, const at::Tensor& c, cudaStream_t stream) {
+                         const Scales& scales, const at::Tensor& c, cudaStream_t stream) {
   bwgemm::Nvfp4DualGemmArguments<Out> args;
   args.m = a.size(0), args.n = b1.size(0), args.k = 2 * a.size(1);
   args.a = {a.data_ptr(), a_scales.data_ptr()};
   args.b1 = {b1.data_ptr(), b1_scales.data_ptr()};
   args.b2 = {b2.data_ptr(), b2_scales.data_ptr()};
   args.c = mutable_ptr<Out>(c);
-  args.alpha1 = static_cast<float>(alpha1);
-  args.alpha2 = static_cast<float>(alpha2);
+  args.alpha1 = static_cast<float>(scales.first);
+  args.alpha2 = static_cast<float>(scales.second);
+  args.alpha1_ptr = scales.first_ptr;
+  args.alpha2_ptr = scales.second_ptr;
   check_status("bwgemm.dual_gemm_nvfp4", bwgemm::dual_gemm_nvfp4(args, stream));
 }
 
 inline at::Tensor dual_gemm_nvfp4(const at::Tensor& a, const at::Tensor& a_scales, const at::Tensor& b1,
                                   const at::Tensor& b1_scales, const at::Tensor& b2,
                                   const at::Tensor& b2_scales, double alpha1, double alpha2,
-                                  std::optional<at::ScalarType> out_dtype) {
-  const at::ScalarType out = check_dual_gemm_nvfp4(a, a_scales, b1, b1_scales, b2, b2_scales, out_dtype);
+                                  std::optional<at::ScalarType> out_dtype,
+                                  const std::optional<at::Tensor>& alpha1_scale,
+                                  const std::optional<at::Tensor>& alpha2_scale) {
+  const at::ScalarType out = check_dual_gemm_nvfp4(a, a_scales, b1, b1_scales, b2, b2_scales, out_dtype,
+                                                   alpha1_scale, alpha2_scale);
+  const Scales scales{alpha1, alpha2, scale_ptr(alpha1_scale), scale_ptr(alpha2_scale)};
   at::Tensor c = empty_matrix(a, a.size(0), b1.size(0), out);
   if (c.numel() == 0) return c;
   CallContext ctx(a);
   if (out == at::kHalf)
-    run_dual_gemm_nvfp4<__half>(a, a_scales, b1, b1_scales, b2, b2_scales, alpha1, alpha2, c, ctx.stream);
+    run_dual_gemm_nvfp4<__half>(a, a_scales, b1, b1_scales, b2, b2_scales, scales, c, ctx.stream);
   else
-    run_dual_gemm_nvfp4<__nv_bfloat16>(a, a_scales, b1, b1_scales, b2, b2_scales, alpha1, alpha2, c,
-                                       ctx.stream);
+    run_dual_gemm_nvfp4<__nv_bfloat16>(a, a_scales, b1, b1_scales, b2, b2_scales, scales, c, ctx.stream);
   return c;
 }
 
 template <class Out>
 void run_gemm_nvfp4(const at::Tensor& a, const at::Tensor& a_scales, const at::Tensor& b,
-                    const at::Tensor& b_scales, double alpha, double beta, const std::optional<at::Tensor>& c,
+                    const at::Tensor& b_scales, const Scales& scales, const std::optional<at::Tensor>& c,
                     const at::Tensor& d, cudaStream_t stream) {
   bwgemm::Nvfp4GemmArguments<Out> args;
   args.m = a.size(0), args.n = b.size(0), args.k = 2 * a.size(1);
@@ -389,45 +455,51 @@ void run_gemm_nvfp4(const at::Tensor& a, const at::Tensor& a_scales, const at::T
   args.b = {b.data_ptr(), b_scales.data_ptr()};
   args.c = c.has_value() ? ptr<Out>(*c) : nullptr;
   args.d = mutable_ptr<Out>(d);
-  args.epilogue = {static_cast<float>(alpha), static_cast<float>(beta)};
+  args.epilogue = linear_combination(scales);
   check_status("bwgemm.gemm_nvfp4", bwgemm::gemm_nvfp4(args, stream));
 }
 
 inline at::Tensor gemm_nvfp4(const at::Tensor& a, const at::Tensor& a_scales, const at::Tensor& b,
                              const at::Tensor& b_scales, double alpha, double beta,
-                             const std::optional<at::Tensor>& c, std::optional<at::ScalarType> out_dtype) {
-  const at::ScalarType out = check_gemm_nvfp4(a, a_scales, b, b_scales, c, beta, out_dtype);
+                             const std::optional<at::Tensor>& c, std::optional<at::ScalarType> out_dtype,
+                             const std::optional<at::Tensor>& alpha_scale,
+                             const std::optional<at::Tensor>& beta_scale) {
+  const at::ScalarType out =
+      check_gemm_nvfp4(a, a_scales, b, b_scales, c, beta, out_dtype, alpha_scale, beta_scale);
+  const Scales scales{alpha, beta, scale_ptr(alpha_scale), scale_ptr(beta_scale)};
   at::Tensor d = empty_matrix(a, a.size(0), b.size(0), out);
   if (d.numel() == 0) return d;
   CallContext ctx(a);
   if (out == at::kHalf)
-    run_gemm_nvfp4<__half>(a, a_scales, b, b_scales, alpha, beta, c, d, ctx.stream);
+    run_gemm_nvfp4<__half>(a, a_scales, b, b_scales, scales, c, d, ctx.stream);
   else if (out == at::kBFloat16)
-    run_gemm_nvfp4<__nv_bfloat16>(a, a_scales, b, b_scales, alpha, beta, c, d, ctx.stream);
+    run_gemm_nvfp4<__nv_bfloat16>(a, a_scales, b, b_scales, scales, c, d, ctx.stream);
   else
-    run_gemm_nvfp4<float>(a, a_scales, b, b_scales, alpha, beta, c, d, ctx.stream);
+    run_gemm_nvfp4<float>(a, a_scales, b, b_scales, scales, c, d, ctx.stream);
   return d;
 }
 
 template <class T>
-void run_quantize(const at::Tensor& x, double global_scale, const at::Tensor& data, const at::Tensor& scales,
-                  cudaStream_t stream) {
-  check_status(
-      "bwgemm.quantize_nvfp4",
-      bwgemm::quantize_nvfp4(ptr<T>(x), x.size(0), x.size(1), 1, x.size(1), static_cast<float>(global_scale),
-                             mutable_ptr<uint8_t>(data), mutable_ptr<uint8_t>(scales), stream));
+void run_quantize(const at::Tensor& x, double global_scale, const float* global_scale_ptr,
+                  const at::Tensor& data, const at::Tensor& scales, cudaStream_t stream) {
+  check_status("bwgemm.quantize_nvfp4",
+               bwgemm::quantize_nvfp4(ptr<T>(x), x.size(0), x.size(1), 1, x.size(1), static_cast<float>(global_scale),
+                                      global_scale_ptr, mutable_ptr<uint8_t>(data), mutable_ptr<uint8_t>(scales),
+                                      stream));
 }
 
-inline std::tuple<at::Tensor, at::Tensor> quantize_nvfp4(const at::Tensor& x, double global_scale) {
-  check_quantize(x, global_scale);
+inline std::tuple<at::Tensor, at::Tensor> quantize_nvfp4(const at::Tensor& x, double global_scale,
+                                                         const std::optional<at::Tensor>& global_scale_tensor) {
+  check_quantize(x, global_scale, global_scale_tensor);
+  const float* gptr = scale_ptr(global_scale_tensor);
   auto [data, scales] = empty_quantized(x);
   CallContext ctx(x);
   if (x.scalar_type() == at::kFloat)
-    run_quantize<float>(x, global_scale, data, scales, ctx.stream);
+    run_quantize<float>(x, global_scale, gptr, data, scales, ctx.stream);
   else if (x.scalar_type() == at::kHalf)
-    run_quantize<__half>(x, global_scale, data, scales, ctx.stream);
+    run_quantize<__half>(x, global_scale, gptr, data, scales, ctx.stream);
   else
-    run_quantize<__nv_bfloat16>(x, global_scale, data, scales, ctx.stream);
+    run_quantize<__nv_bfloat16>(x, global_scale, gptr, data, scales, ctx.stream);
   return {data, scales};
 }
 

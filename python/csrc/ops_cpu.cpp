@@ -8,16 +8,19 @@
 
 TORCH_LIBRARY(bwgemm, m) {
   m.def(
-      "gemm(Tensor a, Tensor b, float alpha=1.0, float beta=0.0, Tensor? c=None, ScalarType? out_dtype=None) "
-      "-> Tensor");
-  m.def("dual_gemm(Tensor a, Tensor b1, Tensor b2, float alpha1=1.0, float alpha2=1.0) -> Tensor");
+      "gemm(Tensor a, Tensor b, float alpha=1.0, float beta=0.0, Tensor? c=None, ScalarType? out_dtype=None, "
+      "Tensor? alpha_scale=None, Tensor? beta_scale=None) -> Tensor");
+  m.def(
+      "dual_gemm(Tensor a, Tensor b1, Tensor b2, float alpha1=1.0, float alpha2=1.0, Tensor? alpha1_scale=None, "
+      "Tensor? alpha2_scale=None) -> Tensor");
   m.def(
       "dual_gemm_nvfp4(Tensor a, Tensor a_scales, Tensor b1, Tensor b1_scales, Tensor b2, Tensor b2_scales, "
-      "float alpha1=1.0, float alpha2=1.0, ScalarType? out_dtype=None) -> Tensor");
+      "float alpha1=1.0, float alpha2=1.0, ScalarType? out_dtype=None, Tensor? alpha1_scale=None, "
+      "Tensor? alpha2_scale=None) -> Tensor");
   m.def(
       "gemm_nvfp4(Tensor a, Tensor a_scales, Tensor b, Tensor b_scales, float alpha=1.0, float beta=0.0, "
-      "Tensor? c=None, ScalarType? out_dtype=None) -> Tensor");
-  m.def("quantize_nvfp4(Tensor x, float global_scale=1.0) -> (Tensor, Tensor)");
+      "Tensor? c=None, ScalarType? out_dtype=None, Tensor? alpha_scale=None, Tensor? beta_scale=None) -> Tensor");
+  m.def("quantize_nvfp4(Tensor x, float global_scale=1.0, Tensor? global_scale_tensor=None) -> (Tensor, Tensor)");
 }
 
 TORCH_LIBRARY_IMPL(bwgemm, CPU, m) {

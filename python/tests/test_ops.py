@@ -202,6 +202,53 @@ def test_gemm_nvfp4_matches_torch_on_the_decoded_operands(out_dtype):
     torch.testing.assert_close(got_c.float(), want + 0.5 * c.float(), rtol=2 ** -6, atol=2e-3)
 
 
+# ---- device scales (one-element float32 tensors read when the kernel runs) -------------------------------------
+
+def test_device_scales_are_read_when_the_kernel_runs():
+    """Each operator with its scales as tensors gives, bit for bit, what it gives with the same values as
+    Python floats; after the tensors change in place, a new call follows the new values."""
+    gen = torch.Generator().manual_seed(41)
+    a = (torch.randn(128, 64, generator=gen) / 4).to(torch.bfloat16)
+    b = (torch.randn(64, 64, generator=gen) / 4).to(torch.bfloat16)
+    c = torch.randn(128, 64, generator=gen).to(torch.bfloat16)
+    _, xq, xs = nvfp4_operand(128, 64, 0.5, gen)
+    _, wq, ws = nvfp4_operand(64, 64, 0.25, gen)
+    s1, s2 = torch.tensor([0.75]), torch.tensor([1.5])
+    calls = [
+        (lambda p, q: bt.gemm(a, b, alpha=p, beta=q, c=c)),
+        (lambda p, q: bt.dual_gemm(a, b, b, alpha1=p, alpha2=q)),
+        (lambda p, q: bt.dual_gemm_nvfp4(xq, xs, wq, ws, wq, ws, alpha1=p, alpha2=q)),
+        (lambda p, q: bt.gemm_nvfp4(xq, xs, wq, ws, alpha=p, beta=q, c=c.half())),
+    ]
+    for i, call in enumerate(calls):
+        s1.fill_(0.75), s2.fill_(1.5)
+        assert torch.equal(call(s1, s2), call(0.75, 1.5)), f"call {i}: tensor scales differ from floats"
+        s1.fill_(-2.0), s2.fill_(0.125)
+        assert torch.equal(call(s1, s2), call(-2.0, 0.125)), f"call {i}: the changed tensor values were not used"
+    g = torch.tensor([0.05])
+    x = torch.randn(64, 64, generator=gen)
+    for value in (0.05, 0.2):
+        g.fill_(value)
+        got, want = bt.quantize_nvfp4(x, g), bt.quantize_nvfp4(x, value)
+        assert torch.equal(got[0].view(torch.uint8), want[0].view(torch.uint8))
+        assert torch.equal(got[1].view(torch.uint8), want[1].view(torch.uint8))
+
+
+def test_device_scale_errors_name_the_argument():
+    a = torch.randn(128, 64, dtype=torch.float16)
+    b = torch.randn(64, 64, dtype=torch.float16)
+    with pytest.raises(TypeError, match="alpha_scale must be a float32 tensor"):
+        bt.gemm(a, b, alpha=torch.tensor([1.0], dtype=torch.float64))
+    with pytest.raises(ValueError, match="alpha1_scale must hold one element"):
+        bt.dual_gemm(a, b, b, alpha1=torch.ones(2))
+    with pytest.raises(ValueError, match="beta = 1 needs c"):  # a beta tensor: host part 1
+        bt.gemm(a, b, beta=torch.ones(1))
+    with pytest.raises(ValueError, match="beta_scale needs c and a nonzero beta"):
+        torch.ops.bwgemm.gemm(a, b, 1.0, 0.0, a, None, None, torch.ones(1))
+    with pytest.raises(RuntimeError, match="global_scale_tensor is on meta"):
+        bt.quantize_nvfp4(torch.randn(4, 16), torch.ones(1, device="meta"))
+
+
 # ---- errors ----------------------------------------------------------------------------------------------------
 
 def test_errors_name_the_argument():
@@ -266,6 +313,8 @@ def test_opcheck_schemas_and_fake_implementations():
          tuple(t.view(torch.uint8) for t in (x, xs, w, ws, w, ws)) + (1.0, 1.0, None)),
         (torch.ops.bwgemm.gemm_nvfp4.default, tuple(t.view(torch.uint8) for t in (x, xs, w, ws)) + (1.0, 0.0, None, None)),
         (torch.ops.bwgemm.quantize_nvfp4.default, (torch.randn(128, 64, generator=gen), 1.0)),
+        (torch.ops.bwgemm.gemm.default, (a, b, 1.0, 0.0, None, None, torch.tensor([0.5]), None)),
+        (torch.ops.bwgemm.quantize_nvfp4.default, (torch.randn(128, 64, generator=gen), 1.0, torch.tensor([0.1]))),
     ]
     for op, args in cases:
         torch.library.opcheck(op, args, test_utils=tests)

@@ -72,6 +72,36 @@ def test_gemm_nvfp4_on_cuda():
     torch.testing.assert_close(bt.gemm_nvfp4(*cuda, alpha=0.5).cpu().float(), cpu.float(), rtol=2 ** -9, atol=1e-3)
 
 
+def test_cuda_graph_replays_with_new_device_scales():
+    """Scales as one-element device tensors, captured once: changing their values between replays changes the
+    outputs as PyTorch's reference says (no re-capture, no host synchronization inside the graph)."""
+    dtype = torch.bfloat16
+    a = torch.randn(64, 1024, device="cuda").to(dtype)
+    w = (torch.randn(2 * 512, 1024, device="cuda") / 32).to(dtype)
+    s1 = torch.ones(1, device="cuda")
+    s2 = torch.ones(1, device="cuda")
+    if HOPPER:
+        op = lambda: bt.dual_gemm(a, w[:512], w[512:], alpha1=s1, alpha2=s2)
+        ref = lambda: F.silu(s1 * (a.float() @ w[:512].float().T)) * (s2 * (a.float() @ w[512:].float().T))
+    else:
+        op = lambda: bt.gemm(a, w[:512], alpha=s1)
+        ref = lambda: s1 * (a.float() @ w[:512].float().T)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        op()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = op()
+    for v1, v2 in ((1.0, 1.0), (0.5, 2.0), (-3.0, 0.25)):
+        s1.fill_(v1)
+        s2.fill_(v2)
+        graph.replay()
+        torch.cuda.synchronize()
+        torch.testing.assert_close(out.float(), ref(), rtol=2 ** -6, atol=2e-2)
+
+
 def test_cuda_graph_replays_on_new_inputs():
     """Captured once, replayed after the input buffers change: the outputs follow the inputs."""
     dtype = torch.bfloat16
