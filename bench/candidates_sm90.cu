@@ -24,6 +24,8 @@
 //                                   (_c2) two; bwgemm_sm90_n192 the 128 x 192 tile, 5 stages (its 3 B chunks
 //                                   do not split over a pair): tuning the tile choice per shape class
 //              bwgemm_sm90_swapab32 a 32-token swap-AB tile whatever the shape (tuning)
+//              bwgemm_sm90_chain16[_pdl] 16 back-to-back sm90::gemm calls per timed call, without and with
+//                                   programmatic dependent launch (issue 17; time per chain of 16)
 //   dual_bf16  bwgemm_sm90_n64[_c2] the 128 x 64 (x 2 weights) dual kernel whatever the shape (tuning)
 //              bwgemm_sm90_swapab32 the 32-token swap-AB dual kernel whatever the shape (tuning)
 #include <type_traits>
@@ -119,6 +121,22 @@ void add_gemm_tile_candidates(std::vector<Implementation<GemmProblem<__nv_bfloat
   }));
   group.push_back(sm90_gemm_candidate<__nv_bfloat16>(
       "bwgemm_sm90_n192", [](const Args& a, cudaStream_t s) { return sm90::Gemm<TunedGemm<192, 5, 1>>::run(a, s); }));
+  // Programmatic dependent launch (issue 17): one "call" is a chain of kPdlChainCalls back-to-back
+  // bwgemm::sm90::gemm calls on the stream (each D = A·B, the same buffers: every call waits for the one
+  // before it), without PDL and with LaunchOptions::programmatic_dependent_launch. The time per call of the
+  // two is the chain's; their ratio is what PDL saves (the prologue and launch latency of each kernel
+  // overlapping the previous one's tail). Same binary, interleaved: --benchmark_enable_random_interleaving.
+  constexpr int kPdlChainCalls = 16;
+  for (const bool pdl : {false, true}) {
+    group.push_back(sm90_gemm_candidate<__nv_bfloat16>(
+        pdl ? "bwgemm_sm90_chain16_pdl" : "bwgemm_sm90_chain16", [pdl](const Args& a, cudaStream_t s) {
+          Args chained = a;
+          chained.launch.programmatic_dependent_launch = pdl;
+          for (int i = 0; i < kPdlChainCalls; ++i)
+            if (const bwgemm::Status st = sm90::gemm(chained, s); !st.ok()) return st;
+          return bwgemm::Status::success();
+        }));
+  }
 }
 
 template <class Run>

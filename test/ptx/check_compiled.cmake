@@ -57,7 +57,8 @@ if(MODE STREQUAL "ptx")
     "rcp.approx.ftz.f32"
     "cvt.rn.f16x2.f32"
     "cvt.rn.bf16x2.f32"
-    "ld.shared::cluster.v4.f32")
+    "ld.shared::cluster.v4.f32"
+    "griddepcontrol.wait" "griddepcontrol.launch_dependents")
   if(WIDE_STORES)  # PTX ISA 8.8 (CUDA 12.9+): ptx/global.cuh's 256-bit form
     list(APPEND present "st.global.v8.b32" "st.global.L1::no_allocate.v8.b32")
   else()
@@ -125,7 +126,9 @@ elseif(MODE STREQUAL "sass" OR MODE STREQUAL "sass_scale_vec_4x")
       # TMA stores -> UTMASTG; CLC try_cancel -> UGETNEXTWORKID; barrier.cluster -> UCGABAR_*
       "UTMASTG=5" "UTMASTG\\.1D=1" "UTMASTG\\.5D=1"
       "UGETNEXTWORKID\\.SELFCAST=1" "UGETNEXTWORKID\\.BROADCAST=1"
-      "UCGABAR_ARV=3" "UCGABAR_WAIT=3")
+      "UCGABAR_ARV=3" "UCGABAR_WAIT=3"
+      # griddepcontrol.wait -> ACQBULK, griddepcontrol.launch_dependents -> PREEXIT (griddepcontrol_kernel)
+      "ACQBULK=1" "PREEXIT=1")
     list(APPEND present
       "UTMACCTL\\.PF"                         # prefetch.tensormap
       "UTCATOMSWS\\.FIND_AND_SET\\.ALIGN"      # tcgen05.alloc.cta_group::1

@@ -45,6 +45,13 @@ __global__ void misc_kernel(uint32_t* out) {
   if (out[3] == 12345) ptx::trap();
 }
 
+// ---- programmatic dependent launch: griddepcontrol.wait, griddepcontrol.launch_dependents ----------------
+__global__ void griddepcontrol_kernel(uint32_t* out) {
+  ptx::griddepcontrol_wait();
+  sink(out, 0, ptx::lane_idx());
+  ptx::griddepcontrol_launch_dependents();
+}
+
 // ---- mbarrier ------------------------------------------------------------------------------------------
 __global__ void mbarrier_kernel(uint32_t* out) {
   const uint32_t bar = ptx::dynamic_smem_base();

@@ -37,12 +37,12 @@ if [ "$SKIP_BENCH" != 1 ]; then
   BENCH_BUILD=$!
 fi
 cmake --build "$BUILD" -j"$JOBS" --target sm90_wgmma_descriptor_test sm90_wgmma_compile test_dual_gemm_sm90 \
-  test_gemm_sm90 test_swap_ab_sm90 test_device_scales_sm90 test_arguments >>"$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -30; exit 1; }
+  test_gemm_sm90 test_swap_ab_sm90 test_device_scales_sm90 test_pdl_sm90 test_arguments >>"$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -30; exit 1; }
 
 step gtest
 "$BUILD"/test/sm90/sm90_wgmma_descriptor_test --gtest_brief=1 2>&1 | tail -3
 "$BUILD"/test/arguments/test_arguments --gtest_brief=1 2>&1 | tail -3
-for suite in test_gemm_sm90 test_dual_gemm_sm90 test_swap_ab_sm90 test_device_scales_sm90; do
+for suite in test_gemm_sm90 test_dual_gemm_sm90 test_swap_ab_sm90 test_device_scales_sm90 test_pdl_sm90; do
   timeout 240 "$BUILD"/test/sm90/$suite 2>&1 | tee -a "$OUT/gtest.log" |
     grep -E "^\[  (FAILED|PASSED|SKIPPED) |OK \]|Failure|want|rc=" | head -40
   echo "$suite exit status: ${PIPESTATUS[0]}"

@@ -44,7 +44,8 @@ struct DualGemmArguments {
   // alpha1 · *alpha1_ptr (alpha2 · *alpha2_ptr). 4-byte aligned device memory; null: alpha1 (alpha2) alone.
   const float* alpha1_ptr = nullptr;
   const float* alpha2_ptr = nullptr;
-  Epilogue epilogue{};  // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
+  Epilogue epilogue{};     // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
+  LaunchOptions launch{};  // per-call launch options: programmatic dependent launch (off by default)
 };
 
 namespace detail {

@@ -43,8 +43,9 @@ struct GemmArguments {
   int64_t ldc = 0, batch_stride_c = 0;  // 0 means N, M * ldc
   Out* d = nullptr;                     // M x N row-major
   int64_t ldd = 0, batch_stride_d = 0;  // 0 means N, M * ldd
-  Epilogue epilogue{};  // D = epilogue(A·B) or epilogue(A·B, C); default {alpha = 1, beta = 0}, and
-                        // LinearCombination's alpha_ptr, beta_ptr: device scales (null by default)
+  Epilogue epilogue{};     // D = epilogue(A·B) or epilogue(A·B, C); default {alpha = 1, beta = 0}, and
+                           // LinearCombination's alpha_ptr, beta_ptr: device scales (null by default)
+  LaunchOptions launch{};  // per-call launch options: programmatic dependent launch (off by default)
 };
 
 namespace detail {

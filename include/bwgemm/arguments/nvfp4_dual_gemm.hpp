@@ -75,7 +75,8 @@ struct Nvfp4DualGemmArguments {
   // alpha1 · *alpha1_ptr (alpha2 · *alpha2_ptr). 4-byte aligned device memory; null: alpha1 (alpha2) alone.
   const float* alpha1_ptr = nullptr;
   const float* alpha2_ptr = nullptr;
-  Epilogue epilogue{};  // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
+  Epilogue epilogue{};     // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
+  LaunchOptions launch{};  // per-call launch options: programmatic dependent launch (off by default)
 };
 
 // NVFP4 C (Out = Nvfp4Output): the epilogue's values out = epilogue(alpha1 · gate, alpha2 · up) in fp32,
@@ -96,7 +97,8 @@ struct Nvfp4DualGemmArguments<Nvfp4Output, Epilogue> {
   float alpha1 = 1.0f, alpha2 = 1.0f;  // per-tensor scales (NVFP4 global scales of A times B1, A times B2)
   const float* alpha1_ptr = nullptr;   // device parts of alpha1, alpha2, as for the fp16 / bf16 output
   const float* alpha2_ptr = nullptr;
-  Epilogue epilogue{};  // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
+  Epilogue epilogue{};     // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
+  LaunchOptions launch{};  // per-call launch options: programmatic dependent launch (off by default)
 };
 
 namespace detail {

@@ -45,6 +45,7 @@ struct Nvfp4GemmArguments {
   int64_t ldd = 0;         // elements between rows of D; 0 means n
   Epilogue epilogue{};  // D = epilogue(A·Bᵀ) or epilogue(A·Bᵀ, C); default {alpha = 1, beta = 0}, and
                         // LinearCombination's alpha_ptr, beta_ptr: device scales (null by default)
+  LaunchOptions launch{};  // per-call launch options: programmatic dependent launch (off by default)
 };
 
 namespace detail {

@@ -92,4 +92,13 @@ uint32_t dynamic_smem_base();
 
 [[noreturn]] void trap();
 
+// ---- programmatic dependent launch (griddepcontrol, ptx/griddepcontrol.cuh) ----
+// The emulator runs one grid at a time: emu::launch returns when its grid has finished, and the next launch
+// starts after it. No prerequisite grid is ever in flight when a kernel runs (every earlier grid's memory
+// operations are complete and visible), and no dependent grid can start before this one ends. So .wait has
+// nothing to wait for and .launch_dependents nothing to allow early: both are no-ops, which models exactly
+// what the instructions guarantee (not when a GPU would overlap the grids).
+inline void griddepcontrol_wait() {}
+inline void griddepcontrol_launch_dependents() {}
+
 }  // namespace bwgemm::emu

@@ -26,6 +26,19 @@
 
 namespace bwgemm {
 
+// Per-call launch options: the `launch` field of every GEMM and dual GEMM argument struct (docs/api.md,
+// "Programmatic dependent launch").
+struct LaunchOptions {
+  // Programmatic dependent launch (PDL, sm_90 and newer; off by default): the kernel is launched with
+  // cudaLaunchAttributeProgrammaticStreamSerialization, so it may start while the previous kernel of the
+  // stream finishes. Its prologue (barrier initialisation, tensor-memory allocation, tensor-map prefetch)
+  // then overlaps that kernel's tail; every thread waits (griddepcontrol.wait) before it touches global
+  // memory, so the results are the same as without it. The kernels also let their own dependents start early
+  // (griddepcontrol.launch_dependents, where each says why). In the emulator accepted and without effect
+  // (grids run one after another there).
+  bool programmatic_dependent_launch = false;
+};
+
 #if BWGEMM_EMULATION
 // How the public entry points launch in the emulation build: grid, block, cluster and shared memory come
 // from the kernel; everything else (co-resident clusters, random async delays, ...) from here. Tests adjust
@@ -172,14 +185,15 @@ inline Status require_device_pointers(const OperandPointers& operands, const cha
   return Status::success();
 }
 
-// Launches kernel<<<grid_x, block_x, smem>>>(params) in clusters of cluster_x CTAs along x.
-// `resident_clusters` (if not null) receives how many such clusters fit on the device at once.
+// Launches kernel<<<grid_x, block_x, smem>>>(params) in clusters of cluster_x CTAs along x, with the
+// programmatic-stream-serialization attribute where `options` asks for PDL.
 template <class Params>
 Status launch_cluster_kernel(void (*kernel)(const Params), uint32_t grid_x, uint32_t block_x,
                              uint32_t cluster_x, uint32_t smem_bytes, cudaStream_t stream,
-                             const Params& params) {
+                             const Params& params, const LaunchOptions& options = {}) {
 #if BWGEMM_EMULATION
   (void)stream;
+  (void)options;  // grids run one after another: nothing to overlap (ptx/griddepcontrol.cuh)
   emu::LaunchConfig cfg = emulated_launch_settings();
   cfg.grid = {grid_x, 1, 1};
   cfg.block = {block_x, 1, 1};
@@ -196,13 +210,22 @@ Status launch_cluster_kernel(void (*kernel)(const Params), uint32_t grid_x, uint
     config.blockDim = dim3(block_x, 1, 1);
     config.dynamicSmemBytes = smem_bytes;
     config.stream = stream;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = cluster_x;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
+    cudaLaunchAttribute attr[2];
+    unsigned num_attrs = 0;
+    if (cluster_x > 1) {  // no cluster attribute for plain launches (sm_80 has none)
+      attr[num_attrs].id = cudaLaunchAttributeClusterDimension;
+      attr[num_attrs].val.clusterDim.x = cluster_x;
+      attr[num_attrs].val.clusterDim.y = 1;
+      attr[num_attrs].val.clusterDim.z = 1;
+      ++num_attrs;
+    }
+    if (options.programmatic_dependent_launch) {
+      attr[num_attrs].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      attr[num_attrs].val.programmaticStreamSerializationAllowed = 1;
+      ++num_attrs;
+    }
     config.attrs = attr;
-    config.numAttrs = cluster_x > 1 ? 1 : 0;  // no cluster attribute for plain launches (sm_80 has none)
+    config.numAttrs = num_attrs;
     err = cudaLaunchKernelEx(&config, kernel, params);
   }
   if (err != cudaSuccess) {
@@ -296,7 +319,8 @@ Status cached_resident_clusters(void (*kernel)(const Params), uint32_t block_x, 
 // cluster count (for a persistent scheduler, bounded by the clusters that fit on the device at once),
 // stored in params.num_clusters, in clusters of Cfg::kClusterCtas CTAs.
 template <class Cfg, class Params>
-Status launch_tile_kernel(void (*kernel)(const Params), Params& params, cudaStream_t stream) {
+Status launch_tile_kernel(void (*kernel)(const Params), Params& params, cudaStream_t stream,
+                          const LaunchOptions& options = {}) {
   constexpr int ClusterCtas = Cfg::kClusterCtas;
   int64_t resident = 1;
   if constexpr (std::is_same_v<typename Cfg::Scheduler, sched::StaticPersistent>) {
@@ -306,7 +330,7 @@ Status launch_tile_kernel(void (*kernel)(const Params), Params& params, cudaStre
   }
   params.num_clusters = static_cast<int32_t>(Cfg::Scheduler::grid_clusters(params.tiles, resident));
   return launch_cluster_kernel(kernel, static_cast<uint32_t>(params.num_clusters * ClusterCtas),
-                               Cfg::kThreads, ClusterCtas, Cfg::kSmemBytes, stream, params);
+                               Cfg::kThreads, ClusterCtas, Cfg::kSmemBytes, stream, params, options);
 }
 
 }  // namespace host

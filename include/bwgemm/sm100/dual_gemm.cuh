@@ -88,7 +88,7 @@ struct DualGemm {
     p.c_aligned32 = reinterpret_cast<uintptr_t>(a.c) % 32 == 0 && ldc * kOutBytes % 32 == 0 &&
                     a.m * ldc * kOutBytes % 32 == 0;
     p.epilogue = a.epilogue;
-    return host::launch_tile_kernel<Cfg>(&dual_gemm_kernel<Cfg>, p, stream);
+    return host::launch_tile_kernel<Cfg>(&dual_gemm_kernel<Cfg>, p, stream, a.launch);
   }
 };
 

@@ -98,7 +98,7 @@ struct Gemm {
     constexpr int64_t kOutBytes = sizeof(Out);
     p.d_aligned32 = reinterpret_cast<uintptr_t>(a.d) % 32 == 0 && st.ldd * kOutBytes % 32 == 0 &&
                     st.batch_stride_d * kOutBytes % 32 == 0;
-    return host::launch_tile_kernel<Cfg>(&gemm_kernel<Cfg>, p, stream);
+    return host::launch_tile_kernel<Cfg>(&gemm_kernel<Cfg>, p, stream, a.launch);
   }
 };
 

@@ -90,8 +90,8 @@ struct GemmSwapAb {
     p.read_c = read_c;
     p.identity = epi::is_identity(a.epilogue);
     p.epilogue = a.epilogue;
-    return detail::launch_swap_ab<Cfg>(&gemm_swap_ab_kernel<Cfg>, &gemm_swap_ab_split_kernel<Cfg>, p, split_k, a.m, a.n, a.k, a.batch,
-                                       stream);
+    return detail::launch_swap_ab<Cfg>(&gemm_swap_ab_kernel<Cfg>, &gemm_swap_ab_split_kernel<Cfg>, p, split_k,
+                                       a.m, a.n, a.k, a.batch, stream, a.launch);
   }
 };
 

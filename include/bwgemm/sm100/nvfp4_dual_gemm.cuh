@@ -88,7 +88,7 @@ struct Nvfp4DualGemm {
     p.cache_hint_a = keep_b ? ptx::kL2EvictFirst : ptx::kL2EvictLast;
     p.cache_hint_b = keep_b ? ptx::kL2EvictLast : ptx::kL2EvictFirst;
 
-    return host::launch_tile_kernel<Cfg>(&nvfp4_dual_gemm_kernel<Cfg>, p, stream);
+    return host::launch_tile_kernel<Cfg>(&nvfp4_dual_gemm_kernel<Cfg>, p, stream, a.launch);
   }
 };
 

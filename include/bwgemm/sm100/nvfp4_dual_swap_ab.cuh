@@ -77,7 +77,7 @@ struct Nvfp4DualGemmSwapAb {
     p.unit_alphas = ::bwgemm::detail::unit_alphas(a);
     p.epilogue = a.epilogue;
     return detail::launch_swap_ab<Cfg>(&nvfp4_dual_swap_ab_kernel<Cfg>, &nvfp4_dual_swap_ab_split_kernel<Cfg>,
-                                       p, split_k, a.m, a.n, a.k, a.batch, stream);
+                                       p, split_k, a.m, a.n, a.k, a.batch, stream, a.launch);
   }
 };
 

@@ -75,7 +75,7 @@ struct Nvfp4GemmSwapAb {
     p.k = static_cast<int32_t>(a.k);
     p.tiles = nvfp4_dual_swap_ab_tiles<Cfg>(a.m, a.n, a.batch);
     return detail::launch_swap_ab<Cfg>(&nvfp4_gemm_swap_ab_kernel<Cfg>, &nvfp4_gemm_swap_ab_split_kernel<Cfg>,
-                                       p, split_k, a.m, a.n, a.k, a.batch, stream);
+                                       p, split_k, a.m, a.n, a.k, a.batch, stream, a.launch);
   }
 };
 

@@ -103,7 +103,7 @@ struct DualGemm {
     p.alpha2_ptr = a.alpha2_ptr;
     p.epilogue = a.epilogue;
 
-    return host::launch_tile_kernel<Cfg>(&dual_gemm_kernel<Cfg, In>, p, stream);
+    return host::launch_tile_kernel<Cfg>(&dual_gemm_kernel<Cfg, In>, p, stream, a.launch);
   }
 };
 

@@ -97,7 +97,7 @@ struct Gemm {
     ::bwgemm::detail::fill_common_gemm_params<Cfg>(a, st, &p);
 
     auto* kernel = kxn ? &gemm_kernel<Cfg, In, true> : &gemm_kernel<Cfg, In, false>;
-    return host::launch_tile_kernel<Cfg>(kernel, p, stream);
+    return host::launch_tile_kernel<Cfg>(kernel, p, stream, a.launch);
   }
 };
 

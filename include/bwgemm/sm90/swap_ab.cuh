@@ -75,7 +75,8 @@ inline Status check_split_k(int split_k, int64_t k_blocks) {
 // persistent grid of min(tiles, resident CTAs) (p.grid_ctas), with one tiles · splits CTAs in clusters of
 // p.splits.
 template <class Cfg, class Params>
-Status launch_swap_ab(void (*kernel)(const Params), Params& p, int split_k, cudaStream_t stream) {
+Status launch_swap_ab(void (*kernel)(const Params), Params& p, int split_k, cudaStream_t stream,
+                      const LaunchOptions& options) {
   const int64_t tiles = p.tiles.total();
   const int64_t k_blocks = ceil_div(static_cast<int64_t>(p.k), int64_t{Cfg::kBlockK});
   int64_t resident[4] = {0, 0, 0, 0};
@@ -99,7 +100,7 @@ Status launch_swap_ab(void (*kernel)(const Params), Params& p, int split_k, cuda
   if (split_k == 1) ctas = tiles < resident[0] ? tiles : resident[0];
   p.grid_ctas = static_cast<int32_t>(ctas);
   return host::launch_cluster_kernel(kernel, static_cast<uint32_t>(ctas), Cfg::kThreads,
-                                     static_cast<uint32_t>(split_k), Cfg::kSmemBytes, stream, p);
+                                     static_cast<uint32_t>(split_k), Cfg::kSmemBytes, stream, p, options);
 }
 
 }  // namespace detail
@@ -141,7 +142,7 @@ struct SwapAbGemm {
       return s;
     ::bwgemm::detail::fill_common_gemm_params<Cfg>(a, st, &p);
     auto* kernel = kxn ? &swap_ab_kernel<Cfg, In, true> : &swap_ab_kernel<Cfg, In, false>;
-    return detail::launch_swap_ab<Cfg>(kernel, p, split_k, stream);
+    return detail::launch_swap_ab<Cfg>(kernel, p, split_k, stream, a.launch);
   }
 };
 
@@ -191,7 +192,7 @@ struct SwapAbDualGemm {
     p.alpha1_ptr = a.alpha1_ptr;  // device scales (arguments/common.hpp, check_device_scale)
     p.alpha2_ptr = a.alpha2_ptr;
     p.epilogue = a.epilogue;
-    return detail::launch_swap_ab<Cfg>(&swap_ab_kernel<Cfg, In, false>, p, split_k, stream);
+    return detail::launch_swap_ab<Cfg>(&swap_ab_kernel<Cfg, In, false>, p, split_k, stream, a.launch);
   }
 };
 

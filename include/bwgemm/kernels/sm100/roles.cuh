@@ -85,6 +85,11 @@ BWGEMM_DEVICE void run_producer(const KernelContext<Cfg>& ctx, const Roles& role
       load(ctx.stage_base(stage.index), pair_barrier<kCtaGroup>(bars.full[stage.index]), kb);
     }
   }
+  // Every load of this CTA is issued: the next kernel of the stream (launched with programmatic dependent
+  // launch) may be scheduled once every CTA got here or exited, its prologue overlapping this grid's MMAs and
+  // epilogue. Safe for the data whatever the point: the dependent's griddepcontrol.wait still waits for this
+  // grid's completion and memory flush (ptx/griddepcontrol.cuh). A no-op without a dependent.
+  griddepcontrol_launch_dependents();
 }
 
 // Runs the producer role of the calling warp (warp kFirstProducerWarp + I runs producer I).
@@ -238,6 +243,11 @@ BWGEMM_DEVICE void run_roles(const Roles& roles, const sched::TileGrid& tiles, i
 
   if (warp == Cfg::kFirstProducerWarp && elect_one_sync()) roles.prefetch_tensor_maps();
   ctx.tmem = start_kernel<Cfg>(warp, ctx.bars);
+  // The prologue above (tensor-map prefetch, barrier initialisation, tensor-memory allocation) touches no
+  // global memory, so under programmatic dependent launch it overlaps the previous kernel's tail; every
+  // thread waits here, before the first TMA load, C read, device-scale read or store, for that kernel's
+  // completion and memory (ptx/griddepcontrol.cuh; at once without PDL).
+  griddepcontrol_wait();
 
   if (warp < static_cast<uint32_t>(Cfg::kEpilogueWarps)) {
     run_epilogue<Cfg>(ctx, roles, m);

@@ -102,6 +102,8 @@ BWGEMM_DEVICE void run_swap_ab_split_k(const Roles& roles, const sched::TileGrid
 
   if (warp == Cfg::kFirstProducerWarp && elect_one_sync()) roles.prefetch_tensor_maps();
   ctx.tmem = start_kernel<Cfg>(warp, ctx.bars);
+  // After the prologue, before any global memory access: as run_roles (roles.cuh).
+  griddepcontrol_wait();
   if (warp < static_cast<uint32_t>(Cfg::kEpilogueWarps)) {
     run_epilogue<Cfg>(ctx, roles, rows);
   } else if (warp < static_cast<uint32_t>(Cfg::kMmaWarp)) {

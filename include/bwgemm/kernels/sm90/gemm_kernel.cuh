@@ -38,6 +38,7 @@
 #include "bwgemm/kernels/sm90/gemm_config.cuh"
 #include "bwgemm/pipeline/pipeline_state.cuh"
 #include "bwgemm/ptx/cluster.cuh"
+#include "bwgemm/ptx/griddepcontrol.cuh"
 #include "bwgemm/ptx/mbarrier.cuh"
 #include "bwgemm/ptx/misc.cuh"
 #include "bwgemm/ptx/tma.cuh"
@@ -107,6 +108,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
     tma_prefetch_descriptor(&p.tmap_b);
     if constexpr (Cfg::kTmaStore) tma_prefetch_descriptor(&p.tmap_d);
   });
+  // The set-up above (barrier initialisation, tensor-map prefetch) touches no global memory, so under
+  // programmatic dependent launch it overlaps the previous kernel's tail; every thread waits here, before the
+  // first TMA load, C or device-scale read or store, for that kernel's completion and memory
+  // (ptx/griddepcontrol.cuh; at once without PDL).
+  griddepcontrol_wait();
 
   const int32_t cluster = static_cast<int32_t>(block_idx().x) / kClusterCtas;
   const int32_t total = p.tiles.total();
@@ -146,6 +152,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
               }
             });
       }
+      // Every load of this CTA is issued: the next kernel of the stream (launched with programmatic
+      // dependent launch) may be scheduled once every CTA got here or exited, its set-up overlapping this
+      // grid's last wgmmas and stores. Safe for the data at any point: the dependent's griddepcontrol.wait
+      // still waits for this grid's completion and memory flush. A no-op without a dependent.
+      griddepcontrol_launch_dependents();
     }
   } else {
     // ---- consumers -----------------------------------------------------------------------------------

@@ -38,6 +38,7 @@
 #include "bwgemm/kernels/sm90/swap_ab_config.cuh"
 #include "bwgemm/pipeline/pipeline_state.cuh"
 #include "bwgemm/ptx/cluster.cuh"
+#include "bwgemm/ptx/griddepcontrol.cuh"
 #include "bwgemm/ptx/mbarrier.cuh"
 #include "bwgemm/ptx/misc.cuh"
 #include "bwgemm/ptx/tma.cuh"
@@ -100,6 +101,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #pragma unroll
     for (int w = 0; w < kWeights; ++w) tma_prefetch_descriptor(&p.tmap_w[w]);
   });
+  // The set-up above (barrier initialisation, tensor-map prefetch) touches no global memory, so under
+  // programmatic dependent launch it overlaps the previous kernel's tail; every thread waits here, before the
+  // first TMA load, C or device-scale read or store, for that kernel's completion and memory
+  // (ptx/griddepcontrol.cuh; at once without PDL).
+  griddepcontrol_wait();
 
   // splits == 1: persistent CTAs stride over the tiles (tile blockIdx.x, + grid_ctas, ...), the ring of
   // stages running on across tiles, so the producer loads the next tile while the consumers store this one.
@@ -176,6 +182,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           }
         });
       }
+      // Every load of this CTA is issued: the next kernel of the stream (launched with programmatic
+      // dependent launch) may be scheduled once every CTA got here or exited, its set-up overlapping this
+      // grid's last wgmmas and stores. Safe for the data at any point: the dependent's griddepcontrol.wait
+      // still waits for this grid's completion and memory flush. A no-op without a dependent.
+      griddepcontrol_launch_dependents();
     }
   } else {
     // ---- consumers: the mainloop, then the stores (splits == 1) or the partials (splits > 1) ----------

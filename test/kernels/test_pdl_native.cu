@@ -1,0 +1,3 @@
+// The PDL suite compiled with nvcc for sm_100a: runs natively on a GPU of compute capability 10.0 (B200) and
+// skips with a message elsewhere. The same source runs in the emulator as test_pdl_emu.
+#include "test_pdl.cpp"
