@@ -23,6 +23,7 @@
 #include <string>
 
 #include "bwgemm/arguments/common.hpp"
+#include "bwgemm/arguments/nvfp4_output.hpp"  // Nvfp4OutputTensor, validate_nvfp4_output
 #include "bwgemm/base/int_math.hpp"
 #include "bwgemm/base/status.hpp"
 #include "bwgemm/epilogue/functors.cuh"
@@ -47,19 +48,6 @@ inline Nvfp4Tensor nvfp4_tensor(const __nv_fp4x2_e2m1* data, const __nv_fp8_e4m3
 }
 template <class D, class S>
 Nvfp4Tensor nvfp4_tensor(const D*, const S*) = delete;  // not e2m1 pairs and e4m3 scales
-
-// An NVFP4 output in device memory: what bwgemm::quantize_nvfp4 writes (packed, scales).
-struct Nvfp4OutputTensor {
-  void* data = nullptr;    // rows x N/2 bytes per batch (16-byte aligned)
-  void* scales = nullptr;  // blocked_scale_bytes(rows, N/16, batch) bytes (16-byte aligned), padding included
-};
-
-// An Nvfp4OutputTensor from the toolkit's element types (as nvfp4_tensor for the inputs).
-inline Nvfp4OutputTensor nvfp4_output_tensor(__nv_fp4x2_e2m1* data, __nv_fp8_e4m3* scales) {
-  return Nvfp4OutputTensor{data, scales};
-}
-template <class D, class S>
-Nvfp4OutputTensor nvfp4_output_tensor(D*, S*) = delete;  // not e2m1 pairs and e4m3 scales
 
 template <class Out = __half, class Epilogue = epi::SiluMul>
 struct Nvfp4DualGemmArguments {
@@ -150,44 +138,17 @@ Status validate_nvfp4_dual_inputs(const Args& a, Nvfp4DualInputSpans* spans) {
 
 }  // namespace detail
 
-// NVFP4 C: the inputs' checks, then C's: both pointers (non-null, 16-byte aligned), the packed data's span
-// (M x N/2 bytes per batch) and the scales' (blocked_scale_bytes(M, N/16) per batch, the padding to 128
-// rows and 4 scale columns included) inside the address space and aliasing neither each other nor any
-// input, and c_global_scale finite and > 0.
+// NVFP4 C: the inputs' checks, then C's (detail::validate_nvfp4_output, arguments/nvfp4_output.hpp): both
+// pointers (non-null, 16-byte aligned), the packed data's span (M x N/2 bytes per batch) and the scales'
+// (blocked_scale_bytes(M, N/16) per batch, the padding to 128 rows and 4 scale columns included) inside the
+// address space and aliasing neither each other nor any input, and c_global_scale finite and > 0.
 template <class Epilogue>
 Status validate(const Nvfp4DualGemmArguments<Nvfp4Output, Epilogue>& a) {
   detail::Nvfp4DualInputSpans in;
   if (Status s = detail::validate_nvfp4_dual_inputs(a, &in); !s.ok()) return s;
-  if (Status s = detail::check_operand_pointer(a.c.data, "C data"); !s.ok()) return s;
-  if (Status s = detail::check_operand_pointer(a.c.scales, "C scales"); !s.ok()) return s;
-  int64_t data_batch = 0, scale_batch = 0;
-  if (!checked_mul(a.m, a.n / 2, &data_batch))
-    return Status::invalid_argument("C data: one batch (M x N / 2 bytes) overflows");
-  if (!checked_mul(ceil_div(a.m, kScaleAtomRows), ceil_div(a.n / kNvfp4BlockSize, kScaleAtomCols),
-                   &scale_batch) ||
-      !checked_mul(scale_batch, kScaleAtomBytes, &scale_batch))
-    return Status::invalid_argument("C scales: one batch of blocked scales overflows");
-  detail::OperandSpan c_data, c_scales;
-  if (Status s = detail::strided_span("C data", a.c.data, 1, data_batch, data_batch, a.batch, data_batch, 1,
-                                      &c_data);
-      !s.ok())
-    return s;
-  if (Status s = detail::strided_span("C scales", a.c.scales, 1, scale_batch, scale_batch, a.batch,
-                                      scale_batch, 1, &c_scales);
-      !s.ok())
-    return s;
-  if (Status s = detail::check_no_overlap(
-          c_data, {c_scales, in.a_data, in.a_scales, in.b1_data, in.b1_scales, in.b2_data, in.b2_scales});
-      !s.ok())
-    return s;
-  if (Status s = detail::check_no_overlap(
-          c_scales, {in.a_data, in.a_scales, in.b1_data, in.b1_scales, in.b2_data, in.b2_scales});
-      !s.ok())
-    return s;
-  if (!std::isfinite(a.c_global_scale) || !(a.c_global_scale > 0.0f))
-    return Status::invalid_argument("c_global_scale must be finite and > 0 (got " +
-                                    std::to_string(a.c_global_scale) + ")");
-  return Status::success();
+  return detail::validate_nvfp4_output(
+      a.c, a.m, a.n, a.batch, a.c_global_scale, {"C data", "C scales", "c_global_scale"},
+      {in.a_data, in.a_scales, in.b1_data, in.b1_scales, in.b2_data, in.b2_scales});
 }
 
 template <class Epilogue>

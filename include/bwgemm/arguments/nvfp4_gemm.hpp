@@ -9,6 +9,8 @@
 // A's and B's NVFP4 global scales). C and D are fp16, bf16 or fp32, row-major with row strides ldc / ldd and
 // batch strides m · ldc / m · ldd; C is read only when the epilogue reads it (beta != 0) and may be D itself
 // (an in-place update). M >= 1, N a multiple of 16, K a multiple of 64, as for the dual GEMM.
+// Or, with Out = Nvfp4Output (epilogue/nvfp4_output.cuh), D is NVFP4 itself: Nvfp4GemmArguments<Nvfp4Output>
+// below, the epilogue's fp32 values quantized as bwgemm::quantize_nvfp4 quantizes them (no C: beta = 0).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -21,9 +23,11 @@
 
 #include "bwgemm/arguments/common.hpp"
 #include "bwgemm/arguments/nvfp4_dual_gemm.hpp"  // Nvfp4Tensor, nvfp4_tensor
+#include "bwgemm/arguments/nvfp4_output.hpp"     // Nvfp4OutputTensor, validate_nvfp4_output
 #include "bwgemm/base/int_math.hpp"
 #include "bwgemm/base/status.hpp"
 #include "bwgemm/epilogue/functors.cuh"
+#include "bwgemm/epilogue/nvfp4_output.cuh"
 #include "bwgemm/formats/scale_layout.cuh"
 #include "bwgemm/host/launch.hpp"  // host::OperandPointers
 
@@ -42,6 +46,22 @@ struct Nvfp4GemmArguments {
   Out* d = nullptr;        // M x N row-major
   int64_t ldd = 0;         // elements between rows of D; 0 means n
   Epilogue epilogue{};     // D = epilogue(A·Bᵀ) or epilogue(A·Bᵀ, C); default {alpha = 1, beta = 0}
+};
+
+// NVFP4 D (Out = Nvfp4Output): the epilogue's values out = epilogue(A·Bᵀ) in fp32 (default alpha · A·Bᵀ),
+// quantized per 16 columns of a row exactly as bwgemm::quantize_nvfp4(out, M, N, batch, N, d_global_scale,
+// d.data, d.scales) would (formats/nvfp4.cuh), padding scales zero. d_global_scale is D's per-tensor global
+// scale, given (e.g. calibrated for the next layer's activations): an element decodes as
+// e2m1 · e4m3 · d_global_scale (the NVFP4 dual GEMM's Nvfp4Output convention). There is no C: the epilogue
+// must not read one (LinearCombination: beta = 0; a functor of (acc, c) does not compile).
+template <class Epilogue>
+struct Nvfp4GemmArguments<Nvfp4Output, Epilogue> {
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  Nvfp4Tensor a;                // M x K: the activations
+  Nvfp4Tensor b;                // N x K: the weights
+  Nvfp4OutputTensor d;          // M x N: packed data M x N/2 bytes per batch, blocked scales
+  float d_global_scale = 1.0f;  // finite and > 0
+  Epilogue epilogue{};          // out = epilogue(A·Bᵀ); default {alpha = 1, beta = 0}; beta must stay 0
 };
 
 namespace detail {
@@ -69,6 +89,17 @@ inline Status nvfp4_operand_spans(const Nvfp4Tensor& t, int64_t rows, int64_t k,
   return strided_span(scales_name, t.scales, 1, scale_batch, scale_batch, batch, scale_batch, 1, scales);
 }
 
+// M, N, K and the batch of every NVFP4 GEMM (the NVFP4 dual GEMM's rules): M >= 1, N a positive multiple of
+// 16, K a positive multiple of 64, each within the extent limits.
+inline Status validate_nvfp4_gemm_shape(int64_t m, int64_t n, int64_t k, int64_t batch) {
+  if (m < 1) return Status::invalid_argument("M must be >= 1 (got " + str(m) + ")");
+  if (n < 16 || n % 16 != 0)
+    return Status::invalid_argument("N must be a positive multiple of 16 (got " + str(n) + ")");
+  if (k < 64 || k % 64 != 0)
+    return Status::invalid_argument("K must be a positive multiple of 64 (got " + str(k) + ")");
+  return check_extents(m, n, k, batch);
+}
+
 }  // namespace detail
 
 // The NVFP4 GEMM's argument checks, the same on every backend (no device access): shapes, strides, pointers,
@@ -77,12 +108,7 @@ inline Status nvfp4_operand_spans(const Nvfp4Tensor& t, int64_t rows, int64_t k,
 template <class Out, class Epilogue>
 Status validate(const Nvfp4GemmArguments<Out, Epilogue>& a) {
   using detail::str;
-  if (a.m < 1) return Status::invalid_argument("M must be >= 1 (got " + str(a.m) + ")");
-  if (a.n < 16 || a.n % 16 != 0)
-    return Status::invalid_argument("N must be a positive multiple of 16 (got " + str(a.n) + ")");
-  if (a.k < 64 || a.k % 64 != 0)
-    return Status::invalid_argument("K must be a positive multiple of 64 (got " + str(a.k) + ")");
-  if (Status s = detail::check_extents(a.m, a.n, a.k, a.batch); !s.ok()) return s;
+  if (Status s = detail::validate_nvfp4_gemm_shape(a.m, a.n, a.k, a.batch); !s.ok()) return s;
   // Rows of D and C start 16-byte aligned (the epilogue's vector stores and loads): multiples of 8 elements,
   // the dual GEMM's rule (for fp32, 8 is twice what alignment needs; kept so one rule holds for every type).
   const bool read_c = epi::reads_source(a.epilogue);
@@ -144,6 +170,53 @@ Status validate(const Nvfp4GemmArguments<Out, Epilogue>& a) {
       return Status::invalid_argument("alpha and beta must be finite");
   }
   return Status::success();
+}
+
+// NVFP4 D: the shapes, A's and B's pointers and spans (the checks above), the epilogue (no C; alpha
+// finite), then D's (detail::validate_nvfp4_output, arguments/nvfp4_output.hpp): both pointers (non-null,
+// 16-byte aligned), the packed data's span (M x N/2 bytes per batch) and the scales' (blocked_scale_bytes(M,
+// N/16) per batch, the padding to 128 rows and 4 scale columns included) inside the address space and
+// aliasing neither each other nor A or B, and d_global_scale finite and > 0.
+template <class Epilogue>
+Status validate(const Nvfp4GemmArguments<Nvfp4Output, Epilogue>& a) {
+  if (Status s = detail::validate_nvfp4_gemm_shape(a.m, a.n, a.k, a.batch); !s.ok()) return s;
+  const struct {
+    const void* p;
+    const char* name;
+  } ptrs[] = {{a.a.data, "A data"}, {a.a.scales, "A scales"}, {a.b.data, "B data"}, {a.b.scales, "B scales"}};
+  for (const auto& q : ptrs) {
+    if (Status s = detail::check_operand_pointer(q.p, q.name); !s.ok()) return s;
+  }
+  detail::OperandSpan a_data, a_scales, b_data, b_scales;
+  if (Status s =
+          detail::nvfp4_operand_spans(a.a, a.m, a.k, a.batch, "A data", "A scales", &a_data, &a_scales);
+      !s.ok())
+    return s;
+  if (Status s =
+          detail::nvfp4_operand_spans(a.b, a.n, a.k, a.batch, "B data", "B scales", &b_data, &b_scales);
+      !s.ok())
+    return s;
+  if (epi::reads_source(a.epilogue))
+    return Status::invalid_argument(
+        "beta must be 0 with an NVFP4 D (Out = Nvfp4Output): the epilogue would read C, and the NVFP4-output "
+        "GEMM takes no C");
+  if constexpr (std::is_same_v<Epilogue, epi::LinearCombination>) {
+    if (!std::isfinite(a.epilogue.alpha)) return Status::invalid_argument("alpha must be finite");
+  }
+  return detail::validate_nvfp4_output(a.d, a.m, a.n, a.batch, a.d_global_scale,
+                                       {"D data", "D scales", "d_global_scale"},
+                                       {a_data, a_scales, b_data, b_scales});
+}
+
+template <class Epilogue>
+host::OperandPointers device_operands(const Nvfp4GemmArguments<Nvfp4Output, Epilogue>& a) {
+  return {{{a.a.data, "A data"},
+           {a.a.scales, "A scales"},
+           {a.b.data, "B data"},
+           {a.b.scales, "B scales"},
+           {a.d.data, "D data"},
+           {a.d.scales, "D scales"}},
+          6};
 }
 
 // The device memory an NVFP4 GEMM call reads or writes: A, B, D, and C when the epilogue reads it.
