@@ -147,9 +147,8 @@ TEST(Sm100Nvfp4DualNvfp4Out, UncalibratedGlobalScalesMatchTheQuantizer) {
 }
 
 // The shipped SiLU (through the NVFP4-output default entry point, which takes the tiled kernel even for
-// M = 7): every build, the dequantized C within NVFP4's rounding of ref::silu (one decoded block scale: an
-// element is at most half an e2m1 step, i.e. one scale s = e4m3(amax / (6 g)) · g, from its value, and s is
-// at most amax / 6 · (1 + 2^-4) by e4m3's rounding); the emulation build, also bit for bit the quantizer on
+// M = 7): every build, the dequantized C within NVFP4's rounding of ref::silu (expect_within_nvfp4_rounding:
+// half an e2m1 step of the block's decoded scale); the emulation build, also bit for bit the quantizer on
 // epi::SiluMul's values (the emulator runs the same instructions on the host).
 TEST(Sm100Nvfp4DualNvfp4Out, SiluThroughTheDefaultEntryPoint) {
   BWGEMM_REQUIRE_SM100();
@@ -161,24 +160,7 @@ TEST(Sm100Nvfp4DualNvfp4Out, SiluThroughTheDefaultEntryPoint) {
         epilogue_values(o, [](float g, float u) { return bwgemm::ref::silu(g) * u; });
     const float global_scale = calibrated_global_scale(want);
     const Nvfp4OutResult got = run_nvfp4_out<SmallMOut>(o, global_scale, /*default_entry=*/true);
-    std::vector<float> decoded(static_cast<size_t>(pb.m * pb.n));
-    ASSERT_TRUE(bwgemm::dequantize_nvfp4_host(got.data.data(), got.scales.data(), pb.m, pb.n, 1, global_scale,
-                                              decoded.data())
-                    .ok());
-    int64_t outside = 0;
-    for (int64_t r = 0; r < pb.m; ++r)
-      for (int64_t blk = 0; blk < pb.n / 16; ++blk) {
-        float amax = 0.0f;
-        for (int i = 0; i < 16; ++i) amax = std::max(amax, std::fabs(want[r * pb.n + blk * 16 + i]));
-        const float bound = amax / 6.0f * (1.0f + 1.0f / 16.0f) * 1.001f + 1e-30f;
-        for (int i = 0; i < 16; ++i) {
-          const size_t at = static_cast<size_t>(r * pb.n + blk * 16 + i);
-          if (std::fabs(decoded[at] - want[at]) > bound && ++outside <= 5)
-            ADD_FAILURE() << "row " << r << " column " << blk * 16 + i << ": decoded " << decoded[at]
-                          << ", ref::silu " << want[at] << ", bound " << bound;
-        }
-      }
-    EXPECT_EQ(outside, 0);
+    expect_within_nvfp4_rounding(out_shape(pb), got, want, global_scale);
 #if BWGEMM_EMULATION
     const bwgemm::epi::SiluMul silu_mul{};
     expect_quantizer_bytes(pb, epilogue_values(o, [&](float g, float u) { return silu_mul(g, u); }),

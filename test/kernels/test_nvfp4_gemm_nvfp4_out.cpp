@@ -144,9 +144,8 @@ TEST(Sm100Nvfp4GemmNvfp4Out, DefaultEntryPointsWhateverM) {
 }
 
 // The realistic tier (the field's data; the kernel's and the reference's summation orders differ): the
-// dequantized D within NVFP4's rounding of the reference (one decoded block scale: an element is at most
-// half an e2m1 step, i.e. one scale s = e4m3(amax / (6 g)) · g, from its value, and s is at most amax / 6 ·
-// (1 + 2^-4) by e4m3's rounding; plus the fp32 sums' difference, far below it).
+// dequantized D within NVFP4's rounding of the reference (expect_within_nvfp4_rounding: half an e2m1 step of
+// the block's decoded scale, the fp32 sums' difference far below it).
 TEST(Sm100Nvfp4GemmNvfp4Out, RealisticTierWithinNvfp4Rounding) {
   BWGEMM_REQUIRE_SM100();
   const Nvfp4GemmProblem pb{300, 208, 512, 1, 0.25f};
@@ -154,25 +153,8 @@ TEST(Sm100Nvfp4GemmNvfp4Out, RealisticTierWithinNvfp4Rounding) {
   const Operands o(pb, Data::kRealistic, 81);
   const std::vector<float> want = o.values();
   const float global_scale = calibrated_global_scale(want);
-  const Nvfp4OutResult got = run_nvfp4_out<LargeMOut>(o, global_scale, Entry::kPublic);
-  std::vector<float> decoded(static_cast<size_t>(pb.m * pb.n));
-  ASSERT_TRUE(bwgemm::dequantize_nvfp4_host(got.data.data(), got.scales.data(), pb.m, pb.n, 1, global_scale,
-                                            decoded.data())
-                  .ok());
-  int64_t outside = 0;
-  for (int64_t r = 0; r < pb.m; ++r)
-    for (int64_t blk = 0; blk < pb.n / 16; ++blk) {
-      float amax = 0.0f;
-      for (int i = 0; i < 16; ++i) amax = std::max(amax, std::fabs(want[r * pb.n + blk * 16 + i]));
-      const float bound = amax / 6.0f * (1.0f + 1.0f / 16.0f) * 1.001f + 1e-30f;
-      for (int i = 0; i < 16; ++i) {
-        const size_t at = static_cast<size_t>(r * pb.n + blk * 16 + i);
-        if (std::fabs(decoded[at] - want[at]) > bound && ++outside <= 5)
-          ADD_FAILURE() << "row " << r << " column " << blk * 16 + i << ": decoded " << decoded[at]
-                        << ", reference " << want[at] << ", bound " << bound;
-      }
-    }
-  EXPECT_EQ(outside, 0);
+  expect_within_nvfp4_rounding(o.shape(), run_nvfp4_out<LargeMOut>(o, global_scale, Entry::kPublic), want,
+                               global_scale);
 }
 
 // Bad arguments are refused by name before anything runs; a refused call writes nothing.

@@ -61,4 +61,30 @@ int64_t expect_quantizer_bytes(const Nvfp4OutShape& shape, const std::vector<flo
   return wrong;
 }
 
+int64_t expect_within_nvfp4_rounding(const Nvfp4OutShape& shape, const Nvfp4OutResult& got,
+                                     const std::vector<float>& want, float global_scale) {
+  const int64_t rows = shape.batch * shape.m, n = shape.n;
+  std::vector<float> decoded(static_cast<size_t>(rows * n));
+  const bwgemm::Status s = bwgemm::dequantize_nvfp4_host(got.data.data(), got.scales.data(), shape.m, n,
+                                                         shape.batch, global_scale, decoded.data());
+  EXPECT_TRUE(s.ok()) << s.to_string();
+  EXPECT_EQ(want.size(), decoded.size());
+  if (!s.ok() || want.size() != decoded.size()) return -1;
+  int64_t outside = 0;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t blk = 0; blk < n / 16; ++blk) {
+      float amax = 0.0f;
+      for (int i = 0; i < 16; ++i) amax = std::max(amax, std::fabs(want[r * n + blk * 16 + i]));
+      const float bound = amax / 6.0f * (1.0f + 1.0f / 16.0f) * 1.001f + 1e-30f;
+      for (int i = 0; i < 16; ++i) {
+        const size_t at = static_cast<size_t>(r * n + blk * 16 + i);
+        if (std::fabs(decoded[at] - want[at]) > bound && ++outside <= 5)
+          ADD_FAILURE() << "batch-row " << r << " column " << blk * 16 + i << ": decoded " << decoded[at]
+                        << ", reference " << want[at] << ", bound " << bound;
+      }
+    }
+  EXPECT_EQ(outside, 0);
+  return outside;
+}
+
 }  // namespace bwgemm_test

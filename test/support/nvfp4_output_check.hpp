@@ -38,4 +38,12 @@ float calibrated_global_scale(const std::vector<float>& x);
 int64_t expect_quantizer_bytes(const Nvfp4OutShape& shape, const std::vector<float>& values,
                                float global_scale, const Nvfp4OutResult& got, const std::string& what);
 
+// The kernel's output dequantized (bwgemm::dequantize_nvfp4_host) against `want` (batch x m x n fp32, the
+// reference's values) within NVFP4's rounding: per 16-column block, an element is at most half an e2m1 step,
+// i.e. one decoded block scale s = e4m3(amax / (6 g)) · g, from its value, and s is at most
+// amax / 6 · (1 + 2^-4) by e4m3's rounding (amax the block's largest |want|); the bound gets a 0.1 % margin
+// for the fp32 differences of a reference computed another way. Returns the number of elements outside it.
+int64_t expect_within_nvfp4_rounding(const Nvfp4OutShape& shape, const Nvfp4OutResult& got,
+                                     const std::vector<float>& want, float global_scale);
+
 }  // namespace bwgemm_test

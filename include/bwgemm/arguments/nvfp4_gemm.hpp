@@ -66,38 +66,27 @@ struct Nvfp4GemmArguments<Nvfp4Output, Epilogue> {
 
 namespace detail {
 
-// The spans of one NVFP4 operand of `rows` x k per batch (packed data: rows · K / 2 bytes; blocked scales:
-// 512-byte atoms of 128 rows x 64 K), each batch's bytes a TMA stride below 2^40 (the NVFP4 dual GEMM's
-// rules and messages, arguments/nvfp4_dual_gemm.hpp).
-inline Status nvfp4_operand_spans(const Nvfp4Tensor& t, int64_t rows, int64_t k, int64_t batch,
-                                  const char* data_name, const char* scales_name, OperandSpan* data,
-                                  OperandSpan* scales) {
-  int64_t data_batch = 0, atoms = 0, scale_batch = 0;
-  if (!checked_mul(rows, k / 2, &data_batch) || data_batch >= kMaxStrideBytes)
-    return Status::invalid_argument(
-        std::string(data_name) +
-        ": one batch (rows x K / 2 bytes) must be below 2^40 bytes, TMA's limit on "
-        "strides");
-  if (!checked_mul(ceil_div(rows, kScaleAtomRows), ceil_div(k / kNvfp4BlockSize, kScaleAtomCols), &atoms) ||
-      !checked_mul(atoms, kScaleAtomBytes, &scale_batch) || scale_batch >= kMaxStrideBytes)
-    return Status::invalid_argument(std::string(scales_name) +
-                                    ": one batch of blocked scales must be below 2^40 bytes, TMA's limit on "
-                                    "strides");
-  if (Status s = strided_span(data_name, t.data, 1, data_batch, data_batch, batch, data_batch, 1, data);
+// The checks of the inputs every NVFP4 GEMM shares (the shapes, A's and B's pointers and spans), with the
+// spans for the output's aliasing check.
+struct Nvfp4GemmInputSpans {
+  OperandSpan a_data, a_scales, b_data, b_scales;
+};
+
+template <class Args>
+Status validate_nvfp4_gemm_inputs(const Args& a, Nvfp4GemmInputSpans* spans) {
+  if (Status s = validate_nvfp4_gemm_shape(a.m, a.n, a.k, a.batch); !s.ok()) return s;
+  const struct {
+    const void* p;
+    const char* name;
+  } ptrs[] = {{a.a.data, "A data"}, {a.a.scales, "A scales"}, {a.b.data, "B data"}, {a.b.scales, "B scales"}};
+  for (const auto& q : ptrs) {
+    if (Status s = check_operand_pointer(q.p, q.name); !s.ok()) return s;
+  }
+  if (Status s =
+          nvfp4_operand_spans(a.a, a.m, a.k, a.batch, "A data", "A scales", &spans->a_data, &spans->a_scales);
       !s.ok())
     return s;
-  return strided_span(scales_name, t.scales, 1, scale_batch, scale_batch, batch, scale_batch, 1, scales);
-}
-
-// M, N, K and the batch of every NVFP4 GEMM (the NVFP4 dual GEMM's rules): M >= 1, N a positive multiple of
-// 16, K a positive multiple of 64, each within the extent limits.
-inline Status validate_nvfp4_gemm_shape(int64_t m, int64_t n, int64_t k, int64_t batch) {
-  if (m < 1) return Status::invalid_argument("M must be >= 1 (got " + str(m) + ")");
-  if (n < 16 || n % 16 != 0)
-    return Status::invalid_argument("N must be a positive multiple of 16 (got " + str(n) + ")");
-  if (k < 64 || k % 64 != 0)
-    return Status::invalid_argument("K must be a positive multiple of 64 (got " + str(k) + ")");
-  return check_extents(m, n, k, batch);
+  return nvfp4_operand_spans(a.b, a.n, a.k, a.batch, "B data", "B scales", &spans->b_data, &spans->b_scales);
 }
 
 }  // namespace detail
@@ -108,7 +97,8 @@ inline Status validate_nvfp4_gemm_shape(int64_t m, int64_t n, int64_t k, int64_t
 template <class Out, class Epilogue>
 Status validate(const Nvfp4GemmArguments<Out, Epilogue>& a) {
   using detail::str;
-  if (Status s = detail::validate_nvfp4_gemm_shape(a.m, a.n, a.k, a.batch); !s.ok()) return s;
+  detail::Nvfp4GemmInputSpans in;
+  if (Status s = detail::validate_nvfp4_gemm_inputs(a, &in); !s.ok()) return s;
   // Rows of D and C start 16-byte aligned (the epilogue's vector stores and loads): multiples of 8 elements,
   // the dual GEMM's rule (for fp32, 8 is twice what alignment needs; kept so one rule holds for every type).
   const bool read_c = epi::reads_source(a.epilogue);
@@ -120,31 +110,15 @@ Status validate(const Nvfp4GemmArguments<Out, Epilogue>& a) {
   if (read_c && (ldc < a.n || ldc % 8 != 0))
     return Status::invalid_argument("ldc must be >= N and a multiple of 8 (16-byte rows) (got " + str(ldc) +
                                     ")");
-  const struct {
-    const void* p;
-    bool required;
-    const char* name;
-    const char* why;
-  } ptrs[] = {{a.a.data, true, "A data", ""}, {a.a.scales, true, "A scales", ""},
-              {a.b.data, true, "B data", ""}, {a.b.scales, true, "B scales", ""},
-              {a.d, true, "D", ""},           {a.c, read_c, "C", " but the epilogue reads it (beta != 0)"}};
-  for (const auto& q : ptrs) {
-    if (!q.required) continue;
-    if (Status s = detail::check_operand_pointer(q.p, q.name, q.why); !s.ok()) return s;
-  }
+  if (Status s = detail::check_operand_pointer(a.d, "D"); !s.ok()) return s;
+  if (read_c)
+    if (Status s = detail::check_operand_pointer(a.c, "C", " but the epilogue reads it (beta != 0)"); !s.ok())
+      return s;
   constexpr int64_t kOutBytes = sizeof(Out);
   if (Status s = detail::check_stride_limit("ldd", ldd, kOutBytes); !s.ok()) return s;
   if (read_c)
     if (Status s = detail::check_stride_limit("ldc", ldc, kOutBytes); !s.ok()) return s;
-  detail::OperandSpan a_data, a_scales, b_data, b_scales, span_d, span_c;
-  if (Status s =
-          detail::nvfp4_operand_spans(a.a, a.m, a.k, a.batch, "A data", "A scales", &a_data, &a_scales);
-      !s.ok())
-    return s;
-  if (Status s =
-          detail::nvfp4_operand_spans(a.b, a.n, a.k, a.batch, "B data", "B scales", &b_data, &b_scales);
-      !s.ok())
-    return s;
+  detail::OperandSpan span_d, span_c;
   int64_t stride_d = 0, stride_c = 0;
   if (Status s = detail::effective_batch_stride("the batch stride of D (M · ldd)", 0, a.m, ldd, &stride_d);
       !s.ok())
@@ -152,7 +126,8 @@ Status validate(const Nvfp4GemmArguments<Out, Epilogue>& a) {
   if (Status s = detail::strided_span("D", a.d, a.m, a.n, ldd, a.batch, stride_d, kOutBytes, &span_d);
       !s.ok())
     return s;
-  if (Status s = detail::check_no_overlap(span_d, {a_data, a_scales, b_data, b_scales}); !s.ok()) return s;
+  if (Status s = detail::check_no_overlap(span_d, {in.a_data, in.a_scales, in.b_data, in.b_scales}); !s.ok())
+    return s;
   if (read_c) {
     if (Status s = detail::effective_batch_stride("the batch stride of C (M · ldc)", 0, a.m, ldc, &stride_c);
         !s.ok())
@@ -179,23 +154,8 @@ Status validate(const Nvfp4GemmArguments<Out, Epilogue>& a) {
 // aliasing neither each other nor A or B, and d_global_scale finite and > 0.
 template <class Epilogue>
 Status validate(const Nvfp4GemmArguments<Nvfp4Output, Epilogue>& a) {
-  if (Status s = detail::validate_nvfp4_gemm_shape(a.m, a.n, a.k, a.batch); !s.ok()) return s;
-  const struct {
-    const void* p;
-    const char* name;
-  } ptrs[] = {{a.a.data, "A data"}, {a.a.scales, "A scales"}, {a.b.data, "B data"}, {a.b.scales, "B scales"}};
-  for (const auto& q : ptrs) {
-    if (Status s = detail::check_operand_pointer(q.p, q.name); !s.ok()) return s;
-  }
-  detail::OperandSpan a_data, a_scales, b_data, b_scales;
-  if (Status s =
-          detail::nvfp4_operand_spans(a.a, a.m, a.k, a.batch, "A data", "A scales", &a_data, &a_scales);
-      !s.ok())
-    return s;
-  if (Status s =
-          detail::nvfp4_operand_spans(a.b, a.n, a.k, a.batch, "B data", "B scales", &b_data, &b_scales);
-      !s.ok())
-    return s;
+  detail::Nvfp4GemmInputSpans in;
+  if (Status s = detail::validate_nvfp4_gemm_inputs(a, &in); !s.ok()) return s;
   if (epi::reads_source(a.epilogue))
     return Status::invalid_argument(
         "beta must be 0 with an NVFP4 D (Out = Nvfp4Output): the epilogue would read C, and the NVFP4-output "
@@ -205,7 +165,7 @@ Status validate(const Nvfp4GemmArguments<Nvfp4Output, Epilogue>& a) {
   }
   return detail::validate_nvfp4_output(a.d, a.m, a.n, a.batch, a.d_global_scale,
                                        {"D data", "D scales", "d_global_scale"},
-                                       {a_data, a_scales, b_data, b_scales});
+                                       {in.a_data, in.a_scales, in.b_data, in.b_scales});
 }
 
 template <class Epilogue>
