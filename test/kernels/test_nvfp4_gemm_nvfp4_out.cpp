@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "bwgemm/arguments/nvfp4_gemm.hpp"
+#include "bwgemm/base/diagnostics.hpp"
 #include "bwgemm/epilogue/functors.cuh"
 #include "bwgemm/formats/nvfp4.cuh"
 #include "bwgemm/gemm.cuh"
@@ -135,12 +136,27 @@ TEST(Sm100Nvfp4GemmNvfp4Out, UncalibratedGlobalScalesMatchTheQuantizer) {
 }
 
 // The public entry point bwgemm::gemm_nvfp4 and sm100::nvfp4_gemm take the tiled kernels for an NVFP4 D
-// whatever M (M = 7 is swap AB's for 16-bit D): both rows of their choice, bit for bit the quantizer.
-TEST(Sm100Nvfp4GemmNvfp4Out, DefaultEntryPointsWhateverM) {
+// whatever M (M = 7 and 64 are swap AB's for a 16-bit D): the kernel they name (diagnostics) and bit for bit
+// the quantizer.
+TEST(Sm100Nvfp4GemmNvfp4Out, DefaultEntryPointsTakeTheTiledKernelsWhateverM) {
   BWGEMM_REQUIRE_SM100();
-  check_exact<SmallMOut>(Nvfp4GemmProblem{7, 208, 256, 1, 0.5f}, 71, Entry::kPublic);
-  check_exact<SmallMOut>(Nvfp4GemmProblem{300, 208, 128}, 72, Entry::kPublic);
-  check_exact<SmallMOut>(Nvfp4GemmProblem{64, 80, 128, 2}, 73, Entry::kSm100Default);
+  const struct {
+    Nvfp4GemmProblem pb;
+    Entry entry;
+    const char* kernel;
+  } cases[] = {{{7, 208, 256, 1, 0.5f}, Entry::kPublic, "Nvfp4GemmSmallM<Nvfp4Output>"},
+               {{64, 80, 128, 2}, Entry::kSm100Default, "Nvfp4GemmSmallM<Nvfp4Output>"},
+               {{300, 208, 128}, Entry::kPublic, "Nvfp4GemmLargeM<Nvfp4Output>"}};
+  uint32_t seed = 71;
+  for (const auto& c : cases) {
+    bwgemm::set_diagnostics(true);
+    ::testing::internal::CaptureStderr();
+    check_exact<SmallMOut>(c.pb, seed++, c.entry);  // SmallMOut: unused with a default entry point
+    const std::string said = ::testing::internal::GetCapturedStderr();
+    bwgemm::set_diagnostics(false);
+    EXPECT_NE(said.find(c.kernel), std::string::npos) << describe(c.pb) << ": " << said;
+    EXPECT_EQ(said.find("SwapAb"), std::string::npos) << said;
+  }
 }
 
 // The realistic tier (the field's data; the kernel's and the reference's summation orders differ): the
