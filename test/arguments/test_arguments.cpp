@@ -443,6 +443,31 @@ TEST(DeviceScaleArguments, Nvfp4PointersAndTheOutputGlobalScale) {
   expect_invalid(q, "C scales overlaps c_global_scale_ptr");
 }
 
+// The NVFP4 GEMM's NVFP4 D: d_global_scale_ptr and alpha_ptr null or aligned, inside neither of D's buffers,
+// both in the device operands; a beta_ptr refused (no C).
+TEST(DeviceScaleArguments, Nvfp4GemmNvfp4OutputPointers) {
+  const float* scale = fake_pointer<const float>(0x700000);
+  auto a = valid_nvfp4_gemm_nvfp4_out();
+  EXPECT_EQ(bwgemm::device_operands(a).count, 6);
+  a.d_global_scale_ptr = scale, a.epilogue.alpha_ptr = scale + 1;
+  EXPECT_TRUE(bwgemm::validate(a).ok()) << bwgemm::validate(a).to_string();
+  EXPECT_EQ(bwgemm::device_operands(a).count, 8);
+  a.d_global_scale_ptr = fake_pointer<const float>(0x700002);
+  expect_invalid(a, "d_global_scale_ptr must be 4-byte aligned");
+  a = valid_nvfp4_gemm_nvfp4_out(), a.epilogue.alpha_ptr = fake_pointer<const float>(0x700001);
+  expect_invalid(a, "alpha_ptr must be 4-byte aligned");
+  a = valid_nvfp4_gemm_nvfp4_out(), a.d_global_scale_ptr = fake_pointer<const float>(0x400000 + 4096);
+  expect_invalid(a, "D data overlaps d_global_scale_ptr");
+  a = valid_nvfp4_gemm_nvfp4_out(), a.d_global_scale_ptr = fake_pointer<const float>(0x500000 + 1020);
+  expect_invalid(a, "D scales overlaps d_global_scale_ptr");  // the last 4 of 1024 bytes (2 atoms)
+  a = valid_nvfp4_gemm_nvfp4_out(), a.epilogue.alpha_ptr = fake_pointer<const float>(0x500000);
+  expect_invalid(a, "D scales overlaps alpha_ptr");
+  a = valid_nvfp4_gemm_nvfp4_out(), a.epilogue.beta = 1.0f, a.epilogue.beta_ptr = scale;
+  expect_invalid(a, "beta must be 0 with an NVFP4 D (Out = Nvfp4Output), and beta_ptr null");
+  a = valid_nvfp4_gemm_nvfp4_out(), a.d_global_scale_ptr = fake_pointer<const float>(0x500000 + 1024);
+  EXPECT_TRUE(bwgemm::validate(a).ok()) << "just past D's scales: " << bwgemm::validate(a).to_string();
+}
+
 TEST(SafetyRegression, HugeLeadingDimensionsAreRefused) {
   for (int64_t ld : {INT64_MAX - 7, int64_t{1} << 60, int64_t{1} << 40, int64_t{1} << 39}) {
     auto a = valid_gemm();

@@ -169,11 +169,11 @@ template <class Epilogue>
 Status validate(const Nvfp4DualGemmArguments<Nvfp4Output, Epilogue>& a) {
   detail::Nvfp4DualInputSpans in;
   if (Status s = detail::validate_nvfp4_dual_inputs(a, &in); !s.ok()) return s;
+  const detail::NamedDeviceScale alphas[] = {{a.alpha1_ptr, "alpha1_ptr"}, {a.alpha2_ptr, "alpha2_ptr"}};
   return detail::validate_nvfp4_output(
       a.c, a.m, a.n, a.batch, a.c_global_scale, a.c_global_scale_ptr,
       {"C data", "C scales", "c_global_scale", "c_global_scale_ptr"},
-      {in.a_data, in.a_scales, in.b1_data, in.b1_scales, in.b2_data, in.b2_scales},
-      {{a.alpha1_ptr, "alpha1_ptr"}, {a.alpha2_ptr, "alpha2_ptr"}});
+      {in.a_data, in.a_scales, in.b1_data, in.b1_scales, in.b2_data, in.b2_scales}, alphas);
 }
 
 template <class Epilogue>

@@ -175,15 +175,14 @@ Status validate(const Nvfp4GemmArguments<Nvfp4Output, Epilogue>& a) {
     return Status::invalid_argument(
         "beta must be 0 with an NVFP4 D (Out = Nvfp4Output), and beta_ptr null: the epilogue would read C, "
         "and the NVFP4-output GEMM takes no C");
-  const float* alpha_ptr = nullptr;  // LinearCombination's device alpha (a user functor has none)
+  detail::NamedDeviceScale alpha[] = {{nullptr, "alpha_ptr"}};  // LinearCombination's (a user functor: none)
   if constexpr (std::is_same_v<Epilogue, epi::LinearCombination>) {
     if (!std::isfinite(a.epilogue.alpha)) return Status::invalid_argument("alpha must be finite");
-    alpha_ptr = a.epilogue.alpha_ptr;
+    alpha[0].p = a.epilogue.alpha_ptr;
   }
   return detail::validate_nvfp4_output(a.d, a.m, a.n, a.batch, a.d_global_scale, a.d_global_scale_ptr,
                                        {"D data", "D scales", "d_global_scale", "d_global_scale_ptr"},
-                                       {in.a_data, in.a_scales, in.b_data, in.b_scales},
-                                       {{alpha_ptr, "alpha_ptr"}});
+                                       {in.a_data, in.a_scales, in.b_data, in.b_scales}, alpha);
 }
 
 template <class Epilogue>

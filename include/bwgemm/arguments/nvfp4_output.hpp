@@ -8,6 +8,7 @@
 #include <cuda_fp8.h>
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -58,10 +59,13 @@ struct NamedDeviceScale {
 // then the device-pointer scales, the global scale's own (global_scale_ptr) and the call's others
 // (`device_scales`, e.g. the alphas'): each null or 4-byte aligned (check_device_scale), and inside neither
 // of the output's buffers (check_scale_not_in_output).
-inline Status validate_nvfp4_output(const Nvfp4OutputTensor& out, int64_t m, int64_t n, int64_t batch,
-                                    float global_scale, const float* global_scale_ptr,
-                                    const Nvfp4OutputNames& names, std::initializer_list<OperandSpan> inputs,
-                                    std::initializer_list<NamedDeviceScale> device_scales) {
+// (An array, not an initializer list, for the device scales: nvcc's host pass mistranslates a braced list of
+// braced structs as a call argument inside a template.)
+template <size_t NumDeviceScales>
+Status validate_nvfp4_output(const Nvfp4OutputTensor& out, int64_t m, int64_t n, int64_t batch,
+                             float global_scale, const float* global_scale_ptr, const Nvfp4OutputNames& names,
+                             std::initializer_list<OperandSpan> inputs,
+                             const NamedDeviceScale (&device_scales)[NumDeviceScales]) {
   if (Status s = check_operand_pointer(out.data, names.data); !s.ok()) return s;
   if (Status s = check_operand_pointer(out.scales, names.scales); !s.ok()) return s;
   int64_t data_batch = 0, scale_batch = 0;
