@@ -21,6 +21,9 @@
 // bwgemm::gemm_nvfp4(Nvfp4GemmArguments<Out>): the NVFP4 GEMM D = alpha A·Bᵀ + beta C
 // (arguments/nvfp4_gemm.hpp: the NVFP4 dual GEMM's operands), the sm_100a kernels (sm100/nvfp4_gemm.cuh) on
 // compute capability 10.0, Status::not_supported on 9.0 (no FP4 tensor cores), device_mismatch elsewhere.
+// With Nvfp4GemmArguments<Nvfp4Output>, D is NVFP4 (packed e2m1 data plus blocked e4m3 scales, bit for bit
+// bwgemm::quantize_nvfp4 of alpha A·Bᵀ with D's global scale; no C), on the sm_100a tiled kernels for
+// every M.
 //
 // The call launches nothing on error; it is asynchronous on `stream`, allocates nothing and does not
 // synchronize.

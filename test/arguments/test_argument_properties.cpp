@@ -297,6 +297,76 @@ TEST(ArgumentProperties, Nvfp4Gemm) {
             {&buf.d});
 }
 
+// ---- NVFP4 GEMM with an NVFP4 D (Out = Nvfp4Output, issue 16) ------------------------------------------
+
+struct Nvfp4GemmNvfp4OutBuffers {
+  static constexpr int64_t kM = 128, kN = 128, kK = 256;
+  DeviceBytes a{kM * kK / 2}, sa{2048}, b{kN * kK / 2}, sb{2048}, d{kM * kN / 2}, sd{1024};
+  Nvfp4GemmNvfp4OutBuffers() {
+    for (DeviceBytes* x : {&a, &sa, &b, &sb}) x->fill(0);
+    d.fill(kFill), sd.fill(kFill);
+  }
+  bwgemm::Nvfp4GemmArguments<bwgemm::Nvfp4Output> valid() {
+    bwgemm::Nvfp4GemmArguments<bwgemm::Nvfp4Output> g;
+    g.m = kM, g.n = kN, g.k = kK;
+    g.a = {a.data(), sa.data()}, g.b = {b.data(), sb.data()};
+    g.d = {d.data(), sd.data()};
+    return g;
+  }
+};
+
+std::vector<Case> nvfp4_gemm_nvfp4_out_cases(
+    Nvfp4GemmNvfp4OutBuffers& buf,
+    const std::function<Status(const bwgemm::Nvfp4GemmArguments<bwgemm::Nvfp4Output>&)>& run) {
+  using Args = bwgemm::Nvfp4GemmArguments<bwgemm::Nvfp4Output>;
+  std::vector<Case> cases;
+  const auto add = [&](std::string what, std::string fragment, const std::function<void(Args&)>& change) {
+    Args a = buf.valid();
+    change(a);
+    cases.push_back({std::move(what), std::move(fragment), [a, run] { return run(a); }});
+  };
+  add_bad_extents<Args>(add);
+  add("N = 120", "N must be", [](Args& a) { a.n = 120; });
+  add("K = 96", "K must be", [](Args& a) { a.k = 96; });
+  for (int64_t v : {int64_t{0}, int64_t{-1}, int64_t{65536}, INT64_MAX})
+    add("batch = " + std::to_string(v), "batch", [v](Args& a) { a.batch = v; });
+  add("A data null", "A data is null", [](Args& a) { a.a.data = nullptr; });
+  add("B scales null", "B scales is null", [](Args& a) { a.b.scales = nullptr; });
+  add("D data null", "D data is null", [](Args& a) { a.d.data = nullptr; });
+  add("D scales null", "D scales is null", [](Args& a) { a.d.scales = nullptr; });
+  add("D data misaligned", "D data must be 16-byte aligned",
+      [](Args& a) { a.d.data = static_cast<uint8_t*>(a.d.data) + 8; });
+  add("D scales misaligned", "D scales must be 16-byte aligned",
+      [](Args& a) { a.d.scales = static_cast<uint8_t*>(a.d.scales) + 4; });
+  add("D data == A data", "D data overlaps A data", [&buf](Args& a) { a.d.data = buf.a.data(); });
+  add("D scales inside B scales", "D scales overlaps B scales",
+      [&buf](Args& a) { a.d.scales = buf.sb.data() + 1024; });
+  add("D scales == D data", "D data overlaps D scales", [](Args& a) { a.d.scales = a.d.data; });
+  add("M x N past the address space", "D data spans more than",
+      [](Args& a) { a.m = a.n = int64_t{1} << 30, a.k = 64; });
+  for (float v : {0.0f, -1.0f, NAN, INFINITY})
+    add("d_global_scale = " + std::to_string(v), "d_global_scale", [v](Args& a) { a.d_global_scale = v; });
+  for (float v : {1.0f, -0.5f, NAN})
+    add("beta = " + std::to_string(v), "beta must be 0", [v](Args& a) { a.epilogue.beta = v; });
+  add("alpha infinite", "alpha", [](Args& a) { a.epilogue.alpha = INFINITY; });
+  return cases;
+}
+
+TEST(ArgumentProperties, Nvfp4GemmNvfp4Out) {
+  using bwgemm::Nvfp4Output;
+  Nvfp4GemmNvfp4OutBuffers buf;
+  run_cases("bwgemm::gemm_nvfp4 (NVFP4 D)",
+            nvfp4_gemm_nvfp4_out_cases(buf, [](const auto& a) { return bwgemm::gemm_nvfp4(a); }),
+            {&buf.d, &buf.sd});
+  run_cases("bwgemm::sm100::Nvfp4Gemm<Nvfp4GemmSmallM<Nvfp4Output>>",
+            nvfp4_gemm_nvfp4_out_cases(
+                buf,
+                [](const auto& a) {
+                  return bwgemm::sm100::Nvfp4Gemm<bwgemm::sm100::Nvfp4GemmSmallM<Nvfp4Output>>::run(a);
+                }),
+            {&buf.d, &buf.sd});
+}
+
 // ---- 16-bit dual GEMM: its validation, and the sm_100a entry points (issue 16) that run it here (the sm_90a
 // ones run on an H100/H200) -----------------------------------------------------------------------
 

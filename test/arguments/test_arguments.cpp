@@ -331,6 +331,43 @@ TEST(Nvfp4GemmArguments, OverflowingProductsAreRefused) {
   expect_invalid(a, "the batch stride of D");
 }
 
+// NVFP4 D (Out = Nvfp4Output, issue 16): D's two buffers instead of a pointer and ldd, its global scale,
+// and no C.
+bwgemm::Nvfp4GemmArguments<bwgemm::Nvfp4Output> valid_nvfp4_gemm_nvfp4_out() {
+  bwgemm::Nvfp4GemmArguments<bwgemm::Nvfp4Output> a;
+  a.m = 128, a.n = 128, a.k = 256;
+  const void* p = fake_pointer<const void>(0x100000);
+  a.a = a.b = {p, p};
+  a.d = {fake_pointer<void>(0x400000), fake_pointer<void>(0x500000)};  // 8 KB of data, one 512-byte atom
+  a.d_global_scale = 0.25f;
+  return a;
+}
+
+TEST(Nvfp4GemmArguments, Nvfp4OutputRules) {
+  EXPECT_TRUE(bwgemm::validate(valid_nvfp4_gemm_nvfp4_out()).ok());
+  auto a = valid_nvfp4_gemm_nvfp4_out();
+  a.m = 1, a.n = 16, a.k = 64, a.batch = 3, a.epilogue.alpha = 0.5f;
+  EXPECT_TRUE(bwgemm::validate(a).ok()) << bwgemm::validate(a).to_string();
+  a = valid_nvfp4_gemm_nvfp4_out(), a.n = 40;
+  expect_invalid(a, "N must be a positive multiple of 16");
+  a = valid_nvfp4_gemm_nvfp4_out(), a.epilogue.beta = 1.0f;
+  expect_invalid(a, "beta must be 0 with an NVFP4 D");
+  a = valid_nvfp4_gemm_nvfp4_out(), a.epilogue.alpha = INFINITY;
+  expect_invalid(a, "alpha must be finite");
+  a = valid_nvfp4_gemm_nvfp4_out(), a.d_global_scale = 0.0f;
+  expect_invalid(a, "d_global_scale must be finite and > 0");
+  a = valid_nvfp4_gemm_nvfp4_out(), a.d.data = nullptr;
+  expect_invalid(a, "D data is null");
+  a = valid_nvfp4_gemm_nvfp4_out(), a.d.scales = fake_pointer<void>(0x500004);
+  expect_invalid(a, "D scales must be 16-byte aligned");
+  a = valid_nvfp4_gemm_nvfp4_out(), a.d.scales = fake_pointer<void>(0x400000 + 8192 - 16);  // D's last row
+  expect_invalid(a, "D data overlaps D scales");
+  a = valid_nvfp4_gemm_nvfp4_out(), a.d.data = fake_pointer<void>(0x100000 + 512);  // inside A's data
+  expect_invalid(a, "D data overlaps A data");
+  a = valid_nvfp4_gemm_nvfp4_out(), a.m = a.n = int64_t{1} << 30, a.k = 64;  // 2^59 bytes of D data
+  expect_invalid(a, "D data spans more than 2^56 bytes");
+}
+
 // ---- the holes the safety review found, one regression test each --------------------------------------
 
 // ldd = 2^63 - 8 satisfied ">= N and a multiple of 8" and the kernel wrote before D (row x ldd wrapped);
@@ -404,6 +441,31 @@ TEST(DeviceScaleArguments, Nvfp4PointersAndTheOutputGlobalScale) {
   expect_invalid(q, "c_global_scale_ptr must be 4-byte aligned");
   q.c_global_scale_ptr = fake_pointer<const float>(0x500000);  // C's scales
   expect_invalid(q, "C scales overlaps c_global_scale_ptr");
+}
+
+// The NVFP4 GEMM's NVFP4 D: d_global_scale_ptr and alpha_ptr null or aligned, inside neither of D's buffers,
+// both in the device operands; a beta_ptr refused (no C).
+TEST(DeviceScaleArguments, Nvfp4GemmNvfp4OutputPointers) {
+  const float* scale = fake_pointer<const float>(0x700000);
+  auto a = valid_nvfp4_gemm_nvfp4_out();
+  EXPECT_EQ(bwgemm::device_operands(a).count, 6);
+  a.d_global_scale_ptr = scale, a.epilogue.alpha_ptr = scale + 1;
+  EXPECT_TRUE(bwgemm::validate(a).ok()) << bwgemm::validate(a).to_string();
+  EXPECT_EQ(bwgemm::device_operands(a).count, 8);
+  a.d_global_scale_ptr = fake_pointer<const float>(0x700002);
+  expect_invalid(a, "d_global_scale_ptr must be 4-byte aligned");
+  a = valid_nvfp4_gemm_nvfp4_out(), a.epilogue.alpha_ptr = fake_pointer<const float>(0x700001);
+  expect_invalid(a, "alpha_ptr must be 4-byte aligned");
+  a = valid_nvfp4_gemm_nvfp4_out(), a.d_global_scale_ptr = fake_pointer<const float>(0x400000 + 4096);
+  expect_invalid(a, "D data overlaps d_global_scale_ptr");
+  a = valid_nvfp4_gemm_nvfp4_out(), a.d_global_scale_ptr = fake_pointer<const float>(0x500000 + 1020);
+  expect_invalid(a, "D scales overlaps d_global_scale_ptr");  // the last 4 of 1024 bytes (2 atoms)
+  a = valid_nvfp4_gemm_nvfp4_out(), a.epilogue.alpha_ptr = fake_pointer<const float>(0x500000);
+  expect_invalid(a, "D scales overlaps alpha_ptr");
+  a = valid_nvfp4_gemm_nvfp4_out(), a.epilogue.beta = 1.0f, a.epilogue.beta_ptr = scale;
+  expect_invalid(a, "beta must be 0 with an NVFP4 D (Out = Nvfp4Output), and beta_ptr null");
+  a = valid_nvfp4_gemm_nvfp4_out(), a.d_global_scale_ptr = fake_pointer<const float>(0x500000 + 1024);
+  EXPECT_TRUE(bwgemm::validate(a).ok()) << "just past D's scales: " << bwgemm::validate(a).to_string();
 }
 
 TEST(SafetyRegression, HugeLeadingDimensionsAreRefused) {

@@ -3,8 +3,9 @@
 // arguments with other values written between two launches, host part x device value, null pointers bit for
 // bit the host scales) and the refusals, on every kernel family that takes a per-tensor scale: the 16-bit
 // GEMM (tiled and swap-AB, whole K and split K), the 16-bit dual GEMM, the NVFP4 GEMM (tiled, swap-AB whole
-// and split), the NVFP4 dual GEMM (tiled, swap-AB whole and split), the NVFP4 output's global scale, and the
-// GPU quantizer's global scale. One small problem each (a few tiles), so the emulator suite stays short.
+// and split), the NVFP4 dual GEMM (tiled, swap-AB whole and split), the NVFP4 outputs' global scales (the
+// NVFP4 dual GEMM's C, the NVFP4 GEMM's D with its alpha), and the GPU quantizer's global scale. One small
+// problem each (a few tiles), so the emulator suite stays short.
 //
 // Compiled twice: host C++ against bwgemm::emu (label emu) and nvcc for sm_100a (label gpu; skips
 // elsewhere).
@@ -35,6 +36,7 @@
 #include "device_scale_contract.hpp"
 #include "nvfp4_dual_check.hpp"
 #include "nvfp4_gemm_contract.hpp"
+#include "nvfp4_output_check.hpp"
 
 // nvfp4_gemm_contract.hpp's typed suite runs in test_nvfp4_gemm.cpp; here only its operands and checks.
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Nvfp4GemmContract);
@@ -218,10 +220,49 @@ TEST(Sm100DeviceScales, Nvfp4DualSwapAbWholeAndSplitK) {
 
 // ---- the NVFP4 output's global scale ------------------------------------------------------------------
 
+// An NVFP4 output of M x N (one batch) in device memory: its packed data and blocked scales.
+struct Nvfp4OutBuffers {
+  Nvfp4OutShape shape;
+  DeviceBytes data, scales;
+  explicit Nvfp4OutBuffers(const Nvfp4OutShape& s)
+      : shape(s), data(s.data_bytes()), scales(s.scale_bytes()) {}
+  bwgemm::Nvfp4OutputTensor tensor() { return {data.data(), scales.data()}; }
+  void fill() {
+    data.fill(kNvfp4OutFillByte);
+    scales.fill(kNvfp4OutFillByte);
+  }
+  Nvfp4OutResult download() const { return {data.download_checked(), scales.download_checked()}; }
+};
+
+// A launch on the freshly filled output: it succeeds and writes byte for byte what quantize_nvfp4_host
+// writes for `values` (the reference's fp32 epilogue values) with `global_scale`; returns the bytes.
+template <class Launch>
+Nvfp4OutResult expect_nvfp4_out_quantized(Nvfp4OutBuffers& out, const Launch& launch,
+                                          const std::vector<float>& values, float global_scale,
+                                          const std::string& what) {
+  out.fill();
+  const bwgemm::Status s = launch();
+  EXPECT_TRUE(s.ok()) << s.to_string();
+  synchronize();
+  Nvfp4OutResult got = out.download();
+  EXPECT_EQ(expect_quantizer_bytes(out.shape, values, global_scale, got, what), 0);
+  return got;
+}
+
+// A refused launch on the freshly filled output: refused by name, neither buffer written.
+template <class Launch>
+void expect_nvfp4_out_refused(Nvfp4OutBuffers& out, const Launch& launch, const char* fragment) {
+  out.fill();
+  expect_refused_untouched(launch(), fragment, out.data, kNvfp4OutFillByte);
+  EXPECT_EQ(out.scales.download_checked(), std::vector<uint8_t>(out.scales.size(), kNvfp4OutFillByte))
+      << "a refused call wrote the output's scales";
+}
+
 // The NVFP4 dual GEMM with an NVFP4 C (epi::Multiply): alpha1_ptr, alpha2_ptr and c_global_scale_ptr; two
 // launches of the same arguments with other device values between them, each byte for byte what
-// quantize_nvfp4_host writes for the reference's fp32 values and the effective global scale; a misaligned
-// c_global_scale_ptr refused.
+// quantize_nvfp4_host writes for the reference's fp32 values and the effective global scale; the null
+// pointers with the last launch's effective scales as host values: bitwise its bytes; a misaligned
+// c_global_scale_ptr refused, nothing written.
 TEST(Sm100DeviceScales, Nvfp4DualNvfp4OutputGlobalScale) {
   BWGEMM_REQUIRE_SM100();
   using Cfg =
@@ -230,40 +271,105 @@ TEST(Sm100DeviceScales, Nvfp4DualNvfp4OutputGlobalScale) {
   const Nvfp4DualOperands o(pb, Data::kExact, 1705);
   const std::vector<float> gate = nvfp4_product(o.a, o.b1, 1.0f), up = nvfp4_product(o.a, o.b2, 1.0f);
   Nvfp4DeviceOperand a(o.a), b1(o.b1), b2(o.b2);
-  const size_t data_bytes = static_cast<size_t>(pb.m * pb.n / 2);
-  const size_t scale_bytes = static_cast<size_t>(bwgemm::blocked_scale_bytes(pb.m, pb.n / 16));
-  DeviceBytes c_data(data_bytes), c_scales(scale_bytes);
+  Nvfp4OutBuffers c({pb.m, pb.n, 1});
   DeviceScale alpha1(1.0f), alpha2(1.0f), global(1.0f);
   typename sm100::Nvfp4DualGemm<Cfg>::Arguments args;
   args.m = pb.m, args.n = pb.n, args.k = pb.k;
   args.a = a.tensor(), args.b1 = b1.tensor(), args.b2 = b2.tensor();
-  args.c = {c_data.data(), c_scales.data()};
+  args.c = c.tensor();
   constexpr float kHostGlobal = 0.125f;  // host part; the device parts below make 1/64 and 1/32
   args.c_global_scale = kHostGlobal;
   args.alpha1_ptr = alpha1.ptr(), args.alpha2_ptr = alpha2.ptr(), args.c_global_scale_ptr = global.ptr();
+  const auto run = [](const auto& x) { return [&x] { return sm100::Nvfp4DualGemm<Cfg>::run(x); }; };
   const struct { float alpha1, alpha2, global; } values[] = {{2.0f, 0.5f, 0.125f}, {0.5f, -1.0f, 0.25f}};
+  Nvfp4OutResult last;
   for (const auto& v : values) {
-    SCOPED_TRACE("device alphas " + std::to_string(v.alpha1) + ", " + std::to_string(v.alpha2) +
-                 ", global scale part " + std::to_string(v.global));
+    const std::string what = "device alphas " + std::to_string(v.alpha1) + ", " + std::to_string(v.alpha2) +
+                             ", global scale part " + std::to_string(v.global);
+    SCOPED_TRACE(what);
     alpha1.set(v.alpha1), alpha2.set(v.alpha2), global.set(v.global);
-    c_data.fill(0xEE), c_scales.fill(0xEE);
-    const bwgemm::Status s = sm100::Nvfp4DualGemm<Cfg>::run(args);
-    ASSERT_TRUE(s.ok()) << s.to_string();
-    synchronize();
     std::vector<float> out(gate.size());
     for (size_t i = 0; i < out.size(); ++i) out[i] = (v.alpha1 * gate[i]) * (v.alpha2 * up[i]);
-    std::vector<uint8_t> want_data(data_bytes), want_scales(scale_bytes);
-    ASSERT_TRUE(bwgemm::quantize_nvfp4_host(out.data(), pb.m, pb.n, 1, pb.n, kHostGlobal * v.global,
-                                            want_data.data(), want_scales.data())
-                    .ok());
-    EXPECT_EQ(c_data.download_checked(), want_data);
-    EXPECT_EQ(c_scales.download_checked(), want_scales);
+    last = expect_nvfp4_out_quantized(c, run(args), out, kHostGlobal * v.global, what);
   }
+  auto plain = args;  // no device scales: the last launch's effective scales as host values
+  plain.alpha1 = values[1].alpha1, plain.alpha2 = values[1].alpha2;
+  plain.c_global_scale = kHostGlobal * values[1].global;
+  plain.alpha1_ptr = plain.alpha2_ptr = plain.c_global_scale_ptr = nullptr;
+  c.fill();
+  ASSERT_TRUE(sm100::Nvfp4DualGemm<Cfg>::run(plain).ok());
+  synchronize();
+  const Nvfp4OutResult plain_bytes = c.download();
+  EXPECT_EQ(plain_bytes.data, last.data) << "null pointers: not bitwise the host scales";
+  EXPECT_EQ(plain_bytes.scales, last.scales) << "null pointers: not bitwise the host scales";
   auto bad = args;
   bad.c_global_scale_ptr = global.misaligned();
-  c_data.fill(0xEE);
-  expect_refused_untouched(sm100::Nvfp4DualGemm<Cfg>::run(bad), "c_global_scale_ptr must be 4-byte aligned",
-                           c_data, 0xEE);
+  expect_nvfp4_out_refused(c, run(bad), "c_global_scale_ptr must be 4-byte aligned");
+}
+
+// The NVFP4 GEMM with an NVFP4 D (epi::LinearCombination): alpha_ptr and d_global_scale_ptr, as the dual's
+// above. The pointers set once, then device values written between two launches of the very same
+// arguments: each byte for byte quantize_nvfp4_host of alpha · A·Bᵀ (the reference's values, exact tier;
+// alpha = 1 · the device alpha) with d_global_scale · the device part; the null pointers with the last
+// launch's effective scales as host values: bitwise its bytes; then refusals with nothing written (each
+// pointer misaligned, the global scale's pointer inside D's scales, a beta_ptr; natively host memory).
+TEST(Sm100DeviceScales, Nvfp4GemmNvfp4OutputAlphaAndGlobalScale) {
+  BWGEMM_REQUIRE_SM100();
+  using Cfg = sm100::Nvfp4GemmConfig<64, 9, 2, bwgemm::sched::StaticPersistent,
+                                     bwgemm::epi::LinearCombination, bwgemm::Nvfp4Output>;
+  // M = 200: 56 rows of scale padding; N = 256: four tile columns for two resident clusters (a persistent
+  // CTA reads the scales once for two tiles).
+  const Nvfp4GemmProblem pb{200, 256, 256};
+  const Nvfp4Operand ao = make_nvfp4_operand(pb.m, pb.k, 1, Data::kExact, 1706);
+  const Nvfp4Operand bo = make_nvfp4_operand(pb.n, pb.k, 1, Data::kExact, 1707);
+  const std::vector<float> product = nvfp4_product(ao, bo, 1.0f);
+  Nvfp4DeviceOperand a(ao), b(bo);
+  Nvfp4OutBuffers d({pb.m, pb.n, 1});
+  DeviceScale alpha(1.0f), global(1.0f);
+  bwgemm::Nvfp4GemmArguments<bwgemm::Nvfp4Output> args;
+  args.m = pb.m, args.n = pb.n, args.k = pb.k;
+  args.a = a.tensor(), args.b = b.tensor();
+  args.d = d.tensor();
+  constexpr float kHostGlobal = 0.125f;  // host part (host alpha: the default 1)
+  args.d_global_scale = kHostGlobal;
+  args.epilogue.alpha_ptr = alpha.ptr(), args.d_global_scale_ptr = global.ptr();
+  const auto run = [](const auto& x) { return [&x] { return sm100::Nvfp4Gemm<Cfg>::run(x); }; };
+  const struct { float alpha, global; } values[] = {{2.0f, 0.125f}, {-0.5f, 0.25f}};
+  Nvfp4OutResult last;
+  for (const auto& v : values) {
+    const std::string what =
+        "device alpha " + std::to_string(v.alpha) + ", global scale part " + std::to_string(v.global);
+    SCOPED_TRACE(what);
+    alpha.set(v.alpha), global.set(v.global);
+    std::vector<float> out(product.size());
+    for (size_t i = 0; i < out.size(); ++i) out[i] = v.alpha * product[i];
+    last = expect_nvfp4_out_quantized(d, run(args), out, kHostGlobal * v.global, what);
+  }
+  auto plain = args;  // no device scales: the last launch's effective scales as host values
+  plain.epilogue = {values[1].alpha, 0.0f};
+  plain.d_global_scale = kHostGlobal * values[1].global;
+  plain.d_global_scale_ptr = nullptr;
+  d.fill();
+  ASSERT_TRUE(sm100::Nvfp4Gemm<Cfg>::run(plain).ok());
+  synchronize();
+  const Nvfp4OutResult plain_bytes = d.download();
+  EXPECT_EQ(plain_bytes.data, last.data) << "null pointers: not bitwise the host scales";
+  EXPECT_EQ(plain_bytes.scales, last.scales) << "null pointers: not bitwise the host scales";
+  auto bad = args;
+  bad.epilogue.alpha_ptr = alpha.misaligned();
+  expect_nvfp4_out_refused(d, run(bad), "alpha_ptr must be 4-byte aligned");
+  bad = args, bad.d_global_scale_ptr = global.misaligned();
+  expect_nvfp4_out_refused(d, run(bad), "d_global_scale_ptr must be 4-byte aligned");
+  bad = args, bad.d_global_scale_ptr = reinterpret_cast<const float*>(d.scales.data());
+  expect_nvfp4_out_refused(d, run(bad), "D scales overlaps d_global_scale_ptr");
+  bad = args, bad.epilogue.beta = 1.0f, bad.epilogue.beta_ptr = global.ptr();
+  expect_nvfp4_out_refused(d, run(bad), "beta must be 0 with an NVFP4 D");
+#if !BWGEMM_EMULATION
+  // Host memory: refused by the operands' device check (the emulator's global memory is host memory).
+  float host_value = 1.0f;
+  bad = args, bad.d_global_scale_ptr = &host_value;
+  expect_nvfp4_out_refused(d, run(bad), "not device-accessible memory");
+#endif
 }
 
 // ---- the GPU quantizer's global scale ------------------------------------------------------------------

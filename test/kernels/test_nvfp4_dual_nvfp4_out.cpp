@@ -30,20 +30,13 @@
 #include "contract_common.hpp"
 #include "device.hpp"
 #include "nvfp4_dual_check.hpp"
+#include "nvfp4_output_check.hpp"
 
 namespace bwgemm_test {
 namespace {
 
 using SmallMOut = bwgemm::sm100::Nvfp4DualGemmSmallM<bwgemm::Nvfp4Output>;  // BlockN 64, pair, persistent
 using LargeMOut = bwgemm::sm100::Nvfp4DualGemmLargeM<bwgemm::Nvfp4Output>;  // BlockN 128, pair, CLC
-
-// The byte both C buffers start as: the kernel must overwrite every data byte and every scale byte, padding
-// included (the quantizer's padding is 0, so a skipped padding byte shows).
-constexpr uint8_t kOutFillByte = 0xEE;
-
-struct Nvfp4OutResult {
-  std::vector<uint8_t> data, scales;
-};
 
 struct DeviceOperand {
   DeviceBytes data, scales;
@@ -54,11 +47,8 @@ struct DeviceOperand {
   bwgemm::Nvfp4Tensor tensor() { return {data.data(), scales.data()}; }
 };
 
-size_t data_bytes(const Nvfp4DualProblem& pb) {
-  return static_cast<size_t>(pb.batch * pb.m * pb.n / 2);
-}
-size_t scale_bytes(const Nvfp4DualProblem& pb) {
-  return static_cast<size_t>(bwgemm::blocked_scale_bytes(pb.m, pb.n / 16, pb.batch));
+Nvfp4OutShape out_shape(const Nvfp4DualProblem& pb) {
+  return {pb.m, pb.n, pb.batch};
 }
 
 // Runs Cfg on the operands (through `run`, Cfg's entry point by default) and returns C's two buffers after
@@ -67,9 +57,9 @@ template <class Cfg>
 Nvfp4OutResult run_nvfp4_out(const Nvfp4DualOperands& o, float global_scale, bool default_entry = false) {
   const Nvfp4DualProblem& pb = o.pb;
   DeviceOperand a(o.a), b1(o.b1), b2(o.b2);
-  DeviceBytes c_data(data_bytes(pb)), c_scales(scale_bytes(pb));
-  c_data.fill(kOutFillByte);
-  c_scales.fill(kOutFillByte);
+  DeviceBytes c_data(out_shape(pb).data_bytes()), c_scales(out_shape(pb).scale_bytes());
+  c_data.fill(kNvfp4OutFillByte);
+  c_scales.fill(kNvfp4OutFillByte);
   typename bwgemm::sm100::Nvfp4DualGemm<Cfg>::Arguments args;
   args.m = pb.m, args.n = pb.n, args.k = pb.k, args.batch = pb.batch;
   args.a = a.tensor(), args.b1 = b1.tensor(), args.b2 = b2.tensor();
@@ -98,49 +88,11 @@ std::vector<float> epilogue_values(const Nvfp4DualOperands& o, F f) {
   return out;
 }
 
-// The calibrated global scale of a tensor (the activations' convention): amax / (6 · 448), the largest
-// e2m1 value times the largest e4m3 scale, so the tensor's largest block gets the largest scale.
-float calibrated_global_scale(const std::vector<float>& x) {
-  float amax = 0.0f;
-  for (float v : x) amax = std::max(amax, std::fabs(v));
-  return amax > 0.0f ? amax / (6.0f * 448.0f) : 1.0f;
-}
-
-// quantize_nvfp4_host on `values` and a byte-for-byte comparison with the kernel's buffers; returns the
-// number of differing bytes (the first few reported, with where they are).
+// quantize_nvfp4_host on `values` and a byte-for-byte comparison with the kernel's buffers
+// (nvfp4_output_check.hpp).
 int64_t expect_quantizer_bytes(const Nvfp4DualProblem& pb, const std::vector<float>& values,
                                float global_scale, const Nvfp4OutResult& got) {
-  std::vector<uint8_t> want_data(data_bytes(pb)), want_scales(scale_bytes(pb));
-  const bwgemm::Status s = bwgemm::quantize_nvfp4_host(values.data(), pb.m, pb.n, pb.batch, pb.n,
-                                                       global_scale, want_data.data(), want_scales.data());
-  EXPECT_TRUE(s.ok()) << s.to_string();
-  int64_t wrong = 0;
-  EXPECT_EQ(got.data.size(), want_data.size());
-  EXPECT_EQ(got.scales.size(), want_scales.size());
-  for (size_t i = 0; i < std::min(got.data.size(), want_data.size()); ++i) {
-    if (got.data[i] == want_data[i]) continue;
-    if (++wrong <= 5) {
-      const int64_t row = static_cast<int64_t>(i) / (pb.n / 2),
-                    col = static_cast<int64_t>(i) % (pb.n / 2) * 2;
-      ADD_FAILURE() << "packed byte " << i << " (batch-row " << row << ", columns " << col << ", " << col + 1
-                    << "): got 0x" << std::hex << int{got.data[i]} << ", quantizer 0x" << int{want_data[i]};
-    }
-  }
-  // Every scale byte, padding included, with the (batch, row, scale column) it holds in the blocked layout.
-  const int64_t sf_cols = pb.n / 16, padded_rows = bwgemm::round_up(pb.m, bwgemm::kScaleAtomRows),
-                padded_cols = bwgemm::round_up(sf_cols, bwgemm::kScaleAtomCols);
-  for (int64_t b = 0; b < pb.batch; ++b)
-    for (int64_t r = 0; r < padded_rows; ++r)
-      for (int64_t j = 0; j < padded_cols; ++j) {
-        const size_t at = static_cast<size_t>(bwgemm::blocked_scale_offset(r, j, b, pb.m, sf_cols));
-        if (got.scales[at] == want_scales[at]) continue;
-        if (++wrong <= 10)
-          ADD_FAILURE() << "scale byte " << at << " (batch " << b << ", row " << r << ", scale column " << j
-                        << (r >= pb.m || j >= sf_cols ? ", padding" : "") << "): got 0x" << std::hex
-                        << int{got.scales[at]} << ", quantizer 0x" << int{want_scales[at]};
-      }
-  EXPECT_EQ(wrong, 0) << describe(pb);
-  return wrong;
+  return expect_quantizer_bytes(out_shape(pb), values, global_scale, got, describe(pb));
 }
 
 // The exact tier with epi::Multiply: the kernel's C against the quantizer on the reference's values.
@@ -195,9 +147,8 @@ TEST(Sm100Nvfp4DualNvfp4Out, UncalibratedGlobalScalesMatchTheQuantizer) {
 }
 
 // The shipped SiLU (through the NVFP4-output default entry point, which takes the tiled kernel even for
-// M = 7): every build, the dequantized C within NVFP4's rounding of ref::silu (one decoded block scale: an
-// element is at most half an e2m1 step, i.e. one scale s = e4m3(amax / (6 g)) · g, from its value, and s is
-// at most amax / 6 · (1 + 2^-4) by e4m3's rounding); the emulation build, also bit for bit the quantizer on
+// M = 7): every build, the dequantized C within NVFP4's rounding of ref::silu (expect_within_nvfp4_rounding:
+// half an e2m1 step of the block's decoded scale); the emulation build, also bit for bit the quantizer on
 // epi::SiluMul's values (the emulator runs the same instructions on the host).
 TEST(Sm100Nvfp4DualNvfp4Out, SiluThroughTheDefaultEntryPoint) {
   BWGEMM_REQUIRE_SM100();
@@ -209,24 +160,7 @@ TEST(Sm100Nvfp4DualNvfp4Out, SiluThroughTheDefaultEntryPoint) {
         epilogue_values(o, [](float g, float u) { return bwgemm::ref::silu(g) * u; });
     const float global_scale = calibrated_global_scale(want);
     const Nvfp4OutResult got = run_nvfp4_out<SmallMOut>(o, global_scale, /*default_entry=*/true);
-    std::vector<float> decoded(static_cast<size_t>(pb.m * pb.n));
-    ASSERT_TRUE(bwgemm::dequantize_nvfp4_host(got.data.data(), got.scales.data(), pb.m, pb.n, 1, global_scale,
-                                              decoded.data())
-                    .ok());
-    int64_t outside = 0;
-    for (int64_t r = 0; r < pb.m; ++r)
-      for (int64_t blk = 0; blk < pb.n / 16; ++blk) {
-        float amax = 0.0f;
-        for (int i = 0; i < 16; ++i) amax = std::max(amax, std::fabs(want[r * pb.n + blk * 16 + i]));
-        const float bound = amax / 6.0f * (1.0f + 1.0f / 16.0f) * 1.001f + 1e-30f;
-        for (int i = 0; i < 16; ++i) {
-          const size_t at = static_cast<size_t>(r * pb.n + blk * 16 + i);
-          if (std::fabs(decoded[at] - want[at]) > bound && ++outside <= 5)
-            ADD_FAILURE() << "row " << r << " column " << blk * 16 + i << ": decoded " << decoded[at]
-                          << ", ref::silu " << want[at] << ", bound " << bound;
-        }
-      }
-    EXPECT_EQ(outside, 0);
+    expect_within_nvfp4_rounding(out_shape(pb), got, want, global_scale);
 #if BWGEMM_EMULATION
     const bwgemm::epi::SiluMul silu_mul{};
     expect_quantizer_bytes(pb, epilogue_values(o, [&](float g, float u) { return silu_mul(g, u); }),

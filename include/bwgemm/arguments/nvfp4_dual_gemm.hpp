@@ -23,6 +23,7 @@
 #include <string>
 
 #include "bwgemm/arguments/common.hpp"
+#include "bwgemm/arguments/nvfp4_output.hpp"  // Nvfp4OutputTensor, validate_nvfp4_output
 #include "bwgemm/base/int_math.hpp"
 #include "bwgemm/base/status.hpp"
 #include "bwgemm/epilogue/functors.cuh"
@@ -47,19 +48,6 @@ inline Nvfp4Tensor nvfp4_tensor(const __nv_fp4x2_e2m1* data, const __nv_fp8_e4m3
 }
 template <class D, class S>
 Nvfp4Tensor nvfp4_tensor(const D*, const S*) = delete;  // not e2m1 pairs and e4m3 scales
-
-// An NVFP4 output in device memory: what bwgemm::quantize_nvfp4 writes (packed, scales).
-struct Nvfp4OutputTensor {
-  void* data = nullptr;    // rows x N/2 bytes per batch (16-byte aligned)
-  void* scales = nullptr;  // blocked_scale_bytes(rows, N/16, batch) bytes (16-byte aligned), padding included
-};
-
-// An Nvfp4OutputTensor from the toolkit's element types (as nvfp4_tensor for the inputs).
-inline Nvfp4OutputTensor nvfp4_output_tensor(__nv_fp4x2_e2m1* data, __nv_fp8_e4m3* scales) {
-  return Nvfp4OutputTensor{data, scales};
-}
-template <class D, class S>
-Nvfp4OutputTensor nvfp4_output_tensor(D*, S*) = delete;  // not e2m1 pairs and e4m3 scales
 
 template <class Out = __half, class Epilogue = epi::SiluMul>
 struct Nvfp4DualGemmArguments {
@@ -103,6 +91,40 @@ struct Nvfp4DualGemmArguments<Nvfp4Output, Epilogue> {
 
 namespace detail {
 
+// The spans of one NVFP4 operand of `rows` x k per batch (packed data: rows · K / 2 bytes; blocked scales:
+// 512-byte atoms of 128 rows x 64 K), each batch's bytes a TMA stride below 2^40; every NVFP4 GEMM's inputs
+// (this file's, arguments/nvfp4_gemm.hpp's).
+inline Status nvfp4_operand_spans(const Nvfp4Tensor& t, int64_t rows, int64_t k, int64_t batch,
+                                  const char* data_name, const char* scales_name, OperandSpan* data,
+                                  OperandSpan* scales) {
+  int64_t data_batch = 0, atoms = 0, scale_batch = 0;
+  if (!checked_mul(rows, k / 2, &data_batch) || data_batch >= kMaxStrideBytes)
+    return Status::invalid_argument(
+        std::string(data_name) +
+        ": one batch (rows x K / 2 bytes) must be below 2^40 bytes, TMA's limit on "
+        "strides");
+  if (!checked_mul(ceil_div(rows, kScaleAtomRows), ceil_div(k / kNvfp4BlockSize, kScaleAtomCols), &atoms) ||
+      !checked_mul(atoms, kScaleAtomBytes, &scale_batch) || scale_batch >= kMaxStrideBytes)
+    return Status::invalid_argument(std::string(scales_name) +
+                                    ": one batch of blocked scales must be below 2^40 bytes, TMA's limit on "
+                                    "strides");
+  if (Status s = strided_span(data_name, t.data, 1, data_batch, data_batch, batch, data_batch, 1, data);
+      !s.ok())
+    return s;
+  return strided_span(scales_name, t.scales, 1, scale_batch, scale_batch, batch, scale_batch, 1, scales);
+}
+
+// M, N, K and the batch of every NVFP4 GEMM, dual or not: M >= 1, N a positive multiple of 16, K a positive
+// multiple of 64, each within the extent limits.
+inline Status validate_nvfp4_gemm_shape(int64_t m, int64_t n, int64_t k, int64_t batch) {
+  if (m < 1) return Status::invalid_argument("M must be >= 1 (got " + str(m) + ")");
+  if (n < 16 || n % 16 != 0)
+    return Status::invalid_argument("N must be a positive multiple of 16 (got " + str(n) + ")");
+  if (k < 64 || k % 64 != 0)
+    return Status::invalid_argument("K must be a positive multiple of 64 (got " + str(k) + ")");
+  return check_extents(m, n, k, batch);
+}
+
 // The checks of the inputs every NVFP4 dual GEMM shares (shapes, the six input pointers, their spans), with
 // the spans for the output's aliasing check.
 struct Nvfp4DualInputSpans {
@@ -111,13 +133,7 @@ struct Nvfp4DualInputSpans {
 
 template <class Args>
 Status validate_nvfp4_dual_inputs(const Args& a, Nvfp4DualInputSpans* spans) {
-  using detail::str;
-  if (a.m < 1) return Status::invalid_argument("M must be >= 1 (got " + str(a.m) + ")");
-  if (a.n < 16 || a.n % 16 != 0)
-    return Status::invalid_argument("N must be a positive multiple of 16 (got " + str(a.n) + ")");
-  if (a.k < 64 || a.k % 64 != 0)
-    return Status::invalid_argument("K must be a positive multiple of 64 (got " + str(a.k) + ")");
-  if (Status s = detail::check_extents(a.m, a.n, a.k, a.batch); !s.ok()) return s;
+  if (Status s = validate_nvfp4_gemm_shape(a.m, a.n, a.k, a.batch); !s.ok()) return s;
   const struct {
     const void* p;
     const char* name;
@@ -126,34 +142,18 @@ Status validate_nvfp4_dual_inputs(const Args& a, Nvfp4DualInputSpans* spans) {
   for (const auto& q : ptrs) {
     if (Status s = detail::check_operand_pointer(q.p, q.name); !s.ok()) return s;
   }
-  const auto operand_spans = [&](const Nvfp4Tensor& t, int64_t rows, const char* data_name,
-                                 const char* scales_name, detail::OperandSpan* data,
-                                 detail::OperandSpan* scales) -> Status {
-    int64_t data_batch = 0, atoms = 0, scale_batch = 0;
-    if (!checked_mul(rows, a.k / 2, &data_batch) || data_batch >= detail::kMaxStrideBytes)
-      return Status::invalid_argument(
-          std::string(data_name) +
-          ": one batch (rows x K / 2 bytes) must be below 2^40 bytes, TMA's limit on "
-          "strides");
-    if (!checked_mul(ceil_div(rows, kScaleAtomRows), ceil_div(a.k / kNvfp4BlockSize, kScaleAtomCols),
-                     &atoms) ||
-        !checked_mul(atoms, kScaleAtomBytes, &scale_batch) || scale_batch >= detail::kMaxStrideBytes)
-      return Status::invalid_argument(
-          std::string(scales_name) +
-          ": one batch of blocked scales must be below 2^40 bytes, TMA's limit on "
-          "strides");
-    if (Status s =
-            detail::strided_span(data_name, t.data, 1, data_batch, data_batch, a.batch, data_batch, 1, data);
-        !s.ok())
-      return s;
-    return detail::strided_span(scales_name, t.scales, 1, scale_batch, scale_batch, a.batch, scale_batch, 1,
-                                scales);
-  };
   Nvfp4DualInputSpans& o = *spans;
-  if (Status s = operand_spans(a.a, a.m, "A data", "A scales", &o.a_data, &o.a_scales); !s.ok()) return s;
-  if (Status s = operand_spans(a.b1, a.n, "B1 data", "B1 scales", &o.b1_data, &o.b1_scales); !s.ok())
+  if (Status s =
+          detail::nvfp4_operand_spans(a.a, a.m, a.k, a.batch, "A data", "A scales", &o.a_data, &o.a_scales);
+      !s.ok())
     return s;
-  if (Status s = operand_spans(a.b2, a.n, "B2 data", "B2 scales", &o.b2_data, &o.b2_scales); !s.ok())
+  if (Status s = detail::nvfp4_operand_spans(a.b1, a.n, a.k, a.batch, "B1 data", "B1 scales", &o.b1_data,
+                                             &o.b1_scales);
+      !s.ok())
+    return s;
+  if (Status s = detail::nvfp4_operand_spans(a.b2, a.n, a.k, a.batch, "B2 data", "B2 scales", &o.b2_data,
+                                             &o.b2_scales);
+      !s.ok())
     return s;
   if (!std::isfinite(a.alpha1) || !std::isfinite(a.alpha2))
     return Status::invalid_argument("alpha1 and alpha2 must be finite");
@@ -162,51 +162,20 @@ Status validate_nvfp4_dual_inputs(const Args& a, Nvfp4DualInputSpans* spans) {
 
 }  // namespace detail
 
-// NVFP4 C: the inputs' checks, then C's: both pointers (non-null, 16-byte aligned), the packed data's span
-// (M x N/2 bytes per batch) and the scales' (blocked_scale_bytes(M, N/16) per batch, the padding to 128
-// rows and 4 scale columns included) inside the address space and aliasing neither each other nor any
-// input, and c_global_scale finite and > 0.
+// NVFP4 C: the inputs' checks, then C's (detail::validate_nvfp4_output, arguments/nvfp4_output.hpp): both
+// pointers (non-null, 16-byte aligned), the packed data's span (M x N/2 bytes per batch) and the scales'
+// (blocked_scale_bytes(M, N/16) per batch, the padding to 128 rows and 4 scale columns included) inside the
+// address space and aliasing neither each other nor any input, c_global_scale finite and > 0, and the device
+// scales c_global_scale_ptr, alpha1_ptr, alpha2_ptr null or 4-byte aligned and inside neither buffer of C.
 template <class Epilogue>
 Status validate(const Nvfp4DualGemmArguments<Nvfp4Output, Epilogue>& a) {
   detail::Nvfp4DualInputSpans in;
   if (Status s = detail::validate_nvfp4_dual_inputs(a, &in); !s.ok()) return s;
-  if (Status s = detail::check_operand_pointer(a.c.data, "C data"); !s.ok()) return s;
-  if (Status s = detail::check_operand_pointer(a.c.scales, "C scales"); !s.ok()) return s;
-  int64_t data_batch = 0, scale_batch = 0;
-  if (!checked_mul(a.m, a.n / 2, &data_batch))
-    return Status::invalid_argument("C data: one batch (M x N / 2 bytes) overflows");
-  if (!checked_mul(ceil_div(a.m, kScaleAtomRows), ceil_div(a.n / kNvfp4BlockSize, kScaleAtomCols),
-                   &scale_batch) ||
-      !checked_mul(scale_batch, kScaleAtomBytes, &scale_batch))
-    return Status::invalid_argument("C scales: one batch of blocked scales overflows");
-  detail::OperandSpan c_data, c_scales;
-  if (Status s = detail::strided_span("C data", a.c.data, 1, data_batch, data_batch, a.batch, data_batch, 1,
-                                      &c_data);
-      !s.ok())
-    return s;
-  if (Status s = detail::strided_span("C scales", a.c.scales, 1, scale_batch, scale_batch, a.batch,
-                                      scale_batch, 1, &c_scales);
-      !s.ok())
-    return s;
-  if (Status s = detail::check_no_overlap(
-          c_data, {c_scales, in.a_data, in.a_scales, in.b1_data, in.b1_scales, in.b2_data, in.b2_scales});
-      !s.ok())
-    return s;
-  if (Status s = detail::check_no_overlap(
-          c_scales, {in.a_data, in.a_scales, in.b1_data, in.b1_scales, in.b2_data, in.b2_scales});
-      !s.ok())
-    return s;
-  if (!std::isfinite(a.c_global_scale) || !(a.c_global_scale > 0.0f))
-    return Status::invalid_argument("c_global_scale must be finite and > 0 (got " +
-                                    std::to_string(a.c_global_scale) + ")");
-  if (Status s = detail::check_device_scale(a.c_global_scale_ptr, "c_global_scale_ptr"); !s.ok()) return s;
-  for (const detail::OperandSpan* out : {&c_data, &c_scales}) {
-    if (Status s = detail::check_dual_device_scales(a, *out); !s.ok()) return s;
-    if (Status s = detail::check_scale_not_in_output(a.c_global_scale_ptr, "c_global_scale_ptr", *out);
-        !s.ok())
-      return s;
-  }
-  return Status::success();
+  const detail::NamedDeviceScale alphas[] = {{a.alpha1_ptr, "alpha1_ptr"}, {a.alpha2_ptr, "alpha2_ptr"}};
+  return detail::validate_nvfp4_output(
+      a.c, a.m, a.n, a.batch, a.c_global_scale, a.c_global_scale_ptr,
+      {"C data", "C scales", "c_global_scale", "c_global_scale_ptr"},
+      {in.a_data, in.a_scales, in.b1_data, in.b1_scales, in.b2_data, in.b2_scales}, alphas);
 }
 
 template <class Epilogue>
@@ -231,59 +200,16 @@ host::OperandPointers device_operands(const Nvfp4DualGemmArguments<Nvfp4Output, 
 template <class Out, class Epilogue>
 Status validate(const Nvfp4DualGemmArguments<Out, Epilogue>& a) {
   using detail::str;
-  if (a.m < 1) return Status::invalid_argument("M must be >= 1 (got " + str(a.m) + ")");
-  if (a.n < 16 || a.n % 16 != 0)
-    return Status::invalid_argument("N must be a positive multiple of 16 (got " + str(a.n) + ")");
-  if (a.k < 64 || a.k % 64 != 0)
-    return Status::invalid_argument("K must be a positive multiple of 64 (got " + str(a.k) + ")");
-  if (Status s = detail::check_extents(a.m, a.n, a.k, a.batch); !s.ok()) return s;
+  detail::Nvfp4DualInputSpans in;
+  if (Status s = detail::validate_nvfp4_dual_inputs(a, &in); !s.ok()) return s;
   const int64_t ldc = a.ldc == 0 ? a.n : a.ldc;
   if (ldc < a.n || ldc % 8 != 0)
     return Status::invalid_argument("ldc must be >= N and a multiple of 8 (16-byte rows) (got " + str(ldc) +
                                     ")");
-  const struct {
-    const void* p;
-    const char* name;
-  } ptrs[] = {{a.a.data, "A data"},
-              {a.a.scales, "A scales"},
-              {a.b1.data, "B1 data"},
-              {a.b1.scales, "B1 scales"},
-              {a.b2.data, "B2 data"},
-              {a.b2.scales, "B2 scales"},
-              {a.c, "C"}};
-  for (const auto& q : ptrs) {
-    if (Status s = detail::check_operand_pointer(q.p, q.name); !s.ok()) return s;
-  }
+  if (Status s = detail::check_operand_pointer(a.c, "C"); !s.ok()) return s;
   if (Status s = detail::check_stride_limit("ldc", ldc, static_cast<int64_t>(sizeof(Out))); !s.ok()) return s;
-  // The operands' spans (packed data: rows · K / 2 bytes per batch; blocked scales: 512-byte atoms of 128
-  // rows x 64 K), each batch's bytes a TMA stride below 2^40; C aliases no input.
-  const auto operand_spans = [&](const Nvfp4Tensor& t, int64_t rows, const char* data_name,
-                                 const char* scales_name, detail::OperandSpan* data,
-                                 detail::OperandSpan* scales) -> Status {
-    int64_t data_batch = 0, atoms = 0, scale_batch = 0;
-    if (!checked_mul(rows, a.k / 2, &data_batch) || data_batch >= detail::kMaxStrideBytes)
-      return Status::invalid_argument(
-          std::string(data_name) +
-          ": one batch (rows x K / 2 bytes) must be below 2^40 bytes, TMA's limit on "
-          "strides");
-    if (!checked_mul(ceil_div(rows, kScaleAtomRows), ceil_div(a.k / kNvfp4BlockSize, kScaleAtomCols),
-                     &atoms) ||
-        !checked_mul(atoms, kScaleAtomBytes, &scale_batch) || scale_batch >= detail::kMaxStrideBytes)
-      return Status::invalid_argument(
-          std::string(scales_name) +
-          ": one batch of blocked scales must be below 2^40 bytes, TMA's limit on "
-          "strides");
-    if (Status s =
-            detail::strided_span(data_name, t.data, 1, data_batch, data_batch, a.batch, data_batch, 1, data);
-        !s.ok())
-      return s;
-    return detail::strided_span(scales_name, t.scales, 1, scale_batch, scale_batch, a.batch, scale_batch, 1,
-                                scales);
-  };
-  detail::OperandSpan a_data, a_scales, b1_data, b1_scales, b2_data, b2_scales, span_c;
-  if (Status s = operand_spans(a.a, a.m, "A data", "A scales", &a_data, &a_scales); !s.ok()) return s;
-  if (Status s = operand_spans(a.b1, a.n, "B1 data", "B1 scales", &b1_data, &b1_scales); !s.ok()) return s;
-  if (Status s = operand_spans(a.b2, a.n, "B2 data", "B2 scales", &b2_data, &b2_scales); !s.ok()) return s;
+  // C's span inside the address space, aliasing no input.
+  detail::OperandSpan span_c;
   int64_t stride_c = 0;
   if (Status s = detail::effective_batch_stride("the batch stride of C (M · ldc)", 0, a.m, ldc, &stride_c);
       !s.ok())
@@ -292,11 +218,10 @@ Status validate(const Nvfp4DualGemmArguments<Out, Epilogue>& a) {
                                       static_cast<int64_t>(sizeof(Out)), &span_c);
       !s.ok())
     return s;
-  if (Status s = detail::check_no_overlap(span_c, {a_data, a_scales, b1_data, b1_scales, b2_data, b2_scales});
+  if (Status s = detail::check_no_overlap(
+          span_c, {in.a_data, in.a_scales, in.b1_data, in.b1_scales, in.b2_data, in.b2_scales});
       !s.ok())
     return s;
-  if (!std::isfinite(a.alpha1) || !std::isfinite(a.alpha2))
-    return Status::invalid_argument("alpha1 and alpha2 must be finite");
   return detail::check_dual_device_scales(a, span_c);
 }
 

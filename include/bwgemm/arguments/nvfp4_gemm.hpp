@@ -11,6 +11,9 @@
 // given) and may be D itself (an in-place update). M >= 1, N a multiple of 16, K a multiple of 64, as for the
 // dual GEMM. alpha and beta may have device-pointer parts, read at run time (epi::LinearCombination's
 // alpha_ptr and beta_ptr; docs/api.md, "Device-pointer scales").
+// Or, with Out = Nvfp4Output (epilogue/nvfp4_output.cuh), D is NVFP4 itself: Nvfp4GemmArguments<Nvfp4Output>
+// below, the epilogue's fp32 values quantized as bwgemm::quantize_nvfp4 quantizes them (no C: beta = 0), with
+// D's global scale d_global_scale and its device part d_global_scale_ptr.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -23,9 +26,11 @@
 
 #include "bwgemm/arguments/common.hpp"
 #include "bwgemm/arguments/nvfp4_dual_gemm.hpp"  // Nvfp4Tensor, nvfp4_tensor
+#include "bwgemm/arguments/nvfp4_output.hpp"     // Nvfp4OutputTensor, validate_nvfp4_output
 #include "bwgemm/base/int_math.hpp"
 #include "bwgemm/base/status.hpp"
 #include "bwgemm/epilogue/functors.cuh"
+#include "bwgemm/epilogue/nvfp4_output.cuh"
 #include "bwgemm/formats/scale_layout.cuh"
 #include "bwgemm/host/launch.hpp"  // host::OperandPointers
 
@@ -48,29 +53,52 @@ struct Nvfp4GemmArguments {
   LaunchOptions launch{};  // per-call launch options: programmatic dependent launch (off by default)
 };
 
+// NVFP4 D (Out = Nvfp4Output): the epilogue's values out = epilogue(A·Bᵀ) in fp32 (default alpha · A·Bᵀ),
+// quantized per 16 columns of a row exactly as bwgemm::quantize_nvfp4(out, M, N, batch, N, d_global_scale,
+// d.data, d.scales) would (formats/nvfp4.cuh), padding scales zero. d_global_scale is D's per-tensor global
+// scale, given (e.g. calibrated for the next layer's activations): an element decodes as
+// e2m1 · e4m3 · d_global_scale (the NVFP4 dual GEMM's Nvfp4Output convention). There is no C: the epilogue
+// must not read one (LinearCombination: beta = 0 and no beta_ptr; a functor of (acc, c) does not compile).
+// Device-pointer scales (docs/api.md, "Device-pointer scales"): LinearCombination's alpha_ptr, and
+// d_global_scale_ptr, D's global scale's device part: where not null the kernel reads one float from each at
+// run time, once per CTA, and the scales are alpha · *alpha_ptr and d_global_scale · *d_global_scale_ptr.
+template <class Epilogue>
+struct Nvfp4GemmArguments<Nvfp4Output, Epilogue> {
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  Nvfp4Tensor a;                // M x K: the activations
+  Nvfp4Tensor b;                // N x K: the weights
+  Nvfp4OutputTensor d;          // M x N: packed data M x N/2 bytes per batch, blocked scales
+  float d_global_scale = 1.0f;  // finite and > 0
+  // D's global scale's device part: where not null, the scale is d_global_scale · *d_global_scale_ptr, read
+  // at run time (the value there must be finite and > 0 too: the host cannot check it). 4-byte aligned.
+  const float* d_global_scale_ptr = nullptr;
+  Epilogue epilogue{};  // out = epilogue(A·Bᵀ); default {alpha = 1, beta = 0}; beta must stay 0 (no
+                        // beta_ptr); LinearCombination's alpha_ptr: alpha's device part (null by default)
+};
+
 namespace detail {
 
-// The spans of one NVFP4 operand of `rows` x k per batch (packed data: rows · K / 2 bytes; blocked scales:
-// 512-byte atoms of 128 rows x 64 K), each batch's bytes a TMA stride below 2^40 (the NVFP4 dual GEMM's
-// rules and messages, arguments/nvfp4_dual_gemm.hpp).
-inline Status nvfp4_operand_spans(const Nvfp4Tensor& t, int64_t rows, int64_t k, int64_t batch,
-                                  const char* data_name, const char* scales_name, OperandSpan* data,
-                                  OperandSpan* scales) {
-  int64_t data_batch = 0, atoms = 0, scale_batch = 0;
-  if (!checked_mul(rows, k / 2, &data_batch) || data_batch >= kMaxStrideBytes)
-    return Status::invalid_argument(
-        std::string(data_name) +
-        ": one batch (rows x K / 2 bytes) must be below 2^40 bytes, TMA's limit on "
-        "strides");
-  if (!checked_mul(ceil_div(rows, kScaleAtomRows), ceil_div(k / kNvfp4BlockSize, kScaleAtomCols), &atoms) ||
-      !checked_mul(atoms, kScaleAtomBytes, &scale_batch) || scale_batch >= kMaxStrideBytes)
-    return Status::invalid_argument(std::string(scales_name) +
-                                    ": one batch of blocked scales must be below 2^40 bytes, TMA's limit on "
-                                    "strides");
-  if (Status s = strided_span(data_name, t.data, 1, data_batch, data_batch, batch, data_batch, 1, data);
+// The checks of the inputs every NVFP4 GEMM shares (the shapes, A's and B's pointers and spans), with the
+// spans for the output's aliasing check.
+struct Nvfp4GemmInputSpans {
+  OperandSpan a_data, a_scales, b_data, b_scales;
+};
+
+template <class Args>
+Status validate_nvfp4_gemm_inputs(const Args& a, Nvfp4GemmInputSpans* spans) {
+  if (Status s = validate_nvfp4_gemm_shape(a.m, a.n, a.k, a.batch); !s.ok()) return s;
+  const struct {
+    const void* p;
+    const char* name;
+  } ptrs[] = {{a.a.data, "A data"}, {a.a.scales, "A scales"}, {a.b.data, "B data"}, {a.b.scales, "B scales"}};
+  for (const auto& q : ptrs) {
+    if (Status s = check_operand_pointer(q.p, q.name); !s.ok()) return s;
+  }
+  if (Status s =
+          nvfp4_operand_spans(a.a, a.m, a.k, a.batch, "A data", "A scales", &spans->a_data, &spans->a_scales);
       !s.ok())
     return s;
-  return strided_span(scales_name, t.scales, 1, scale_batch, scale_batch, batch, scale_batch, 1, scales);
+  return nvfp4_operand_spans(a.b, a.n, a.k, a.batch, "B data", "B scales", &spans->b_data, &spans->b_scales);
 }
 
 }  // namespace detail
@@ -81,12 +109,8 @@ inline Status nvfp4_operand_spans(const Nvfp4Tensor& t, int64_t rows, int64_t k,
 template <class Out, class Epilogue>
 Status validate(const Nvfp4GemmArguments<Out, Epilogue>& a) {
   using detail::str;
-  if (a.m < 1) return Status::invalid_argument("M must be >= 1 (got " + str(a.m) + ")");
-  if (a.n < 16 || a.n % 16 != 0)
-    return Status::invalid_argument("N must be a positive multiple of 16 (got " + str(a.n) + ")");
-  if (a.k < 64 || a.k % 64 != 0)
-    return Status::invalid_argument("K must be a positive multiple of 64 (got " + str(a.k) + ")");
-  if (Status s = detail::check_extents(a.m, a.n, a.k, a.batch); !s.ok()) return s;
+  detail::Nvfp4GemmInputSpans in;
+  if (Status s = detail::validate_nvfp4_gemm_inputs(a, &in); !s.ok()) return s;
   // Rows of D and C start 16-byte aligned (the epilogue's vector stores and loads): multiples of 8 elements,
   // the dual GEMM's rule (for fp32, 8 is twice what alignment needs; kept so one rule holds for every type).
   const bool read_c = epi::reads_source(a.epilogue);
@@ -98,34 +122,17 @@ Status validate(const Nvfp4GemmArguments<Out, Epilogue>& a) {
   if (read_c && (ldc < a.n || ldc % 8 != 0))
     return Status::invalid_argument("ldc must be >= N and a multiple of 8 (16-byte rows) (got " + str(ldc) +
                                     ")");
-  const struct {
-    const void* p;
-    bool required;
-    const char* name;
-    const char* why;
-  } ptrs[] = {{a.a.data, true, "A data", ""},
-              {a.a.scales, true, "A scales", ""},
-              {a.b.data, true, "B data", ""},
-              {a.b.scales, true, "B scales", ""},
-              {a.d, true, "D", ""},
-              {a.c, read_c, "C", " but the epilogue reads it (beta != 0 or beta_ptr given)"}};
-  for (const auto& q : ptrs) {
-    if (!q.required) continue;
-    if (Status s = detail::check_operand_pointer(q.p, q.name, q.why); !s.ok()) return s;
-  }
+  if (Status s = detail::check_operand_pointer(a.d, "D"); !s.ok()) return s;
+  if (read_c)
+    if (Status s = detail::check_operand_pointer(a.c, "C",
+                                                 " but the epilogue reads it (beta != 0 or beta_ptr given)");
+        !s.ok())
+      return s;
   constexpr int64_t kOutBytes = sizeof(Out);
   if (Status s = detail::check_stride_limit("ldd", ldd, kOutBytes); !s.ok()) return s;
   if (read_c)
     if (Status s = detail::check_stride_limit("ldc", ldc, kOutBytes); !s.ok()) return s;
-  detail::OperandSpan a_data, a_scales, b_data, b_scales, span_d, span_c;
-  if (Status s =
-          detail::nvfp4_operand_spans(a.a, a.m, a.k, a.batch, "A data", "A scales", &a_data, &a_scales);
-      !s.ok())
-    return s;
-  if (Status s =
-          detail::nvfp4_operand_spans(a.b, a.n, a.k, a.batch, "B data", "B scales", &b_data, &b_scales);
-      !s.ok())
-    return s;
+  detail::OperandSpan span_d, span_c;
   int64_t stride_d = 0, stride_c = 0;
   if (Status s = detail::effective_batch_stride("the batch stride of D (M · ldd)", 0, a.m, ldd, &stride_d);
       !s.ok())
@@ -133,7 +140,8 @@ Status validate(const Nvfp4GemmArguments<Out, Epilogue>& a) {
   if (Status s = detail::strided_span("D", a.d, a.m, a.n, ldd, a.batch, stride_d, kOutBytes, &span_d);
       !s.ok())
     return s;
-  if (Status s = detail::check_no_overlap(span_d, {a_data, a_scales, b_data, b_scales}); !s.ok()) return s;
+  if (Status s = detail::check_no_overlap(span_d, {in.a_data, in.a_scales, in.b_data, in.b_scales}); !s.ok())
+    return s;
   if (read_c) {
     if (Status s = detail::effective_batch_stride("the batch stride of C (M · ldc)", 0, a.m, ldc, &stride_c);
         !s.ok())
@@ -152,6 +160,45 @@ Status validate(const Nvfp4GemmArguments<Out, Epilogue>& a) {
     if (Status st = detail::check_linear_combination_scales(a.epilogue, span_d); !st.ok()) return st;
   }
   return Status::success();
+}
+
+// NVFP4 D: the shapes, A's and B's pointers and spans (the checks above), the epilogue (no C; alpha
+// finite), then D's (detail::validate_nvfp4_output, arguments/nvfp4_output.hpp): both pointers (non-null,
+// 16-byte aligned), the packed data's span (M x N/2 bytes per batch) and the scales' (blocked_scale_bytes(M,
+// N/16) per batch, the padding to 128 rows and 4 scale columns included) inside the address space and
+// aliasing neither each other nor A or B, d_global_scale finite and > 0, and the device scales
+// d_global_scale_ptr and alpha_ptr null or 4-byte aligned and inside neither buffer of D.
+template <class Epilogue>
+Status validate(const Nvfp4GemmArguments<Nvfp4Output, Epilogue>& a) {
+  detail::Nvfp4GemmInputSpans in;
+  if (Status s = detail::validate_nvfp4_gemm_inputs(a, &in); !s.ok()) return s;
+  if (epi::reads_source(a.epilogue))
+    return Status::invalid_argument(
+        "beta must be 0 with an NVFP4 D (Out = Nvfp4Output), and beta_ptr null: the epilogue would read C, "
+        "and the NVFP4-output GEMM takes no C");
+  detail::NamedDeviceScale alpha[] = {{nullptr, "alpha_ptr"}};  // LinearCombination's (a user functor: none)
+  if constexpr (std::is_same_v<Epilogue, epi::LinearCombination>) {
+    if (!std::isfinite(a.epilogue.alpha)) return Status::invalid_argument("alpha must be finite");
+    alpha[0].p = a.epilogue.alpha_ptr;
+  }
+  return detail::validate_nvfp4_output(a.d, a.m, a.n, a.batch, a.d_global_scale, a.d_global_scale_ptr,
+                                       {"D data", "D scales", "d_global_scale", "d_global_scale_ptr"},
+                                       {in.a_data, in.a_scales, in.b_data, in.b_scales}, alpha);
+}
+
+template <class Epilogue>
+host::OperandPointers device_operands(const Nvfp4GemmArguments<Nvfp4Output, Epilogue>& a) {
+  host::OperandPointers ops{{{a.a.data, "A data"},
+                             {a.a.scales, "A scales"},
+                             {a.b.data, "B data"},
+                             {a.b.scales, "B scales"},
+                             {a.d.data, "D data"},
+                             {a.d.scales, "D scales"}},
+                            6};
+  if constexpr (std::is_same_v<Epilogue, epi::LinearCombination>)
+    ops.add_if_given(a.epilogue.alpha_ptr, "alpha_ptr");
+  ops.add_if_given(a.d_global_scale_ptr, "d_global_scale_ptr");
+  return ops;
 }
 
 // The device memory an NVFP4 GEMM call reads or writes: A, B, D, and C when the epilogue reads it.

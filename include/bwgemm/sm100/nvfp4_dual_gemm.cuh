@@ -63,9 +63,9 @@ struct Nvfp4DualGemm {
       // NVFP4 C: packed rows of N / 2 bytes, the blocked scales and the global scale.
       p.c = static_cast<uint8_t*>(a.c.data);
       p.ldc = a.n / 2;
-      p.c_scales = static_cast<uint8_t*>(a.c.scales);
-      p.c_global_scale = a.c_global_scale;
-      p.c_global_scale_ptr = a.c_global_scale_ptr;
+      p.out_scales = static_cast<uint8_t*>(a.c.scales);
+      p.out_global_scale = a.c_global_scale;
+      p.out_global_scale_ptr = a.c_global_scale_ptr;
     } else {
       p.c = a.c;
       p.ldc = a.ldc == 0 ? a.n : a.ldc;

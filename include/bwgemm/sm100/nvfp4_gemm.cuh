@@ -16,6 +16,11 @@
 // The call validates everything first and launches nothing on error; it is asynchronous on `stream`,
 // allocates nothing and does not synchronize. The kernels need a GPU of compute capability 10.0 exactly;
 // bwgemm::gemm_nvfp4 (gemm.cuh) dispatches between devices.
+//
+// NVFP4 D: bwgemm::Nvfp4GemmArguments<bwgemm::Nvfp4Output> (d: an Nvfp4OutputTensor, d_global_scale and its
+// device part d_global_scale_ptr; no C) and Configs with Out = Nvfp4Output (Nvfp4GemmSmallM<Nvfp4Output>,
+// Nvfp4GemmLargeM<Nvfp4Output>): the epilogue writes packed e2m1 data and blocked e4m3 scales, bit for bit
+// bwgemm::quantize_nvfp4 of its fp32 values; the default entry point takes the tiled kernels for every M.
 #pragma once
 
 #include <cuda.h>
@@ -59,20 +64,30 @@ struct Nvfp4Gemm {
       return s;
     if (Status s = d::nvfp4_scale_map(a.a.scales, a.m, a.k, a.batch, &p.tmap_sfa); !s.ok()) return s;
     if (Status s = d::nvfp4_scale_map(a.b.scales, a.n, a.k, a.batch, &p.tmap_sfb); !s.ok()) return s;
-    const bool read_c = epi::reads_source(a.epilogue);
-    p.d = a.d;
-    p.c = read_c ? a.c : nullptr;
-    p.ldd = a.ldd == 0 ? a.n : a.ldd;
-    p.ldc = a.ldc == 0 ? a.n : a.ldc;
+    if constexpr (Cfg::kNvfp4Out) {
+      // NVFP4 D: packed rows of N / 2 bytes, the blocked scales and the global scale; no C (validate refuses
+      // an epilogue that reads one).
+      p.d = static_cast<uint8_t*>(a.d.data);
+      p.ldd = a.n / 2;
+      p.out_scales = static_cast<uint8_t*>(a.d.scales);
+      p.out_global_scale = a.d_global_scale;
+      p.out_global_scale_ptr = a.d_global_scale_ptr;  // its device part (null: d_global_scale alone)
+    } else {
+      const bool read_c = epi::reads_source(a.epilogue);
+      p.d = a.d;
+      p.c = read_c ? a.c : nullptr;
+      p.ldd = a.ldd == 0 ? a.n : a.ldd;
+      p.ldc = a.ldc == 0 ? a.n : a.ldc;
+      p.read_c = read_c;
+      constexpr int64_t kOutBytes = sizeof(Out);
+      p.d_aligned32 = reinterpret_cast<uintptr_t>(a.d) % 32 == 0 && p.ldd * kOutBytes % 32 == 0 &&
+                      a.m * p.ldd * kOutBytes % 32 == 0;
+    }
     p.m = static_cast<int32_t>(a.m);
     p.n = static_cast<int32_t>(a.n);
     p.k = static_cast<int32_t>(a.k);
     p.tiles = d::config_tile_grid<Cfg>(a.m, a.n, a.batch);
-    p.read_c = read_c;
     p.identity = epi::is_identity(a.epilogue);
-    constexpr int64_t kOutBytes = sizeof(Out);
-    p.d_aligned32 = reinterpret_cast<uintptr_t>(a.d) % 32 == 0 && p.ldd * kOutBytes % 32 == 0 &&
-                    a.m * p.ldd * kOutBytes % 32 == 0;
     p.epilogue = a.epilogue;
     // Keep the operand more tiles re-read (B when M > N) in L2; stream the other (the dual GEMM's rule).
     const bool keep_b = a.m > a.n;
@@ -142,6 +157,18 @@ Status nvfp4_gemm(const Nvfp4GemmArguments<Out>& args, cudaStream_t stream = nul
       break;
   }
   return report("sm100::Nvfp4GemmLargeM"), Nvfp4Gemm<Nvfp4GemmLargeM<Out>>::run(args, stream);
+}
+
+// NVFP4 D (Out = Nvfp4Output): the tiled kernels whatever M (the swap-AB kernels write fp16 / bf16 / fp32
+// only), as the NVFP4 dual GEMM's NVFP4 output: BlockN 64 with a CTA pair, static persistent, for M <= 256;
+// BlockN 128, CLC work stealing, above.
+inline Status nvfp4_gemm(const Nvfp4GemmArguments<Nvfp4Output>& args, cudaStream_t stream = nullptr) {
+  const bool small_m = args.m <= kNvfp4GemmSmallMaxM;
+  ::bwgemm::detail::report_choice(
+      "bwgemm::sm100::nvfp4_gemm", args.m, args.n, args.k, args.batch,
+      small_m ? "sm100::Nvfp4GemmSmallM<Nvfp4Output>" : "sm100::Nvfp4GemmLargeM<Nvfp4Output>");
+  return small_m ? Nvfp4Gemm<Nvfp4GemmSmallM<Nvfp4Output>>::run(args, stream)
+                 : Nvfp4Gemm<Nvfp4GemmLargeM<Nvfp4Output>>::run(args, stream);
 }
 
 }  // namespace bwgemm::sm100

@@ -141,5 +141,6 @@ int main() {
   describe_all(bwgemm::sm100::ShippedDualGemmConfigs{});
   describe_all(bwgemm::sm100::ShippedNvfp4GemmSwapAbConfigs{});
   describe_all(bwgemm::sm100::ShippedNvfp4DualNvfp4OutConfigs{});  // NVFP4 C (issue 16)
+  describe_all(bwgemm::sm100::ShippedNvfp4GemmNvfp4OutConfigs{});  // NVFP4 D (issue 16)
   return 0;
 }

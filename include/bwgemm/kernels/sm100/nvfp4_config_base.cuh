@@ -93,6 +93,10 @@ struct Nvfp4ConfigBase : WarpRoles<2, ClusterCtas_> {  // two TMA producer warps
   // Columns per tensor-memory load of each accumulator (tcgen05.ld .32x32b.x64, or .x32 where BlockN is 32):
   // the wider the load, the fewer chunk overheads per output (tools/epilogue_budget.py).
   static constexpr int kEpilogueColumns = BlockN_ % 64 == 0 ? 64 : 32;
+  // NVFP4 output (Out = Nvfp4Output, nvfp4_output_store.cuh) needs each epilogue chunk to be one 4-column
+  // group of an output row's blocked scales (64 columns, 4 contiguous scale bytes), so that N's padding to a
+  // multiple of 64 lies inside the last tile column: BlockN a multiple of 64. Each Config asserts it.
+  static constexpr bool kNvfp4OutChunks = kEpilogueColumns == kScaleAtomK;
 
   // ---- shared memory layout after the stages -----------------------------------------------------------
   static constexpr int kBarrierOffset = kStages * kStageBytes;

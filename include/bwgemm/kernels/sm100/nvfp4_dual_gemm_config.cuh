@@ -56,9 +56,8 @@ struct Nvfp4DualGemmConfig : Nvfp4ConfigBase<BlockN_, Stages_, ClusterCtas_, Sch
   // ---- the limits, explained (Nvfp4ConfigBase has the shared ones) -------------------------------------
   static_assert(std::is_same_v<Out, __half> || std::is_same_v<Out, __nv_bfloat16> || kNvfp4Out,
                 "Out is __half, __nv_bfloat16 or Nvfp4Output");
-  // NVFP4 output: each epilogue chunk is one 4-column group of an output row's blocked scales (64 columns,
-  // 4 contiguous scale bytes), so N's padding to a multiple of 64 lies inside the last tile column.
-  static_assert(!kNvfp4Out || Base::kEpilogueColumns == Base::kScaleAtomK,
+  // NVFP4 output: one scale line per epilogue chunk (Nvfp4ConfigBase::kNvfp4OutChunks).
+  static_assert(!kNvfp4Out || Base::kNvfp4OutChunks,
                 "NVFP4 output needs BlockN a multiple of 64 (one 64-column chunk per 4 scale columns)");
 };
 

@@ -21,7 +21,6 @@
 
 #include <cstdint>
 
-#include "bwgemm/epilogue/nvfp4_output.cuh"
 #include "bwgemm/epilogue/store.cuh"
 #include "bwgemm/formats/bits.cuh"
 #include "bwgemm/isa/descriptors.hpp"
@@ -29,26 +28,16 @@
 #include "bwgemm/kernels/sm100/gemm_epilogue.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_dual_gemm_config.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_operands.cuh"
+#include "bwgemm/kernels/sm100/nvfp4_output_store.cuh"
 #include "bwgemm/kernels/sm100/roles.cuh"
 #include "bwgemm/ptx/ptx.cuh"
 #include "bwgemm/scheduler/tile_order.cuh"
 
 namespace bwgemm::sm100 {
 
-// What an NVFP4 C adds to the parameters (Cfg::kNvfp4Out; an empty base otherwise, so the fp16 / bf16
-// kernels' parameters keep their layout).
-template <bool Nvfp4Out>
-struct Nvfp4DualOutputParams {};
-template <>
-struct Nvfp4DualOutputParams<true> {
-  uint8_t* c_scales = nullptr;  // blocked_scale_bytes(m, n / 16, batch) bytes, 128x4 blocked layout
-  float c_global_scale = 1.0f;  // C's per-tensor global scale g: an element decodes as e2m1 · e4m3 · g
-  const float* c_global_scale_ptr = nullptr;  // device part, read once per CTA: g = c_global_scale · *ptr
-};
-
 // Kernel parameters. Passed as a __grid_constant__, so the tensor maps stay in parameter space.
 template <class Cfg>
-struct Nvfp4DualGemmParams : Nvfp4DualOutputParams<Cfg::kNvfp4Out> {
+struct Nvfp4DualGemmParams : Nvfp4OutputParams<Cfg::kNvfp4Out> {  // NVFP4 C: its scales, global scale
   CUtensorMap tmap_a;   // packed e2m1, (K, M, L), box (256, 128, 1), 128B swizzle
   CUtensorMap tmap_b1;  // packed e2m1, (K, N, L), box (256, BlockN / ClusterCtas, 1)
   CUtensorMap tmap_b2;
@@ -114,43 +103,15 @@ struct Nvfp4DualTileStore {
   }
 };
 
-// The NVFP4 output's store of one tile row (Cfg::kNvfp4Out): each chunk is 64 columns of the row, i.e. four
-// 16-column blocks and one 4-byte line of the row's blocked scales (formats/scale_layout.cuh: scale columns
-// 4j .. 4j + 3 of a row are 4 contiguous bytes, and consecutive groups of four are consecutive 512-byte
-// atoms). Each block inside N: the functor's fp32 values, quantized by epi::quantize_nvfp4_packed (what
-// bwgemm::quantize_nvfp4 runs), 8 packed bytes stored; the scale line is stored whole, scale columns past
-// N / 16 as zero (the quantizer's padding). A chunk past N stores nothing (it is past N's padding too).
-template <class Cfg>
-struct Nvfp4DualTileQuantizeStore {
-  static constexpr int kColumns = Cfg::kEpilogueColumns;
-  static constexpr int kBlocks = kColumns / kNvfp4BlockSize;  // 4: one scale line
-  const Nvfp4DualGemmParams<Cfg>& p;
-  epi::DualScales s;     // the alphas with their device parts read
-  float c_global_scale;  // C's global scale with its device part read
-  uint8_t* data_row;     // the row's packed bytes (n / 2)
-  uint8_t* scale_row;    // the row's scale byte of scale column 0 in its blocked buffer
-
-  BWGEMM_DEVICE BWGEMM_FORCEINLINE void operator()(int32_t col, const uint32_t (&values)[2][kColumns]) const {
-    if (col >= p.n) return;
-    uint32_t scale_line = 0;
-#pragma unroll
-    for (int b = 0; b < kBlocks; ++b) {
-      const int32_t block_col = col + b * kNvfp4BlockSize;
-      if (block_col < p.n) {  // N is a multiple of 16: whole blocks
-        float x[kNvfp4BlockSize];
-#pragma unroll
-        for (int i = 0; i < kNvfp4BlockSize; ++i) {
-          const float gate = bits_to_f32(values[0][b * kNvfp4BlockSize + i]);
-          const float up = bits_to_f32(values[1][b * kNvfp4BlockSize + i]);
-          x[i] = p.unit_alphas ? p.epilogue(gate, up) : p.epilogue(s.alpha1 * gate, s.alpha2 * up);
-        }
-        uint8_t scale = 0;
-        const uint64_t packed = epi::quantize_nvfp4_packed(x, c_global_scale, &scale);
-        *reinterpret_cast<uint64_t*>(data_row + block_col / 2) = packed;
-        scale_line |= static_cast<uint32_t>(scale) << (8 * b);
-      }
-    }
-    *reinterpret_cast<uint32_t*>(scale_row + (col / kColumns) * kScaleAtomBytes) = scale_line;
+// NVFP4 C (Cfg::kNvfp4Out; nvfp4_output_store.cuh quantizes and stores): output column i of a chunk is
+// epilogue(alpha1 · gate, alpha2 · up) with the alphas `s` (their device parts read once per CTA), without
+// the two multiplies when both alphas are 1 and no device scale is given (p.unit_alphas).
+struct Nvfp4DualQuantizeValue {
+  template <class Params, int Columns>
+  BWGEMM_DEVICE static BWGEMM_FORCEINLINE float at(const Params& p, const epi::DualScales& s,
+                                                   const uint32_t (&values)[2][Columns], int i) {
+    const float gate = bits_to_f32(values[0][i]), up = bits_to_f32(values[1][i]);
+    return p.unit_alphas ? p.epilogue(gate, up) : p.epilogue(s.alpha1 * gate, s.alpha2 * up);
   }
 };
 
@@ -246,20 +207,20 @@ struct Nvfp4DualGemmRoles {
   }
 
   // The per-tensor scales with their device-pointer parts read (once per epilogue thread, before the tile
-  // loop): the alphas and, for an NVFP4 C, C's global scale.
+  // loop): the alphas and, for an NVFP4 C, C's global scale (nvfp4_output_global_scale).
   struct Scales {
     epi::DualScales alphas;
-    float c_global_scale;
+    float out_global_scale;
   };
   BWGEMM_DEVICE Scales epilogue_scales() const {
     if constexpr (Cfg::kNvfp4Out) {
-      return Scales{epi::dual_scales(p), epi::device_scale(p.c_global_scale, p.c_global_scale_ptr)};
+      return Scales{epi::dual_scales(p), nvfp4_output_global_scale(p)};
     } else {
       return Scales{epi::dual_scales(p), 1.0f};
     }
   }
 
-  // Row `row` of the tile (inside M): Nvfp4DualTileStore, or Nvfp4DualTileQuantizeStore for an NVFP4 C.
+  // Row `row` of the tile (inside M): Nvfp4DualTileStore, or the NVFP4 output's store for an NVFP4 C.
   BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t, int32_t row,
                                    const Scales& s) const {
     if constexpr (Cfg::kNvfp4Out) {
@@ -279,33 +240,11 @@ struct Nvfp4DualGemmRoles {
     return Nvfp4DualTileStore<Cfg>{p, s.alphas, out_row, t.n < fast_tiles_n};
   }
 
-  // NVFP4 C. run_epilogue stores rows inside M only (`row` is clamped to M - 1), so this thread's own row
-  // (epilogue_row) writes the scale padding here when it lies past M but inside M's padding to 128 rows:
-  // a zero scale line per chunk of the tile inside N, as the quantizer pads (plain stores, ordered by the
-  // kernel's end like every other output).
-  BWGEMM_DEVICE Nvfp4DualTileQuantizeStore<Cfg> nvfp4_tile_store(const KernelContext<Cfg>& ctx,
-                                                                 const sched::TileCoord& t, int32_t row,
-                                                                 const Scales& s) const {
-    const int64_t sf_cols = p.n / kNvfp4BlockSize;
-    const auto scale_row_of = [&](int32_t r) {
-      return p.c_scales + blocked_scale_offset(r, 0, t.batch, p.m, sf_cols);
-    };
-    const int32_t own_row = epilogue_row<Cfg>(t, ctx.rank, ctx.warp, ctx.lane);
-    // M padded to the scale atoms' 128 rows: the rows whose scales the buffer holds.
-    const int32_t padded_m = (p.m + kScaleAtomRows - 1) / kScaleAtomRows * kScaleAtomRows;
-    if (own_row >= p.m && own_row < padded_m) {
-      uint8_t* const pad_row = scale_row_of(own_row);
-#pragma unroll
-      for (int chunk = 0; chunk < Cfg::kBlockN / Cfg::kEpilogueColumns; ++chunk) {
-        const int32_t col = t.n * Cfg::kBlockN + chunk * Cfg::kEpilogueColumns;
-        if (col < p.n)
-          *reinterpret_cast<uint32_t*>(pad_row + (col / Cfg::kEpilogueColumns) * kScaleAtomBytes) = 0u;
-      }
-    }
-    uint8_t* const data_row = reinterpret_cast<uint8_t*>(c_bytes) +
-                              static_cast<uint64_t>(static_cast<uint32_t>(row)) * ldc_bytes +
-                              static_cast<uint64_t>(static_cast<uint32_t>(t.batch)) * batch_stride_bytes;
-    return Nvfp4DualTileQuantizeStore<Cfg>{p, s.alphas, s.c_global_scale, data_row, scale_row_of(row)};
+  // NVFP4 C: nvfp4_output_tile_store (which also writes the scale padding of rows past M).
+  BWGEMM_DEVICE auto nvfp4_tile_store(const KernelContext<Cfg>& ctx, const sched::TileCoord& t, int32_t row,
+                                      const Scales& s) const {
+    return nvfp4_output_tile_store<Nvfp4DualQuantizeValue, 2>(ctx, p, s.alphas, s.out_global_scale,
+                                                              reinterpret_cast<uint8_t*>(c_bytes), t, row);
   }
 
   // Per CTA, once: the tile columns that take the fast path, 0 .. fast_tiles_n - 1: those whose every column

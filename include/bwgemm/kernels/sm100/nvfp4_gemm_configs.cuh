@@ -22,3 +22,14 @@ using ShippedNvfp4GemmConfigs =
                Nvfp4GemmConfig<128, 8, 2, sched::ClcWorkStealing, epi::LinearCombination, float>>;
 
 }  // namespace bwgemm::sm100
+
+namespace bwgemm::sm100 {
+
+// The NVFP4-output GEMM kernels (Out = Nvfp4Output: D quantized in the epilogue), a list of their own: their
+// arguments differ from the other Configs' (test/kernels/test_nvfp4_gemm_nvfp4_out.cpp). The two the
+// NVFP4-output entry point (sm100::nvfp4_gemm on Nvfp4GemmArguments<Nvfp4Output>) chooses from.
+using ShippedNvfp4GemmNvfp4OutConfigs = ConfigList<
+    Nvfp4GemmConfig<64, 9, 2, sched::StaticPersistent, epi::LinearCombination, Nvfp4Output>,   // M <= 256
+    Nvfp4GemmConfig<128, 8, 2, sched::ClcWorkStealing, epi::LinearCombination, Nvfp4Output>>;  // M > 256
+
+}  // namespace bwgemm::sm100

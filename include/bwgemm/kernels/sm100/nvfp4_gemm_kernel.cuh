@@ -4,7 +4,8 @@
 // The NVFP4 dual GEMM's kernel (nvfp4_dual_gemm_kernel.cuh) with one B operand and one accumulator, and the
 // GEMM's epilogue (gemm_kernel.cuh). Warp roles (per CTA; roles.cuh runs them, Nvfp4GemmRoles below says what
 // this kernel's do):
-//   warps 0-3  epilogue: tensor memory -> registers -> functor (with C when it reads it) -> global
+//   warps 0-3  epilogue: tensor memory -> registers -> functor (with C when it reads it) -> global; with
+//              Out = Nvfp4Output, the functor's values quantized to NVFP4 (nvfp4_output_store.cuh)
 //   warp 4     operand producer: TMA of the A and B tiles of every stage
 //   warp 5     scale producer: TMA of SFA (own rows) and, in the even CTA, SFB multicast to the pair
 //   warp 6     MMA: allocates tensor memory; in the even CTA, copies the scales to tensor memory
@@ -27,6 +28,7 @@
 #include "bwgemm/kernels/sm100/gemm_epilogue.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_gemm_config.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_operands.cuh"
+#include "bwgemm/kernels/sm100/nvfp4_output_store.cuh"
 #include "bwgemm/kernels/sm100/roles.cuh"
 #include "bwgemm/ptx/ptx.cuh"
 #include "bwgemm/scheduler/tile_order.cuh"
@@ -35,14 +37,16 @@ namespace bwgemm::sm100 {
 
 // Kernel parameters. Passed as a __grid_constant__, so the tensor maps stay in parameter space.
 template <class Cfg>
-struct Nvfp4GemmParams {
+struct Nvfp4GemmParams : Nvfp4OutputParams<Cfg::kNvfp4Out> {  // NVFP4 D: its scales and global scale
   using Out = typename Cfg::Out;
-  CUtensorMap tmap_a;      // packed e2m1, (K, M, L), box (256, 128, 1), 128B swizzle
-  CUtensorMap tmap_b;      // packed e2m1, (K, N, L), box (256, BlockN / ClusterCtas, 1)
-  CUtensorMap tmap_sfa;    // blocked scales as u16, (256, K/64 atoms, M/128 blocks, L), box (256, 4, 1, 1)
-  CUtensorMap tmap_sfb;    // same for B's N rows
-  Out* d = nullptr;        // m x n row-major per batch, row stride ldd, batch stride m * ldd
-  const Out* c = nullptr;  // read only when read_c; row stride ldc, batch stride m * ldc
+  using DElement = typename Cfg::DElement;
+  CUtensorMap tmap_a;    // packed e2m1, (K, M, L), box (256, 128, 1), 128B swizzle
+  CUtensorMap tmap_b;    // packed e2m1, (K, N, L), box (256, BlockN / ClusterCtas, 1)
+  CUtensorMap tmap_sfa;  // blocked scales as u16, (256, K/64 atoms, M/128 blocks, L), box (256, 4, 1, 1)
+  CUtensorMap tmap_sfb;  // same for B's N rows
+  // m x n row-major per batch, row stride ldd, batch stride m * ldd; NVFP4 D: packed bytes, ldd = n / 2
+  DElement* d = nullptr;
+  const DElement* c = nullptr;  // read only when read_c (never with an NVFP4 D); row stride ldc
   int64_t ldd = 0, ldc = 0;
   int32_t m = 0, n = 0, k = 0;
   sched::TileGrid tiles{};
@@ -99,6 +103,18 @@ struct Nvfp4GemmTileStore {
       detail::gemm_apply8<Cfg>(p, f, values[0] + v, c == nullptr ? nullptr : c + v, out);
       epi::store8(d_row + col + v, out);
     }
+  }
+};
+
+// NVFP4 D (Cfg::kNvfp4Out; nvfp4_output_store.cuh quantizes and stores): output column i of a chunk is
+// f(acc), f the functor with its device scales read (Nvfp4GemmRoles::epilogue_scales); the accumulator itself
+// for the identity functor (epi::is_identity, which a device alpha_ptr rules out).
+struct Nvfp4GemmQuantizeValue {
+  template <class Params, class Epilogue, int Columns>
+  BWGEMM_DEVICE static BWGEMM_FORCEINLINE float at(const Params& p, const Epilogue& f,
+                                                   const uint32_t (&values)[1][Columns], int i) {
+    const float acc = bits_to_f32(values[0][i]);
+    return p.identity ? acc : f(acc);
   }
 };
 
@@ -181,14 +197,35 @@ struct Nvfp4GemmRoles {
     };
   }
 
-  // The functor with its device-pointer scales read (once per epilogue thread, before the tile loop).
-  BWGEMM_DEVICE typename Cfg::Epilogue epilogue_scales() const {
-    return epi::with_device_scales(p.epilogue);
+  // The per-tensor scales with their device-pointer parts read (once per epilogue thread, before the tile
+  // loop): the functor (epi::with_device_scales: alpha_ptr, beta_ptr) and, for an NVFP4 D, D's global scale
+  // (nvfp4_output_global_scale).
+  struct Scales {
+    typename Cfg::Epilogue epilogue;
+    float out_global_scale;
+  };
+  BWGEMM_DEVICE Scales epilogue_scales() const {
+    if constexpr (Cfg::kNvfp4Out) {
+      return Scales{epi::with_device_scales(p.epilogue), nvfp4_output_global_scale(p)};
+    } else {
+      return Scales{epi::with_device_scales(p.epilogue), 1.0f};
+    }
   }
 
-  // Row `row` of the tile (inside M): Nvfp4GemmTileStore.
-  BWGEMM_DEVICE Nvfp4GemmTileStore<Cfg> epilogue_tile(const KernelContext<Cfg>&, const sched::TileCoord& t,
-                                                      int32_t row, const typename Cfg::Epilogue& f) const {
+  // Row `row` of the tile (inside M): Nvfp4GemmTileStore, or the NVFP4 output's store for an NVFP4 D
+  // (nvfp4_output_tile_store, which also writes the scale padding of rows past M).
+  BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t, int32_t row,
+                                   const Scales& s) const {
+    if constexpr (Cfg::kNvfp4Out) {
+      return nvfp4_output_tile_store<Nvfp4GemmQuantizeValue, 1>(ctx, p, s.epilogue, s.out_global_scale,
+                                                                reinterpret_cast<uint8_t*>(d_bytes), t, row);
+    } else {
+      return tile_store(t, row, s.epilogue);
+    }
+  }
+
+  BWGEMM_DEVICE Nvfp4GemmTileStore<Cfg> tile_store(const sched::TileCoord& t, int32_t row,
+                                                   const typename Cfg::Epilogue& f) const {
     using Out = typename Cfg::Out;
     // The byte offsets as unsigned wide multiply-adds of the non-negative 32-bit row and batch indices by the
     // byte strides (computed once, below): no sign extension, no scaling by the element size per tile.
@@ -205,8 +242,8 @@ struct Nvfp4GemmRoles {
   // D's and C's addresses and strides in bytes (batches are M rows apart).
   char* const d_bytes = reinterpret_cast<char*>(p.d);
   const char* const c_bytes = reinterpret_cast<const char*>(p.c);
-  const uint64_t ldd_bytes = static_cast<uint64_t>(p.ldd) * sizeof(typename Cfg::Out);
-  const uint64_t ldc_bytes = static_cast<uint64_t>(p.ldc) * sizeof(typename Cfg::Out);
+  const uint64_t ldd_bytes = static_cast<uint64_t>(p.ldd) * sizeof(typename Cfg::DElement);
+  const uint64_t ldc_bytes = static_cast<uint64_t>(p.ldc) * sizeof(typename Cfg::DElement);
   const uint64_t batch_stride_d_bytes = static_cast<uint64_t>(p.m) * ldd_bytes;
   const uint64_t batch_stride_c_bytes = static_cast<uint64_t>(p.m) * ldc_bytes;
 };
