@@ -74,6 +74,7 @@ struct Nvfp4GemmArguments<Nvfp4Output, Epilogue> {
   const float* d_global_scale_ptr = nullptr;
   Epilogue epilogue{};  // out = epilogue(A·Bᵀ); default {alpha = 1, beta = 0}; beta must stay 0 (no
                         // beta_ptr); LinearCombination's alpha_ptr: alpha's device part (null by default)
+  LaunchOptions launch{};  // per-call launch options: programmatic dependent launch (off by default)
 };
 
 namespace detail {
