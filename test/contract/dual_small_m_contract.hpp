@@ -60,13 +60,15 @@ TYPED_TEST_P(DualGemmSmallMContract, Fp16Inputs) {
   using Cfg = typename TypeParam::Cfg;
   for (int64_t m : {1, 17, 40}) {
     SCOPED_TRACE("M = " + std::to_string(m));
-    check_dual_config<Backend, Cfg, __half>(DualProblem{m, 136, 136}, Data::kExact, 401 + static_cast<uint32_t>(m));
-    check_dual_config<Backend, Cfg, __half>(DualProblem{m, 136, 136, 1, 0, 0, 0, 0.75f, 1.25f}, Data::kRealistic,
-                                            501 + static_cast<uint32_t>(m));
+    check_dual_config<Backend, Cfg, __half>(DualProblem{m, 136, 136}, Data::kExact,
+                                            401 + static_cast<uint32_t>(m));
+    check_dual_config<Backend, Cfg, __half>(DualProblem{m, 136, 136, 1, 0, 0, 0, 0.75f, 1.25f},
+                                            Data::kRealistic, 501 + static_cast<uint32_t>(m));
   }
 }
 
 REGISTER_TYPED_TEST_SUITE_P(DualGemmSmallMContract, ExactTierAtDecodeTokenCounts,
-                            RealisticTierAtDecodeTokenCounts, BatchOfThreeWithAlphasAndPaddedRows, Fp16Inputs);
+                            RealisticTierAtDecodeTokenCounts, BatchOfThreeWithAlphasAndPaddedRows,
+                            Fp16Inputs);
 
 }  // namespace bwgemm_test

@@ -204,8 +204,9 @@ TEST(Sm100DualSwapAbActivations, EveryShippedFunctorMatchesItsReference) {
 
 // One call of Cfg with an explicit split of K on operands already on the device; C downloaded.
 template <class Cfg, class In>
-std::vector<typename Cfg::Out> run_dual_split(const DualOperands<In, typename Cfg::Out>& o, const DeviceBytes& a,
-                                     const DeviceBytes& b1, const DeviceBytes& b2, int split_k) {
+std::vector<typename Cfg::Out> run_dual_split(const DualOperands<In, typename Cfg::Out>& o,
+                                              const DeviceBytes& a, const DeviceBytes& b1,
+                                              const DeviceBytes& b2, int split_k) {
   using Out = typename Cfg::Out;
   const DualProblem& pb = o.pb;
   DeviceBytes c(static_cast<size_t>(o.c_elements()) * sizeof(Out));

@@ -7,8 +7,8 @@
 //   using Cfg = bwgemm::sm100::DualSwapAbConfig<16, 6>;    // the same tile for the dual GEMM
 //
 // Swap AB: the kernels of gemm_config.cuh and dual_gemm_config.cuh put M (tokens) on the tcgen05.mma's
-// 128/256-row side, so at M = 1 127 of 128 rows are padding. Here the weights (B, N x K or K x N; dual: B1 and
-// B2, N x K) are the MMA's A: 128 weight rows (output columns n) per CTA, the 128 tensor-memory lanes,
+// 128/256-row side, so at M = 1 127 of 128 rows are padding. Here the weights (B, N x K or K x N; dual: B1
+// and B2, N x K) are the MMA's A: 128 weight rows (output columns n) per CTA, the 128 tensor-memory lanes,
 // cta_group::1; the tokens (A, M x K row-major) are the MMA's B, K-major: BlockTokens columns. Each MMA
 // computes a 128 x BlockTokens tile of the output's transpose into tensor memory (lanes n, columns m; dual:
 // gate = B1·Aᵀ and up = B2·Aᵀ into two accumulators in the same lanes, both MMAs reading the stage's one
@@ -168,8 +168,8 @@ struct DualSwapAbConfig : F16SwapAbConfig<BlockTokens_, Stages_, 2, Scheduler_, 
   using WithOut = DualSwapAbConfig<BlockTokens_, Stages_, Scheduler_, Epilogue_, O>;
 };
 
-// The tile grid of a 16-bit swap-AB Config (either operation) over an M x N x batch problem: "M" tiles of 128 weight rows (N),
-// "N" tiles of BlockTokens tokens (M), in the grouped order of sched::TileGrid.
+// The tile grid of a 16-bit swap-AB Config (either operation) over an M x N x batch problem: "M" tiles of 128
+// weight rows (N), "N" tiles of BlockTokens tokens (M), in the grouped order of sched::TileGrid.
 template <class Cfg>
 constexpr sched::TileGrid gemm_swap_ab_tiles(int64_t m, int64_t n, int64_t batch) {
   return sched::grouped_tile_grid(n, Cfg::kBlockWeights, m, Cfg::kBlockTokens, batch);

@@ -11,8 +11,9 @@
 //              holds its n (dual: its gate and up) for every token of the tile and stores out[token][n] (a
 //              warp's stores are 32 consecutive n), reading C[token][n] when the GEMM's functor does; tokens
 //              past M masked
-//   warp 4     producer: TMA of the weight tiles (B, or B1 and B2; evict-first: streamed once; two 64-column
-//              chunks each in the K x N layout) and the token tile (evict-last: every weight tile re-reads it)
+//   warp 4     producer: TMA of the weight tiles (B, or B1 and B2; evict-first: streamed once; two
+//              64-column chunks each in the K x N layout) and the token tile (evict-last: every weight tile
+//              re-reads it)
 //   warp 5     MMA: allocates tensor memory; issues tcgen05.mma.kind::f16 (weights as A, tokens as B; dual:
 //              the gate and the up MMA of every K step, both reading the stage's token tile)
 //   warp 6     scheduler: initialises the barriers; with CLC, cancels not-yet-started CTAs for work
@@ -198,7 +199,8 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void dual_swap_ab_store_tokens(const Params& p,
 template <class Cfg>
 struct GemmSwapAbRoles {
   static constexpr int kWeights = Cfg::kWeights;
-  static constexpr int kAccumulators = kWeights;  // one per weight (dual: gate, up), BlockTokens columns apart
+  // One accumulator per weight (dual: gate, up), BlockTokens columns apart.
+  static constexpr int kAccumulators = kWeights;
   using Partials = SwapAbPartials<Cfg, kAccumulators>;
   const GemmSwapAbParams<Cfg>& p;
   int32_t kb_begin = 0;      // the first K block of this CTA's split
@@ -256,8 +258,9 @@ struct GemmSwapAbRoles {
         const uint64_t tokens_desc = smem_desc_advanced(tokens, j * Cfg::kKMajorStepBytes);
 #pragma unroll
         for (int i = 0; i < kWeights; ++i)
-          ptx::tcgen05_mma_f16<1>(d_tmem + i * Cfg::kBlockTokens, smem_desc_advanced(weights[i], j * w.k_step_bytes),
-                                  tokens_desc, idesc, kb > 0 || j > 0);
+          ptx::tcgen05_mma_f16<1>(d_tmem + i * Cfg::kBlockTokens,
+                                  smem_desc_advanced(weights[i], j * w.k_step_bytes), tokens_desc, idesc,
+                                  kb > 0 || j > 0);
       }
     };
   }
