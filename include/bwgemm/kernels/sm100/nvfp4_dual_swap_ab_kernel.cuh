@@ -243,13 +243,7 @@ struct Nvfp4SwapAbRoles {
     float* partials = to_partials ? static_cast<float*>(ptx::shared_address_to_pointer(ctx.smem)) : nullptr;
     const int32_t row = n - t.m * Cfg::kBlockWeights;
     return [this, out_column, partials, row](int32_t first_token, const uint32_t(&values)[2][kColumns]) {
-      if (partials != nullptr) {
-#pragma unroll
-        for (int a = 0; a < 2; ++a)
-#pragma unroll
-          for (int i = 0; i < kColumns; ++i) partials[Partials::word(a, i, row)] = bits_to_f32(values[a][i]);
-        return;
-      }
+      if (partials != nullptr) return write_swap_ab_partials<Partials>(partials, row, values);
       const int32_t tokens = p.m - first_token < kColumns ? p.m - first_token : kColumns;
       detail::dual_swap_ab_store_tokens<Out>(p, out_column, first_token, tokens, values);
     };
@@ -266,12 +260,7 @@ struct Nvfp4SwapAbRoles {
     const int32_t row = n - t.m * Cfg::kBlockWeights;
     return
         [this, d_column, c_column, partials, row](int32_t first_token, const uint32_t(&values)[1][kColumns]) {
-          if (partials != nullptr) {
-#pragma unroll
-            for (int i = 0; i < kColumns; ++i)
-              partials[Partials::word(0, i, row)] = bits_to_f32(values[0][i]);
-            return;
-          }
+          if (partials != nullptr) return write_swap_ab_partials<Partials>(partials, row, values);
           const int32_t tokens = p.m - first_token < kColumns ? p.m - first_token : kColumns;
           detail::gemm_swap_ab_store_tokens<Out>(p.identity, p.epilogue, d_column, p.ldd, c_column, p.ldc,
                                                  first_token, tokens, values[0]);
