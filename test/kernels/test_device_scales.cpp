@@ -3,8 +3,9 @@
 // arguments with other values written between two launches, host part x device value, null pointers bit for
 // bit the host scales) and the refusals, on every kernel family that takes a per-tensor scale: the 16-bit
 // GEMM (tiled and swap-AB, whole K and split K), the 16-bit dual GEMM (tiled, swap-AB whole and split), the
-// NVFP4 GEMM (tiled, swap-AB whole and split), the NVFP4 dual GEMM (tiled, swap-AB whole and split), the NVFP4 output's global scale, and the
-// GPU quantizer's global scale. One small problem each (a few tiles), so the emulator suite stays short.
+// NVFP4 GEMM (tiled, swap-AB whole and split), the NVFP4 dual GEMM (tiled, swap-AB whole and split), the
+// NVFP4 output's global scale, and the GPU quantizer's global scale. One small problem each (a few tiles), so
+// the emulator suite stays short.
 //
 // Compiled twice: host C++ against bwgemm::emu (label emu) and nvcc for sm_100a (label gpu; skips
 // elsewhere).

@@ -174,13 +174,14 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void gemm_swap_ab_store_tokens(bool identity, c
 
 // The dual GEMM's outputs of one weight row for the tokens first_token .. first_token + tokens - 1 from the
 // gate (bits[0]) and up (bits[1]) accumulator bits of a chunk: epilogue(alpha1 · gate, alpha2 · up) with the
-// scales `s` (epi::dual_scales: their device-pointer parts read once per CTA), without the two multiplies when
-// both alphas are 1 and no device scale is given (p.unit_alphas, a uniform branch); out_column at token 0,
-// rows p.ldc apart. Written once for both dual swap-AB GEMMs (16-bit and NVFP4): Params is either's.
+// scales `s` (epi::dual_scales: their device-pointer parts read once per CTA), without the two multiplies
+// when both alphas are 1 and no device scale is given (p.unit_alphas, a uniform branch); out_column at token
+// 0, rows p.ldc apart. Written once for both dual swap-AB GEMMs (16-bit and NVFP4): Params is either's.
 template <class Out, class Params, int N>
 BWGEMM_DEVICE BWGEMM_FORCEINLINE void dual_swap_ab_store_tokens(const Params& p, const epi::DualScales& s,
                                                                 Out* out_column, int32_t first_token,
-                                                                int32_t tokens, const uint32_t (&bits)[2][N]) {
+                                                                int32_t tokens,
+                                                                const uint32_t (&bits)[2][N]) {
   Out* out = out_column + static_cast<int64_t>(first_token) * p.ldc;
   // Each loop stores straight from the accumulator bits: the layout of the hot path
   // tools/swap_ab_hot_loops.py reads.
@@ -336,9 +337,9 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void gemm_swap_ab_store4(Out* dst, const float 
 // store per column inside N (the 16-bit dual takes any N; the NVFP4 dual's N, a multiple of 16, always passes
 // 4). Written once for both dual swap-AB GEMMs.
 template <class Out, class Params>
-BWGEMM_DEVICE BWGEMM_FORCEINLINE void dual_swap_ab_store_quad(const Params& p, const epi::DualScales& s, Out* dst,
-                                                              const ptx::Float4& g, const ptx::Float4& u,
-                                                              int32_t columns) {
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void dual_swap_ab_store_quad(const Params& p, const epi::DualScales& s,
+                                                              Out* dst, const ptx::Float4& g,
+                                                              const ptx::Float4& u, int32_t columns) {
   const float a1 = s.alpha1, a2 = s.alpha2;
   const float v[kSwapAbQuadRows] = {p.epilogue(a1 * g.x, a2 * u.x), p.epilogue(a1 * g.y, a2 * u.y),
                                     p.epilogue(a1 * g.z, a2 * u.z), p.epilogue(a1 * g.w, a2 * u.w)};
