@@ -47,7 +47,8 @@ def resource_usage(cuobjdump, binary, arch):
                             "nvfp4_dual_swap_ab_split_kernel": "SiluMul",
                             "gemm_swap_ab_split_kernel": "LinearCombination",
                             "nvfp4_gemm_swap_ab_kernel": "LinearCombination",
-                            "nvfp4_gemm_swap_ab_split_kernel": "LinearCombination"}
+                            "nvfp4_gemm_swap_ab_split_kernel": "LinearCombination",
+                            "dual_swap_ab_kernel": "SiluMul", "dual_swap_ab_split_kernel": "SiluMul"}
         m = re.search(r"\b(nvfp4_dual_gemm_kernel|nvfp4_gemm_kernel|dual_gemm_kernel|gemm_kernel)<bwgemm::sm100::(?:Nvfp4Dual|Nvfp4|Dual)?GemmConfig<(\d+), (\d+), (\d+), "
                       r"bwgemm::sched::(\w+), bwgemm::epi::(\w+), (?:bwgemm::)?(\w+)[,>]", pretty)
         if m:
@@ -57,8 +58,8 @@ def resource_usage(cuobjdump, binary, arch):
             continue
         # The small-M (swap-AB) kernels and their split-K kernels: <BlockTokens, Stages, Scheduler, Epilogue,
         # Out>, cta_group::1 MMAs (CTA group 1).
-        m = re.search(r"\b((?:nvfp4_dual|nvfp4_gemm|gemm)_swap_ab(?:_split)?_kernel)<bwgemm::sm100::"
-                      r"(?:Nvfp4DualSwapAb|Nvfp4GemmSwapAb|GemmSwapAb)"
+        m = re.search(r"\b((?:nvfp4_dual|nvfp4_gemm|gemm|dual)_swap_ab(?:_split)?_kernel)<bwgemm::sm100::"
+                      r"(?:Nvfp4DualSwapAb|Nvfp4GemmSwapAb|GemmSwapAb|DualSwapAb)"
                       r"Config<(\d+), (\d+), bwgemm::sched::(\w+), bwgemm::epi::(\w+), (\w+)[,>]", pretty)
         if not m or m.group(5) != shipped_epilogue[m.group(1)]:
             continue

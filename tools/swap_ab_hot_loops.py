@@ -2,14 +2,14 @@
 """The hot loops of bwgemm's sm_100a swap-AB kernels, from their SASS (the table in docs/kernels.md, "Hot loops").
 
 For every kernel of the binary whose demangled name matches --kernels (default: the persistent swap-AB kernels,
-`*_swap_ab_kernel<`):
+`*_swap_ab_kernel<`: the NVFP4 dual and GEMM, the 16-bit GEMM and the 16-bit dual, dual_swap_ab_kernel):
   MMA loop   the innermost loop (the shortest backward branch) around the kernel's tensor-core instructions
              (UTC*MMA): one iteration per pipeline stage; its instruction count and the instructions in it
   epilogue   the epilogue warps' tile loop (the shortest backward branch around the tensor-memory loads, LDTM),
              split as the compiler laid it out: the head (from the loop start to the first uniform branch
              after the loads: the accumulator wait, tile coordinates, the loads, the early release), the path
              that branch falls through to (the first functor case of epilogue_tile: the identity functor for
-             the GEMM, both alphas 1 for the dual GEMM; its stores counted), and the tail (from the branches'
+             the GEMMs, both alphas 1 for the dual GEMMs; its stores counted), and the tail (from the branches'
              reconvergence point, BSSY's target, to the back branch); per output = their sum over the
              BlockTokens outputs each thread stores per tile (every token inside M)
 These are static counts of straight-line code (the stores are predicated by the token mask, not branched

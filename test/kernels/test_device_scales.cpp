@@ -2,10 +2,10 @@
 // the four-launch sequence of test/contract/device_scale_contract.hpp (device values alone, the same
 // arguments with other values written between two launches, host part x device value, null pointers bit for
 // bit the host scales) and the refusals, on every kernel family that takes a per-tensor scale: the 16-bit
-// GEMM (tiled and swap-AB, whole K and split K), the 16-bit dual GEMM, the NVFP4 GEMM (tiled, swap-AB whole
-// and split), the NVFP4 dual GEMM (tiled, swap-AB whole and split), the NVFP4 outputs' global scales (the
-// NVFP4 dual GEMM's C, the NVFP4 GEMM's D with its alpha), and the GPU quantizer's global scale. One small
-// problem each (a few tiles), so the emulator suite stays short.
+// GEMM (tiled and swap-AB, whole K and split K), the 16-bit dual GEMM (tiled, swap-AB whole and split), the
+// NVFP4 GEMM (tiled, swap-AB whole and split), the NVFP4 dual GEMM (tiled, swap-AB whole and split), the
+// NVFP4 outputs' global scales (the NVFP4 dual GEMM's C, the NVFP4 GEMM's D with its alpha), and the GPU
+// quantizer's global scale. One small problem each (a few tiles), so the emulator suite stays short.
 //
 // Compiled twice: host C++ against bwgemm::emu (label emu) and nvcc for sm_100a (label gpu; skips
 // elsewhere).
@@ -19,6 +19,7 @@
 #include "bwgemm/formats/nvfp4.cuh"
 #include "bwgemm/gemm.cuh"
 #include "bwgemm/kernels/sm100/dual_gemm_configs.cuh"
+#include "bwgemm/kernels/sm100/dual_swap_ab_configs.cuh"
 #include "bwgemm/kernels/sm100/gemm_configs.cuh"
 #include "bwgemm/kernels/sm100/gemm_swap_ab_configs.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_dual_gemm_configs.cuh"
@@ -27,6 +28,7 @@
 #include "bwgemm/kernels/sm100/nvfp4_gemm_swap_ab_configs.cuh"
 #include "bwgemm/quantize.cuh"
 #include "bwgemm/sm100/dual_gemm.cuh"
+#include "bwgemm/sm100/dual_gemm_swap_ab.cuh"
 #include "bwgemm/sm100/gemm.cuh"
 #include "bwgemm/sm100/gemm_swap_ab.cuh"
 #include "bwgemm/sm100/nvfp4_dual_gemm.cuh"
@@ -101,6 +103,19 @@ TEST(Sm100DeviceScales, DualGemm16Bit) {
   using Cfg = sm100::DualGemmConfig<64, 0, 2, bwgemm::sched::StaticPersistent>::WithEpilogue<Multiply>;
   check_dual_device_scales<__half, __half>(DualProblem{256, 192, 64},
                                            [](const auto& args) { return sm100::DualGemm<Cfg>::run(args); });
+}
+
+TEST(Sm100DeviceScales, DualGemm16BitSwapAbWholeAndSplitK) {
+  BWGEMM_REQUIRE_SM100();
+  using Cfg = sm100::DualSwapAbConfig<16, 6>::WithEpilogue<Multiply>;
+  // Two token tiles x two weight tiles (persistent CTAs with several tiles); N = 198 inside ldc = 200: the
+  // last weight tile is partial and the split-K reduction's last quad has two columns (its per-column store).
+  const DualProblem pb{20, 198, 128, 1, 0, 0, 200};
+  for (int split : {1, 2}) {
+    SCOPED_TRACE("split_k " + std::to_string(split));
+    check_dual_device_scales<__half, __half>(
+        pb, [split](const auto& args) { return sm100::DualGemmSwapAb<Cfg>::run(args, nullptr, split); });
+  }
 }
 
 // ---- NVFP4 GEMM ----------------------------------------------------------------------------------------

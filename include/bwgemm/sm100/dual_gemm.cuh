@@ -10,6 +10,7 @@
 //   bwgemm::Status s = bwgemm::sm100::dual_gemm(args, stream);        // picks a kernel from the shape
 //   using Cfg = bwgemm::sm100::DualGemmConfig<128, 0, 2, bwgemm::sched::ClcWorkStealing>;
 //   s = bwgemm::sm100::DualGemm<Cfg>::run(args, stream);              // or an explicit kernel
+//   (small M: bwgemm::sm100::DualGemmSwapAb<DualSwapAbConfig<16, 6>>, dual_gemm_swap_ab.cuh)
 //
 // The call validates everything first and launches nothing on error; it is asynchronous on `stream`,
 // allocates nothing and does not synchronize. The kernels need a GPU of compute capability 10.0 exactly;
@@ -31,6 +32,8 @@
 #include "bwgemm/host/operand_maps.hpp"
 #include "bwgemm/kernels/sm100/dual_gemm_config.cuh"
 #include "bwgemm/kernels/sm100/dual_gemm_kernel.cuh"
+#include "bwgemm/kernels/sm100/gemm_swap_ab_config.cuh"
+#include "bwgemm/sm100/dual_gemm_swap_ab.cuh"
 
 namespace bwgemm::sm100 {
 
@@ -93,25 +96,51 @@ struct DualGemm {
 };
 
 // The kernels the default entry point chooses from (docs/api.md has the table), the NVFP4 dual's rule by M:
-//   M <= 256 : BlockN 64, CTA pair, static persistent, double-buffered accumulators: more tiles to spread
-//              over the SMs when M is small
-//   M > 256  : BlockN 128, CTA pair, Cluster Launch Control work stealing, double-buffered accumulators
-// Both take as many stages as fit in 227 KB (9 and 7 of 24 and 32 KB). Not measured: no B200 has run these
-// kernels (they pass in the emulator only). There is no swap-AB kernel for the 16-bit dual on sm_100a: small
-// M runs the BlockN 64 tiles.
+//   M <= 64       : swap AB (sm100/dual_gemm_swap_ab.cuh): the weights' N on the MMA's 128-row side, the
+//                   tokens on its N side in tiles of 16, 32 or 64 (the smallest that holds M); one CTA per
+//                   tile, static persistent; K split between the CTAs of a cluster where the weight tiles
+//                   do not fill the SMs (choose_swap_ab_split_k)
+//   64 < M <= 256 : BlockN 64, CTA pair, static persistent, double-buffered accumulators: more tiles to
+//                   spread over the SMs when M is small
+//   M > 256       : BlockN 128, CTA pair, Cluster Launch Control work stealing, double-buffered accumulators
+// The tiled ones take as many stages as fit in 227 KB (9 and 7 of 24 and 32 KB), the swap-AB ones too (6, 6
+// and 5 of 34, 36 and 40 KiB). Not measured: no B200 has run these kernels (they pass in the emulator only).
+// The swap-AB bound is the other sm_100a swap-AB defaults' (the sm_90a kernels' measured crossover, M <= 64,
+// docs/hopper.md, taken over); a sweep of M = 1 .. 256 of both sides on a B200 (dual_gemm_tiled against
+// dual_gemm_swap_ab below) would measure it.
 template <class Out>
 using DualGemmSmallM = DualGemmConfig<64, 0, 2, sched::StaticPersistent, epi::SiluMul, Out>;
 template <class Out>
 using DualGemmLargeM = DualGemmConfig<128, 0, 2, sched::ClcWorkStealing, epi::SiluMul, Out>;
+template <class Out>
+using DualGemmSwapAb16 = DualSwapAbConfig<16, 6, sched::StaticPersistent, epi::SiluMul, Out>;
+template <class Out>
+using DualGemmSwapAb32 = DualSwapAbConfig<32, 6, sched::StaticPersistent, epi::SiluMul, Out>;
+template <class Out>
+using DualGemmSwapAb64 = DualSwapAbConfig<64, 5, sched::StaticPersistent, epi::SiluMul, Out>;
 
 // Rows up to which the default takes DualGemmSmallM (the NVFP4 dual's bound, not measured: see above).
 inline constexpr int64_t kDualGemmSmallMaxM = 256;
+// Tokens up to which the default chooses the swap-AB kernels (not measured: see above).
+inline constexpr int64_t kDualGemmSwapAbMaxM = 64;
 
-enum class DualGemmChoice { kSmallM, kLargeM };
+enum class DualGemmChoice { kSwapAb16, kSwapAb32, kSwapAb64, kSmallM, kLargeM };
+
+// The swap-AB kernel for M tokens: the smallest token tile holding M (more than 64 take several tiles).
+constexpr DualGemmChoice dual_gemm_swap_ab_choice(int64_t m) {
+  return m <= 16   ? DualGemmChoice::kSwapAb16
+         : m <= 32 ? DualGemmChoice::kSwapAb32
+                   : DualGemmChoice::kSwapAb64;
+}
+
+// The tiled kernel for M tokens (the default choice before the swap-AB kernels).
+constexpr DualGemmChoice dual_gemm_tiled_choice(int64_t m) {
+  return m <= kDualGemmSmallMaxM ? DualGemmChoice::kSmallM : DualGemmChoice::kLargeM;
+}
 
 // The default entry point's kernel for M tokens.
 constexpr DualGemmChoice dual_gemm_choice(int64_t m) {
-  return m <= kDualGemmSmallMaxM ? DualGemmChoice::kSmallM : DualGemmChoice::kLargeM;
+  return m <= kDualGemmSwapAbMaxM ? dual_gemm_swap_ab_choice(m) : dual_gemm_tiled_choice(m);
 }
 
 namespace detail {
@@ -122,11 +151,23 @@ Status run_dual_gemm_choice(DualGemmChoice choice, const DualGemmArguments<In, O
   const auto report = [&](const char* name) {
     ::bwgemm::detail::report_choice("bwgemm::sm100::dual_gemm", args.m, args.n, args.k, args.batch, name);
   };
-  if (choice == DualGemmChoice::kSmallM)
-    return report("sm100::DualGemmSmallM (BlockN 64, CTA pairs)"),
-           DualGemm<DualGemmSmallM<Out>>::run(args, stream);
-  return report("sm100::DualGemmLargeM (BlockN 128, CTA pairs, CLC)"),
-         DualGemm<DualGemmLargeM<Out>>::run(args, stream);
+  switch (choice) {
+    case DualGemmChoice::kSwapAb16:
+      return report("sm100::DualGemmSwapAb16 (swap AB, 128 weight rows x 16 tokens)"),
+             DualGemmSwapAb<DualGemmSwapAb16<Out>>::run(args, stream);
+    case DualGemmChoice::kSwapAb32:
+      return report("sm100::DualGemmSwapAb32 (swap AB, 128 weight rows x 32 tokens)"),
+             DualGemmSwapAb<DualGemmSwapAb32<Out>>::run(args, stream);
+    case DualGemmChoice::kSwapAb64:
+      return report("sm100::DualGemmSwapAb64 (swap AB, 128 weight rows x 64 tokens)"),
+             DualGemmSwapAb<DualGemmSwapAb64<Out>>::run(args, stream);
+    case DualGemmChoice::kSmallM:
+      return report("sm100::DualGemmSmallM (BlockN 64, CTA pairs)"),
+             DualGemm<DualGemmSmallM<Out>>::run(args, stream);
+    default:
+      return report("sm100::DualGemmLargeM (BlockN 128, CTA pairs, CLC)"),
+             DualGemm<DualGemmLargeM<Out>>::run(args, stream);
+  }
 }
 }  // namespace detail
 
@@ -134,6 +175,17 @@ Status run_dual_gemm_choice(DualGemmChoice choice, const DualGemmArguments<In, O
 template <class In, class Out>
 Status dual_gemm(const DualGemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
   return detail::run_dual_gemm_choice(dual_gemm_choice(args.m), args, stream);
+}
+
+// One side of the crossover whatever M, for the benchmark and the tests: the tiled kernels only, and the
+// swap-AB kernels only.
+template <class In, class Out>
+Status dual_gemm_tiled(const DualGemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
+  return detail::run_dual_gemm_choice(dual_gemm_tiled_choice(args.m), args, stream);
+}
+template <class In, class Out>
+Status dual_gemm_swap_ab(const DualGemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
+  return detail::run_dual_gemm_choice(dual_gemm_swap_ab_choice(args.m), args, stream);
 }
 
 }  // namespace bwgemm::sm100

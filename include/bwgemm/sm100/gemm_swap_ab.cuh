@@ -69,9 +69,9 @@ struct GemmSwapAb {
     if (Status s =
             kxn ? d::gemm_operand_map(type, a.b, a.n, a.k, a.batch, st.ldb, st.batch_stride_b,
                                       Cfg::kWeightChunkColumns, Cfg::kBlockK, TensorMapSwizzle::k128B,
-                                      &p.tmap_weights)
+                                      &p.tmap_weights[0])
                 : d::gemm_operand_map(type, a.b, a.k, a.n, a.batch, st.ldb, st.batch_stride_b, Cfg::kBlockK,
-                                      Cfg::kBlockWeights, TensorMapSwizzle::k128B, &p.tmap_weights);
+                                      Cfg::kBlockWeights, TensorMapSwizzle::k128B, &p.tmap_weights[0]);
         !s.ok())
       return s;
     const bool read_c = epi::reads_source(a.epilogue);

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "bwgemm/kernels/sm100/dual_gemm_configs.cuh"
+#include "bwgemm/kernels/sm100/dual_swap_ab_configs.cuh"
 #include "bwgemm/kernels/sm100/gemm_configs.cuh"
 #include "bwgemm/kernels/sm100/gemm_swap_ab_configs.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_dual_gemm_configs.cuh"
@@ -12,6 +13,7 @@
 #include "bwgemm/kernels/sm100/nvfp4_gemm_configs.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_gemm_swap_ab_configs.cuh"
 #include "bwgemm/sm100/dual_gemm.cuh"
+#include "bwgemm/sm100/dual_gemm_swap_ab.cuh"
 #include "bwgemm/sm100/gemm.cuh"
 #include "bwgemm/sm100/gemm_swap_ab.cuh"
 #include "bwgemm/sm100/nvfp4_dual_gemm.cuh"
@@ -58,6 +60,12 @@ struct IsNvfp4GemmSwapAbConfig : std::false_type {};
 template <int T, int S, class Sc, class E, class O>
 struct IsNvfp4GemmSwapAbConfig<bwgemm::sm100::Nvfp4GemmSwapAbConfig<T, S, Sc, E, O>> : std::true_type {};
 
+// The small-M 16-bit dual GEMM (issue 13): the 16-bit swap-AB kernels with two weight operands.
+template <class Cfg>
+struct IsDualSwapAbConfig : std::false_type {};
+template <int T, int S, class Sc, class E, class O>
+struct IsDualSwapAbConfig<bwgemm::sm100::DualSwapAbConfig<T, S, Sc, E, O>> : std::true_type {};
+
 // Split: the swap-AB Configs' split-K kernel (swap_ab_split_k.cuh) rather than their persistent one.
 template <class Cfg, bool Split = false>
 const char* kernel_name() {
@@ -70,6 +78,8 @@ const char* kernel_name() {
     return Split ? "nvfp4_dual_swap_ab_split_kernel" : "nvfp4_dual_swap_ab_kernel";
   if constexpr (IsNvfp4GemmSwapAbConfig<Cfg>::value)
     return Split ? "nvfp4_gemm_swap_ab_split_kernel" : "nvfp4_gemm_swap_ab_kernel";
+  if constexpr (IsDualSwapAbConfig<Cfg>::value)
+    return Split ? "dual_swap_ab_split_kernel" : "dual_swap_ab_kernel";
   return "nvfp4_dual_gemm_kernel";
 }
 
@@ -110,6 +120,11 @@ void instantiate_and_describe() {
     volatile auto split_kernel = &bwgemm::sm100::nvfp4_gemm_swap_ab_split_kernel<Cfg>;
     (void)kernel;
     (void)split_kernel;
+  } else if constexpr (IsDualSwapAbConfig<Cfg>::value) {
+    volatile auto kernel = &bwgemm::sm100::dual_swap_ab_kernel<Cfg>;
+    volatile auto split_kernel = &bwgemm::sm100::dual_swap_ab_split_kernel<Cfg>;
+    (void)kernel;
+    (void)split_kernel;
   } else {
     volatile auto kernel = &bwgemm::sm100::nvfp4_dual_gemm_kernel<Cfg>;
     (void)kernel;
@@ -119,7 +134,7 @@ void instantiate_and_describe() {
     stages_argument = Cfg::kStagesRequested;
   describe<Cfg>(stages_argument);
   if constexpr (IsGemmSwapAbConfig<Cfg>::value || IsNvfp4DualSwapAbConfig<Cfg>::value ||
-                IsNvfp4GemmSwapAbConfig<Cfg>::value)
+                IsNvfp4GemmSwapAbConfig<Cfg>::value || IsDualSwapAbConfig<Cfg>::value)
     describe<Cfg, true>(stages_argument);
 }
 
@@ -142,5 +157,6 @@ int main() {
   describe_all(bwgemm::sm100::ShippedNvfp4GemmSwapAbConfigs{});
   describe_all(bwgemm::sm100::ShippedNvfp4DualNvfp4OutConfigs{});  // NVFP4 C (issue 16)
   describe_all(bwgemm::sm100::ShippedNvfp4GemmNvfp4OutConfigs{});  // NVFP4 D (issue 16)
+  describe_all(bwgemm::sm100::ShippedDualSwapAbConfigs{});         // small-M 16-bit dual (issue 13)
   return 0;
 }

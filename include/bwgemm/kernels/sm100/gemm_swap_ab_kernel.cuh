@@ -1,14 +1,21 @@
-// The sm_100a small-M FP16/BF16 GEMM (swap AB, gemm_swap_ab_config.cuh says why and how):
-//   D[m, n, l] = Epilogue(sum_k A[m,k,l] B[k,n,l] [, C[m,n,l]])   (default: alpha · A·B + beta · C)
-// computed as tiles of Dᵀ = Bᵀ·Aᵀ, 128 weight rows x BlockTokens tokens each.
+// The sm_100a small-M FP16/BF16 kernels (swap AB, gemm_swap_ab_config.cuh says why and how), one source for
+// both operations (Cfg::kWeights):
+//   GEMM (Weights 1): D[m, n, l] = Epilogue(sum_k A[m,k,l] B[k,n,l] [, C[m,n,l]])
+//              (default: alpha · A·B + beta · C), computed as tiles of Dᵀ = Bᵀ·Aᵀ
+//   dual GEMM (Weights 2): C[m, n, l] = Epilogue(alpha1 · sum_k A[m,k,l] B1[n,k,l],
+//              alpha2 · sum_k A[m,k,l] B2[n,k,l]) (default: SiLU-gated), tiles of gate = B1·Aᵀ and up = B2·Aᵀ
+// in tiles of 128 weight rows x BlockTokens tokens.
 //
 // Warp roles (per CTA; roles.cuh runs them, GemmSwapAbRoles below says what this kernel's do):
 //   warps 0-3  epilogue: tensor-memory lanes 32w .. 32w + 31 = weight rows (output columns) n; each thread
-//              holds its n for every token of the tile and stores D[token][n] (a warp's stores are 32
-//              consecutive n), reading C[token][n] when the functor does; tokens past M masked
-//   warp 4     producer: TMA of the weight tile (evict-first: streamed once; two 64-column chunks in the
-//              K x N layout) and the token tile (evict-last: every weight tile re-reads it)
-//   warp 5     MMA: allocates tensor memory; issues tcgen05.mma.kind::f16 (weights as A, tokens as B)
+//              holds its n (dual: its gate and up) for every token of the tile and stores out[token][n] (a
+//              warp's stores are 32 consecutive n), reading C[token][n] when the GEMM's functor does; tokens
+//              past M masked
+//   warp 4     producer: TMA of the weight tiles (B, or B1 and B2; evict-first: streamed once; two
+//              64-column chunks each in the K x N layout) and the token tile (evict-last: every weight tile
+//              re-reads it)
+//   warp 5     MMA: allocates tensor memory; issues tcgen05.mma.kind::f16 (weights as A, tokens as B; dual:
+//              the gate and the up MMA of every K step, both reading the stage's token tile)
 //   warp 6     scheduler: initialises the barriers; with CLC, cancels not-yet-started CTAs for work
 #pragma once
 
@@ -32,30 +39,52 @@
 
 namespace bwgemm::sm100 {
 
-// Kernel parameters. Passed as a __grid_constant__, so the tensor maps stay in parameter space.
+// The output's parameters, per operation.
+template <class Cfg, int Weights = Cfg::kWeights>
+struct GemmSwapAbOutput;
+// GEMM: D = epilogue(A·B [, C]) (alpha and beta are the functor's).
 template <class Cfg>
-struct GemmSwapAbParams {
+struct GemmSwapAbOutput<Cfg, 1> {
   using Out = typename Cfg::Out;
-  CUtensorMap tmap_tokens;   // A: (K, M, L), box (64, BlockTokens, 1), 128B swizzle
-  CUtensorMap tmap_weights;  // B N x K: (K, N, L), box (64, 128, 1); K x N: (N, K, L), box (64, 64, 1);
-                             // 128B swizzle
   Out* d = nullptr;
   const Out* c = nullptr;  // read only when read_c
   int64_t ldd = 0, batch_stride_d = 0;
   int64_t ldc = 0, batch_stride_c = 0;
+  bool read_c = false;                // the epilogue takes C (epi::reads_source)
+  bool identity = false;              // the functor returns the accumulator (epi::is_identity): not called
+  typename Cfg::Epilogue epilogue{};  // its device-pointer scales read once per CTA (epi::with_device_scales)
+};
+// Dual GEMM: C = epilogue(alpha1 · A·B1ᵀ, alpha2 · A·B2ᵀ).
+template <class Cfg>
+struct GemmSwapAbOutput<Cfg, 2> {
+  typename Cfg::Out* c = nullptr;  // m x n row-major per batch, row stride ldc, batch stride batch_stride_c
+  int64_t ldc = 0, batch_stride_c = 0;
+  float alpha1 = 1.0f, alpha2 = 1.0f;  // scales of the two products
+  const float* alpha1_ptr = nullptr;  // device scales, read once per CTA: alpha1 · *alpha1_ptr (null: alpha1)
+  const float* alpha2_ptr = nullptr;
+  bool unit_alphas = false;  // alpha1 == alpha2 == 1 and no device scale: the epilogue skips the multiplies
+  typename Cfg::Epilogue epilogue{};  // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
+};
+
+// Kernel parameters. Passed as a __grid_constant__, so the tensor maps stay in parameter space.
+template <class Cfg>
+struct GemmSwapAbParams : GemmSwapAbOutput<Cfg> {
+  CUtensorMap tmap_tokens;  // A: (K, M, L), box (64, BlockTokens, 1), 128B swizzle
+  // B (dual: B1, B2) N x K: (K, N, L), box (64, 128, 1); K x N: (N, K, L), box (64, 64, 1); 128B swizzle
+  CUtensorMap tmap_weights[Cfg::kWeights];
   int32_t m = 0, n = 0, k = 0;
   sched::TileGrid tiles{};  // gemm_swap_ab_tiles
   int32_t num_clusters = 0;
   uint32_t idesc = 0;                 // Cfg::instr_desc(input type, B layout)
   GemmSwapAbWeightOperand weights{};  // Cfg::weight_operand(B layout)
   bool weights_mn_major = false;      // B is K x N row-major: loaded in 64-column chunks
-  bool read_c = false;                // the epilogue takes C (epi::reads_source)
-  bool identity = false;              // the functor returns the accumulator (epi::is_identity): not called
-  typename Cfg::Epilogue epilogue{};  // its device-pointer scales read once per CTA (epi::with_device_scales)
-  // Split K (gemm_swap_ab_split_kernel only): the CTAs per cluster and the K blocks of each.
+  // Split K (the split kernels only): the CTAs per cluster and the K blocks of each.
   uint32_t splits = 1;
   int32_t k_blocks_per_split = 0;
 };
+// The dual GEMM's name for its parameters.
+template <class Cfg>
+using DualSwapAbParams = GemmSwapAbParams<Cfg>;
 
 namespace detail {
 
@@ -143,11 +172,40 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void gemm_swap_ab_store_tokens(bool identity, c
   }
 }
 
+// The dual GEMM's outputs of one weight row for the tokens first_token .. first_token + tokens - 1 from the
+// gate (bits[0]) and up (bits[1]) accumulator bits of a chunk: epilogue(alpha1 · gate, alpha2 · up) with the
+// scales `s` (epi::dual_scales: their device-pointer parts read once per CTA), without the two multiplies
+// when both alphas are 1 and no device scale is given (p.unit_alphas, a uniform branch); out_column at token
+// 0, rows p.ldc apart. Written once for both dual swap-AB GEMMs (16-bit and NVFP4): Params is either's.
+template <class Out, class Params, int N>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void dual_swap_ab_store_tokens(const Params& p, const epi::DualScales& s,
+                                                                Out* out_column, int32_t first_token,
+                                                                int32_t tokens,
+                                                                const uint32_t (&bits)[2][N]) {
+  Out* out = out_column + static_cast<int64_t>(first_token) * p.ldc;
+  // Each loop stores straight from the accumulator bits: the layout of the hot path
+  // tools/swap_ab_hot_loops.py reads.
+  if (p.unit_alphas) {
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+      if (i < tokens)
+        out[i * p.ldc] = gemm_swap_ab_out<Out>(p.epilogue(bits_to_f32(bits[0][i]), bits_to_f32(bits[1][i])));
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+      if (i < tokens)
+        out[i * p.ldc] = gemm_swap_ab_out<Out>(
+            p.epilogue(s.alpha1 * bits_to_f32(bits[0][i]), s.alpha2 * bits_to_f32(bits[1][i])));
+  }
+}
+
 }  // namespace detail
 
 template <class Cfg>
 struct GemmSwapAbRoles {
-  static constexpr int kAccumulators = 1;
+  static constexpr int kWeights = Cfg::kWeights;
+  // One accumulator per weight (dual: gate, up), BlockTokens columns apart.
+  static constexpr int kAccumulators = kWeights;
   using Partials = SwapAbPartials<Cfg, kAccumulators>;
   const GemmSwapAbParams<Cfg>& p;
   int32_t kb_begin = 0;      // the first K block of this CTA's split
@@ -155,13 +213,20 @@ struct GemmSwapAbRoles {
 
   BWGEMM_DEVICE void prefetch_tensor_maps() const {
     ptx::tma_prefetch_descriptor(&p.tmap_tokens);
-    ptx::tma_prefetch_descriptor(&p.tmap_weights);
+#pragma unroll
+    for (int w = 0; w < kWeights; ++w) ptx::tma_prefetch_descriptor(&p.tmap_weights[w]);
   }
 
-  // The functor with its device-pointer scales read (once per epilogue thread, before the tile loop; split K
-  // writes partials, and the reduction reads the scales itself).
-  BWGEMM_DEVICE typename Cfg::Epilogue epilogue_scales() const {
-    return to_partials ? p.epilogue : epi::with_device_scales(p.epilogue);
+  // The per-tensor scales with their device-pointer parts read (once per epilogue thread, before the tile
+  // loop): the dual GEMM's alphas, the GEMM's functor. Split K writes partials, and the reduction reads the
+  // scales itself.
+  using Scales = std::conditional_t<kWeights == 2, epi::DualScales, typename Cfg::Epilogue>;
+  BWGEMM_DEVICE Scales epilogue_scales() const {
+    if constexpr (kWeights == 2) {
+      return to_partials ? epi::DualScales{p.alpha1, p.alpha2} : epi::dual_scales(p);
+    } else {
+      return to_partials ? p.epilogue : epi::with_device_scales(p.epilogue);
+    }
   }
 
   template <int I>
@@ -177,71 +242,82 @@ struct GemmSwapAbRoles {
     const int32_t kb_begin = this->kb_begin;
     return [this, w0, m0, t, kb_begin](uint32_t base, uint32_t bar, int32_t kb) {
       const int32_t k0 = (kb_begin + kb) * Cfg::kBlockK;
-      if (p.weights_mn_major) {
-        for (int32_t c = 0; c < Cfg::kWeightChunks; ++c)
-          ptx::tma_load<1>(base + Cfg::kWeightOffset + c * Cfg::kWeightChunkBytes, &p.tmap_weights, bar,
-                           {w0 + c * Cfg::kWeightChunkColumns, k0, t.batch}, ptx::kL2EvictFirst);
-      } else {
-        ptx::tma_load<1>(base + Cfg::kWeightOffset, &p.tmap_weights, bar, {k0, w0, t.batch},
-                         ptx::kL2EvictFirst);
+#pragma unroll
+      for (int w = 0; w < kWeights; ++w) {
+        const uint32_t weight_base = base + Cfg::kWeightOffset + w * Cfg::kWeightBytes;
+        if (p.weights_mn_major) {
+          for (int32_t c = 0; c < Cfg::kWeightChunks; ++c)
+            ptx::tma_load<1>(weight_base + c * Cfg::kWeightChunkBytes, &p.tmap_weights[w], bar,
+                             {w0 + c * Cfg::kWeightChunkColumns, k0, t.batch}, ptx::kL2EvictFirst);
+        } else {
+          ptx::tma_load<1>(weight_base, &p.tmap_weights[w], bar, {k0, w0, t.batch}, ptx::kL2EvictFirst);
+        }
       }
       ptx::tma_load<1>(base + Cfg::kTokenOffset, &p.tmap_tokens, bar, {k0, m0, t.batch}, ptx::kL2EvictLast);
     };
   }
 
-  // kMmasPerStage MMAs of K = 16 per stage into the tile's accumulator; the first of the tile overwrites it.
+  // kMmasPerStage K steps of 16 per stage, each one MMA per weight (dual: the gate, then the up MMA, both
+  // reading the token tile) into the tile's accumulators; the first of the tile overwrites them.
   BWGEMM_DEVICE auto mma_tile(const KernelContext<Cfg>&, const sched::TileCoord&, uint32_t d_tmem) const {
     const uint32_t idesc = p.idesc;
     const GemmSwapAbWeightOperand w = p.weights;
     return [d_tmem, idesc, w](uint32_t base, int32_t kb) {
       // The stage's descriptors encoded once, then moved per K step (smem_desc_advanced).
-      const uint64_t weights = ptx::smem_desc_with_address(w.desc_base, base + Cfg::kWeightOffset);
+      uint64_t weights[kWeights];
+#pragma unroll
+      for (int i = 0; i < kWeights; ++i)
+        weights[i] =
+            ptx::smem_desc_with_address(w.desc_base, base + Cfg::kWeightOffset + i * Cfg::kWeightBytes);
       const uint64_t tokens = ptx::smem_desc_with_address(Cfg::kKMajorDescBase, base + Cfg::kTokenOffset);
 #pragma unroll
-      for (uint32_t j = 0; j < Cfg::kMmasPerStage; ++j)
-        ptx::tcgen05_mma_f16<1>(d_tmem, smem_desc_advanced(weights, j * w.k_step_bytes),
-                                smem_desc_advanced(tokens, j * Cfg::kKMajorStepBytes), idesc,
-                                kb > 0 || j > 0);
+      for (uint32_t j = 0; j < Cfg::kMmasPerStage; ++j) {
+        const uint64_t tokens_desc = smem_desc_advanced(tokens, j * Cfg::kKMajorStepBytes);
+#pragma unroll
+        for (int i = 0; i < kWeights; ++i)
+          ptx::tcgen05_mma_f16<1>(d_tmem + i * Cfg::kBlockTokens,
+                                  smem_desc_advanced(weights[i], j * w.k_step_bytes), tokens_desc, idesc,
+                                  kb > 0 || j > 0);
+      }
     };
   }
 
-  // Weight row `n` of the tile (inside N): column n of D for every token of the tile inside M. The tokens are
-  // the same for every lane of a warp, so the mask at M is a uniform branch and each store instruction writes
-  // 32 consecutive n of one row of D.
+  // Weight row `n` of the tile (inside N): column n of the output for every token of the tile inside M. The
+  // tokens are the same for every lane of a warp, so the mask at M is a uniform branch and each store
+  // instruction writes 32 consecutive n of one row of the output.
   // With split K the row's fp32 accumulators go to this CTA's partials instead (swap_ab_split_k.cuh).
+  // `s`: epilogue_scales().
   BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t, int32_t n,
-                                   const typename Cfg::Epilogue& f) const {
+                                   const Scales& s) const {
     using Out = typename Cfg::Out;
     constexpr int kColumns = Cfg::kEpilogueColumns;
-    Out* d_column = p.d + t.batch * p.batch_stride_d + n;
-    const Out* c_column = p.read_c ? p.c + t.batch * p.batch_stride_c + n : nullptr;
     float* partials = to_partials ? static_cast<float*>(ptx::shared_address_to_pointer(ctx.smem)) : nullptr;
     const int32_t row = n - t.m * Cfg::kBlockWeights;
-    return [this, &f, d_column, c_column, partials, row](int32_t first_token,
-                                                         const uint32_t(&values)[1][kColumns]) {
-      if (partials != nullptr) {
-#pragma unroll
-        for (int i = 0; i < kColumns; ++i) partials[Partials::word(0, i, row)] = bits_to_f32(values[0][i]);
-        return;
-      }
-      const int32_t tokens = p.m - first_token < kColumns ? p.m - first_token : kColumns;
-      detail::gemm_swap_ab_store_tokens<Out>(p.identity, f, d_column, p.ldd, c_column, p.ldc, first_token,
-                                             tokens, values[0]);
-    };
+    if constexpr (kWeights == 2) {
+      // Dual GEMM: C = epilogue(alpha1 · gate, alpha2 · up).
+      Out* out_column = p.c + t.batch * p.batch_stride_c + n;
+      return [this, s, out_column, partials, row](int32_t first_token, const uint32_t(&values)[2][kColumns]) {
+        if (partials != nullptr) return write_swap_ab_partials<Partials>(partials, row, values);
+        const int32_t tokens = p.m - first_token < kColumns ? p.m - first_token : kColumns;
+        detail::dual_swap_ab_store_tokens<Out>(p, s, out_column, first_token, tokens, values);
+      };
+    } else {
+      // GEMM: D = epilogue(acc [, C]); the identity functor (alpha 1, beta 0) stores the accumulator.
+      Out* d_column = p.d + t.batch * p.batch_stride_d + n;
+      const Out* c_column = p.read_c ? p.c + t.batch * p.batch_stride_c + n : nullptr;
+      return [this, &s, d_column, c_column, partials, row](int32_t first_token,
+                                                           const uint32_t(&values)[1][kColumns]) {
+        if (partials != nullptr) return write_swap_ab_partials<Partials>(partials, row, values);
+        const int32_t tokens = p.m - first_token < kColumns ? p.m - first_token : kColumns;
+        detail::gemm_swap_ab_store_tokens<Out>(p.identity, s, d_column, p.ldd, c_column, p.ldc, first_token,
+                                               tokens, values[0]);
+      };
+    }
   }
 };
-
-// roles.cuh's rows are tensor-memory lanes: here weight rows, masked at N.
+// The dual GEMM's name for its roles.
 template <class Cfg>
-__global__ void __launch_bounds__(Cfg::kThreads, 1)
-    gemm_swap_ab_kernel(const __grid_constant__ GemmSwapAbParams<Cfg> p) {
-#if BWGEMM_SM100A_KERNEL_BODY
-  run_roles<Cfg>(GemmSwapAbRoles<Cfg>{p}, p.tiles, p.num_clusters, p.n, p.k);
-#else
-  (void)p;
-  ::bwgemm::ptx::trap();
-#endif
-}
+using DualSwapAbRoles = GemmSwapAbRoles<Cfg>;
 
 namespace detail {
 // Four consecutive outputs from fp32 values (N is a multiple of 8, so a quad of 4 weight rows is inside it
@@ -254,33 +330,120 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void gemm_swap_ab_store4(Out* dst, const float 
     *reinterpret_cast<uint2*>(dst) = uint2{epi::pack2<Out>(v[0], v[1]), epi::pack2<Out>(v[2], v[3])};
   }
 }
-}  // namespace detail
+
+// The dual GEMM's four consecutive outputs of a reduced quad, epilogue(alpha1 · gate, alpha2 · up) with the
+// scales `s` (epi::dual_scales, read by the reduction), of which the first `columns` are inside N: one 8-byte
+// store when all four are (C's rows are 16-byte aligned, the quad's first column a multiple of 4), else one
+// store per column inside N (the 16-bit dual takes any N; the NVFP4 dual's N, a multiple of 16, always passes
+// 4). Written once for both dual swap-AB GEMMs.
+template <class Out, class Params>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void dual_swap_ab_store_quad(const Params& p, const epi::DualScales& s,
+                                                              Out* dst, const ptx::Float4& g,
+                                                              const ptx::Float4& u, int32_t columns) {
+  const float a1 = s.alpha1, a2 = s.alpha2;
+  const float v[kSwapAbQuadRows] = {p.epilogue(a1 * g.x, a2 * u.x), p.epilogue(a1 * g.y, a2 * u.y),
+                                    p.epilogue(a1 * g.z, a2 * u.z), p.epilogue(a1 * g.w, a2 * u.w)};
+  if (columns >= kSwapAbQuadRows) {
+    *reinterpret_cast<uint2*>(dst) = uint2{epi::pack2<Out>(v[0], v[1]), epi::pack2<Out>(v[2], v[3])};
+  } else {
+#pragma unroll
+    for (int i = 0; i < kSwapAbQuadRows; ++i)
+      if (i < columns) dst[i] = gemm_swap_ab_out<Out>(v[i]);
+  }
+}
+
+// The kernels' bodies, shared by both operations (their __global__ entries below keep one name per
+// operation). roles.cuh's rows are tensor-memory lanes: here weight rows, masked at N.
+template <class Cfg>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void f16_swap_ab_tiles_body(const GemmSwapAbParams<Cfg>& p) {
+  run_roles<Cfg>(GemmSwapAbRoles<Cfg>{p}, p.tiles, p.num_clusters, p.n, p.k);
+}
 
 // Split K (swap_ab_split_k.cuh): clusters of p.splits CTAs, one tile per cluster; CTA s computes K blocks
 // [s · p.k_blocks_per_split, ..), then reduces its quads of the tile and stores them.
 template <class Cfg>
-__global__ void __launch_bounds__(Cfg::kThreads, 1)
-    gemm_swap_ab_split_kernel(const __grid_constant__ GemmSwapAbParams<Cfg> p) {
-#if BWGEMM_SM100A_KERNEL_BODY
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void f16_swap_ab_split_body(const GemmSwapAbParams<Cfg>& p) {
   using namespace ::bwgemm::ptx;
   using Roles = GemmSwapAbRoles<Cfg>;
   using Out = typename Cfg::Out;
   const CtaKBlocks kb = cta_k_blocks<Cfg>(p.k, p.k_blocks_per_split);
-  const auto reduce = [&p](const sched::TileCoord& t, uint32_t rank, uint32_t splits) {
-    const auto f = epi::with_device_scales(p.epilogue);  // once: the CTA reduces one tile
-    reduce_tile_quads<Cfg>(
-        t, rank, splits, p.m, p.n, [&](uint32_t smem, int32_t q, int32_t token, int64_t col, int64_t row) {
-          const Float4 acc =
-              sum_cluster_quad(smem, Roles::Partials::word(0, token, q * kSwapAbQuadRows), splits);
-          const float a[kSwapAbQuadRows] = {acc.x, acc.y, acc.z, acc.w};
-          float out[kSwapAbQuadRows];
-          detail::gemm_swap_ab_apply<Out>(
-              p.identity, f, p.read_c ? p.c + t.batch * p.batch_stride_c + row * p.ldc + col : nullptr, 1, a,
-              out);
-          detail::gemm_swap_ab_store4(p.d + t.batch * p.batch_stride_d + row * p.ldd + col, out);
-        });
-  };
-  run_swap_ab_split_k<Cfg>(Roles{p, kb.begin, true}, p.tiles, p.n, kb.count, p.splits, reduce);
+  if constexpr (Cfg::kWeights == 2) {
+    const auto reduce = [&p](const sched::TileCoord& t, uint32_t rank, uint32_t splits) {
+      const epi::DualScales s = epi::dual_scales(p);  // once: the CTA reduces one tile
+      Out* c = p.c + t.batch * p.batch_stride_c;
+      reduce_tile_quads<Cfg>(
+          t, rank, splits, p.m, p.n, [&](uint32_t smem, int32_t q, int32_t token, int64_t col, int64_t row) {
+            const Float4 g =
+                sum_cluster_quad(smem, Roles::Partials::word(0, token, q * kSwapAbQuadRows), splits);
+            const Float4 u =
+                sum_cluster_quad(smem, Roles::Partials::word(1, token, q * kSwapAbQuadRows), splits);
+            dual_swap_ab_store_quad<Out>(p, s, c + row * p.ldc + col, g, u, static_cast<int32_t>(p.n - col));
+          });
+    };
+    run_swap_ab_split_k<Cfg>(Roles{p, kb.begin, true}, p.tiles, p.n, kb.count, p.splits, reduce);
+  } else {
+    const auto reduce = [&p](const sched::TileCoord& t, uint32_t rank, uint32_t splits) {
+      const auto f = epi::with_device_scales(p.epilogue);  // once: the CTA reduces one tile
+      reduce_tile_quads<Cfg>(
+          t, rank, splits, p.m, p.n, [&](uint32_t smem, int32_t q, int32_t token, int64_t col, int64_t row) {
+            const Float4 acc =
+                sum_cluster_quad(smem, Roles::Partials::word(0, token, q * kSwapAbQuadRows), splits);
+            const float a[kSwapAbQuadRows] = {acc.x, acc.y, acc.z, acc.w};
+            float out[kSwapAbQuadRows];
+            gemm_swap_ab_apply<Out>(p.identity, f,
+                                    p.read_c ? p.c + t.batch * p.batch_stride_c + row * p.ldc + col : nullptr,
+                                    1, a, out);
+            gemm_swap_ab_store4(p.d + t.batch * p.batch_stride_d + row * p.ldd + col, out);
+          });
+    };
+    run_swap_ab_split_k<Cfg>(Roles{p, kb.begin, true}, p.tiles, p.n, kb.count, p.splits, reduce);
+  }
+}
+
+}  // namespace detail
+
+// The GEMM's kernels: one CTA per tile (persistent) and split K.
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::kThreads, 1)
+    gemm_swap_ab_kernel(const __grid_constant__ GemmSwapAbParams<Cfg> p) {
+  static_assert(Cfg::kWeights == 1, "the GEMM's kernel takes a Weights = 1 Config");
+#if BWGEMM_SM100A_KERNEL_BODY
+  detail::f16_swap_ab_tiles_body<Cfg>(p);
+#else
+  (void)p;
+  ::bwgemm::ptx::trap();
+#endif
+}
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::kThreads, 1)
+    gemm_swap_ab_split_kernel(const __grid_constant__ GemmSwapAbParams<Cfg> p) {
+  static_assert(Cfg::kWeights == 1, "the GEMM's kernel takes a Weights = 1 Config");
+#if BWGEMM_SM100A_KERNEL_BODY
+  detail::f16_swap_ab_split_body<Cfg>(p);
+#else
+  (void)p;
+  ::bwgemm::ptx::trap();
+#endif
+}
+
+// The dual GEMM's kernels: the same bodies with two weight operands.
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::kThreads, 1)
+    dual_swap_ab_kernel(const __grid_constant__ GemmSwapAbParams<Cfg> p) {
+  static_assert(Cfg::kWeights == 2, "the dual GEMM's kernel takes a Weights = 2 Config");
+#if BWGEMM_SM100A_KERNEL_BODY
+  detail::f16_swap_ab_tiles_body<Cfg>(p);
+#else
+  (void)p;
+  ::bwgemm::ptx::trap();
+#endif
+}
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::kThreads, 1)
+    dual_swap_ab_split_kernel(const __grid_constant__ GemmSwapAbParams<Cfg> p) {
+  static_assert(Cfg::kWeights == 2, "the dual GEMM's kernel takes a Weights = 2 Config");
+#if BWGEMM_SM100A_KERNEL_BODY
+  detail::f16_swap_ab_split_body<Cfg>(p);
 #else
   (void)p;
   ::bwgemm::ptx::trap();

@@ -33,7 +33,7 @@
 #include "bwgemm/formats/bits.cuh"
 #include "bwgemm/isa/descriptors.hpp"
 #include "bwgemm/kernels/sm100/common.cuh"
-#include "bwgemm/kernels/sm100/gemm_swap_ab_kernel.cuh"  // gemm_swap_ab_out, _in, _store4
+#include "bwgemm/kernels/sm100/gemm_swap_ab_kernel.cuh"  // the swap-AB GEMMs' and dual GEMMs' stores
 #include "bwgemm/kernels/sm100/nvfp4_dual_swap_ab_config.cuh"
 #include "bwgemm/kernels/sm100/roles.cuh"
 #include "bwgemm/kernels/sm100/swap_ab_split_k.cuh"
@@ -103,16 +103,6 @@ inline constexpr uint64_t kSwapAbScaleDescBase =
     ptx::SmemDescriptor{0, 0,     kSwapAbSwizzleAtomRows* kSwapAbScaleLineBytes,
                         0, false, ptx::SmemSwizzle::kNone}
         .encode();
-
-// One fp32 value as the 16-bit output type (round to nearest even).
-template <class Out>
-BWGEMM_DEVICE BWGEMM_FORCEINLINE Out swap_ab_out(float v) {
-  if constexpr (std::is_same_v<Out, __half>) {
-    return __float2half_rn(v);
-  } else {
-    return __float2bfloat16_rn(v);
-  }
-}
 
 }  // namespace detail
 
@@ -268,30 +258,9 @@ struct Nvfp4SwapAbRoles {
     float* partials = to_partials ? static_cast<float*>(ptx::shared_address_to_pointer(ctx.smem)) : nullptr;
     const int32_t row = n - t.m * Cfg::kBlockWeights;
     return [this, s, out_column, partials, row](int32_t first_token, const uint32_t(&values)[2][kColumns]) {
-      if (partials != nullptr) {
-#pragma unroll
-        for (int a = 0; a < 2; ++a)
-#pragma unroll
-          for (int i = 0; i < kColumns; ++i) partials[Partials::word(a, i, row)] = bits_to_f32(values[a][i]);
-        return;
-      }
+      if (partials != nullptr) return write_swap_ab_partials<Partials>(partials, row, values);
       const int32_t tokens = p.m - first_token < kColumns ? p.m - first_token : kColumns;
-      Out* out = out_column + static_cast<int64_t>(first_token) * p.ldc;
-      if (p.unit_alphas) {
-#pragma unroll
-        for (int i = 0; i < kColumns; ++i) {
-          if (i < tokens)
-            out[i * p.ldc] =
-                detail::swap_ab_out<Out>(p.epilogue(bits_to_f32(values[0][i]), bits_to_f32(values[1][i])));
-        }
-      } else {
-#pragma unroll
-        for (int i = 0; i < kColumns; ++i) {
-          if (i < tokens)
-            out[i * p.ldc] = detail::swap_ab_out<Out>(
-                p.epilogue(s.alpha1 * bits_to_f32(values[0][i]), s.alpha2 * bits_to_f32(values[1][i])));
-        }
-      }
+      detail::dual_swap_ab_store_tokens<Out>(p, s, out_column, first_token, tokens, values);
     };
   }
 
@@ -306,11 +275,7 @@ struct Nvfp4SwapAbRoles {
     const int32_t row = n - t.m * Cfg::kBlockWeights;
     return [this, &f, d_column, c_column, partials, row](int32_t first_token,
                                                          const uint32_t(&values)[1][kColumns]) {
-      if (partials != nullptr) {
-#pragma unroll
-        for (int i = 0; i < kColumns; ++i) partials[Partials::word(0, i, row)] = bits_to_f32(values[0][i]);
-        return;
-      }
+      if (partials != nullptr) return write_swap_ab_partials<Partials>(partials, row, values);
       const int32_t tokens = p.m - first_token < kColumns ? p.m - first_token : kColumns;
       detail::gemm_swap_ab_store_tokens<Out>(p.identity, f, d_column, p.ldd, c_column, p.ldc, first_token,
                                              tokens, values[0]);
@@ -349,12 +314,8 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void nvfp4_swap_ab_split_body(const Nvfp4SwapAb
                 sum_cluster_quad(smem, Roles::Partials::word(0, token, q * kSwapAbQuadRows), splits);
             const Float4 u =
                 sum_cluster_quad(smem, Roles::Partials::word(1, token, q * kSwapAbQuadRows), splits);
-            const float a1 = s.alpha1, a2 = s.alpha2;
-            // N is a multiple of 16: the quad's four columns are inside it; C's rows are
-            // 16-byte aligned.
-            const uint2 out{epi::pack2<Out>(p.epilogue(a1 * g.x, a2 * u.x), p.epilogue(a1 * g.y, a2 * u.y)),
-                            epi::pack2<Out>(p.epilogue(a1 * g.z, a2 * u.z), p.epilogue(a1 * g.w, a2 * u.w))};
-            *reinterpret_cast<uint2*>(c + row * p.ldc + col) = out;
+            // N is a multiple of 16: the quad's four columns are inside it.
+            dual_swap_ab_store_quad<Out>(p, s, c + row * p.ldc + col, g, u, kSwapAbQuadRows);
           });
     };
     run_swap_ab_split_k<Cfg>(Roles{p, kb.begin, true}, p.tiles, p.n, kb.count, p.splits, reduce);

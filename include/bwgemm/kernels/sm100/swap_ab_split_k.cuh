@@ -21,6 +21,7 @@
 #include <utility>
 
 #include "bwgemm/base/macros.hpp"
+#include "bwgemm/formats/bits.cuh"
 #include "bwgemm/kernels/sm100/common.cuh"
 #include "bwgemm/kernels/sm100/roles.cuh"
 #include "bwgemm/ptx/ptx.cuh"
@@ -74,6 +75,17 @@ struct SwapAbPartials {
     return static_cast<uint32_t>((a * Cfg::kBlockTokens + token) * Cfg::kBlockWeights + row);
   }
 };
+
+// The epilogue's write of weight row `row` of a chunk to this CTA's partials (split K): every accumulator's
+// values (tensor-memory bits) as fp32, from token 0 of the chunk. Written once for every swap-AB kernel.
+template <class Partials, int Accumulators, int N>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void write_swap_ab_partials(float* partials, int32_t row,
+                                                             const uint32_t (&values)[Accumulators][N]) {
+#pragma unroll
+  for (int a = 0; a < Accumulators; ++a)
+#pragma unroll
+    for (int i = 0; i < N; ++i) partials[Partials::word(a, i, row)] = bits_to_f32(values[a][i]);
+}
 
 // The kernel body of a split: the roles on K blocks [split · k_blocks_per_split, ..) of the cluster's tile
 // (Roles::kb_begin says where its producers start), then the reduction. `reduce(tile, split, splits)` runs
