@@ -90,7 +90,7 @@ struct DualGemmSwapAb {
     p.unit_alphas = ::bwgemm::detail::unit_alphas(a);
     p.epilogue = a.epilogue;
     return detail::launch_swap_ab<Cfg>(&dual_swap_ab_kernel<Cfg>, &dual_swap_ab_split_kernel<Cfg>, p, split_k,
-                                       a.m, a.n, a.k, a.batch, stream);
+                                       a.m, a.n, a.k, a.batch, stream, a.launch);
   }
 };
 
