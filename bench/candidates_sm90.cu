@@ -27,7 +27,6 @@
 //              bwgemm_sm90_chain16[_pdl] 16 back-to-back sm90::gemm calls per timed call, without and with
 //                                   programmatic dependent launch (issue 17; time per chain of 16)
 //   dual_bf16  bwgemm_sm90_n64[_c2] the 128 x 64 (x 2 weights) dual kernel whatever the shape (tuning)
-//              bwgemm_sm90_swapab32 the 32-token swap-AB dual kernel whatever the shape (tuning)
 #include <type_traits>
 
 #include "bwgemm/sm90/dual_gemm.cuh"
@@ -191,9 +190,6 @@ void add_bwgemm_sm90_candidates(ImplementationTable& table) {
   }));
   table.dual_bf16.push_back(sm90_dual_candidate("bwgemm_sm90_n64_c2", [](const DualArgs& a, cudaStream_t s) {
     return sm90::DualGemm<sm90::DualGemmSmallMCluster2<__nv_bfloat16>>::run(a, s);
-  }));
-  table.dual_bf16.push_back(sm90_dual_candidate("bwgemm_sm90_swapab32", [](const DualArgs& a, cudaStream_t s) {
-    return sm90::SwapAbDualGemm<sm90::DualGemmSwapAb32<__nv_bfloat16>>::run(a, s);
   }));
   add_gemm<__half>(table.gemm_fp16);
   add_gemm<__nv_bfloat16>(table.gemm_bf16);

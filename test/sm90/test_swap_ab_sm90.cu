@@ -86,8 +86,7 @@ using GemmSwapAbConfigs =
     Configs<sm90::GemmSwapAb16<bf16>, sm90::GemmSwapAb32<bf16>, sm90::GemmSwapAb64<f16>, sm90::GemmSwapAb128<float>,
             Wide16>;
 using DualSwapAbConfigs =
-    Configs<sm90::DualGemmSwapAb16<bf16>, sm90::DualGemmSwapAb32<bf16>, sm90::DualGemmSwapAb64<bf16>,
-            sm90::DualGemmSwapAb128<f16>>;
+    Configs<sm90::DualGemmSwapAb16<bf16>, sm90::DualGemmSwapAb64<bf16>, sm90::DualGemmSwapAb128<f16>>;
 
 // Two backends in one type list: the chosen split on every Config, split 8 on the first.
 template <class... Lists>
@@ -183,10 +182,6 @@ TEST(Sm90SwapAbDecode, GemmTokens16Rows128) {
 TEST(Sm90SwapAbDecode, DualTokens16) {
   BWGEMM_REQUIRE_SM90();
   check_dual_decode_sizes<sm90::DualGemmSwapAb16<bf16>>();
-}
-TEST(Sm90SwapAbDecode, DualTokens32) {
-  BWGEMM_REQUIRE_SM90();
-  check_dual_decode_sizes<sm90::DualGemmSwapAb32<bf16>>();
 }
 TEST(Sm90SwapAbDecode, DualTokens64) {
   BWGEMM_REQUIRE_SM90();

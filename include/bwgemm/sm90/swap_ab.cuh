@@ -216,10 +216,6 @@ template <class Out>
 using DualGemmSwapAb16 = SwapAbConfig<16, 11, 2, epi::SiluMul, Out, 1>;
 template <class Out>
 using DualGemmSwapAb64 = SwapAbConfig<64, 8, 2, epi::SiluMul, Out, 1>;
-// 32 tokens for the dual GEMM (10 stages of 20 KiB): a candidate for 16 < M <= 32 (bench bwgemm_sm90_swapab32
-// in dual_bf16), not in the default choice.
-template <class Out>
-using DualGemmSwapAb32 = SwapAbConfig<32, 10, 2, epi::SiluMul, Out, 1>;
 template <class Out>
 using DualGemmSwapAb128 = SwapAbConfig<128, 6, 2, epi::SiluMul, Out, 1>;
 
