@@ -36,6 +36,17 @@ def _scale(op, name, s, first):
     _same_device(op, first, name, s)
 
 
+def _c_and_beta(op, a, n, out, c, beta):
+    if c is not None:
+        _matrix(op, "c", c)
+        _same_device(op, a, "c", c)
+        torch._check_type(c.dtype == out, lambda: f"{op}: c must have the output dtype {out} (got {c.dtype})")
+        torch._check_value(c.shape[0] == a.shape[0] and c.shape[1] == n,
+                           lambda: f"{op}: c must be [M, N] = [{a.shape[0]}, {n}]")
+    else:
+        torch._check_value(beta == 0.0, lambda: f"{op}: beta = {beta} needs c")
+
+
 def _beta_scale(op, beta_scale, c, beta):
     torch._check_value(beta_scale is None or (c is not None and beta != 0.0),
                        lambda: f"{op}: beta_scale needs c and a nonzero beta (the effective beta is beta x beta_scale)")
@@ -59,14 +70,7 @@ def _gemm(a, b, alpha=1.0, beta=0.0, c=None, out_dtype=None, alpha_scale=None, b
     torch._check_value(b.shape[1] == a.shape[1], lambda: f"{op}: b must be [N, K] with a's K = {a.shape[1]}")
     out = a.dtype if out_dtype is None else out_dtype
     torch._check_type(out in (a.dtype, torch.float32), lambda: f"{op}: out_dtype must be A's dtype or float32")
-    if c is not None:
-        _matrix(op, "c", c)
-        _same_device(op, a, "c", c)
-        torch._check_type(c.dtype == out, lambda: f"{op}: c must have the output dtype {out} (got {c.dtype})")
-        torch._check_value(c.shape[0] == a.shape[0] and c.shape[1] == b.shape[0],
-                           lambda: f"{op}: c must be [M, N] = [{a.shape[0]}, {b.shape[0]}]")
-    else:
-        torch._check_value(beta == 0.0, lambda: f"{op}: beta = {beta} needs c")
+    _c_and_beta(op, a, b.shape[0], out, c, beta)
     return a.new_empty((a.shape[0], b.shape[0]), dtype=out)
 
 
@@ -143,14 +147,7 @@ def _gemm_nvfp4(a, a_scales, b, b_scales, alpha=1.0, beta=0.0, c=None, out_dtype
     out = torch.float16 if out_dtype is None else out_dtype
     torch._check_type(out in (torch.float16, torch.bfloat16, torch.float32),
                       lambda: f"{op}: out_dtype must be float16, bfloat16 or float32 (got {out})")
-    if c is not None:
-        _matrix(op, "c", c)
-        _same_device(op, a, "c", c)
-        torch._check_type(c.dtype == out, lambda: f"{op}: c must have the output dtype {out} (got {c.dtype})")
-        torch._check_value(c.shape[0] == a.shape[0] and c.shape[1] == b.shape[0],
-                           lambda: f"{op}: c must be [M, N] = [{a.shape[0]}, {b.shape[0]}]")
-    else:
-        torch._check_value(beta == 0.0, lambda: f"{op}: beta = {beta} needs c")
+    _c_and_beta(op, a, b.shape[0], out, c, beta)
     return a.new_empty((a.shape[0], b.shape[0]), dtype=out)
 
 

@@ -122,6 +122,22 @@ inline const float* scale_ptr(const std::optional<at::Tensor>& s) {
   return s.has_value() ? static_cast<const float*>(s->data_ptr()) : nullptr;
 }
 
+// A GEMM's C: [M, N] of the output dtype on the operands' device, or none with beta == 0.
+inline void check_c_and_beta(const char* op, const at::Tensor& a, int64_t n, at::ScalarType out,
+                             const std::optional<at::Tensor>& c, double beta) {
+  if (c.has_value()) {
+    check_matrix(op, "c", *c);
+    check_same_device(op, a, "c", *c);
+    TORCH_CHECK_TYPE(c->scalar_type() == out, op, ": c must have the output dtype ", out, " (got ",
+                     c->scalar_type(), ")");
+    TORCH_CHECK_VALUE(c->size(0) == a.size(0) && c->size(1) == n, op, ": c must be [M, N] = [", a.size(0),
+                      ", ", n, "] (got ", c->sizes(), ")");
+    check_aligned(op, "c", *c);
+  } else {
+    TORCH_CHECK_VALUE(beta == 0.0, op, ": beta = ", beta, " needs c");
+  }
+}
+
 inline at::ScalarType gemm_out_dtype(const char* op, const at::Tensor& a,
                                      std::optional<at::ScalarType> out_dtype) {
   const at::ScalarType out = out_dtype.value_or(a.scalar_type());
@@ -145,17 +161,7 @@ inline at::ScalarType check_gemm(const at::Tensor& a, const at::Tensor& b, const
   TORCH_CHECK_VALUE(b.size(1) == a.size(1), op, ": b must be [N, K] with a's K = ", a.size(1),
                     " (an nn.Linear weight; got shape ", b.sizes(), ")");
   const at::ScalarType out = gemm_out_dtype(op, a, out_dtype);
-  if (c.has_value()) {
-    check_matrix(op, "c", *c);
-    check_same_device(op, a, "c", *c);
-    TORCH_CHECK_TYPE(c->scalar_type() == out, op, ": c must have the output dtype ", out, " (got ",
-                     c->scalar_type(), ")");
-    TORCH_CHECK_VALUE(c->size(0) == a.size(0) && c->size(1) == b.size(0), op, ": c must be [M, N] = [",
-                      a.size(0), ", ", b.size(0), "] (got ", c->sizes(), ")");
-    check_aligned(op, "c", *c);
-  } else {
-    TORCH_CHECK_VALUE(beta == 0.0, op, ": beta = ", beta, " needs c");
-  }
+  check_c_and_beta(op, a, b.size(0), out, c, beta);
   check_aligned(op, "a", a);
   check_aligned(op, "b", b);
   check_scale(op, "alpha_scale", alpha_scale, a);
@@ -245,17 +251,7 @@ inline at::ScalarType check_gemm_nvfp4(const at::Tensor& a, const at::Tensor& a_
   const at::ScalarType out = out_dtype.value_or(at::kHalf);
   TORCH_CHECK_TYPE(out == at::kHalf || out == at::kBFloat16 || out == at::kFloat, op,
                    ": out_dtype must be float16, bfloat16 or float32 (got ", out, ")");
-  if (c.has_value()) {
-    check_matrix(op, "c", *c);
-    check_same_device(op, a, "c", *c);
-    TORCH_CHECK_TYPE(c->scalar_type() == out, op, ": c must have the output dtype ", out, " (got ",
-                     c->scalar_type(), ")");
-    TORCH_CHECK_VALUE(c->size(0) == a.size(0) && c->size(1) == b.size(0), op, ": c must be [M, N] = [",
-                      a.size(0), ", ", b.size(0), "] (got ", c->sizes(), ")");
-    check_aligned(op, "c", *c);
-  } else {
-    TORCH_CHECK_VALUE(beta == 0.0, op, ": beta = ", beta, " needs c");
-  }
+  check_c_and_beta(op, a, b.size(0), out, c, beta);
   return out;
 }
 
