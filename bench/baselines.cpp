@@ -194,11 +194,47 @@ Implementation<Nvfp4DualProblem> dual_nvfp4_baseline(DualVariant variant, Fault 
 #endif
 }
 
+// NVFP4 GEMM: one GEMM of the NVFP4 dual's "2gemm" baseline (the same block-scaled FP4 cuBLASLt
+// configuration, D fp16 straight into the problem's output, no SiLU). kScaleModeUnset: its negative control.
+Implementation<Nvfp4GemmProblem> gemm_nvfp4_baseline(Fault fault = Fault::kNone) {
+  Implementation<Nvfp4GemmProblem> impl;
+  impl.name = fault == Fault::kNone ? "cublaslt" : dual_name(DualVariant::kConcatenated, fault);
+  impl.is_baseline = fault == Fault::kNone;
+  impl.expect_invalid = fault != Fault::kNone;
+  impl.requirement = DeviceRequirement::kSm10x;  // without cuBLAS 12.8, device_meets() says so
+#if BWGEMM_BENCH_HAVE_CUBLASLT_NVFP4
+  impl.prepare = [fault](const Nvfp4GemmProblem& problem) -> Launch {
+    const GemmShape& g = problem.shape();
+    LtMatmulShape s = tn_shape(g.m, g.n, g.k, g.n, CUDA_R_4F_E2M1, CUDA_R_16F);
+    s.vec16_ue4m3_scales = true;
+    s.omit_scale_mode_for_negative_control = fault == Fault::kScaleModeUnset;
+    struct State {
+      DeviceBuffer<uint8_t> workspace{kCublasWorkspaceBytes};
+      std::unique_ptr<LtMatmul> matmul;
+    };
+    auto state = std::make_shared<State>();
+    const Nvfp4GemmOperands& o0 = problem.operands(0);
+    state->matmul =
+        std::make_unique<LtMatmul>(context().lt, s, kCublasWorkspaceBytes, o0.b_scales, o0.a_scales);
+    return [state, &problem](int set, cudaStream_t stream) {
+      const Nvfp4GemmOperands& o = problem.operands(set);
+      state->matmul->run(o.b, o.a, o.d, state->workspace.get(), stream, o.b_scales, o.a_scales);
+    };
+  };
+#else
+  impl.prepare = [](const Nvfp4GemmProblem&) -> Launch {
+    throw BenchError("the cuBLASLt NVFP4 baseline needs cuBLAS 12.8 or newer at build time");
+  };
+#endif
+  return impl;
+}
+
 }  // namespace
 
 void add_baselines(ImplementationTable& table) {
   table.dual_nvfp4.push_back(dual_nvfp4_baseline(DualVariant::kTwoGemms));
   table.dual_nvfp4.push_back(dual_nvfp4_baseline(DualVariant::kConcatenated));
+  table.gemm_nvfp4.push_back(gemm_nvfp4_baseline());
   table.gemm_fp16.push_back(gemm_baseline<__half>());
   table.gemm_bf16.push_back(gemm_baseline<__nv_bfloat16>());
   table.dual_bf16.push_back(dual_bf16_baseline(DualVariant::kTwoGemms));
@@ -208,6 +244,7 @@ void add_baselines(ImplementationTable& table) {
 void add_negative_controls(ImplementationTable& table) {
   table.dual_nvfp4.push_back(dual_nvfp4_baseline(DualVariant::kConcatenated, Fault::kScaleModeUnset));
   table.dual_nvfp4.push_back(dual_nvfp4_baseline(DualVariant::kConcatenated, Fault::kSwappedSiluInputs));
+  table.gemm_nvfp4.push_back(gemm_nvfp4_baseline(Fault::kScaleModeUnset));
   table.gemm_fp16.push_back(gemm_baseline<__half>(Fault::kOtherSetB));
   table.gemm_bf16.push_back(gemm_baseline<__nv_bfloat16>(Fault::kOtherSetB));
   table.dual_bf16.push_back(dual_bf16_baseline(DualVariant::kConcatenated, Fault::kSwappedSiluInputs));

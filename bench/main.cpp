@@ -547,11 +547,13 @@ int main(int argc, char** argv) {
   const ShapeSets& shapes = options.shapes;
   print_group("reference", register_references());  // first: they run before the shapes
   print_group("dual_nvfp4", register_group(table.dual_nvfp4, shapes.dual_nvfp4, dev));
+  print_group("gemm_nvfp4", register_group(table.gemm_nvfp4, shapes.gemm_nvfp4, dev));
   print_group("gemm_fp16", register_group(table.gemm_fp16, shapes.gemm, dev));
   print_group("gemm_bf16", register_group(table.gemm_bf16, shapes.gemm, dev));
   print_group("dual_bf16", register_group(table.dual_bf16, shapes.dual_bf16, dev));
-  const int candidates = count_candidates(table.dual_nvfp4) + count_candidates(table.gemm_fp16) +
-                         count_candidates(table.gemm_bf16) + count_candidates(table.dual_bf16);
+  const int candidates = count_candidates(table.dual_nvfp4) + count_candidates(table.gemm_nvfp4) +
+                         count_candidates(table.gemm_fp16) + count_candidates(table.gemm_bf16) +
+                         count_candidates(table.dual_bf16);
   if (candidates == 0) {
     std::printf(
         "  [none] bwgemm kernels: none registered yet (they register in bench/candidates.cu once "

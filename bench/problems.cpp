@@ -88,6 +88,79 @@ std::vector<float> reference_dot(const std::vector<T>& a_rows, const std::vector
   return out;
 }
 
+// ------------------------------------------------------------------------------------------------
+// NVFP4 operands, shared by the NVFP4 dual GEMM and GEMM problems.
+
+// Checks the shape rules both NVFP4 problems share (K whole scale blocks; N whole 128-row scale atoms, so
+// the validation's B row blocks are whole atoms and, for the dual, B2's scales start where B1's end).
+void check_nvfp4_shape(const char* what, const std::string& key, int64_t n, int64_t k) {
+  if (k % kNvfp4BlockSize != 0 || n % kScaleAtomRows != 0) {
+    throw BenchError(std::string(what) + " problem " + key + " needs K % 16 == 0 and N % 128 == 0 (got K = " +
+                     std::to_string(k) + ", N = " + std::to_string(n) + ")");
+  }
+}
+
+// One rows x K NVFP4 matrix of rotation set `set`: random packed e2m1 (kFp4ByteMask) and random blocked
+// e4m3 scales, from the seeds of `data_operand` and `scale_operand`.
+void fill_nvfp4_matrix(uint8_t* data, uint8_t* scales, int64_t rows, int64_t k, int set, Operand data_operand,
+                       Operand scale_operand, cudaStream_t stream) {
+  fill_masked_bytes(data, rows * k / 2, operand_seed(set, data_operand), kFp4ByteMask, stream);
+  fill_blocked_e4m3_scales(scales, rows, k / kNvfp4BlockSize, operand_seed(set, scale_operand), stream);
+}
+
+// The sampled rows of a device NVFP4 matrix A (m x K) as an s-row NVFP4 matrix, and its magnitudes.
+struct SampledNvfp4Rows {
+  std::vector<uint8_t> data, scales, data_abs, scales_abs;
+  int64_t rows = 0, k = 0;
+  ref::Nvfp4Matrix matrix() const { return {data.data(), scales.data(), rows, k}; }
+  ref::Nvfp4Matrix abs_matrix() const { return {data_abs.data(), scales_abs.data(), rows, k}; }
+};
+
+SampledNvfp4Rows sample_nvfp4_rows(const uint8_t* data, const uint8_t* scales, int64_t m, int64_t k,
+                                   const std::vector<int64_t>& rows) {
+  const int64_t row_bytes = k / 2, sf_cols = k / kNvfp4BlockSize, s = static_cast<int64_t>(rows.size());
+  SampledNvfp4Rows out;
+  out.rows = s;
+  out.k = k;
+  out.data = copy_rows(data, row_bytes, rows, row_bytes);
+  // Scales re-laid out through the formats layer (blocked -> plain -> pick rows -> blocked).
+  std::vector<uint8_t> blocked(static_cast<size_t>(blocked_scale_bytes(m, sf_cols)));
+  copy_to_host(blocked.data(), scales, blocked.size());
+  std::vector<uint8_t> plain(static_cast<size_t>(m * sf_cols)),
+      sample_plain(static_cast<size_t>(s * sf_cols));
+  unswizzle_scales_from_blocked(blocked.data(), m, sf_cols, 1, plain.data());
+  for (int64_t i = 0; i < s; ++i)
+    std::memcpy(&sample_plain[i * sf_cols], &plain[rows[i] * sf_cols], static_cast<size_t>(sf_cols));
+  out.scales.resize(static_cast<size_t>(blocked_scale_bytes(s, sf_cols)));
+  swizzle_scales_to_blocked(sample_plain.data(), s, sf_cols, 1, out.scales.data());
+  out.data_abs = out.data;
+  out.scales_abs = out.scales;
+  for (auto& byte : out.data_abs) byte &= kFp4MagnitudeMask;
+  for (auto& byte : out.scales_abs) byte &= kE4m3MagnitudeMask;
+  return out;
+}
+
+// dot = sum_k a b and dot_abs = sum_k |a b| (s x w) of the sampled A rows with rows [row0, row0 + w) of a
+// device NVFP4 matrix B of b_rows rows, via bwgemm::ref::nvfp4_gemm. row0 and w are whole 128-row scale
+// atoms, so B's blocked scales for them are one contiguous run that is itself the blocked layout of a w-row
+// matrix.
+void nvfp4_reference_block(const SampledNvfp4Rows& a, const uint8_t* b, const uint8_t* b_scales,
+                           int64_t b_rows, int64_t row0, int64_t w, std::vector<float>* dot,
+                           std::vector<float>* dot_abs) {
+  const int64_t k = a.k, row_bytes = k / 2, sf_cols = k / kNvfp4BlockSize;
+  std::vector<uint8_t> rows(static_cast<size_t>(w * row_bytes)),
+      scales(static_cast<size_t>(blocked_scale_bytes(w, sf_cols)));
+  copy_to_host(rows.data(), b + row0 * row_bytes, rows.size());
+  copy_to_host(scales.data(), b_scales + blocked_scale_offset(row0, 0, 0, b_rows, sf_cols), scales.size());
+  dot->resize(static_cast<size_t>(a.rows * w));
+  dot_abs->resize(dot->size());
+  ref::nvfp4_gemm(a.matrix(), ref::Nvfp4Matrix{rows.data(), scales.data(), w, k}, 1, 1.0f, dot->data());
+  for (auto& byte : rows) byte &= kFp4MagnitudeMask;
+  for (auto& byte : scales) byte &= kE4m3MagnitudeMask;
+  ref::nvfp4_gemm(a.abs_matrix(), ref::Nvfp4Matrix{rows.data(), scales.data(), w, k}, 1, 1.0f,
+                  dot_abs->data());
+}
+
 std::string name_of(const char* group, const std::string& shape_key) {
   return std::string(group) + " " + shape_key;
 }
@@ -253,11 +326,7 @@ struct Nvfp4DualProblem::Reference {
 
 Nvfp4DualProblem::Nvfp4DualProblem(const Shape& shape, const Context& context) : shape_(shape) {
   const int64_t m = shape.m, n = shape.n, k = shape.k;
-  if (k % kNvfp4BlockSize != 0 || n % kScaleAtomRows != 0) {
-    throw BenchError("NVFP4 dual GEMM problem " + shape.key() +
-                     " needs K % 16 == 0 and N % 128 == 0 (got K = " + std::to_string(k) +
-                     ", N = " + std::to_string(n) + ")");
-  }
+  check_nvfp4_shape("NVFP4 dual GEMM", shape.key(), n, k);
   const int64_t sf_cols = k / kNvfp4BlockSize;
   const int64_t a_scale_bytes = blocked_scale_bytes(m, sf_cols),
                 b12_scale_bytes = blocked_scale_bytes(2 * n, sf_cols);
@@ -269,12 +338,10 @@ Nvfp4DualProblem::Nvfp4DualProblem(const Shape& shape, const Context& context) :
     b12_.emplace_back(static_cast<size_t>(n * k));  // 2N rows of K/2 bytes
     b12_scales_.emplace_back(static_cast<size_t>(b12_scale_bytes));
     c_.emplace_back(static_cast<size_t>(m * n));
-    fill_masked_bytes(a_.back().get(), m * k / 2, operand_seed(s, Operand::kA), kFp4ByteMask, context.stream);
-    fill_masked_bytes(b12_.back().get(), n * k, operand_seed(s, Operand::kB), kFp4ByteMask, context.stream);
-    fill_blocked_e4m3_scales(a_scales_.back().get(), m, sf_cols, operand_seed(s, Operand::kAScales),
-                             context.stream);
-    fill_blocked_e4m3_scales(b12_scales_.back().get(), 2 * n, sf_cols, operand_seed(s, Operand::kBScales),
-                             context.stream);
+    fill_nvfp4_matrix(a_.back().get(), a_scales_.back().get(), m, k, s, Operand::kA, Operand::kAScales,
+                      context.stream);
+    fill_nvfp4_matrix(b12_.back().get(), b12_scales_.back().get(), 2 * n, k, s, Operand::kB,
+                      Operand::kBScales, context.stream);
     Operands o;
     o.a = a_.back().get();
     o.a_scales = a_scales_.back().get();
@@ -303,51 +370,18 @@ CheckResult Nvfp4DualProblem::check_output(double u_mid, cudaStream_t stream) co
   BWGEMM_BENCH_CUDA(cudaStreamSynchronize(stream));
   const int64_t m = shape_.m, n = shape_.n, k = shape_.k;
   const int64_t s = static_cast<int64_t>(sample_.rows.size()), w = sample_.col_block, cols = sample_.cols();
-  const int64_t row_bytes = k / 2, sf_cols = k / kNvfp4BlockSize;
   if (!reference_) {
     auto reference = std::make_shared<Reference>();
     for (auto* v : {&reference->x, &reference->y, &reference->abs_x, &reference->abs_y})
       v->resize(static_cast<size_t>(s * cols));
-
-    // The sampled rows of A as an s-row NVFP4 matrix: packed rows, scales re-laid out through the
-    // formats layer (blocked -> plain -> pick rows -> blocked).
-    const std::vector<uint8_t> a_rows = copy_rows(operands_[0].a, row_bytes, sample_.rows, row_bytes);
-    std::vector<uint8_t> a_blocked(static_cast<size_t>(blocked_scale_bytes(m, sf_cols)));
-    copy_to_host(a_blocked.data(), operands_[0].a_scales, a_blocked.size());
-    std::vector<uint8_t> a_plain(static_cast<size_t>(m * sf_cols)),
-        sample_plain(static_cast<size_t>(s * sf_cols));
-    unswizzle_scales_from_blocked(a_blocked.data(), m, sf_cols, 1, a_plain.data());
-    for (int64_t i = 0; i < s; ++i)
-      std::memcpy(&sample_plain[i * sf_cols], &a_plain[sample_.rows[i] * sf_cols],
-                  static_cast<size_t>(sf_cols));
-    std::vector<uint8_t> a_scales(static_cast<size_t>(blocked_scale_bytes(s, sf_cols)));
-    swizzle_scales_to_blocked(sample_plain.data(), s, sf_cols, 1, a_scales.data());
-
-    std::vector<uint8_t> a_rows_abs = a_rows, a_scales_abs = a_scales;
-    for (auto& byte : a_rows_abs) byte &= kFp4MagnitudeMask;
-    for (auto& byte : a_scales_abs) byte &= kE4m3MagnitudeMask;
-    const ref::Nvfp4Matrix a{a_rows.data(), a_scales.data(), s, k};
-    const ref::Nvfp4Matrix a_abs{a_rows_abs.data(), a_scales_abs.data(), s, k};
-
-    // B rows [row0, row0 + w) of [B1; B2]: whole 128-row scale atoms, so their blocked scales are
-    // one contiguous run that is itself the blocked layout of a w-row matrix.
-    const int64_t block_scale_bytes = blocked_scale_bytes(w, sf_cols);
-    std::vector<float> dot(static_cast<size_t>(s * w));
+    const SampledNvfp4Rows a = sample_nvfp4_rows(operands_[0].a, operands_[0].a_scales, m, k, sample_.rows);
+    std::vector<float> dot, dot_abs;
     for (size_t blk = 0; blk < sample_.col_starts.size(); ++blk) {
-      for (int branch = 0; branch < 2; ++branch) {
+      for (int branch = 0; branch < 2; ++branch) {  // rows of [B1; B2]
         const int64_t row0 = sample_.col_starts[blk] + (branch == 0 ? 0 : n);
-        std::vector<uint8_t> b_rows(static_cast<size_t>(w * row_bytes)),
-            b_scales(static_cast<size_t>(block_scale_bytes));
-        copy_to_host(b_rows.data(), operands_[0].b12 + row0 * row_bytes, b_rows.size());
-        copy_to_host(b_scales.data(),
-                     operands_[0].b12_scales + blocked_scale_offset(row0, 0, 0, 2 * n, sf_cols),
-                     b_scales.size());
-        ref::nvfp4_gemm(a, ref::Nvfp4Matrix{b_rows.data(), b_scales.data(), w, k}, 1, 1.0f, dot.data());
+        nvfp4_reference_block(a, operands_[0].b12, operands_[0].b12_scales, 2 * n, row0, w, &dot, &dot_abs);
         scatter_block(dot, s, w, blk, cols, branch == 0 ? &reference->x : &reference->y);
-        for (auto& byte : b_rows) byte &= kFp4MagnitudeMask;
-        for (auto& byte : b_scales) byte &= kE4m3MagnitudeMask;
-        ref::nvfp4_gemm(a_abs, ref::Nvfp4Matrix{b_rows.data(), b_scales.data(), w, k}, 1, 1.0f, dot.data());
-        scatter_block(dot, s, w, blk, cols, branch == 0 ? &reference->abs_x : &reference->abs_y);
+        scatter_block(dot_abs, s, w, blk, cols, branch == 0 ? &reference->abs_x : &reference->abs_y);
       }
     }
     reference_ = reference;
@@ -355,6 +389,72 @@ CheckResult Nvfp4DualProblem::check_output(double u_mid, cudaStream_t stream) co
   const std::vector<float> got = gather_output(operands_[0].c, n, sample_);
   const Reference& r = *reference_;
   return check_dual_output(got, r.x, r.y, r.abs_x, r.abs_y, u_mid, kFp16UnitRoundoff,
+                           kFp4AccumulationTolerance, sample_, name_of(kGroup, shape_.key()));
+}
+
+// ------------------------------------------------------------------------------------------------
+// NVFP4 GEMM: the NVFP4 dual's operand generation and reference, with one weight.
+
+struct Nvfp4GemmProblem::Reference {
+  std::vector<float> want, abs;
+};
+
+Nvfp4GemmProblem::Nvfp4GemmProblem(const Shape& shape, const Context& context) : shape_(shape) {
+  const int64_t m = shape.m, n = shape.n, k = shape.k;
+  if (shape.b_layout != BLayout::kColumnMajorKxN)
+    throw BenchError("NVFP4 GEMM problem " + shape.key() + ": B is N x K (K-major) only");
+  check_nvfp4_shape("NVFP4 GEMM", shape.key(), n, k);
+  const int64_t sf_cols = k / kNvfp4BlockSize;
+  const int64_t a_scale_bytes = blocked_scale_bytes(m, sf_cols),
+                b_scale_bytes = blocked_scale_bytes(n, sf_cols);
+  const int64_t bytes_per_set = m * k / 2 + a_scale_bytes + n * k / 2 + b_scale_bytes + 2 * m * n;
+  const int sets = rotation_sets(bytes_per_set, context.device);
+  for (int s = 0; s < sets; ++s) {
+    a_.emplace_back(static_cast<size_t>(m * k / 2));
+    a_scales_.emplace_back(static_cast<size_t>(a_scale_bytes));
+    b_.emplace_back(static_cast<size_t>(n * k / 2));
+    b_scales_.emplace_back(static_cast<size_t>(b_scale_bytes));
+    d_.emplace_back(static_cast<size_t>(m * n));
+    fill_nvfp4_matrix(a_.back().get(), a_scales_.back().get(), m, k, s, Operand::kA, Operand::kAScales,
+                      context.stream);
+    fill_nvfp4_matrix(b_.back().get(), b_scales_.back().get(), n, k, s, Operand::kB, Operand::kBScales,
+                      context.stream);
+    operands_.push_back(
+        {a_.back().get(), a_scales_.back().get(), b_.back().get(), b_scales_.back().get(), d_.back().get()});
+  }
+  BWGEMM_BENCH_CUDA(cudaStreamSynchronize(context.stream));
+  sample_ = make_output_sample(m, n, kValidationColumnBlock, /*aligned_blocks=*/true);
+}
+
+double Nvfp4GemmProblem::min_bytes() const {
+  const int64_t m = shape_.m, n = shape_.n, k = shape_.k;
+  return static_cast<double>((m + n) * k / 2 + (m + n) * (k / kNvfp4BlockSize) + 2 * m * n);
+}
+
+void Nvfp4GemmProblem::poison_output(cudaStream_t stream) const {
+  BWGEMM_BENCH_CUDA(cudaMemsetAsync(operands_[0].d, kNaNByte, d_[0].bytes(), stream));
+}
+
+CheckResult Nvfp4GemmProblem::check_output(double /*u_mid*/, cudaStream_t stream) const {
+  BWGEMM_BENCH_CUDA(cudaStreamSynchronize(stream));
+  const int64_t m = shape_.m, n = shape_.n, k = shape_.k;
+  const int64_t s = static_cast<int64_t>(sample_.rows.size()), w = sample_.col_block, cols = sample_.cols();
+  if (!reference_) {
+    auto reference = std::make_shared<Reference>();
+    reference->want.resize(static_cast<size_t>(s * cols));
+    reference->abs.resize(static_cast<size_t>(s * cols));
+    const SampledNvfp4Rows a = sample_nvfp4_rows(operands_[0].a, operands_[0].a_scales, m, k, sample_.rows);
+    std::vector<float> dot, dot_abs;
+    for (size_t blk = 0; blk < sample_.col_starts.size(); ++blk) {
+      nvfp4_reference_block(a, operands_[0].b, operands_[0].b_scales, n, sample_.col_starts[blk], w, &dot,
+                            &dot_abs);
+      scatter_block(dot, s, w, blk, cols, &reference->want);
+      scatter_block(dot_abs, s, w, blk, cols, &reference->abs);
+    }
+    reference_ = reference;
+  }
+  const std::vector<float> got = gather_output(operands_[0].d, n, sample_);
+  return check_gemm_output(got, reference_->want, reference_->abs, kFp16UnitRoundoff,
                            kFp4AccumulationTolerance, sample_, name_of(kGroup, shape_.key()));
 }
 

@@ -12,6 +12,9 @@
 //                 likewise, stacked as [B1; B2]; scales e4m3 in the 128x4 blocked layout, one buffer
 //                 per matrix (rows = M, N or 2N; with N % 128 == 0 the [B1; B2] scale buffer is B1's
 //                 followed by B2's). C: M x N fp16.
+//   NVFP4 GEMM    A: M x K/2 bytes, B: N x K/2 bytes (K-major, the shape's layout is always "Bnk"), each with
+//                 its own blocked scale buffer (rows = M, N): the NVFP4 dual's operand format, generated and
+//                 checked by the same code. D: M x N fp16.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -150,6 +153,40 @@ class Nvfp4DualProblem {
   OutputSample sample_;
   std::vector<DeviceBuffer<uint8_t>> a_, a_scales_, b12_, b12_scales_;
   std::vector<DeviceBuffer<__half>> c_;
+  std::vector<Operands> operands_;
+  mutable std::shared_ptr<const Reference> reference_;
+};
+
+// NVFP4 GEMM (bwgemm::gemm_nvfp4): D = A B^T, fp16 D; the NVFP4 dual GEMM's operands with one weight.
+struct Nvfp4GemmOperands {
+  const uint8_t* a = nullptr;         // M x K/2 packed e2m1
+  const uint8_t* a_scales = nullptr;  // blocked, rows = M
+  const uint8_t* b = nullptr;         // N x K/2 packed e2m1
+  const uint8_t* b_scales = nullptr;  // blocked, rows = N
+  __half* d = nullptr;                // M x N
+};
+
+class Nvfp4GemmProblem {
+ public:
+  using Shape = GemmShape;  // b_layout is always kColumnMajorKxN (B N x K); keys end in "_Bnk"
+  using Operands = Nvfp4GemmOperands;
+  static constexpr const char* kGroup = "gemm_nvfp4";
+
+  Nvfp4GemmProblem(const Shape& shape, const Context& context);
+  const Shape& shape() const { return shape_; }
+  int sets() const { return static_cast<int>(operands_.size()); }
+  const Operands& operands(int set) const { return operands_[static_cast<size_t>(set)]; }
+  double flops() const { return 2.0 * shape_.m * shape_.n * shape_.k; }
+  double min_bytes() const;
+  void poison_output(cudaStream_t stream) const;
+  CheckResult check_output(double u_mid, cudaStream_t stream) const;
+
+ private:
+  struct Reference;
+  Shape shape_;
+  OutputSample sample_;
+  std::vector<DeviceBuffer<uint8_t>> a_, a_scales_, b_, b_scales_;
+  std::vector<DeviceBuffer<__half>> d_;
   std::vector<Operands> operands_;
   mutable std::shared_ptr<const Reference> reference_;
 };

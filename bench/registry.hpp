@@ -57,6 +57,7 @@ using GemmBf16Problem = GemmProblem<__nv_bfloat16>;
 // Implementations per group, baselines first.
 struct ImplementationTable {
   std::vector<Implementation<Nvfp4DualProblem>> dual_nvfp4;
+  std::vector<Implementation<Nvfp4GemmProblem>> gemm_nvfp4;
   std::vector<Implementation<GemmFp16Problem>> gemm_fp16;
   std::vector<Implementation<GemmBf16Problem>> gemm_bf16;
   std::vector<Implementation<DualBf16Problem>> dual_bf16;
@@ -68,7 +69,7 @@ void add_baselines(ImplementationTable& table);
 // baselines.cpp: deliberately wrong variants (--bwgemm_negative_controls=1).
 void add_negative_controls(ImplementationTable& table);
 
-// candidates.cu: bwgemm's kernels (none yet).
+// candidates.cu: bwgemm's kernels through the public entry points and the sm_100a crossover sides.
 void add_bwgemm_candidates(ImplementationTable& table);
 
 // candidates_sm90.cu: bwgemm's Hopper (sm_90a) kernels.

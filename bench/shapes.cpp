@@ -38,9 +38,11 @@ const std::vector<int64_t>& sweep_tokens() {
 
 namespace {
 
+// A GEMM shape: fp16/bf16 in both B layouts, NVFP4 with B N x K.
 void add_gemm(ShapeSets* s, int64_t m, int64_t n, int64_t k) {
   for (BLayout layout : {BLayout::kRowMajorKxN, BLayout::kColumnMajorKxN})
     s->gemm.push_back({m, n, k, layout});
+  s->gemm_nvfp4.push_back({m, n, k, BLayout::kColumnMajorKxN});
 }
 
 void add_everywhere(ShapeSets* s, int64_t m, int64_t n, int64_t k) {

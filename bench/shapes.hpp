@@ -37,17 +37,21 @@ const std::vector<int64_t>& sweep_tokens();
 // What each group runs.
 struct ShapeSets {
   std::vector<GemmShape> gemm;  // both B layouts of each (M, N, K)
+  // The NVFP4 GEMM: every (M, N, K) of `gemm`, B N x K only (NVFP4 weights are K-major; keys end in _Bnk).
+  std::vector<GemmShape> gemm_nvfp4;
   std::vector<DualShape> dual_bf16, dual_nvfp4;
 };
 
-// The defaults: the GPU MODE ranked shapes, squares, Llama-3-8B projections (docs/performance.md).
+// The defaults: the GPU MODE ranked shapes, squares, Llama-3-8B projections (docs/performance.md); the
+// NVFP4 GEMM runs the GEMM's.
 ShapeSets default_shapes();
-// The sweep: every M of sweep_tokens() on every model's projections. GEMM: qkv (N = q + 2 kv, K = hidden),
-// o (N = hidden, K = q), gate and up fused (N = 2 intermediate, K = hidden), down (N = hidden,
-// K = intermediate); dual: gate/up (N = intermediate, K = hidden), for bf16 and NVFP4 alike.
+// The sweep: every M of sweep_tokens() on every model's projections. GEMM (and the NVFP4 GEMM): qkv (N = q +
+// 2 kv, K = hidden), o (N = hidden, K = q), gate and up fused (N = 2 intermediate, K = hidden), down (N =
+// hidden, K = intermediate); dual: gate/up (N = intermediate, K = hidden), for bf16 and NVFP4 alike.
 ShapeSets model_sweep();
 // Shapes from --bwgemm_shapes: "MxNxK[,MxNxK...]" or "@FILE" (one MxNxK or "M N K" per line, '#' starts a
-// comment). Every group runs every shape (GEMM in both B layouts). False with *error set on a bad spec.
+// comment). Every group runs every shape (GEMM in both B layouts, the NVFP4 GEMM in Bnk). False with *error
+// set on a bad spec.
 bool parse_shapes(const std::string& spec, ShapeSets* out, std::string* error);
 
 }  // namespace bwgemm::bench
