@@ -4,7 +4,7 @@
 Reads the JSON that Google Benchmark writes with
     bwgemm_bench --benchmark_out=results.json --benchmark_out_format=json
 and writes PNGs:
-  - with -o (the default): a bar chart, one panel per group (dual_nvfp4, gemm_fp16, gemm_bf16, dual_bf16),
+  - with -o (the default): a bar chart, one panel per group (dual_nvfp4, gemm_nvfp4, gemm_fp16, gemm_bf16, dual_bf16),
     one cluster of bars per shape, one bar per implementation (baselines and bwgemm kernels), each labelled
     with its speedup over the fastest baseline of that shape (the fastest baseline reads 1.00x);
   - with --out DIR: charts against M, one PNG per projection (group, N, K and, for GEMM, the B layout; e.g.
@@ -116,7 +116,7 @@ def load_results(paths):
     return context, groups
 
 
-GROUP_ORDER = ("dual_nvfp4", "dual_bf16", "gemm_bf16", "gemm_fp16")
+GROUP_ORDER = ("dual_nvfp4", "gemm_nvfp4", "dual_bf16", "gemm_bf16", "gemm_fp16")
 
 
 def shape_numbers(shape):
