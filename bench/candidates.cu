@@ -12,9 +12,8 @@
 //   dual_nvfp4, gemm_nvfp4, gemm_fp16, gemm_bf16   bwgemm_tiled, bwgemm_swapab
 //   dual_bf16                                      bwgemm_sm100_tiled, bwgemm_sm100_swapab (beside the
 //                                                  Hopper bwgemm_sm90_tiled / _swapab of candidates_sm90.cu)
-// through sm100::{dual_gemm_nvfp4,gemm,dual_gemm}_{tiled,swap_ab}. The NVFP4 GEMM's header has no such entry
-// points, so its two sides are composed here from the Configs its default choice runs (nvfp4_gemm_tiled /
-// nvfp4_gemm_swap_ab below): no kernel is instantiated that the default choice does not instantiate too.
+// through sm100::{dual_gemm_nvfp4,nvfp4_gemm,gemm,dual_gemm}_{tiled,swap_ab}: no kernel is instantiated that
+// the default choice does not instantiate too.
 //
 // How to register one (a few lines per group; the harness does the rest):
 //
@@ -113,21 +112,7 @@ Implementation<Nvfp4DualProblem> dual_nvfp4_candidate(const char* name, Run run)
   return dual;
 }
 
-// The NVFP4 GEMM's two crossover sides, from the Configs of sm100::nvfp4_gemm's choice (sm100/nvfp4_gemm.cuh;
-// its header has no _tiled / _swap_ab entry points): the tiled kernels, SmallM up to kNvfp4GemmSmallMaxM rows
-// and LargeM above; and the swap-AB kernels with the smallest token tile holding M (16, 32, else 64).
 using Nvfp4GemmArgs = bwgemm::Nvfp4GemmArguments<__half>;
-
-bwgemm::Status nvfp4_gemm_tiled(const Nvfp4GemmArgs& a, cudaStream_t s) {
-  return a.m <= sm100::kNvfp4GemmSmallMaxM ? sm100::Nvfp4Gemm<sm100::Nvfp4GemmSmallM<__half>>::run(a, s)
-                                           : sm100::Nvfp4Gemm<sm100::Nvfp4GemmLargeM<__half>>::run(a, s);
-}
-
-bwgemm::Status nvfp4_gemm_swap_ab(const Nvfp4GemmArgs& a, cudaStream_t s) {
-  if (a.m <= 16) return sm100::Nvfp4GemmSwapAb<sm100::Nvfp4GemmSwapAb16<__half>>::run(a, s);
-  if (a.m <= 32) return sm100::Nvfp4GemmSwapAb<sm100::Nvfp4GemmSwapAb32<__half>>::run(a, s);
-  return sm100::Nvfp4GemmSwapAb<sm100::Nvfp4GemmSwapAb64<__half>>::run(a, s);
-}
 
 // bwgemm::gemm_nvfp4-like `run` on Nvfp4GemmProblem's operands: D = A·Bᵀ (alpha 1, beta 0), fp16 D.
 template <class Run>
@@ -194,8 +179,11 @@ void add_bwgemm_candidates(ImplementationTable& table) {
 
   table.gemm_nvfp4.push_back(gemm_nvfp4_candidate(
       "bwgemm", [](const Nvfp4GemmArgs& a, cudaStream_t s) { return bwgemm::gemm_nvfp4(a, s); }));
-  table.gemm_nvfp4.push_back(gemm_nvfp4_candidate("bwgemm_tiled", nvfp4_gemm_tiled));
-  table.gemm_nvfp4.push_back(gemm_nvfp4_candidate("bwgemm_swapab", nvfp4_gemm_swap_ab));
+  table.gemm_nvfp4.push_back(gemm_nvfp4_candidate(
+      "bwgemm_tiled", [](const Nvfp4GemmArgs& a, cudaStream_t s) { return sm100::nvfp4_gemm_tiled(a, s); }));
+  table.gemm_nvfp4.push_back(gemm_nvfp4_candidate(
+      "bwgemm_swapab",
+      [](const Nvfp4GemmArgs& a, cudaStream_t s) { return sm100::nvfp4_gemm_swap_ab(a, s); }));
 
   add_gemm<__half>(table.gemm_fp16);
   add_gemm<__nv_bfloat16>(table.gemm_bf16);

@@ -91,6 +91,12 @@ TEST(Sm100Nvfp4GemmSwapAbChoice, SwapAbUpToM64ThenTheTiledKernels) {
                {257, C::kLargeM},  {7168, C::kLargeM}};
   for (const auto& row : table) EXPECT_EQ(sm100::nvfp4_gemm_choice(row.m), row.want) << "M = " << row.m;
   EXPECT_EQ(sm100::kNvfp4GemmSwapAbMaxM, 64);
+  // The one-sided choices of nvfp4_gemm_tiled / nvfp4_gemm_swap_ab (the benchmark's crossover sides).
+  EXPECT_EQ(sm100::nvfp4_gemm_swap_ab_choice(1), C::kSwapAb16);
+  EXPECT_EQ(sm100::nvfp4_gemm_swap_ab_choice(32), C::kSwapAb32);
+  EXPECT_EQ(sm100::nvfp4_gemm_swap_ab_choice(1000), C::kSwapAb64);
+  EXPECT_EQ(sm100::nvfp4_gemm_tiled_choice(1), C::kSmallM);
+  EXPECT_EQ(sm100::nvfp4_gemm_tiled_choice(257), C::kLargeM);
 }
 
 // The public entry point at decode M runs the swap-AB kernel it names (diagnostics) and gets the reference.

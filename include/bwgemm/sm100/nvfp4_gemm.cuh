@@ -126,22 +126,32 @@ inline constexpr int64_t kNvfp4GemmSmallMaxM = 256;
 
 enum class Nvfp4GemmChoice { kSwapAb16, kSwapAb32, kSwapAb64, kSmallM, kLargeM };
 
-// The default entry point's kernel for M rows.
-constexpr Nvfp4GemmChoice nvfp4_gemm_choice(int64_t m) {
-  return m <= 16                     ? Nvfp4GemmChoice::kSwapAb16
-         : m <= 32                   ? Nvfp4GemmChoice::kSwapAb32
-         : m <= kNvfp4GemmSwapAbMaxM ? Nvfp4GemmChoice::kSwapAb64
-         : m <= kNvfp4GemmSmallMaxM  ? Nvfp4GemmChoice::kSmallM
-                                     : Nvfp4GemmChoice::kLargeM;
+// The swap-AB kernel for M tokens: the smallest token tile that holds them (64 for any larger M).
+constexpr Nvfp4GemmChoice nvfp4_gemm_swap_ab_choice(int64_t m) {
+  return m <= 16   ? Nvfp4GemmChoice::kSwapAb16
+         : m <= 32 ? Nvfp4GemmChoice::kSwapAb32
+                   : Nvfp4GemmChoice::kSwapAb64;
 }
 
-// The sm_100a default entry point: a kernel from the shape (the table above).
+// The tiled kernel for M rows.
+constexpr Nvfp4GemmChoice nvfp4_gemm_tiled_choice(int64_t m) {
+  return m <= kNvfp4GemmSmallMaxM ? Nvfp4GemmChoice::kSmallM : Nvfp4GemmChoice::kLargeM;
+}
+
+// The default entry point's kernel for M rows.
+constexpr Nvfp4GemmChoice nvfp4_gemm_choice(int64_t m) {
+  return m <= kNvfp4GemmSwapAbMaxM ? nvfp4_gemm_swap_ab_choice(m) : nvfp4_gemm_tiled_choice(m);
+}
+
+namespace detail {
+// Runs `choice`'s kernel on the call (and names it with the diagnostic switch on).
 template <class Out>
-Status nvfp4_gemm(const Nvfp4GemmArguments<Out>& args, cudaStream_t stream = nullptr) {
+Status run_nvfp4_gemm_choice(Nvfp4GemmChoice choice, const Nvfp4GemmArguments<Out>& args,
+                             cudaStream_t stream) {
   const auto report = [&](const char* name) {
     ::bwgemm::detail::report_choice("bwgemm::sm100::nvfp4_gemm", args.m, args.n, args.k, args.batch, name);
   };
-  switch (nvfp4_gemm_choice(args.m)) {
+  switch (choice) {
     case Nvfp4GemmChoice::kSwapAb16:
       return report("sm100::Nvfp4GemmSwapAb16 (swap AB, 128 weight rows x 16 tokens)"),
              Nvfp4GemmSwapAb<Nvfp4GemmSwapAb16<Out>>::run(args, stream);
@@ -157,6 +167,24 @@ Status nvfp4_gemm(const Nvfp4GemmArguments<Out>& args, cudaStream_t stream = nul
       break;
   }
   return report("sm100::Nvfp4GemmLargeM"), Nvfp4Gemm<Nvfp4GemmLargeM<Out>>::run(args, stream);
+}
+}  // namespace detail
+
+// The sm_100a default entry point: a kernel from the shape (the table above).
+template <class Out>
+Status nvfp4_gemm(const Nvfp4GemmArguments<Out>& args, cudaStream_t stream = nullptr) {
+  return detail::run_nvfp4_gemm_choice(nvfp4_gemm_choice(args.m), args, stream);
+}
+
+// One side of the crossover whatever M, for the benchmark and the tests: the tiled kernels only, and the
+// swap-AB kernels only (16-bit and fp32 outputs; NVFP4 D always runs tiled, below).
+template <class Out>
+Status nvfp4_gemm_tiled(const Nvfp4GemmArguments<Out>& args, cudaStream_t stream = nullptr) {
+  return detail::run_nvfp4_gemm_choice(nvfp4_gemm_tiled_choice(args.m), args, stream);
+}
+template <class Out>
+Status nvfp4_gemm_swap_ab(const Nvfp4GemmArguments<Out>& args, cudaStream_t stream = nullptr) {
+  return detail::run_nvfp4_gemm_choice(nvfp4_gemm_swap_ab_choice(args.m), args, stream);
 }
 
 // NVFP4 D (Out = Nvfp4Output): the tiled kernels whatever M (the swap-AB kernels write fp16 / bf16 / fp32
