@@ -44,37 +44,21 @@
 #include "bwgemm/sm100/gemm.cuh"
 #include "bwgemm/sm100/nvfp4_dual_gemm.cuh"
 #include "bwgemm/sm100/nvfp4_gemm.cuh"
+#include "entry_point_candidates.hpp"
 #include "registry.hpp"
 
 namespace bwgemm::bench {
 
 namespace {
 
-// bwgemm::gemm-like `run` on GemmProblem<T>'s operands: D = A·B, T in and out, B as the shape says.
+// The sm_100a candidates of the 16-bit groups (bench/entry_point_candidates.hpp).
 template <class T, class Run>
 Implementation<GemmProblem<T>> gemm_candidate(const char* name, Run run) {
-  Implementation<GemmProblem<T>> impl;
-  impl.name = name;
-  impl.requirement = DeviceRequirement::kSm100a;
-  impl.intermediate_unit_roundoff = 0.0;  // one rounding: fp32 accumulators to T
-  impl.supports = [](const GemmShape& s) {
-    return s.n % 8 == 0 && s.k % 8 == 0;
-  };  // any M (arguments/gemm.hpp)
-  impl.prepare = [run](const GemmProblem<T>& problem) -> Launch {
-    return [&problem, run](int set, cudaStream_t stream) {
-      const GemmOperands<T>& o = problem.operands(set);
-      const GemmShape& s = problem.shape();
-      bwgemm::GemmArguments<T> args;
-      args.m = s.m, args.n = s.n, args.k = s.k;
-      args.a = o.a;
-      args.b = o.b;
-      args.b_layout = s.b_layout;  // ldb defaults to N (K x N) or K (N x K), as the problem stores B
-      args.d = o.d;
-      const bwgemm::Status st = run(args, stream);
-      if (!st.ok()) throw BenchError(st.to_string());
-    };
-  };
-  return impl;
+  return gemm_entry_candidate<T>(name, DeviceRequirement::kSm100a, run);
+}
+template <class Run>
+Implementation<DualBf16Problem> dual_bf16_candidate(const char* name, Run run) {
+  return dual_bf16_entry_candidate(name, DeviceRequirement::kSm100a, run);
 }
 
 template <class T>
@@ -138,30 +122,6 @@ Implementation<Nvfp4GemmProblem> gemm_nvfp4_candidate(const char* name, Run run)
     };
   };
   return impl;
-}
-
-// bwgemm::dual_gemm-like `run` on DualBf16Problem's operands.
-template <class Run>
-Implementation<DualBf16Problem> dual_bf16_candidate(const char* name, Run run) {
-  Implementation<DualBf16Problem> dual;
-  dual.name = name;
-  dual.requirement = DeviceRequirement::kSm100a;
-  dual.intermediate_unit_roundoff = 0.0;  // fused: fp32 accumulators feed the SiLU epilogue
-  dual.prepare = [run](const DualBf16Problem& problem) -> Launch {
-    return [&problem, run](int set, cudaStream_t stream) {
-      const DualBf16Operands& o = problem.operands(set);
-      const DualShape& s = problem.shape();
-      bwgemm::DualGemmArguments<__nv_bfloat16> args;
-      args.m = s.m, args.n = s.n, args.k = s.k;
-      args.a = o.a;
-      args.b1 = o.b1;
-      args.b2 = o.b2;
-      args.c = o.c;
-      const bwgemm::Status st = run(args, stream);
-      if (!st.ok()) throw BenchError(st.to_string());
-    };
-  };
-  return dual;
 }
 
 }  // namespace

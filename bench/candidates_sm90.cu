@@ -32,37 +32,17 @@
 #include "bwgemm/sm90/dual_gemm.cuh"
 #include "bwgemm/sm90/gemm.cuh"
 #include "bwgemm/sm90/swap_ab.cuh"  // GemmSwapAb32 (a candidate, not in the default choice)
+#include "entry_point_candidates.hpp"
 #include "registry.hpp"
 
 namespace bwgemm::bench {
 
 namespace {
 
-// D = A·B on GemmProblem<T>'s operands (T in and out, B as the shape says) through `run`.
+// The sm_90a candidates of the 16-bit groups (bench/entry_point_candidates.hpp).
 template <class T, class Run>
 Implementation<GemmProblem<T>> sm90_gemm_candidate(const char* name, Run run) {
-  Implementation<GemmProblem<T>> impl;
-  impl.name = name;
-  impl.requirement = DeviceRequirement::kSm90a;
-  impl.intermediate_unit_roundoff = 0.0;  // one rounding: fp32 accumulators to T
-  impl.supports = [](const GemmShape& s) {
-    return s.n % 8 == 0 && s.k % 8 == 0;
-  };  // any M (arguments/gemm.hpp)
-  impl.prepare = [run](const GemmProblem<T>& problem) -> Launch {
-    return [&problem, run](int set, cudaStream_t stream) {
-      const GemmOperands<T>& o = problem.operands(set);
-      const GemmShape& s = problem.shape();
-      bwgemm::GemmArguments<T> args;
-      args.m = s.m, args.n = s.n, args.k = s.k;
-      args.a = o.a;
-      args.b = o.b;
-      args.b_layout = s.b_layout;  // ldb defaults to N (K x N) or K (N x K), as the problem stores B
-      args.d = o.d;
-      const bwgemm::Status st = run(args, stream);
-      if (!st.ok()) throw BenchError(st.to_string());
-    };
-  };
-  return impl;
+  return gemm_entry_candidate<T>(name, DeviceRequirement::kSm90a, run);
 }
 
 template <class T>
@@ -105,21 +85,25 @@ void add_gemm(std::vector<Implementation<GemmProblem<T>>>& group) {
 // The tile-shape tuning candidates (bf16 only, to keep the bench's build small): the other BlockN choices,
 // whatever the shape.
 template <int BlockN, int Stages, int ClusterCtas>
-using TunedGemm =
-    sm90::GemmConfig<BlockN, Stages, ClusterCtas, sched::StaticPersistent, epi::LinearCombination, __nv_bfloat16>;
+using TunedGemm = sm90::GemmConfig<BlockN, Stages, ClusterCtas, sched::StaticPersistent,
+                                   epi::LinearCombination, __nv_bfloat16>;
 
 void add_gemm_tile_candidates(std::vector<Implementation<GemmProblem<__nv_bfloat16>>>& group) {
   using Args = bwgemm::GemmArguments<__nv_bfloat16>;
-  group.push_back(sm90_gemm_candidate<__nv_bfloat16>(
-      "bwgemm_sm90_n128", [](const Args& a, cudaStream_t s) { return sm90::Gemm<TunedGemm<128, 6, 1>>::run(a, s); }));
-  group.push_back(sm90_gemm_candidate<__nv_bfloat16>(
-      "bwgemm_sm90_n128_c2", [](const Args& a, cudaStream_t s) { return sm90::Gemm<TunedGemm<128, 6, 2>>::run(a, s); }));
-  // A 32-token swap-AB tile (16 stages of 12 KiB), split from choose_split_k: for 16 < M <= 32.
-  group.push_back(sm90_gemm_candidate<__nv_bfloat16>("bwgemm_sm90_swapab32", [](const Args& a, cudaStream_t s) {
-    return sm90::SwapAbGemm<sm90::GemmSwapAb32<__nv_bfloat16>>::run(a, s);
+  group.push_back(sm90_gemm_candidate<__nv_bfloat16>("bwgemm_sm90_n128", [](const Args& a, cudaStream_t s) {
+    return sm90::Gemm<TunedGemm<128, 6, 1>>::run(a, s);
   }));
   group.push_back(sm90_gemm_candidate<__nv_bfloat16>(
-      "bwgemm_sm90_n192", [](const Args& a, cudaStream_t s) { return sm90::Gemm<TunedGemm<192, 5, 1>>::run(a, s); }));
+      "bwgemm_sm90_n128_c2",
+      [](const Args& a, cudaStream_t s) { return sm90::Gemm<TunedGemm<128, 6, 2>>::run(a, s); }));
+  // A 32-token swap-AB tile (16 stages of 12 KiB), split from choose_split_k: for 16 < M <= 32.
+  group.push_back(
+      sm90_gemm_candidate<__nv_bfloat16>("bwgemm_sm90_swapab32", [](const Args& a, cudaStream_t s) {
+        return sm90::SwapAbGemm<sm90::GemmSwapAb32<__nv_bfloat16>>::run(a, s);
+      }));
+  group.push_back(sm90_gemm_candidate<__nv_bfloat16>("bwgemm_sm90_n192", [](const Args& a, cudaStream_t s) {
+    return sm90::Gemm<TunedGemm<192, 5, 1>>::run(a, s);
+  }));
   // Programmatic dependent launch (issue 17): one "call" is a chain of kPdlChainCalls back-to-back
   // bwgemm::sm90::gemm calls on the stream (each D = A·B, the same buffers: every call waits for the one
   // before it), without PDL and with LaunchOptions::programmatic_dependent_launch. The time per call of the
@@ -140,25 +124,7 @@ void add_gemm_tile_candidates(std::vector<Implementation<GemmProblem<__nv_bfloat
 
 template <class Run>
 Implementation<DualBf16Problem> sm90_dual_candidate(const char* name, Run run) {
-  Implementation<DualBf16Problem> dual;
-  dual.name = name;
-  dual.requirement = DeviceRequirement::kSm90a;
-  dual.intermediate_unit_roundoff = 0.0;  // fused: fp32 accumulators feed the SiLU epilogue
-  dual.prepare = [run](const DualBf16Problem& problem) -> Launch {
-    return [&problem, run](int set, cudaStream_t stream) {
-      const DualBf16Operands& o = problem.operands(set);
-      const DualShape& s = problem.shape();
-      bwgemm::DualGemmArguments<__nv_bfloat16> args;
-      args.m = s.m, args.n = s.n, args.k = s.k;
-      args.a = o.a;
-      args.b1 = o.b1;
-      args.b2 = o.b2;
-      args.c = o.c;
-      const bwgemm::Status st = run(args, stream);
-      if (!st.ok()) throw BenchError(st.to_string());
-    };
-  };
-  return dual;
+  return dual_bf16_entry_candidate(name, DeviceRequirement::kSm90a, run);
 }
 
 }  // namespace
