@@ -52,71 +52,6 @@ struct DualGemmParams {
   typename Cfg::Epilogue epilogue{};  // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
 };
 
-namespace detail {
-
-// One fp32 value as the 16-bit output type (round to nearest even, as epi::store8's packed conversion).
-template <class Out>
-BWGEMM_DEVICE BWGEMM_FORCEINLINE Out dual_out_from_f32(float v) {
-  if constexpr (std::is_same_v<Out, __half>) {
-    return __float2half_rn(v);
-  } else {
-    return __float2bfloat16_rn(v);
-  }
-}
-
-}  // namespace detail
-
-// The epilogue's store of one tile row, out = epilogue(alpha1 · gate, alpha2 · up) (run_epilogue calls it per
-// chunk of kEpilogueColumns columns). The fast path (`fast`: an interior tile, both alphas 1, 32-byte aligned
-// rows of C; decided once per tile): the functor on the accumulators as they are and whole-chunk 256-bit
-// stores. Otherwise a chunk inside N is stored whole, in 256-bit stores where C's rows are 32-byte aligned,
-// without the two multiplies when both alphas are 1; a chunk that crosses N is stored 8 columns at a time
-// up to N and the last columns past the final whole vector (N need not be a multiple of 8 here) one by one.
-template <class Cfg>
-struct DualTileStore {
-  using Out = typename Cfg::Out;
-  static constexpr int kColumns = Cfg::kEpilogueColumns;
-  const DualGemmParams<Cfg>& p;
-  epi::DualScales s;  // the alphas with their device parts read (DualGemmRoles::epilogue_scales)
-  Out* out_row;
-  bool fast;
-
-  BWGEMM_DEVICE BWGEMM_FORCEINLINE void fast_store(int32_t col, const uint32_t (&values)[2][kColumns]) const {
-    float out[kColumns];
-    detail::dual_apply_unit(p, values, out);
-    epi::store_row(out_row + col, out, true);
-  }
-
-  BWGEMM_DEVICE BWGEMM_FORCEINLINE void operator()(int32_t col, const uint32_t (&values)[2][kColumns]) const {
-    const auto value = [&](int i) {
-      return p.unit_alphas
-                 ? p.epilogue(bits_to_f32(values[0][i]), bits_to_f32(values[1][i]))
-                 : p.epilogue(s.alpha1 * bits_to_f32(values[0][i]), s.alpha2 * bits_to_f32(values[1][i]));
-    };
-    if (col + kColumns <= p.n) {
-      float out[kColumns];
-      detail::dual_apply(p, s, values, out);
-      epi::store_row(out_row + col, out, p.c_aligned32);
-      return;
-    }
-    // Every vector guarded on its own (no early exit), so the loops unroll and every value is a register.
-#pragma unroll
-    for (int v = 0; v < kColumns; v += epi::kStoreVector) {
-      if (col + v + epi::kStoreVector <= p.n) {
-        float out[epi::kStoreVector];
-#pragma unroll
-        for (int i = 0; i < epi::kStoreVector; ++i) out[i] = value(v + i);
-        epi::store8(out_row + col + v, out);
-      } else if (col + v < p.n) {
-        // The last columns of a row whose N is not a multiple of 8: one 16-bit store each.
-#pragma unroll
-        for (int i = 0; i < epi::kStoreVector - 1; ++i)
-          if (col + v + i < p.n) out_row[col + v + i] = detail::dual_out_from_f32<Out>(value(v + i));
-      }
-    }
-  }
-};
-
 // What the 16-bit dual GEMM's roles do (roles.cuh runs them): one producer loads A, B1 and B2; the MMA warp
 // issues both products' kind::f16 MMAs, reusing A through the collector buffer; the epilogue applies the
 // functor to the gate and up accumulators.
@@ -180,15 +115,17 @@ struct DualGemmRoles {
     return epi::dual_scales(p);
   }
 
-  // Row `row` of the tile (inside M): DualTileStore.
-  BWGEMM_DEVICE DualTileStore<Cfg> epilogue_tile(const KernelContext<Cfg>&, const sched::TileCoord& t,
-                                                 int32_t row, const epi::DualScales& s) const {
+  // Row `row` of the tile (inside M): DualTileStore (gemm_epilogue.cuh; N need not be a multiple of 8).
+  BWGEMM_DEVICE DualTileStore<Cfg, DualGemmParams<Cfg>, true> epilogue_tile(const KernelContext<Cfg>&,
+                                                                            const sched::TileCoord& t,
+                                                                            int32_t row,
+                                                                            const epi::DualScales& s) const {
     // The byte offset as unsigned wide multiply-adds of the non-negative 32-bit row and batch indices by the
     // byte strides (computed once, below).
     auto* const out_row = reinterpret_cast<typename Cfg::Out*>(
         c_bytes + static_cast<uint64_t>(static_cast<uint32_t>(row)) * ldc_bytes +
         static_cast<uint64_t>(static_cast<uint32_t>(t.batch)) * batch_stride_bytes);
-    return DualTileStore<Cfg>{p, s, out_row, t.n < fast_tiles_n};
+    return DualTileStore<Cfg, DualGemmParams<Cfg>, true>{p, s, out_row, t.n < fast_tiles_n};
   }
 
   // Per CTA, once: the tile columns that take the fast path, 0 .. fast_tiles_n - 1: those whose every column

@@ -4,6 +4,9 @@
 // gate and up accumulators, scaled by alpha1 and alpha2).
 #pragma once
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <cstdint>
 #include <type_traits>
 
@@ -61,4 +64,83 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void dual_apply(const Params& p, const epi::Dua
   }
 }
 
+// One fp32 value as the 16-bit output type (round to nearest even, as epi::store8's packed conversion).
+template <class Out>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE Out dual_out_from_f32(float v) {
+  if constexpr (std::is_same_v<Out, __half>) {
+    return __float2half_rn(v);
+  } else {
+    return __float2bfloat16_rn(v);
+  }
+}
+
 }  // namespace bwgemm::sm100::detail
+
+namespace bwgemm::sm100 {
+
+// A dual GEMM's epilogue store of one tile row of its 16-bit C, out = epilogue(alpha1 · gate, alpha2 · up)
+// (run_epilogue calls it per chunk of kEpilogueColumns columns), for the 16-bit dual (dual_gemm_kernel.cuh)
+// and the NVFP4 dual with a 16-bit C (nvfp4_dual_gemm_kernel.cuh); Params is the kernel's parameter block
+// (n, epilogue, unit_alphas, c_aligned32). The fast path (`fast`: an interior tile, both alphas 1, 32-byte
+// aligned rows of C; decided once per tile): the functor on the accumulators as they are and whole-chunk
+// 256-bit stores. Otherwise a chunk inside N is stored whole, in 256-bit stores where C's rows are 32-byte
+// aligned, without the two multiplies when both alphas are 1 (a uniform branch); a chunk that crosses N is
+// stored 8 columns at a time up to N, and, where N need not be a multiple of 8 (AnyN: the 16-bit dual; the
+// NVFP4 dual's N is a multiple of 16), the last columns past the final whole vector one by one.
+template <class Cfg, class Params, bool AnyN>
+struct DualTileStore {
+  using Out = typename Cfg::Out;
+  static constexpr int kColumns = Cfg::kEpilogueColumns;
+  const Params& p;
+  epi::DualScales s;  // the alphas with their device parts read (the roles' epilogue_scales)
+  Out* out_row;
+  bool fast;
+
+  BWGEMM_DEVICE BWGEMM_FORCEINLINE void fast_store(int32_t col, const uint32_t (&values)[2][kColumns]) const {
+    float out[kColumns];
+    detail::dual_apply_unit(p, values, out);
+    epi::store_row(out_row + col, out, true);
+  }
+
+  BWGEMM_DEVICE BWGEMM_FORCEINLINE void operator()(int32_t col, const uint32_t (&values)[2][kColumns]) const {
+    const auto value = [&](int i) {
+      return p.unit_alphas
+                 ? p.epilogue(bits_to_f32(values[0][i]), bits_to_f32(values[1][i]))
+                 : p.epilogue(s.alpha1 * bits_to_f32(values[0][i]), s.alpha2 * bits_to_f32(values[1][i]));
+    };
+    if (col + kColumns <= p.n) {
+      float out[kColumns];
+      detail::dual_apply(p, s, values, out);
+      epi::store_row(out_row + col, out, p.c_aligned32);
+      return;
+    }
+    if constexpr (AnyN) {
+      // Every vector guarded on its own (no early exit), so the loops unroll and every value is a register.
+#pragma unroll
+      for (int v = 0; v < kColumns; v += epi::kStoreVector) {
+        if (col + v + epi::kStoreVector <= p.n) {
+          float out[epi::kStoreVector];
+#pragma unroll
+          for (int i = 0; i < epi::kStoreVector; ++i) out[i] = value(v + i);
+          epi::store8(out_row + col + v, out);
+        } else if (col + v < p.n) {
+          // The last columns of a row whose N is not a multiple of 8: one 16-bit store each.
+#pragma unroll
+          for (int i = 0; i < epi::kStoreVector - 1; ++i)
+            if (col + v + i < p.n) out_row[col + v + i] = detail::dual_out_from_f32<Out>(value(v + i));
+        }
+      }
+    } else {
+#pragma unroll
+      for (int v = 0; v < kColumns; v += epi::kStoreVector) {
+        if (col + v + epi::kStoreVector > p.n) break;  // N is a multiple of 8: whole vectors only
+        float out[epi::kStoreVector];
+#pragma unroll
+        for (int i = 0; i < epi::kStoreVector; ++i) out[i] = value(v + i);
+        epi::store8(out_row + col + v, out);
+      }
+    }
+  }
+};
+
+}  // namespace bwgemm::sm100

@@ -59,49 +59,10 @@ struct Nvfp4DualGemmParams : Nvfp4OutputParams<Cfg::kNvfp4Out> {  // NVFP4 C: it
   typename Cfg::Epilogue epilogue{};  // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
 };
 
-// The epilogue's store of one tile row, out = epilogue(alpha1 · gate, alpha2 · up) (run_epilogue calls it per
-// chunk of kEpilogueColumns columns). The fast path (`fast`: an interior tile, both alphas 1, 32-byte aligned
-// rows of C; decided once per tile): the functor on the accumulators as they are and whole-chunk 256-bit
-// stores. Otherwise a chunk inside N is stored whole without per-vector bounds checks, in 256-bit stores
-// where C's rows are 32-byte aligned, and without the two multiplies when both alphas are 1 (a uniform
-// branch); a chunk that crosses N is stored 8 columns at a time up to N (a multiple of 8).
+// The epilogue's store of one tile row of a 16-bit C: the dual GEMMs' DualTileStore (gemm_epilogue.cuh), N a
+// multiple of 8.
 template <class Cfg>
-struct Nvfp4DualTileStore {
-  using Out = typename Cfg::Out;
-  static constexpr int kColumns = Cfg::kEpilogueColumns;
-  const Nvfp4DualGemmParams<Cfg>& p;
-  epi::DualScales s;  // the alphas with their device parts read (Nvfp4DualGemmRoles::epilogue_scales)
-  Out* out_row;
-  bool fast;
-
-  BWGEMM_DEVICE BWGEMM_FORCEINLINE void fast_store(int32_t col, const uint32_t (&values)[2][kColumns]) const {
-    float out[kColumns];
-    detail::dual_apply_unit(p, values, out);
-    epi::store_row(out_row + col, out, true);
-  }
-
-  BWGEMM_DEVICE BWGEMM_FORCEINLINE void operator()(int32_t col, const uint32_t (&values)[2][kColumns]) const {
-    const auto value = [&](int i) {
-      return p.unit_alphas
-                 ? p.epilogue(bits_to_f32(values[0][i]), bits_to_f32(values[1][i]))
-                 : p.epilogue(s.alpha1 * bits_to_f32(values[0][i]), s.alpha2 * bits_to_f32(values[1][i]));
-    };
-    if (col + kColumns <= p.n) {
-      float out[kColumns];
-      detail::dual_apply(p, s, values, out);
-      epi::store_row(out_row + col, out, p.c_aligned32);
-      return;
-    }
-#pragma unroll
-    for (int v = 0; v < kColumns; v += epi::kStoreVector) {
-      if (col + v + epi::kStoreVector > p.n) break;  // N is a multiple of 8: whole vectors only
-      float out[epi::kStoreVector];
-#pragma unroll
-      for (int i = 0; i < epi::kStoreVector; ++i) out[i] = value(v + i);
-      epi::store8(out_row + col + v, out);
-    }
-  }
-};
+using Nvfp4DualTileStore = DualTileStore<Cfg, Nvfp4DualGemmParams<Cfg>, false>;
 
 // NVFP4 C (Cfg::kNvfp4Out; nvfp4_output_store.cuh quantizes and stores): output column i of a chunk is
 // epilogue(alpha1 · gate, alpha2 · up) with the alphas `s` (their device parts read once per CTA), without
