@@ -2,7 +2,7 @@
 //
 //   bwgemm_bench [Google Benchmark flags] [--bwgemm_samples=N] [--bwgemm_min_sample_ms=X]
 //                [--bwgemm_warmup_ms=X] [--bwgemm_graphs=0|1] [--bwgemm_device=N]
-//                [--bwgemm_shapes=MxNxK,... | @FILE] [--bwgemm_sweep=models]
+//                [--bwgemm_shapes=MxNxK,... | @FILE] [--bwgemm_sweep=models] [--bwgemm_paired=0|1]
 //
 // Inspects the GPU first and registers only what it can run (printing what was skipped and why), the
 // bandwidth references (reference/*) first; without a CUDA device it says so and exits 0.
@@ -21,6 +21,7 @@
 
 #include "cublaslt.hpp"
 #include "kernels.cuh"
+#include "paired.hpp"
 #include "registry.hpp"
 #include "shapes.hpp"
 
@@ -289,20 +290,52 @@ GroupReport register_references() {
   return report;
 }
 
+// The shape's problem, shared with the other benchmarks of that shape (ProblemCache).
+template <class Problem>
+std::shared_ptr<const Problem> shape_problem(const std::string& problem_key,
+                                             const typename Problem::Shape& shape) {
+  return problem_cache().get<Problem>(problem_key,
+                                      [&] { return std::make_shared<const Problem>(shape, context()); });
+}
+
+// Validate before timing: a wrong result must not become a speedup. One call on operand set 0, whose output
+// was poisoned first, checked against the host reference.
+template <class Problem>
+CheckResult validate(const Problem& problem, const Implementation<Problem>& impl, const Launch& launch) {
+  Context& ctx = context();
+  problem.poison_output(ctx.stream);
+  launch(0, ctx.stream);
+  return problem.check_output(impl.intermediate_unit_roundoff, ctx.stream);
+}
+
+// The counters every timed problem benchmark reports from its median time per call.
+template <class Problem>
+void rate_counters(benchmark::State& state, const Problem& problem, double median_us) {
+  const double seconds = median_us * 1e-6;
+  state.counters["us"] = median_us;
+  state.counters["TFLOP/s"] = problem.flops() / seconds * 1e-12;
+  const double gbps = problem.min_bytes() / seconds * 1e-9;
+  state.counters["GB/s"] = gbps;
+  // Absent when no read reference has completed in this process (see the references above).
+  const double read_reference_gbps = reference_registry().gbps(reference_name(ReferenceKind::kRead));
+  if (read_reference_gbps > 0) state.counters["read_bw_frac"] = gbps / read_reference_gbps;
+}
+
+std::string two_decimals(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.2f", value);
+  return text;
+}
+
 template <class Problem>
 void run_benchmark(benchmark::State& state, const Implementation<Problem>& impl,
                    const typename Problem::Shape& shape) {
   Context& ctx = context();
   const std::string problem_key = std::string(Problem::kGroup) + "/" + shape.key();
   try {
-    const std::shared_ptr<const Problem> problem = problem_cache().get<Problem>(
-        problem_key, [&] { return std::make_shared<const Problem>(shape, ctx); });
+    const std::shared_ptr<const Problem> problem = shape_problem<Problem>(problem_key, shape);
     const Launch launch = impl.prepare(*problem);
-
-    // Validate before timing: a wrong result must not become a speedup.
-    problem->poison_output(ctx.stream);
-    launch(0, ctx.stream);
-    const CheckResult check = problem->check_output(impl.intermediate_unit_roundoff, ctx.stream);
+    const CheckResult check = validate(*problem, impl, launch);
     if (impl.expect_invalid) {  // a negative control: passes when validation rejects it
       if (check.ok) {
         state.SkipWithError("negative control passed validation: the output check is too weak to catch it");
@@ -321,14 +354,7 @@ void run_benchmark(benchmark::State& state, const Implementation<Problem>& impl,
     const Timing timing = time_launches(launch, problem->sets(), ctx);
     for (auto _ : state) state.SetIterationTime(timing.median_us * 1e-6);
 
-    const double seconds = timing.median_us * 1e-6;
-    state.counters["us"] = timing.median_us;
-    state.counters["TFLOP/s"] = problem->flops() / seconds * 1e-12;
-    const double gbps = problem->min_bytes() / seconds * 1e-9;
-    state.counters["GB/s"] = gbps;
-    // Absent when no read reference has completed in this process (see the references above).
-    const double read_reference_gbps = reference_registry().gbps(reference_name(ReferenceKind::kRead));
-    if (read_reference_gbps > 0) state.counters["read_bw_frac"] = gbps / read_reference_gbps;
+    rate_counters(state, *problem, timing.median_us);
     state.counters["baseline"] = impl.is_baseline ? 1 : 0;
     double best_baseline_us = 0;
     for (const auto& [name, us] : baseline_registry().baselines(problem_key)) {
@@ -337,21 +363,102 @@ void run_benchmark(benchmark::State& state, const Implementation<Problem>& impl,
       if (best_baseline_us == 0 || us < best_baseline_us) best_baseline_us = us;
     }
     if (best_baseline_us > 0) state.counters["vs_best_baseline"] = best_baseline_us / timing.median_us;
-    char worst[16];
-    std::snprintf(worst, sizeof(worst), "%.2f", check.worst_fraction);
     state.SetLabel("median of " + std::to_string(timing.samples) + " x " +
                    std::to_string(timing.calls_per_sample) + " calls, " + std::to_string(timing.sets) +
                    " operand sets" + (ctx.timing.use_graphs ? ", graph" : ", stream") +
-                   "; validated, worst error " + worst + " of bound");
+                   "; validated, worst error " + two_decimals(check.worst_fraction) + " of bound");
     if (impl.is_baseline) baseline_registry().record(problem_key, impl.name, timing.median_us);
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
   }
 }
 
+// --- paired mode (--bwgemm_paired=1; paired.hpp) --------------------------------------------------
+//
+// <group>/paired_<impl>/<shape>: the implementation and the shape's baselines validated as run_benchmark
+// validates, then timed in alternating rounds (time_interleaved) so that they share the GPU's clock drift.
+constexpr const char* kPairedPrefix = "paired_";
+
+template <class Problem>
+void run_paired(benchmark::State& state, const Implementation<Problem>& impl,
+                const std::vector<Implementation<Problem>>& baselines, const typename Problem::Shape& shape) {
+  Context& ctx = context();
+  const std::string problem_key = std::string(Problem::kGroup) + "/" + shape.key();
+  try {
+    const std::shared_ptr<const Problem> problem = shape_problem<Problem>(problem_key, shape);
+    // Side 0 is the implementation, sides 1.. the baselines (paired_stats' order).
+    std::vector<const Implementation<Problem>*> sides{&impl};
+    for (const auto& baseline : baselines) sides.push_back(&baseline);
+    std::vector<Launch> launches;
+    double worst = 0;
+    for (const Implementation<Problem>* side : sides) {
+      launches.push_back(side->prepare(*problem));
+      const CheckResult check = validate(*problem, *side, launches.back());
+      if (!check.ok) {
+        state.SkipWithError((side->name + ": " + check.message).c_str());
+        return;
+      }
+      worst = std::max(worst, check.worst_fraction);
+    }
+
+    const int rounds = paired_rounds(ctx.timing.samples);
+    const InterleavedTiming timing = time_interleaved(launches, problem->sets(), rounds, ctx);
+    const std::vector<std::vector<double>> baseline_us(timing.per_call_us.begin() + 1,
+                                                       timing.per_call_us.end());
+    const PairedStats stats = paired_stats(timing.per_call_us[0], baseline_us);
+    for (auto _ : state) state.SetIterationTime(stats.us * 1e-6);
+
+    rate_counters(state, *problem, stats.us);
+    state.counters["baseline_us"] = stats.baseline_us;
+    state.counters["ratio"] = stats.ratio;
+    state.counters["ratio_of_medians"] = stats.ratio_of_medians;
+    state.counters["ratio_min"] = stats.ratio_min;
+    state.counters["ratio_max"] = stats.ratio_max;
+    for (size_t b = 0; b < baselines.size(); ++b)
+      state.counters["vs_" + baselines[b].name] = stats.baseline_medians[b] / stats.us;
+    state.SetLabel("paired with " + baselines[static_cast<size_t>(stats.best_baseline)].name +
+                   " (fastest of " + std::to_string(baselines.size()) + " baseline" +
+                   (baselines.size() == 1 ? "" : "s") + "), " + std::to_string(rounds) +
+                   " alternating rounds x " + std::to_string(timing.calls_per_sample[0]) + " calls, " +
+                   std::to_string(timing.sets) + " operand sets" +
+                   (ctx.timing.use_graphs ? ", graph" : ", stream") + "; validated, worst error " +
+                   two_decimals(worst) + " of bound");
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
+// After a shape's own benchmarks (so they share its problem): one paired benchmark per runnable candidate
+// (not a baseline, not a negative control) with every runnable baseline of the shape. Without a baseline that
+// runs here nothing is registered; the [skip] lines already say why each side cannot run.
+template <class Problem>
+void register_paired(const std::vector<Implementation<Problem>>& impls, const std::vector<bool>& runnable,
+                     const typename Problem::Shape& shape, GroupReport* report) {
+  auto usable = [&](size_t i) { return runnable[i] && (!impls[i].supports || impls[i].supports(shape)); };
+  std::vector<Implementation<Problem>> baselines;
+  for (size_t i = 0; i < impls.size(); ++i)
+    if (impls[i].is_baseline && usable(i)) baselines.push_back(impls[i]);
+  if (baselines.empty()) return;
+  for (size_t i = 0; i < impls.size(); ++i) {
+    const Implementation<Problem>& impl = impls[i];
+    if (impl.is_baseline || impl.expect_invalid || !usable(i)) continue;
+    const std::string name =
+        std::string(Problem::kGroup) + "/" + kPairedPrefix + impl.name + "/" + shape.key();
+    benchmark::RegisterBenchmark(name.c_str(),
+                                 [impl, baselines, shape](benchmark::State& state) {
+                                   run_paired<Problem>(state, impl, baselines, shape);
+                                 })
+        ->UseManualTime()
+        ->Iterations(1)
+        ->Unit(benchmark::kMicrosecond);
+    ++report->registered;
+  }
+}
+
 template <class Problem>
 GroupReport register_group(const std::vector<Implementation<Problem>>& impls,
-                           const std::vector<typename Problem::Shape>& shapes, const DeviceInfo& device) {
+                           const std::vector<typename Problem::Shape>& shapes, const DeviceInfo& device,
+                           bool paired) {
   GroupReport report;
   std::vector<bool> runnable;
   for (const auto& impl : impls) {
@@ -372,6 +479,7 @@ GroupReport register_group(const std::vector<Implementation<Problem>>& impls,
           ->Unit(benchmark::kMicrosecond);
       ++report.registered;
     }
+    if (paired) register_paired(impls, runnable, shape, &report);
   }
   return report;
 }
@@ -403,7 +511,15 @@ const char* const kUsage =
     "                             run these shapes in every group instead of the defaults (a file: one\n"
     "                             MxNxK or 'M N K' per line, '#' comments); GEMM in both B layouts\n"
     "  --bwgemm_sweep=models      M = 1, 2, 4, ..., 16384 on the qkv, o, gate/up and down projections of\n"
-    "                             Llama-3.1-8B, Qwen2.5-32B and Llama-3.1-70B (bench/shapes.cpp)\n";
+    "                             Llama-3.1-8B, Qwen2.5-32B and Llama-3.1-70B (bench/shapes.cpp)\n"
+    "  --bwgemm_paired=0|1        also register <group>/paired_<impl>/<shape> for every bwgemm kernel: it "
+    "and\n"
+    "                             the shape's baselines timed in alternating rounds (ABAB.., order reversed\n"
+    "                             every round, --bwgemm_samples rounded up to even), so GPU clock drift\n"
+    "                             cancels; counters us, baseline_us (fastest baseline), ratio (median of\n"
+    "                             per-round baseline/impl), ratio_of_medians. Select them with\n"
+    "                             --benchmark_filter=paired_; summarize with bench/paired_table.py (default "
+    "0)\n";
 
 bool parse_number(const char* arg, const char* flag, double* value) {
   const size_t len = std::strlen(flag);
@@ -420,6 +536,7 @@ bool parse_number(const char* arg, const char* flag, double* value) {
 struct Options {
   int device = 0;
   bool negative_controls = false;
+  bool paired = false;
   ShapeSets shapes = default_shapes();
 };
 
@@ -438,6 +555,8 @@ int parse_flags(int argc, char** argv, TimingConfig* timing, Options* options) {
       options->device = static_cast<int>(v);
     } else if (parse_number(argv[i], "--bwgemm_negative_controls", &v) && (v == 0 || v == 1)) {
       options->negative_controls = v == 1;
+    } else if (parse_number(argv[i], "--bwgemm_paired", &v) && (v == 0 || v == 1)) {
+      options->paired = v == 1;
     } else if (std::strncmp(argv[i], "--bwgemm_shapes=", 16) == 0) {
       std::string error;
       if (!parse_shapes(argv[i] + 16, &options->shapes, &error)) {
@@ -522,6 +641,14 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("bwgemm_device", dev.name);
   benchmark::AddCustomContext("bwgemm_compute_capability", cc);
   benchmark::AddCustomContext("bwgemm_cublaslt_version", std::to_string(cublasLtGetVersion()));
+  if (options.paired) {
+    std::printf(
+        "bwgemm_bench: paired mode: each bwgemm kernel also timed against the baselines in %d alternating "
+        "rounds (<group>/paired_<impl>/<shape>)\n",
+        paired_rounds(ctx.timing.samples));
+    benchmark::AddCustomContext("bwgemm_paired", std::to_string(paired_rounds(ctx.timing.samples)) +
+                                                     " alternating rounds per paired benchmark");
+  }
   benchmark::AddCustomContext("bwgemm_timing", "median of " + std::to_string(ctx.timing.samples) +
                                                    " samples; L2-cold by rotating operand sets > 3x L2");
 
@@ -546,11 +673,11 @@ int main(int argc, char** argv) {
   if (options.negative_controls) add_negative_controls(table);
   const ShapeSets& shapes = options.shapes;
   print_group("reference", register_references());  // first: they run before the shapes
-  print_group("dual_nvfp4", register_group(table.dual_nvfp4, shapes.dual_nvfp4, dev));
-  print_group("gemm_nvfp4", register_group(table.gemm_nvfp4, shapes.gemm_nvfp4, dev));
-  print_group("gemm_fp16", register_group(table.gemm_fp16, shapes.gemm, dev));
-  print_group("gemm_bf16", register_group(table.gemm_bf16, shapes.gemm, dev));
-  print_group("dual_bf16", register_group(table.dual_bf16, shapes.dual_bf16, dev));
+  print_group("dual_nvfp4", register_group(table.dual_nvfp4, shapes.dual_nvfp4, dev, options.paired));
+  print_group("gemm_nvfp4", register_group(table.gemm_nvfp4, shapes.gemm_nvfp4, dev, options.paired));
+  print_group("gemm_fp16", register_group(table.gemm_fp16, shapes.gemm, dev, options.paired));
+  print_group("gemm_bf16", register_group(table.gemm_bf16, shapes.gemm, dev, options.paired));
+  print_group("dual_bf16", register_group(table.dual_bf16, shapes.dual_bf16, dev, options.paired));
   const int candidates = count_candidates(table.dual_nvfp4) + count_candidates(table.gemm_nvfp4) +
                          count_candidates(table.gemm_fp16) + count_candidates(table.gemm_bf16) +
                          count_candidates(table.dual_bf16);

@@ -28,6 +28,10 @@ spreads each implementation's runs over the whole session instead of running the
 or with several JSON files, an implementation's time is the median of all its runs; the aggregates
 Google Benchmark adds are ignored.
 
+The paired benchmarks of --bwgemm_paired=1 (<group>/paired_<impl>/<shape>: an implementation timed in
+alternating rounds with the baselines, docs/performance.md) are left out of the charts and the table, which
+compare medians of separate benchmarks; bench/paired_table.py summarizes their `ratio` counters.
+
 The bandwidth references (reference/<name>/<size>: counters `us` and `GB/s`) are read apart from the groups.
 read_bw_frac is computed here as an implementation's median GB/s over the median GB/s of all runs of the read
 reference in the same files (under random interleaving the binary's own read_bw_frac counter uses whichever
@@ -44,6 +48,7 @@ from collections import OrderedDict
 
 REFERENCE_GROUP = "reference"  # bwgemm_bench's bandwidth references: reference/<name>/<size>
 READ_REFERENCE = "read_bandwidth"
+PAIRED_PREFIX = "paired_"  # bwgemm_bench --bwgemm_paired=1: <group>/paired_<impl>/<shape>, see bench/paired_table.py
 
 
 def successful_runs(paths):
@@ -92,11 +97,11 @@ def load_references(paths):
 
 
 def load_results(paths):
-    """Returns (context, {group: OrderedDict(shape -> OrderedDict(impl -> record))}); no references."""
+    """Returns (context, {group: OrderedDict(shape -> OrderedDict(impl -> record))}); no references, no paired."""
     context = load_context(paths)
     runs = OrderedDict()  # (group, impl, shape) -> list of records
     for group, impl, shape, b in successful_runs(paths):
-        if group != REFERENCE_GROUP:
+        if group != REFERENCE_GROUP and not impl.startswith(PAIRED_PREFIX):
             runs.setdefault((group, impl, shape), []).append(b)
     groups = OrderedDict()
     # Runs may come in any order (random interleaving): groups, shapes and implementations are sorted.

@@ -5,6 +5,9 @@
 // first, so under Google Benchmark's default in-order execution every other implementation of that
 // shape finds their medians in BaselineRegistry. (With --benchmark_filter excluding a baseline, or
 // --benchmark_enable_random_interleaving, the ratio counters of later benchmarks may be missing.)
+// With --bwgemm_paired=1 each shape also gets <group>/paired_<impl>/<shape> per candidate, which times the
+// candidate and the shape's baselines itself, in alternating rounds (main.cpp run_paired, paired.hpp), and
+// needs no BaselineRegistry.
 #pragma once
 
 #include <cuda_bf16.h>

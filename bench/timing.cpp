@@ -107,23 +107,12 @@ int rotation_sets(int64_t bytes_per_set, const DeviceInfo& device) {
   return std::min(sets, affordable);
 }
 
-double median_of(std::vector<double> values) {
-  if (values.empty()) return 0.0;
-  const size_t mid = values.size() / 2;
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
-  const double upper = values[mid];
-  if (values.size() % 2 == 1) return upper;
-  const double lower = *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid));
-  return 0.5 * (lower + upper);
-}
+namespace {
 
-Timing time_launches(const Launch& launch, int sets, const Context& context) {
-  const TimingConfig& config = context.timing;
-  cudaStream_t stream = context.stream;
-  Event start, stop;
-
-  // Estimate the time per call from one pass over the sets (run twice: the first run pays for
-  // lazy module loading and clock ramp-up).
+// A side's batch, sized by a probe pass over the sets (run twice: the first run pays for lazy module loading
+// and clock ramp-up) to at least TimingConfig::min_sample_seconds of calls.
+std::unique_ptr<Batch> calibrated_batch(const Launch& launch, int sets, const TimingConfig& config,
+                                        const Event& start, const Event& stop, cudaStream_t stream) {
   auto probe = std::make_unique<Batch>(launch, sets, sets, config.use_graphs, stream);
   probe->run();
   const double probe_seconds = time_batch(*probe, start, stop, stream) / sets;
@@ -134,31 +123,64 @@ Timing time_launches(const Launch& launch, int sets, const Context& context) {
     calls = static_cast<int>(std::min<double>(wanted, kMaxCallsPerSample));
     calls = std::max(sets, (calls + sets - 1) / sets * sets);  // whole passes over the sets
   }
-  std::unique_ptr<Batch> batch =
-      calls == sets ? std::move(probe)
-                    : std::make_unique<Batch>(launch, sets, calls, config.use_graphs, stream);
+  return calls == sets ? std::move(probe)
+                       : std::make_unique<Batch>(launch, sets, calls, config.use_graphs, stream);
+}
 
+// Untimed runs of the batch: at least kMinWarmupRuns and TimingConfig::warmup_seconds.
+void warm_up(Batch& batch, const TimingConfig& config, cudaStream_t stream) {
   using Clock = std::chrono::steady_clock;
   const auto warmup_begin = Clock::now();
   for (int run = 0;; ++run) {
     const std::chrono::duration<double> elapsed = Clock::now() - warmup_begin;
     if (run >= kMinWarmupRuns && elapsed.count() >= config.warmup_seconds) break;
-    batch->run();
+    batch.run();
     // Keep the queue short: the host clock measures the warm-up.
     BWGEMM_BENCH_CUDA(cudaStreamSynchronize(stream));
   }
+}
 
-  std::vector<double> per_call_us;
-  per_call_us.reserve(static_cast<size_t>(config.samples));
-  for (int s = 0; s < config.samples; ++s)
-    per_call_us.push_back(time_batch(*batch, start, stop, stream) * 1e6 / batch->calls());
+}  // namespace
 
+InterleavedTiming time_interleaved(const std::vector<Launch>& launches, int sets, int rounds,
+                                   const Context& context) {
+  if (launches.empty() || rounds < 1) throw BenchError("time_interleaved: needs a launch and a round");
+  const TimingConfig& config = context.timing;
+  cudaStream_t stream = context.stream;
+  Event start, stop;
+  const int sides = static_cast<int>(launches.size());
+
+  std::vector<std::unique_ptr<Batch>> batches;
+  for (const Launch& launch : launches)
+    batches.push_back(calibrated_batch(launch, sets, config, start, stop, stream));
+  for (auto& batch : batches) warm_up(*batch, config, stream);
+
+  InterleavedTiming timing;
+  timing.sets = sets;
+  timing.per_call_us.assign(static_cast<size_t>(sides), {});
+  for (int side = 0; side < sides; ++side) {
+    timing.per_call_us[static_cast<size_t>(side)].reserve(static_cast<size_t>(rounds));
+    timing.calls_per_sample.push_back(batches[static_cast<size_t>(side)]->calls());
+  }
+  for (int round = 0; round < rounds; ++round) {
+    for (int side : round_order(round, sides)) {
+      Batch& batch = *batches[static_cast<size_t>(side)];
+      timing.per_call_us[static_cast<size_t>(side)].push_back(time_batch(batch, start, stop, stream) * 1e6 /
+                                                              batch.calls());
+    }
+  }
+  return timing;
+}
+
+Timing time_launches(const Launch& launch, int sets, const Context& context) {
+  const InterleavedTiming interleaved = time_interleaved({launch}, sets, context.timing.samples, context);
+  const std::vector<double>& per_call_us = interleaved.per_call_us[0];
   Timing timing;
   timing.median_us = median_of(per_call_us);
   timing.min_us = *std::min_element(per_call_us.begin(), per_call_us.end());
   timing.max_us = *std::max_element(per_call_us.begin(), per_call_us.end());
-  timing.samples = config.samples;
-  timing.calls_per_sample = batch->calls();
+  timing.samples = static_cast<int>(per_call_us.size());
+  timing.calls_per_sample = interleaved.calls_per_sample[0];
   timing.sets = sets;
   return timing;
 }

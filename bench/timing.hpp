@@ -9,6 +9,8 @@
 //    captured once into a CUDA graph so host launch overhead cannot leak into the GPU time.
 //  - Untimed warm-up first (TimingConfig::warmup_seconds), then TimingConfig::samples samples;
 //    the reported time per call is the median sample divided by `calls`.
+//  - Paired mode (--bwgemm_paired=1, paired.hpp): the same batches and warm-up for an implementation and
+//    its baselines, whose samples then alternate (time_interleaved).
 #pragma once
 
 #include <cstdint>
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "paired.hpp"  // median_of, round_order
 
 namespace bwgemm::bench {
 
@@ -45,6 +48,15 @@ struct Timing {
 
 Timing time_launches(const Launch& launch, int sets, const Context& context);
 
-double median_of(std::vector<double> values);
+// Samples of several implementations of one problem, interleaved (the paired mode, paired.hpp): each launch
+// gets its own batch, sized and warmed up as time_launches does (time_launches is this with one launch), then
+// `rounds` rounds each time one sample of every launch, in round_order(round, launches.size()).
+struct InterleavedTiming {
+  std::vector<std::vector<double>> per_call_us;  // [launch][round], us per call
+  std::vector<int> calls_per_sample;             // per launch
+  int sets = 0;
+};
+InterleavedTiming time_interleaved(const std::vector<Launch>& launches, int sets, int rounds,
+                                   const Context& context);
 
 }  // namespace bwgemm::bench
