@@ -268,6 +268,10 @@ TEST(Sm90GemmSplitK, RefusesBadSplits) {
   // The CTA-pair Config shares B over its cluster: no split.
   expect_refused(sm90::Gemm<sm90::GemmLargeCluster2<bf16>>::run(args, nullptr, 2),
                  "needs a Config with ClusterCtas = 1");
+  expect_refused(sm90::Gemm<sm90::GemmLargeCluster2<bf16>>::run(args, nullptr, 8),
+                 "needs a Config with ClusterCtas = 1");
+  // ... for which a chosen split (0) is 1.
+  EXPECT_TRUE(sm90::Gemm<sm90::GemmLargeCluster2<bf16>>::can_implement(args, 0).ok());
   expect_refused(sm90::gemm_tiled_split(args, nullptr, 0), "split_k must be 1, 2, 4 or 8");
   for (uint8_t byte : buf) ASSERT_EQ(byte, 0) << "a refused call wrote memory";
 }

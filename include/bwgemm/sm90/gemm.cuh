@@ -141,12 +141,11 @@ struct Gemm {
   using Params = GemmParams<Cfg>;
 
   // Host-side checks only (no device access): the GEMM's rules, this Config's tile count, then the split
-  // (check_split_k's rules; a split needs a Config with ClusterCtas = 1).
+  // (check_split_k's rules; a split needs a Config with ClusterCtas = 1, for which 0 chooses 1).
   template <class In>
   static Status can_implement(const GemmArguments<In, Out, Epilogue>& a, int split_k = 1) {
     if (Status s = ::bwgemm::detail::can_implement_config<Cfg>(a); !s.ok()) return s;
-    if (split_k == 1) return Status::success();
-    if (Cfg::kClusterCtas != 1)
+    if (Cfg::kClusterCtas != 1 && split_k != 0 && split_k != 1)
       return Status::invalid_argument(
           "split_k (" + std::to_string(split_k) + ") needs a Config with ClusterCtas = 1 (this one has " +
           std::to_string(Cfg::kClusterCtas) + ": its CTAs share B over the cluster)");
