@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bwgemm/sm90/gemm.cuh"
@@ -274,6 +275,49 @@ TEST(Sm90GemmSplitK, RefusesBadSplits) {
   EXPECT_TRUE(sm90::Gemm<sm90::GemmLargeCluster2<bf16>>::can_implement(args, 0).ok());
   expect_refused(sm90::gemm_tiled_split(args, nullptr, 0), "split_k must be 1, 2, 4 or 8");
   for (uint8_t byte : buf) ASSERT_EQ(byte, 0) << "a refused call wrote memory";
+}
+
+// The split-K partial layout (host logic: runs without a GPU): thread t's register i sits at word
+// ((i / 2)·256 + t)·2 + i % 2 (write_partials, Group 2), and quad q of the reduction (words 4q..4q+3) must be
+// the row and 4 adjacent columns partial_quad_coord says, by the wgmma fragment of ptx/wgmma.cuh (consumer
+// t / 128, warp w, lane l: acc[4j + 2h + e] is row 64·consumer + 16w + l/4 + 8h, column 8j + 2(l%4) + e);
+// the quads of any split cover the tile once.
+template <class Cfg>
+void check_partial_layout() {
+  constexpr int kThreads = Cfg::kConsumerThreads, kRegs = Cfg::kAccRegs;
+  std::vector<std::pair<int, int>> at_word(static_cast<size_t>(kRegs) * kThreads);
+  for (int t = 0; t < kThreads; ++t) {
+    const int consumer = t / 128, w = (t % 128) / 32, l = t % 32;
+    for (int i = 0; i < kRegs; ++i) {
+      const int j = i / 4, h = (i / 2) % 2, e = i % 2;
+      at_word[static_cast<size_t>(((i / 2) * kThreads + t) * 2 + i % 2)] = {
+          64 * consumer + 16 * w + l / 4 + 8 * h, 8 * j + 2 * (l % 4) + e};
+    }
+  }
+  for (int q = 0; q < Cfg::kPartialQuads; ++q) {
+    const typename Cfg::QuadCoord c = Cfg::partial_quad_coord(q);
+    for (int k = 0; k < 4; ++k) {
+      ASSERT_EQ(at_word[static_cast<size_t>(4 * q + k)].first, c.row) << "quad " << q << " word " << k;
+      ASSERT_EQ(at_word[static_cast<size_t>(4 * q + k)].second, c.col + k) << "quad " << q << " word " << k;
+    }
+  }
+  for (int split : {1, 2, 4, 8}) {
+    std::vector<int> hits(static_cast<size_t>(Cfg::kBlockM) * Cfg::kBlockN, 0);
+    const int per_rank = Cfg::kPartialQuads / split;
+    for (int rank = 0; rank < split; ++rank)
+      for (int q = rank * per_rank; q < (rank + 1) * per_rank; ++q)
+        for (int k = 0; k < 4; ++k) {
+          const typename Cfg::QuadCoord c = Cfg::partial_quad_coord(q);
+          ++hits[static_cast<size_t>(c.row * Cfg::kBlockN + c.col + k)];
+        }
+    for (int h : hits) ASSERT_EQ(h, 1) << "split " << split;
+  }
+}
+
+TEST(Sm90GemmSplitK, PartialLayoutCoversTheTile) {
+  check_partial_layout<sm90::GemmSmall<bf16>>();
+  check_partial_layout<sm90::GemmMedium<bf16>>();
+  check_partial_layout<sm90::GemmLarge<bf16>>();
 }
 
 // The split model of the default choice (host logic: runs without a GPU): cost = ceil(tiles · S / (resident

@@ -105,6 +105,19 @@ struct GemmConfig {
   static constexpr int kPartialOffset = 0;
   static constexpr int kPartialQuads = kPartialElements / 4;
   static constexpr int kPartialGroup = 2;  // registers 2p, 2p + 1: columns c, c + 1
+  // Quad q of the partials (words 4q..4q+3): registers 2p, 2p + 1 (p = 2q / 256 = 2j + h) of consumer
+  // threads t0, t0 + 1 (t0 = 2q % 256, even; consumer t0 / 128, warp w, lane l), i.e. (ptx/wgmma.cuh's
+  // fragment) row 64·consumer + 16w + l/4 + 8h of the tile and its columns col..col + 3, col = 8j + 2(l%4).
+  struct QuadCoord {
+    int row, col;
+  };
+  BWGEMM_HD static constexpr QuadCoord partial_quad_coord(int q) {
+    const int pair = (2 * q) / kConsumerThreads, t0 = (2 * q) % kConsumerThreads;
+    const int consumer = t0 / kWarpgroupThreads, warp = (t0 % kWarpgroupThreads) / kWarpSize,
+              lane = t0 % kWarpSize;
+    const int j = pair / 2, h = pair % 2;
+    return {consumer * kWarpgroupM + warp * 16 + lane / 4 + 8 * h, 8 * j + 2 * (lane % 4)};
+  }
 
   // ---- the D staging buffers (kTmaStore) ---------------------------------------------------------------
   // The staging buffers of the TMA-store epilogue (sm90::TmaStoreBuffers): per consumer warpgroup, boxes of

@@ -265,14 +265,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
         cluster_sync();  // every CTA's partials are written and visible to the cluster
         const int32_t m0 = tile_row0<Cfg>(t, 0), n0 = t.n * Cfg::kBlockN;
         for_each_rank_quad<Cfg::kPartialQuads, Cfg::kConsumerThreads>(splits, split_rank, tid, [&](int q) {
-          // Quad q: registers 2p, 2p + 1 (p = 2q / 256 = 2j + h) of consumer threads t0, t0 + 1
-          // (t0 = 2q % 256, even): one row, columns col..col + 3.
-          const int pair = (2 * q) / Cfg::kConsumerThreads, t0 = (2 * q) % Cfg::kConsumerThreads;
-          const int qc = t0 / kWarpgroupThreads, qw = (t0 % kWarpgroupThreads) / kWarpSize,
-                    ql = t0 % kWarpSize;
-          const int j = pair / 2, h = pair % 2;
-          const int32_t row = m0 + qc * Cfg::kWarpgroupM + qw * 16 + ql / 4 + 8 * h;
-          const int32_t col = n0 + 8 * j + 2 * (ql % 4);
+          // Quad q: one row of the tile, 4 adjacent columns (GemmConfig::partial_quad_coord).
+          const typename Cfg::QuadCoord at = Cfg::partial_quad_coord(q);
+          const int32_t row = m0 + at.row, col = n0 + at.col;
           const Float4 sum =
               sum_partial_quad(smem + Cfg::kPartialOffset + static_cast<uint32_t>(16 * q), splits);
           if (row >= p.m) return;
