@@ -15,6 +15,12 @@
 //              bwgemm_sm90_tiled    the tiled kernels whatever M (gemm_tiled)
 //              bwgemm_sm90_swapab_splitS  gemm_swap_ab with the split of K forced to S = 1, 2, 4, 8 (tuning
 //                                   the split choice)
+//              bwgemm_sm90_tsplitS  the default's tiled kernel (gemm_tiled_plan's tile) with K split over
+//                                   clusters of S = 2, 4, 8 CTAs (gemm_tiled_split); refused (skipped) where
+//                                   that tile is the CTA-pair kernel or the shape has fewer K blocks than S
+//              bwgemm_sm90_nW_sS    a fixed 128 x W tile (W = 128, 192, 256: GemmSmall, GemmMedium,
+//                                   GemmLarge) with a fixed split S = 2, 4: fitting the split model
+//                                   (kSplitReductionKBlocks, sm90/gemm.cuh)
 //   gemm_bf16  bwgemm_sm90_1cta     sm90::GemmLarge: the 128 x 256 tile, one CTA per cluster
 //              bwgemm_sm90_cluster2 sm90::GemmLargeCluster2: the 128 x 256 tile in clusters of two CTAs
 //                                   along M, B multicast
@@ -45,6 +51,37 @@ Implementation<GemmProblem<T>> sm90_gemm_candidate(const char* name, Run run) {
   return gemm_entry_candidate<T>(name, DeviceRequirement::kSm90a, run);
 }
 
+// The tiled kernels with K split over a cluster (tuning the split model, docs/hopper.md): the default's
+// tile with the split forced, and each one-CTA tile with a fixed split.
+template <class T>
+void add_tiled_split_candidates(std::vector<Implementation<GemmProblem<T>>>& group) {
+  using Args = bwgemm::GemmArguments<T>;
+  group.push_back(sm90_gemm_candidate<T>(
+      "bwgemm_sm90_tsplit2", [](const Args& a, cudaStream_t s) { return sm90::gemm_tiled_split(a, s, 2); }));
+  group.push_back(sm90_gemm_candidate<T>(
+      "bwgemm_sm90_tsplit4", [](const Args& a, cudaStream_t s) { return sm90::gemm_tiled_split(a, s, 4); }));
+  group.push_back(sm90_gemm_candidate<T>(
+      "bwgemm_sm90_tsplit8", [](const Args& a, cudaStream_t s) { return sm90::gemm_tiled_split(a, s, 8); }));
+  group.push_back(sm90_gemm_candidate<T>("bwgemm_sm90_n128_s2", [](const Args& a, cudaStream_t s) {
+    return sm90::Gemm<sm90::GemmSmall<T>>::run(a, s, 2);
+  }));
+  group.push_back(sm90_gemm_candidate<T>("bwgemm_sm90_n128_s4", [](const Args& a, cudaStream_t s) {
+    return sm90::Gemm<sm90::GemmSmall<T>>::run(a, s, 4);
+  }));
+  group.push_back(sm90_gemm_candidate<T>("bwgemm_sm90_n192_s2", [](const Args& a, cudaStream_t s) {
+    return sm90::Gemm<sm90::GemmMedium<T>>::run(a, s, 2);
+  }));
+  group.push_back(sm90_gemm_candidate<T>("bwgemm_sm90_n192_s4", [](const Args& a, cudaStream_t s) {
+    return sm90::Gemm<sm90::GemmMedium<T>>::run(a, s, 4);
+  }));
+  group.push_back(sm90_gemm_candidate<T>("bwgemm_sm90_n256_s2", [](const Args& a, cudaStream_t s) {
+    return sm90::Gemm<sm90::GemmLarge<T>>::run(a, s, 2);
+  }));
+  group.push_back(sm90_gemm_candidate<T>("bwgemm_sm90_n256_s4", [](const Args& a, cudaStream_t s) {
+    return sm90::Gemm<sm90::GemmLarge<T>>::run(a, s, 4);
+  }));
+}
+
 template <class T>
 void add_gemm(std::vector<Implementation<GemmProblem<T>>>& group) {
   group.push_back(sm90_gemm_candidate<T>(
@@ -68,6 +105,7 @@ void add_gemm(std::vector<Implementation<GemmProblem<T>>>& group) {
   group.push_back(sm90_gemm_candidate<T>(
       "bwgemm_sm90_tiled",
       [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) { return sm90::gemm_tiled(a, s); }));
+  add_tiled_split_candidates<T>(group);
   group.push_back(
       sm90_gemm_candidate<T>("bwgemm_sm90_1cta", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) {
         return sm90::Gemm<sm90::GemmLarge<T>>::run(a, s);

@@ -3,6 +3,9 @@
 // point's three kernels, the register-store path, one-tile-per-cluster variants, every output type; plus
 // more tiles than resident clusters, a user functor, the default entry point on realistic shapes, its choice
 // table (host logic: runs everywhere), the resident-cluster cache, and the device/host-memory refusal.
+// Split K over a cluster (Gemm<Cfg>::run's split_k): the contract on the one-CTA Configs at splits 2, 4
+// and 8, decode token counts, every output type, bitwise-identical runs, the refusals, and the split model
+// of the default choice (host logic: runs everywhere).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -10,11 +13,15 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bwgemm/sm90/gemm.cuh"
 #include "gemm_contract.hpp"
+#include "gemm_small_m_contract.hpp"
+#include "split_k_cases.hpp"
 
 namespace bwgemm_test {
 namespace {
@@ -52,6 +59,49 @@ using Sm90GemmOutputVariants =
 using Sm90GemmDefaults = Configs<sm90::GemmLargeCluster2<bf16>, sm90::GemmLarge<bf16>, sm90::GemmMedium<bf16>,
                                  sm90::GemmSmall<bf16>>;
 
+// The explicit-Config entry point with K split over clusters of Split CTAs (split_for: as many as the
+// problem's K blocks allow, so the contract's short-K problems run at a smaller split).
+template <int Split>
+struct Sm90Split {
+  template <class Cfg>
+  struct Gemm {
+    template <class Args>
+    static bwgemm::Status can_implement(const Args& a) {
+      return sm90::Gemm<Cfg>::can_implement(a, split_for(Split, a.k));
+    }
+    template <class Args>
+    static bwgemm::Status run(const Args& a, cudaStream_t stream = nullptr) {
+      return sm90::Gemm<Cfg>::run(a, stream, split_for(Split, a.k));
+    }
+  };
+  template <class In, class Out>
+  static bwgemm::Status gemm(const bwgemm::GemmArguments<In, Out>& args) {
+    return sm90::gemm(args);
+  }
+  static bool available(std::string* why) { return can_run_sm90(why); }
+  static constexpr const char* kNeeds = Sm90::kNeeds;
+  static constexpr int kSplit = Split;
+};
+using Split2 = Sm90Split<2>;
+using Split4 = Sm90Split<4>;
+using Split8 = Sm90Split<8>;
+using SplitConfigs = Configs<sm90::GemmSmall<bf16>, sm90::GemmMedium<f16>, sm90::GemmLarge<bf16>>;
+using Sm90SplitCases = Concat<CasesOf<Split2, SplitConfigs>::type, CasesOf<Split4, SplitConfigs>::type,
+                              CasesOf<Split8, Configs<sm90::GemmLarge<f16>>>::type>::type;
+// Every output type at split 4.
+using Sm90SplitOutputCases =
+    CasesOf<Split4, Configs<sm90::GemmSmall<f16>, sm90::GemmMedium<bf16>, sm90::GemmLarge<float>>>::type;
+// Decode token counts (one partial 128-row tile) at split 4.
+using Sm90SplitSmallMCases = CasesOf<Split4, Configs<sm90::GemmLarge<bf16>>>::type;
+
+// Test names carry the split: "N256_S4_G1_StaticPersistent_bf16_Split4".
+struct SplitNames {
+  template <class C>
+  static std::string GetName(int) {
+    return ConfigName<typename C::Cfg>::get() + "_Split" + std::to_string(C::Backend::kSplit);
+  }
+};
+
 using Sm90GemmCases = CasesOf<Sm90, Sm90GemmConfigs>::type;
 using Sm90GemmOutputCases = CasesOf<Sm90, Sm90GemmOutputVariants>::type;
 using Sm90GemmDefaultCases = CasesOf<Sm90, Sm90GemmDefaults>::type;
@@ -61,6 +111,9 @@ using Sm90GemmDefaultCases = CasesOf<Sm90, Sm90GemmDefaults>::type;
 INSTANTIATE_TYPED_TEST_SUITE_P(Sm90, GemmContract, Sm90GemmCases, ConfigNames);
 INSTANTIATE_TYPED_TEST_SUITE_P(Sm90, GemmOutputContract, Sm90GemmOutputCases, ConfigNames);
 INSTANTIATE_TYPED_TEST_SUITE_P(Sm90, GemmManyTilesContract, Sm90GemmDefaultCases, ConfigNames);
+INSTANTIATE_TYPED_TEST_SUITE_P(Sm90SplitK, GemmContract, Sm90SplitCases, SplitNames);
+INSTANTIATE_TYPED_TEST_SUITE_P(Sm90SplitK, GemmOutputContract, Sm90SplitOutputCases, SplitNames);
+INSTANTIATE_TYPED_TEST_SUITE_P(Sm90SplitK, GemmSmallMContract, Sm90SplitSmallMCases, SplitNames);
 
 namespace {
 
@@ -122,6 +175,209 @@ TEST(Sm90GemmChoice, ByWavesOfTiles) {
   // x 9: 288 / 396 / 576 tiles = 3 / 3 / 5 waves: 76800 / 57600 / 67200 -> 128 x 192.
   EXPECT_EQ(sm90::gemm_choice(512, 2048, 4), GemmChoice::kLarge);
   EXPECT_EQ(sm90::gemm_choice(512, 2048, 9), GemmChoice::kMedium);
+}
+
+// The contract's problems are short in K (at most 4 K blocks, so a split of 8 never runs there): these take
+// 22 K blocks (K = 1352: a K tail, uneven ranges at splits 4 and 8) with tails in M and N, a batch with
+// strides, padding and beta, both tiers and both B layouts, on each one-CTA Config of the default choice at
+// splits 2, 4 and 8.
+template <class Cfg>
+void check_long_k_splits() {
+  using bwgemm::BLayout;
+  for (int split : {2, 4, 8}) {
+    SCOPED_TRACE("split_k " + std::to_string(split));
+    const auto run = [split](const auto& args) { return sm90::Gemm<Cfg>::run(args, nullptr, split); };
+    const uint32_t seed = 800 + 10 * static_cast<uint32_t>(split);
+    check_gemm_with<Cfg, f16>(GemmProblem{200, 2 * Cfg::kBlockN + 24, 1352, 1, BLayout::kRowMajorKxN, 0.5f},
+                              Data::kExact, seed, run);
+    check_gemm_with<Cfg, bf16>(GemmProblem{136, Cfg::kBlockN + 8, 1352, 2, BLayout::kColumnMajorKxN, 1.5f,
+                                           -0.5f, /*pad=*/8, /*batch_gap=*/16},
+                               Data::kRealistic, seed + 1, run);
+    check_gemm_with<Cfg, f16>(GemmProblem{72, 136, 1352, 3, BLayout::kColumnMajorKxN, 1.0f, 0.75f, 8, 16},
+                              Data::kExact, seed + 2, run);
+    check_gemm_with<Cfg, bf16>(GemmProblem{300, 264, 1352, 1, BLayout::kRowMajorKxN}, Data::kRealistic,
+                               seed + 3, run);
+  }
+}
+
+TEST(Sm90GemmSplitK, LongKTailsBatchAndBeta) {
+  BWGEMM_REQUIRE_SM90();
+  check_long_k_splits<sm90::GemmSmall<bf16>>();
+  check_long_k_splits<sm90::GemmMedium<f16>>();
+  check_long_k_splits<sm90::GemmLarge<float>>();
+}
+
+// Split K gives the same bits on every run: realistic data (sums that round), 3 calls per split, each
+// compared byte for byte with the first (and the first checked against the reference). 2 x 8 tiles of
+// 128 x 256, 64 K blocks: every rank of a split of 8 takes 8.
+TEST(Sm90GemmSplitK, BitwiseDeterministic) {
+  BWGEMM_REQUIRE_SM90();
+  using Cfg = sm90::GemmLarge<bf16>;
+  const GemmProblem pb{256, 2048, 4096, 1, bwgemm::BLayout::kColumnMajorKxN};
+  const GemmOperands<bf16, bf16> o(pb, Data::kRealistic, 710);
+  DeviceBytes a(o.a.size() * sizeof(bf16)), b(o.b.size() * sizeof(bf16)),
+      d(static_cast<size_t>(o.d_elements()) * sizeof(bf16));
+  a.upload(o.a.data(), a.size());
+  b.upload(o.b.data(), b.size());
+  bwgemm::GemmArguments<bf16> args;
+  args.m = pb.m, args.n = pb.n, args.k = pb.k;
+  args.a = reinterpret_cast<const bf16*>(a.data()), args.lda = o.lda;
+  args.b = reinterpret_cast<const bf16*>(b.data()), args.b_layout = pb.b_layout, args.ldb = o.ldb;
+  args.d = reinterpret_cast<bf16*>(d.data()), args.ldd = o.ldd;
+  for (int split : {4, 8}) {
+    SCOPED_TRACE("split_k " + std::to_string(split));
+    std::vector<uint8_t> first;
+    for (int run = 0; run < 3; ++run) {
+      d.fill(static_cast<uint8_t>(run));  // a stale result cannot pass for a new one
+      ASSERT_TRUE(sm90::Gemm<Cfg>::run(args, nullptr, split).ok());
+      synchronize();
+      const std::vector<uint8_t> bytes = d.download_checked();
+      if (run == 0) {
+        first = bytes;
+        expect_gemm_matches(o, Data::kRealistic, download_as<bf16>(d));
+      } else {
+        ASSERT_EQ(std::memcmp(first.data(), bytes.data(), bytes.size()), 0) << "run " << run << " differs";
+      }
+    }
+  }
+}
+
+// The default entry point on the shape the split is for (M = 256, N = 4096: 32 tiles of 128 x 256 for 132
+// SMs), whatever split the device's resident clusters make it choose.
+TEST(Sm90GemmSplitK, DefaultEntryPointOnFewTiles) {
+  BWGEMM_REQUIRE_SM90();
+  check_default_entry<Sm90, bf16, bf16>({GemmProblem{256, 4096, 4096}});
+}
+
+// A split the call cannot take is refused before anything is launched (host logic: the checks come before
+// any device access, so this runs without a GPU; the operands are host memory that must stay untouched).
+TEST(Sm90GemmSplitK, RefusesBadSplits) {
+  alignas(16) static uint8_t buf[2 * 128 * 256 * 2 + 128 * 128 * 2];
+  bwgemm::GemmArguments<bf16> args;
+  args.m = 128, args.n = 128, args.k = 256;  // 4 K blocks
+  args.a = reinterpret_cast<const bf16*>(buf);
+  args.b = reinterpret_cast<const bf16*>(buf + 128 * 256 * 2);
+  args.d = reinterpret_cast<bf16*>(buf + 2 * 128 * 256 * 2);
+  using Op = sm90::Gemm<sm90::GemmLarge<bf16>>;
+  EXPECT_TRUE(Op::can_implement(args, 4).ok());
+  EXPECT_TRUE(Op::can_implement(args, 0).ok());
+  expect_refused(Op::run(args, nullptr, 3), "split_k must be 0 (chosen from the shape), 1, 2, 4 or 8");
+  expect_refused(Op::run(args, nullptr, 16), "split_k must be 0");
+  expect_refused(Op::run(args, nullptr, -1), "split_k must be 0");
+  expect_refused(Op::run(args, nullptr, 8), "must not exceed the K blocks of 64 (4)");
+  expect_refused(sm90::Gemm<sm90::GemmSmall<bf16>>::run(args, nullptr, 8), "must not exceed the K blocks");
+  // The CTA-pair Config shares B over its cluster: no split.
+  expect_refused(sm90::Gemm<sm90::GemmLargeCluster2<bf16>>::run(args, nullptr, 2),
+                 "needs a Config with ClusterCtas = 1");
+  expect_refused(sm90::Gemm<sm90::GemmLargeCluster2<bf16>>::run(args, nullptr, 8),
+                 "needs a Config with ClusterCtas = 1");
+  // ... for which a chosen split (0) is 1.
+  EXPECT_TRUE(sm90::Gemm<sm90::GemmLargeCluster2<bf16>>::can_implement(args, 0).ok());
+  expect_refused(sm90::gemm_tiled_split(args, nullptr, 0), "split_k must be 1, 2, 4 or 8");
+  for (uint8_t byte : buf) ASSERT_EQ(byte, 0) << "a refused call wrote memory";
+}
+
+// The split-K partial layout (host logic: runs without a GPU): thread t's register i sits at word
+// ((i / 2)·256 + t)·2 + i % 2 (write_partials, Group 2), and quad q of the reduction (words 4q..4q+3) must be
+// the row and 4 adjacent columns partial_quad_coord says, by the wgmma fragment of ptx/wgmma.cuh (consumer
+// t / 128, warp w, lane l: acc[4j + 2h + e] is row 64·consumer + 16w + l/4 + 8h, column 8j + 2(l%4) + e);
+// the quads of any split cover the tile once.
+template <class Cfg>
+void check_partial_layout() {
+  constexpr int kThreads = Cfg::kConsumerThreads, kRegs = Cfg::kAccRegs;
+  std::vector<std::pair<int, int>> at_word(static_cast<size_t>(kRegs) * kThreads);
+  for (int t = 0; t < kThreads; ++t) {
+    const int consumer = t / 128, w = (t % 128) / 32, l = t % 32;
+    for (int i = 0; i < kRegs; ++i) {
+      const int j = i / 4, h = (i / 2) % 2, e = i % 2;
+      at_word[static_cast<size_t>(((i / 2) * kThreads + t) * 2 + i % 2)] = {
+          64 * consumer + 16 * w + l / 4 + 8 * h, 8 * j + 2 * (l % 4) + e};
+    }
+  }
+  for (int q = 0; q < Cfg::kPartialQuads; ++q) {
+    const typename Cfg::QuadCoord c = Cfg::partial_quad_coord(q);
+    for (int k = 0; k < 4; ++k) {
+      ASSERT_EQ(at_word[static_cast<size_t>(4 * q + k)].first, c.row) << "quad " << q << " word " << k;
+      ASSERT_EQ(at_word[static_cast<size_t>(4 * q + k)].second, c.col + k) << "quad " << q << " word " << k;
+    }
+  }
+  for (int split : {1, 2, 4, 8}) {
+    std::vector<int> hits(static_cast<size_t>(Cfg::kBlockM) * Cfg::kBlockN, 0);
+    const int per_rank = Cfg::kPartialQuads / split;
+    for (int rank = 0; rank < split; ++rank)
+      for (int q = rank * per_rank; q < (rank + 1) * per_rank; ++q)
+        for (int k = 0; k < 4; ++k) {
+          const typename Cfg::QuadCoord c = Cfg::partial_quad_coord(q);
+          ++hits[static_cast<size_t>(c.row * Cfg::kBlockN + c.col + k)];
+        }
+    for (int h : hits) ASSERT_EQ(h, 1) << "split " << split;
+  }
+}
+
+TEST(Sm90GemmSplitK, PartialLayoutCoversTheTile) {
+  check_partial_layout<sm90::GemmSmall<bf16>>();
+  check_partial_layout<sm90::GemmMedium<bf16>>();
+  check_partial_layout<sm90::GemmLarge<bf16>>();
+}
+
+// The split model of the default choice (host logic: runs without a GPU): cost = ceil(tiles · S / (resident
+// clusters of S · S)) · (ceil(K blocks / S) + (S > 1 ? 4 : 0)) · width · {100, 100, 105}, resident clusters
+// {132, 66, 33, 16} as on an H200. Costs below as 256 / 192 / 128 columns.
+TEST(Sm90GemmChoice, SplitModel) {
+  using sm90::GemmChoice;
+  const int64_t h200[4] = {132, 66, 33, 16};
+  EXPECT_EQ(sm90::kSplitReductionKBlocks, 4) << "the worked costs below assume the first guess";
+  // M = 256, N = 4096, K = 14336 (224 K blocks): 32 / 44 / 64 tiles.
+  //   S = 1: 1 wave each: 224 · 25600 = 5734400 / 4300800 / 3010560
+  //   S = 2: 64 / 88 / 128 CTAs, 1 wave: 116 · {25600, 19200, 13440} = 2969600 / 2227200 / 1559040
+  //   S = 4: 128 / 176 / 256 CTAs of 132: 1 / 2 / 2 waves: 60 · 25600 = 1536000 / 2304000 / 1612800
+  //   S = 8: 256 / 352 / 512 CTAs of 128: 2 / 3 / 4 waves: 32 · 2 · 25600 = 1638400 / ...
+  //   -> 128 x 256 at split 4.
+  {
+    const sm90::GemmTiledPlan plan = sm90::gemm_tiled_plan(256, 4096, 14336, 1, h200);
+    EXPECT_EQ(plan.choice, GemmChoice::kLarge);
+    EXPECT_EQ(plan.split_k, 4);
+    EXPECT_EQ(sm90::tiled_split_cost(256, 4096, 14336, 1, 256, 4, 33), 1536000);
+    EXPECT_EQ(sm90::tiled_split_cost(256, 4096, 14336, 1, 128, 2, 66), 1559040);
+    EXPECT_EQ(sm90::choose_tiled_split_k(256, 4096, 14336, 1, 256, h200), 4);
+  }
+  // 8192^3: 2048 tiles of 128 x 256 fill 16 waves; a split only adds waves and reduction: split 1, the
+  // unsplit choice (128 x 192, ByWavesOfTiles).
+  {
+    const sm90::GemmTiledPlan plan = sm90::gemm_tiled_plan(8192, 8192, 8192, 1, h200);
+    EXPECT_EQ(plan.split_k, 1);
+    EXPECT_EQ(plan.choice, sm90::gemm_tiled_choice(8192, 8192, 1));
+    EXPECT_EQ(plan.choice, GemmChoice::kMedium);
+  }
+  // Without a split the plan is gemm_tiled_choice's kernel, CTA pairs included: 4096 x 5120, K = 64 (one
+  // K block: no split can be taken).
+  {
+    const sm90::GemmTiledPlan plan = sm90::gemm_tiled_plan(4096, 5120, 64, 1, h200);
+    EXPECT_EQ(plan.split_k, 1);
+    EXPECT_EQ(plan.choice, GemmChoice::kLargeCluster2);
+  }
+  // Never more splits than K blocks: K = 128 (2 blocks) caps the split at 2, K = 256 (4 blocks) at 4.
+  for (int64_t k : {64, 128, 192, 256, 320, 512, 14336}) {
+    SCOPED_TRACE("K = " + std::to_string(k));
+    const int64_t k_blocks = (k + 63) / 64;
+    for (int64_t m : {128, 256, 1024, 8192})
+      for (int64_t n : {1024, 4096, 14336}) {
+        const sm90::GemmTiledPlan plan = sm90::gemm_tiled_plan(m, n, k, 1, h200);
+        EXPECT_LE(plan.split_k, k_blocks) << m << " x " << n;
+        if (plan.split_k > 1) EXPECT_NE(plan.choice, GemmChoice::kLargeCluster2) << m << " x " << n;
+        for (int64_t w : {128, 192, 256})
+          EXPECT_LE(sm90::choose_tiled_split_k(m, n, k, 1, w, h200), k_blocks);
+      }
+  }
+  // A cluster size the device cannot place (0 resident) is never chosen: without clusters of 4 (256 x 4096
+  // x 14336 above), 128 x 128 at split 2 (1559040) beats 128 x 256 at split 8 (1638400).
+  const int64_t no_fours[4] = {132, 66, 0, 16};
+  EXPECT_EQ(sm90::gemm_tiled_plan(256, 4096, 14336, 1, no_fours).split_k, 2);
+  EXPECT_EQ(sm90::gemm_tiled_plan(256, 4096, 14336, 1, no_fours).choice, GemmChoice::kSmall);
+  const int64_t no_clusters[4] = {132, 0, 0, 0};
+  EXPECT_EQ(sm90::gemm_tiled_plan(256, 4096, 14336, 1, no_clusters).split_k, 1);
+  // The plan is constexpr (the host-side choice, no device).
+  static_assert(sm90::gemm_tiled_plan(256, 4096, 14336, 1, {132, 66, 33, 16}).split_k == 4, "");
 }
 
 // What the persistent grid is sized from: how many clusters of each big-tile kernel fit on the device at once

@@ -21,6 +21,7 @@
 #include "bwgemm/sm90/swap_ab.cuh"
 #include "dual_gemm_contract.hpp"
 #include "gemm_contract.hpp"
+#include "split_k_cases.hpp"
 
 namespace bwgemm_test {
 namespace {
@@ -29,15 +30,6 @@ namespace sm90 = bwgemm::sm90;
 namespace epi = bwgemm::epi;
 using bf16 = __nv_bfloat16;
 using f16 = __half;
-
-// The largest split of {1, 2, 4, 8} not above `want` and the problem's K blocks (a forced split may not
-// exceed them; the contract's shapes have K = 8..512).
-inline int split_for(int want, int64_t k) {
-  const int64_t k_blocks = (k + 63) / 64;
-  int s = want;
-  while (s > 1 && s > k_blocks) s /= 2;
-  return s;
-}
 
 // The explicit-Config entry points with the split forced (Split > 0) or chosen (Split = 0).
 template <int Split>
@@ -82,19 +74,12 @@ using Split8 = SwapAbBackend<8>;
 // WeightWarpgroups knob; the dual GEMM's 128-row tiles spill 4 bytes at the 168 registers of 384 threads and
 // are not shipped).
 using Wide16 = sm90::SwapAbConfig<16, 12, 1, epi::LinearCombination, bf16, 2>;
-using GemmSwapAbConfigs =
-    Configs<sm90::GemmSwapAb16<bf16>, sm90::GemmSwapAb32<bf16>, sm90::GemmSwapAb64<f16>, sm90::GemmSwapAb128<float>,
-            Wide16>;
+using GemmSwapAbConfigs = Configs<sm90::GemmSwapAb16<bf16>, sm90::GemmSwapAb32<bf16>, sm90::GemmSwapAb64<f16>,
+                                  sm90::GemmSwapAb128<float>, Wide16>;
 using DualSwapAbConfigs =
     Configs<sm90::DualGemmSwapAb16<bf16>, sm90::DualGemmSwapAb64<bf16>, sm90::DualGemmSwapAb128<f16>>;
 
 // Two backends in one type list: the chosen split on every Config, split 8 on the first.
-template <class... Lists>
-struct Concat;
-template <class... A, class... B>
-struct Concat<::testing::Types<A...>, ::testing::Types<B...>> {
-  using type = ::testing::Types<A..., B...>;
-};
 using GemmCases = Concat<CasesOf<Chosen, GemmSwapAbConfigs>::type,
                          CasesOf<Split8, Configs<sm90::GemmSwapAb16<f16>>>::type>::type;
 using DualCases = Concat<CasesOf<Chosen, DualSwapAbConfigs>::type,

@@ -17,9 +17,13 @@
 //   using Cfg = bwgemm::sm90::GemmConfig<256, 4, 2, bwgemm::sched::StaticPersistent,
 //                                        bwgemm::epi::LinearCombination, __nv_bfloat16>;
 //   s = bwgemm::sm90::Gemm<Cfg>::run(args, stream);
+//   // a one-CTA Config with K split over a cluster of 4 CTAs per tile (0: the split chosen from the shape):
+//   s = bwgemm::sm90::Gemm<bwgemm::sm90::GemmLarge<__nv_bfloat16>>::run(args, stream, /*split_k=*/4);
 //
 // Shapes: any M >= 1; N and K positive multiples of 8 (rows stay 16-byte aligned); tiles past M, N and K are
-// masked (loads zero-filled by TMA, stores skipped). Leading dimensions and batch strides keep every row
+// masked (loads zero-filled by TMA, stores skipped). Split K (split_k 2, 4, 8: Configs with ClusterCtas = 1)
+// reduces the CTAs' partials inside the cluster in rank order, with no workspace: the same bits on every
+// run for a given split (kernels/sm90/split_k.cuh). Leading dimensions and batch strides keep every row
 // 16-byte aligned. The call validates everything first (bwgemm::validate, then the Config's tile count) and
 // launches nothing on error; it is asynchronous on `stream`, allocates nothing and does not synchronize. The
 // kernels need a GPU of compute capability 9.0; bwgemm::gemm (gemm.cuh) dispatches between backends.
@@ -45,9 +49,88 @@
 #include "bwgemm/kernels/sm90/gemm_config.cuh"
 #include "bwgemm/kernels/sm90/gemm_kernel.cuh"
 #include "bwgemm/sm90/operand_map.cuh"
+#include "bwgemm/sm90/split_k.cuh"
 #include "bwgemm/sm90/swap_ab.cuh"
 
 namespace bwgemm::sm90 {
+
+// ---- split K for the tiled kernels: the wave-cost model ------------------------------------------------
+// The cost of a split over its K blocks, in K blocks of the mainloop: writing the partials over the stages,
+// two cluster barriers, the rank-order DSMEM reduction and the register-store epilogue. A FIRST GUESS of 4
+// K blocks, not yet fitted: to be fitted on the H200 with the bench's bwgemm_sm90_n{128,192,256}_s{2,4} and
+// bwgemm_sm90_tsplit{2,4,8} candidates (bench/candidates_sm90.cu).
+inline constexpr int64_t kSplitReductionKBlocks = 4;
+inline constexpr int64_t kTiledBlockK = 64;  // the tiled Configs' K block (GemmConfig::kBlockK)
+
+// The time of one wave of tiles relative to a wave of 128 x 256 tiles at the same K, in percent of the
+// columns it covers: 128 x 192 as fast per column, 128 x 128 5% slower (fitted on the H200 over the model
+// sweep at M = 512..16384, both B layouts: sixth session, run 1 in docs/hopper.md).
+inline constexpr int64_t kGemmLargeColumnCostPercent = 100;
+inline constexpr int64_t kGemmMediumColumnCostPercent = 100;
+inline constexpr int64_t kGemmSmallColumnCostPercent = 105;
+// The time per column of a tile width, in percent of the 128 x 256 tile's (BlockN 64, in no default
+// choice, not fitted: counted as 128).
+constexpr int64_t tiled_column_cost_percent(int64_t block_n) {
+  return block_n == 256   ? kGemmLargeColumnCostPercent
+         : block_n == 192 ? kGemmMediumColumnCostPercent
+                          : kGemmSmallColumnCostPercent;
+}
+
+// The modelled time of 128 x block_n tiles with K split over clusters of `split` CTAs:
+//   ceil(tiles · split / resident CTAs) · (ceil(K blocks / split) + (split > 1 ? kSplitReductionKBlocks : 0))
+//   · block_n · tiled_column_cost_percent(block_n),
+// resident CTAs = resident_clusters (of `split` CTAs) · split. With split 1 and 132 resident CTAs this is
+// tiled_wave_cost (common.cuh) times the K blocks: the choice among tile widths without a split is the same.
+constexpr int64_t tiled_split_cost(int64_t m, int64_t n, int64_t k, int64_t batch, int64_t block_n,
+                                   int64_t split, int64_t resident_clusters) {
+  const int64_t tiles = ceil_div(m, int64_t{128}) * ceil_div(n, block_n) * batch;
+  const int64_t resident_ctas = (resident_clusters < 1 ? int64_t{1} : resident_clusters) * split;
+  const int64_t k_blocks = ceil_div(k, kTiledBlockK);
+  return ceil_div(tiles * split, resident_ctas) *
+         (ceil_div(k_blocks, split) + (split > 1 ? kSplitReductionKBlocks : 0)) * block_n *
+         tiled_column_cost_percent(block_n);
+}
+
+// The split of K for 128 x block_n tiles: the one of kSplitKChoices with the lowest tiled_split_cost
+// (resident[i]: resident clusters of kSplitKChoices[i] CTAs, 0 where the device cannot place one); never
+// more CTAs per tile than K blocks; ties go to the smaller split.
+constexpr int choose_tiled_split_k(int64_t m, int64_t n, int64_t k, int64_t batch, int64_t block_n,
+                                   const int64_t (&resident)[kSplitKChoiceCount]) {
+  const int64_t k_blocks = ceil_div(k, kTiledBlockK);
+  int best = 1;
+  int64_t best_cost = -1;
+  for (int i = 0; i < kSplitKChoiceCount; ++i) {
+    const int s = kSplitKChoices[i];
+    if (s > 1 && (s > k_blocks || resident[i] < 1)) continue;
+    const int64_t cost = tiled_split_cost(m, n, k, batch, block_n, s, resident[i]);
+    if (best_cost < 0 || cost < best_cost) best = s, best_cost = cost;
+  }
+  return best;
+}
+
+namespace detail {
+// Fills p.splits (given, or chosen from the shape and the device) and launches: split 1 the persistent
+// grid of host::launch_tile_kernel, a split tiles · split CTAs in clusters of `split` (one tile each).
+template <class Cfg, class Params>
+Status launch_tiled(void (*kernel)(const Params), Params& p, int split_k, cudaStream_t stream,
+                    const LaunchOptions& options) {
+  if (split_k == 0) {
+    int64_t resident[kSplitKChoiceCount];
+    if (Status s = split_k_resident_clusters(kernel, Cfg::kThreads, Cfg::kSmemBytes, true, resident); !s.ok())
+      return s;
+    split_k = choose_tiled_split_k(p.m, p.n, p.k, p.tiles.batch, Cfg::kBlockN, resident);
+  }
+  p.splits = split_k;
+  if (split_k == 1) return host::launch_tile_kernel<Cfg>(kernel, p, stream, options);
+  const int64_t tiles = p.tiles.total();
+  ::bwgemm::detail::report_choice(
+      "bwgemm::sm90 tiled launch", p.m, p.n, p.k, p.tiles.batch,
+      "split_k = " + std::to_string(split_k) + " over " + std::to_string(tiles) + " tiles");
+  int64_t ctas = 0;
+  if (Status s = split_k_ctas(tiles, split_k, &ctas); !s.ok()) return s;
+  return launch_split_k<Cfg>(kernel, p, ctas, split_k, stream, options);
+}
+}  // namespace detail
 
 template <class Cfg>
 struct Gemm {
@@ -57,15 +140,25 @@ struct Gemm {
   using Arguments = GemmArguments<In, Out, Epilogue>;
   using Params = GemmParams<Cfg>;
 
-  // Host-side checks only (no device access): the GEMM's rules, then this Config's tile count.
+  // Host-side checks only (no device access): the GEMM's rules, this Config's tile count, then the split
+  // (check_split_k's rules; a split needs a Config with ClusterCtas = 1, for which 0 chooses 1).
   template <class In>
-  static Status can_implement(const GemmArguments<In, Out, Epilogue>& a) {
-    return ::bwgemm::detail::can_implement_config<Cfg>(a);
+  static Status can_implement(const GemmArguments<In, Out, Epilogue>& a, int split_k = 1) {
+    if (Status s = ::bwgemm::detail::can_implement_config<Cfg>(a); !s.ok()) return s;
+    if (Cfg::kClusterCtas != 1 && split_k != 0 && split_k != 1)
+      return Status::invalid_argument(
+          "split_k (" + std::to_string(split_k) + ") needs a Config with ClusterCtas = 1 (this one has " +
+          std::to_string(Cfg::kClusterCtas) + ": its CTAs share B over the cluster)");
+    return detail::check_split_k(split_k, ceil_div(a.k, int64_t{Cfg::kBlockK}));
   }
 
+  // split_k: 1 (default) the persistent kernel; 2, 4 or 8 K split over a cluster of that many CTAs per
+  // tile; 0 chosen from the shape and the device (choose_tiled_split_k; 1 for ClusterCtas = 2 Configs).
   template <class In>
-  static Status run(const GemmArguments<In, Out, Epilogue>& a, cudaStream_t stream = nullptr) {
-    if (Status s = can_implement(a); !s.ok()) return s;
+  static Status run(const GemmArguments<In, Out, Epilogue>& a, cudaStream_t stream = nullptr,
+                    int split_k = 1) {
+    if (Cfg::kClusterCtas != 1 && split_k == 0) split_k = 1;
+    if (Status s = can_implement(a, split_k); !s.ok()) return s;
     if (Status s = host::require_compute_capability_90("bwgemm::sm90::Gemm"); !s.ok()) return s;
     if (Status s = host::require_device_pointers(device_operands(a), "bwgemm::sm90::Gemm"); !s.ok()) return s;
 
@@ -97,7 +190,7 @@ struct Gemm {
     ::bwgemm::detail::fill_common_gemm_params<Cfg>(a, st, &p);
 
     auto* kernel = kxn ? &gemm_kernel<Cfg, In, true> : &gemm_kernel<Cfg, In, false>;
-    return host::launch_tile_kernel<Cfg>(kernel, p, stream, a.launch);
+    return detail::launch_tiled<Cfg>(kernel, p, split_k, stream, a.launch);
   }
 };
 
@@ -109,7 +202,9 @@ struct Gemm {
 //   GemmMedium        : 128 x 192 tiles, 5 stages, one CTA per cluster (its three 64-column B chunks do not
 //                       split over a pair)
 //   GemmSmall         : 128 x 128 tiles, 6 stages: twice the tiles of GemmLarge
-// Which one: the fewest waves of tiles times the tile's width (gemm_tiled_choice).
+// Which one: the fewest waves of tiles times the tile's width (gemm_tiled_choice); and whether to split K
+// over a cluster of 2, 4 or 8 of the one-CTA kernels' CTAs per tile where the tiles leave SMs idle: the
+// (tile, split) of lowest tiled_split_cost (gemm_tiled_plan).
 template <class Out>
 using GemmLarge = GemmConfig<256, 4, 1, sched::StaticPersistent, epi::LinearCombination, Out>;
 template <class Out>
@@ -119,12 +214,6 @@ using GemmSmall = GemmConfig<128, 6, 1, sched::StaticPersistent, epi::LinearComb
 template <class Out>
 using GemmLargeCluster2 = GemmConfig<256, 4, 2, sched::StaticPersistent, epi::LinearCombination, Out>;
 
-// The time of one wave of tiles relative to a wave of 128 x 256 tiles at the same K, in percent of the
-// columns it covers: 128 x 192 as fast per column, 128 x 128 5% slower (fitted on the H200 over the model
-// sweep at M = 512..16384, both B layouts: sixth session, run 1 in docs/hopper.md).
-inline constexpr int64_t kGemmLargeColumnCostPercent = 100;
-inline constexpr int64_t kGemmMediumColumnCostPercent = 100;
-inline constexpr int64_t kGemmSmallColumnCostPercent = 105;
 // The swap-AB kernels (sm90/swap_ab.cuh) for M <= kGemmSwapAbMaxM (tokens), and up to kGemmSwapAbMaxMNarrow
 // when N is below kGemmSwapAbMaxNarrowN: the crossover measured on an H200 over the model sweep
 // (docs/hopper.md, fifth session, run 6; docs/api.md's choice table). At M = 128 the tiled kernels won where
@@ -133,7 +222,16 @@ inline constexpr int64_t kGemmSwapAbMaxM = 64;
 inline constexpr int64_t kGemmSwapAbMaxMNarrow = 128;
 inline constexpr int64_t kGemmSwapAbMaxNarrowN = 66 * 128;  // 128 x 128 tiles for half the 132 SMs
 
-enum class GemmChoice { kSmall, kMedium, kLarge, kLargeCluster2, kSwapAb16, kSwapAb32, kSwapAb64, kSwapAb128 };
+enum class GemmChoice {
+  kSmall,
+  kMedium,
+  kLarge,
+  kLargeCluster2,
+  kSwapAb16,
+  kSwapAb32,
+  kSwapAb64,
+  kSwapAb128
+};
 
 // The swap-AB kernel for M tokens (whatever M: more than 128 take several token tiles): the token tile
 // that holds M, from 16, 32, 64, 128 (32 tokens measured at M = 32: 0.943x of cuBLASLt where 64 tokens gave
@@ -159,7 +257,37 @@ constexpr GemmChoice gemm_tiled_choice(int64_t m, int64_t n, int64_t batch) {
   return medium <= small ? GemmChoice::kMedium : GemmChoice::kSmall;
 }
 
-// The default entry point's kernel for a shape.
+// The default entry point's tiled kernel and split of K for a shape.
+struct GemmTiledPlan {
+  GemmChoice choice;  // kSmall, kMedium, kLarge or kLargeCluster2
+  int split_k;        // 1, or 2, 4, 8 (then a one-CTA kernel)
+};
+
+// The (tile width, split) of lowest tiled_split_cost over {128 x 256, 128 x 192, 128 x 128} x
+// kSplitKChoices, resident[i] the resident clusters of kSplitKChoices[i] CTAs (0: that size cannot be
+// placed, never chosen); never more CTAs per tile than K blocks; ties go to the smaller split, then to the
+// wider tile. Without a split it is gemm_tiled_choice's kernel, CTA pairs included (with 132 resident CTAs
+// the two models agree on the tile width).
+constexpr GemmTiledPlan gemm_tiled_plan(int64_t m, int64_t n, int64_t k, int64_t batch,
+                                        const int64_t (&resident)[kSplitKChoiceCount]) {
+  const int64_t widths[3] = {256, 192, 128};
+  const GemmChoice kernels[3] = {GemmChoice::kLarge, GemmChoice::kMedium, GemmChoice::kSmall};
+  const int64_t k_blocks = ceil_div(k, kTiledBlockK);
+  int best_split = 1, best_tile = 0;
+  int64_t best_cost = -1;
+  for (int i = 0; i < kSplitKChoiceCount; ++i) {
+    const int s = kSplitKChoices[i];
+    if (s > 1 && (s > k_blocks || resident[i] < 1)) continue;
+    for (int w = 0; w < 3; ++w) {
+      const int64_t cost = tiled_split_cost(m, n, k, batch, widths[w], s, resident[i]);
+      if (best_cost < 0 || cost < best_cost) best_split = s, best_tile = w, best_cost = cost;
+    }
+  }
+  if (best_split == 1) return {gemm_tiled_choice(m, n, batch), 1};
+  return {kernels[best_tile], best_split};
+}
+
+// The default entry point's kernel for a shape (with a tiled kernel, gemm_tiled_plan adds the split).
 constexpr GemmChoice gemm_choice(int64_t m, int64_t n, int64_t batch) {
   if (m <= kGemmSwapAbMaxM || (m <= kGemmSwapAbMaxMNarrow && n < kGemmSwapAbMaxNarrowN))
     return gemm_swap_ab_choice(m);
@@ -167,12 +295,14 @@ constexpr GemmChoice gemm_choice(int64_t m, int64_t n, int64_t batch) {
 }
 
 namespace detail {
-// Runs `choice`'s kernel on the call (and names it with the diagnostic switch on).
+// Runs `choice`'s kernel on the call with `split_k` (as SwapAbGemm::run or Gemm::run takes it), and names
+// both with the diagnostic switch on.
 template <class In, class Out>
 Status run_gemm_choice(GemmChoice choice, const GemmArguments<In, Out>& args, cudaStream_t stream,
-                       int split_k = 0) {
+                       int split_k) {
   const auto report = [&](const char* name) {
-    ::bwgemm::detail::report_choice("bwgemm::sm90::gemm", args.m, args.n, args.k, args.batch, name);
+    ::bwgemm::detail::report_choice("bwgemm::sm90::gemm", args.m, args.n, args.k, args.batch,
+                                    std::string(name) + ", split_k = " + std::to_string(split_k));
   };
   switch (choice) {
     case GemmChoice::kSwapAb16:
@@ -188,29 +318,67 @@ Status run_gemm_choice(GemmChoice choice, const GemmArguments<In, Out>& args, cu
       return report("sm90::GemmSwapAb128 (swap AB, 128 tokens x 64 rows)"),
              SwapAbGemm<GemmSwapAb128<Out>>::run(args, stream, split_k);
     case GemmChoice::kSmall:
-      return report("sm90::GemmSmall (128 x 128)"), Gemm<GemmSmall<Out>>::run(args, stream);
+      return report("sm90::GemmSmall (128 x 128)"), Gemm<GemmSmall<Out>>::run(args, stream, split_k);
     case GemmChoice::kMedium:
-      return report("sm90::GemmMedium (128 x 192)"), Gemm<GemmMedium<Out>>::run(args, stream);
+      return report("sm90::GemmMedium (128 x 192)"), Gemm<GemmMedium<Out>>::run(args, stream, split_k);
     case GemmChoice::kLargeCluster2:
       return report("sm90::GemmLargeCluster2 (128 x 256, CTA pairs)"),
-             Gemm<GemmLargeCluster2<Out>>::run(args, stream);
+             Gemm<GemmLargeCluster2<Out>>::run(args, stream, split_k);
     default:
-      return report("sm90::GemmLarge (128 x 256)"), Gemm<GemmLarge<Out>>::run(args, stream);
+      return report("sm90::GemmLarge (128 x 256)"), Gemm<GemmLarge<Out>>::run(args, stream, split_k);
   }
+}
+
+// The resident clusters of each split size for the default choice: GemmLarge's kernel's for the call's
+// types and B layout (every tiled Config of the choice takes one CTA per SM, so their counts agree). Where
+// the device cannot say (no device, another architecture) kResidentTiles CTAs and no split: the launch then
+// names the real error.
+template <class In, class Out>
+void tiled_resident_clusters(const GemmArguments<In, Out>& args, int64_t (&resident)[kSplitKChoiceCount]) {
+  using Cfg = GemmLarge<Out>;
+  auto* kernel =
+      args.b_layout == BLayout::kRowMajorKxN ? &gemm_kernel<Cfg, In, true> : &gemm_kernel<Cfg, In, false>;
+  if (!split_k_resident_clusters(kernel, Cfg::kThreads, Cfg::kSmemBytes, true, resident).ok()) {
+    resident[0] = kResidentTiles;
+    for (int i = 1; i < kSplitKChoiceCount; ++i) resident[i] = 0;
+  }
+}
+
+// The default choice's tiled kernel and split (gemm_tiled_plan), or its kernel with `forced_split`.
+template <class In, class Out>
+Status run_gemm_tiled_plan(const GemmArguments<In, Out>& args, cudaStream_t stream, int forced_split = 0) {
+  int64_t resident[kSplitKChoiceCount];
+  tiled_resident_clusters(args, resident);
+  const GemmTiledPlan plan = gemm_tiled_plan(args.m, args.n, args.k, args.batch, resident);
+  return run_gemm_choice(plan.choice, args, stream, forced_split == 0 ? plan.split_k : forced_split);
 }
 }  // namespace detail
 
-// The sm_90a default entry point: a kernel from the shape (gemm_choice).
+// The sm_90a default entry point: a kernel from the shape (gemm_choice; a tiled kernel with the split of
+// gemm_tiled_plan, or a swap-AB kernel with the split of choose_split_k).
 template <class In, class Out>
 Status gemm(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
-  return detail::run_gemm_choice(gemm_choice(args.m, args.n, args.batch), args, stream);
+  const GemmChoice choice = gemm_choice(args.m, args.n, args.batch);
+  if (choice == GemmChoice::kSmall || choice == GemmChoice::kMedium || choice == GemmChoice::kLarge ||
+      choice == GemmChoice::kLargeCluster2)
+    return detail::run_gemm_tiled_plan(args, stream);
+  return detail::run_gemm_choice(choice, args, stream, 0);
 }
 
-// One side of the crossover whatever the shape, for the benchmark: the tiled kernels only, and the swap-AB
-// kernels only (split_k as SwapAbGemm::run takes it, 0: chosen from the shape).
+// One side of the crossover whatever the shape, for the benchmark: the tiled kernels only (gemm_tiled_plan),
+// and the swap-AB kernels only (split_k as SwapAbGemm::run takes it, 0: chosen from the shape).
 template <class In, class Out>
 Status gemm_tiled(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
-  return detail::run_gemm_choice(gemm_tiled_choice(args.m, args.n, args.batch), args, stream);
+  return detail::run_gemm_tiled_plan(args, stream);
+}
+// The tiled kernel gemm_tiled_plan picks with the split forced to split_k (1, 2, 4, 8; refused where that
+// kernel or the shape cannot take it, e.g. the CTA-pair kernel or more splits than K blocks): for tuning the
+// split model.
+template <class In, class Out>
+Status gemm_tiled_split(const GemmArguments<In, Out>& args, cudaStream_t stream, int split_k) {
+  if (split_k < 1)
+    return Status::invalid_argument("split_k must be 1, 2, 4 or 8 (got " + std::to_string(split_k) + ")");
+  return detail::run_gemm_tiled_plan(args, stream, split_k);
 }
 template <class In, class Out>
 Status gemm_swap_ab(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr, int split_k = 0) {

@@ -30,13 +30,12 @@
 #include "bwgemm/kernels/sm90/swap_ab_config.cuh"
 #include "bwgemm/kernels/sm90/swap_ab_kernel.cuh"
 #include "bwgemm/sm90/operand_map.cuh"
+#include "bwgemm/sm90/split_k.cuh"
 
 namespace bwgemm::sm90 {
 
 // ---- the split of K ------------------------------------------------------------------------------------
-// The splits a swap-AB launch may use: 1 (no cluster) and the cluster sizes 2, 4, 8 (a tile's partials split
-// evenly among them; 8 is the portable cluster limit).
-inline constexpr int kSwapAbSplits[] = {1, 2, 4, 8};
+// The splits a swap-AB launch may use: kSplitKChoices (sm90/split_k.cuh: 1, 2, 4, 8).
 // A split's cost over its K blocks, in percent: every CTA of a split writes, synchronises and reduces its
 // partials, and streams a shorter run of each weight row. Measured on an H200 (docs/hopper.md, sixth session,
 // runs B-C: 2 CTAs per tile cost 0-15% more than the K blocks alone predict, 4 and 8 CTAs 15-50% more).
@@ -44,12 +43,12 @@ inline constexpr int64_t kSplitCostPercent[4] = {100, 115, 150, 200};
 
 // The split the default choice takes: the one that minimises waves · ceil(K blocks / s) · kSplitCostPercent,
 // where a wave is as many tiles as clusters of that size fit on the device at once (resident[i] for
-// kSwapAbSplits[i]); never more CTAs per tile than K blocks; ties go to the smaller split.
+// kSplitKChoices[i]); never more CTAs per tile than K blocks; ties go to the smaller split.
 constexpr int choose_split_k(int64_t tiles, int64_t k_blocks, const int64_t (&resident)[4]) {
   int best = 1;
   int64_t best_cost = -1;
   for (int i = 0; i < 4; ++i) {
-    const int s = kSwapAbSplits[i];
+    const int s = kSplitKChoices[i];
     if (s > 1 && (s > k_blocks || resident[i] < 1)) continue;
     const int64_t waves = ceil_div(tiles, resident[i] < 1 ? int64_t{1} : resident[i]);
     const int64_t cost = waves * ceil_div(k_blocks, int64_t{s}) * kSplitCostPercent[i];
@@ -60,17 +59,6 @@ constexpr int choose_split_k(int64_t tiles, int64_t k_blocks, const int64_t (&re
 
 namespace detail {
 
-inline Status check_split_k(int split_k, int64_t k_blocks) {
-  if (split_k != 0 && split_k != 1 && split_k != 2 && split_k != 4 && split_k != 8)
-    return Status::invalid_argument("split_k must be 0 (chosen from the shape), 1, 2, 4 or 8 (got " +
-                                    std::to_string(split_k) + ")");
-  if (split_k > k_blocks)
-    return Status::invalid_argument("split_k (" + std::to_string(split_k) +
-                                    ") must not exceed the K blocks of 64 (" + std::to_string(k_blocks) +
-                                    ")");
-  return Status::success();
-}
-
 // Fills p.splits (given, or chosen from the device's resident clusters) and launches: without a split a
 // persistent grid of min(tiles, resident CTAs) (p.grid_ctas), with one tiles · splits CTAs in clusters of
 // p.splits.
@@ -79,28 +67,21 @@ Status launch_swap_ab(void (*kernel)(const Params), Params& p, int split_k, cuda
                       const LaunchOptions& options) {
   const int64_t tiles = p.tiles.total();
   const int64_t k_blocks = ceil_div(static_cast<int64_t>(p.k), int64_t{Cfg::kBlockK});
-  int64_t resident[4] = {0, 0, 0, 0};
-  for (int i = 0; i < 4; ++i) {
-    if (i > 0 && split_k != 0) break;  // a forced split needs only the one-CTA count
-    if (Status s = host::cached_resident_clusters(kernel, Cfg::kThreads, kSwapAbSplits[i], Cfg::kSmemBytes,
-                                                  &resident[i]);
-        !s.ok()) {
-      if (i == 0) return s;  // a cluster of 8 may not be placeable: then that split is not taken
-      resident[i] = 0;
-    }
-  }
+  int64_t resident[kSplitKChoiceCount];
+  // A forced split needs only the one-CTA count.
+  if (Status s = split_k_resident_clusters(kernel, Cfg::kThreads, Cfg::kSmemBytes, split_k == 0, resident);
+      !s.ok())
+    return s;
   if (split_k == 0) split_k = choose_split_k(tiles, k_blocks, resident);
   ::bwgemm::detail::report_choice(
       "bwgemm::sm90 swap-AB launch", p.m, p.n, p.k, p.tiles.batch,
       "split_k = " + std::to_string(split_k) + " over " + std::to_string(tiles) + " tiles");
   int64_t ctas = 0;
-  if (!checked_mul(tiles, int64_t{split_k}, &ctas) || ctas > (int64_t{1} << 31) - 1)
-    return Status::invalid_argument("too many CTAs for one launch: tiles x split_k must be below 2^31");
+  if (Status s = split_k_ctas(tiles, split_k, &ctas); !s.ok()) return s;
   p.splits = split_k;
   if (split_k == 1) ctas = tiles < resident[0] ? tiles : resident[0];
   p.grid_ctas = static_cast<int32_t>(ctas);
-  return host::launch_cluster_kernel(kernel, static_cast<uint32_t>(ctas), Cfg::kThreads,
-                                     static_cast<uint32_t>(split_k), Cfg::kSmemBytes, stream, p, options);
+  return launch_split_k<Cfg>(kernel, p, ctas, split_k, stream, options);
 }
 
 }  // namespace detail

@@ -14,6 +14,10 @@
 // bulk_group); the consumers go on to the next tile's mainloop while the copy engine writes D. Off: D is
 // stored from registers (4- or 8-byte stores, rows and columns past M, N masked).
 //
+// Split K (ClusterCtas = 1 Configs, GemmParams::splits > 1): one cluster of `splits` CTAs per tile, each
+// CTA one K range, the fp32 partials reduced in rank order through distributed shared memory
+// (kernels/sm90/split_k.cuh) and D stored from registers whatever TmaStore says.
+//
 // ClusterCtas = 2: the two CTAs of a cluster compute vertically adjacent tiles (the same N columns), so they
 // need the same B tile; each loads half of it and multicasts it to both (halves B's L2 -> SM traffic).
 //
@@ -29,6 +33,7 @@
 
 #include "bwgemm/epilogue/functors.cuh"
 #include "bwgemm/kernels/sm90/common.cuh"
+#include "bwgemm/kernels/sm90/split_k.cuh"  // kMaxSplitK
 #include "bwgemm/scheduler/schedulers.cuh"
 
 namespace bwgemm::sm90 {
@@ -90,6 +95,30 @@ struct GemmConfig {
   // wrote (with multicast, the peer's consumers too).
   static constexpr int kEmptyArrivals = kConsumerWarpgroups * kClusterCtas;
 
+  // ---- the split-K partials (GemmParams::splits > 1; kernels/sm90/split_k.cuh) ---------------------------
+  // One tile per CTA: after the mainloop every wgmma is done and every load landed, so the partials go over
+  // the stages: fp32, [register pair][consumer thread] (split_k.cuh's layout with Group 2), so that a quad of
+  // the reduction is 4 adjacent columns of one row (a pair of each of two adjacent threads).
+  static constexpr int kConsumerThreads = kConsumerWarpgroups * kWarpgroupThreads;  // 256
+  static constexpr int kPartialElements = kAccRegs * kConsumerThreads;              // 128 x BlockN
+  static constexpr int kPartialBytes = kPartialElements * 4;
+  static constexpr int kPartialOffset = 0;
+  static constexpr int kPartialQuads = kPartialElements / 4;
+  static constexpr int kPartialGroup = 2;  // registers 2p, 2p + 1: columns c, c + 1
+  // Quad q of the partials (words 4q..4q+3): registers 2p, 2p + 1 (p = 2q / 256 = 2j + h) of consumer
+  // threads t0, t0 + 1 (t0 = 2q % 256, even; consumer t0 / 128, warp w, lane l), i.e. (ptx/wgmma.cuh's
+  // fragment) row 64·consumer + 16w + l/4 + 8h of the tile and its columns col..col + 3, col = 8j + 2(l%4).
+  struct QuadCoord {
+    int row, col;
+  };
+  BWGEMM_HD static constexpr QuadCoord partial_quad_coord(int q) {
+    const int pair = (2 * q) / kConsumerThreads, t0 = (2 * q) % kConsumerThreads;
+    const int consumer = t0 / kWarpgroupThreads, warp = (t0 % kWarpgroupThreads) / kWarpSize,
+              lane = t0 % kWarpSize;
+    const int j = pair / 2, h = pair % 2;
+    return {consumer * kWarpgroupM + warp * 16 + lane / 4 + 8 * h, 8 * j + 2 * (lane % 4)};
+  }
+
   // ---- the D staging buffers (kTmaStore) ---------------------------------------------------------------
   // The staging buffers of the TMA-store epilogue (sm90::TmaStoreBuffers): per consumer warpgroup, boxes of
   // 64 rows x 128 bytes, as many per round as the shared memory left after the stages holds; the
@@ -119,6 +148,10 @@ struct GemmConfig {
   static_assert(kBSliceBytes % kSmemAlignment == 0, "each CTA's slice of B must start on a swizzle atom");
   static_assert(kBlockN % EpiBuffers::kBoxColumns == 0, "BlockN must be a whole number of 128-byte D boxes");
   static_assert(kStages >= 2, "at least two stages: one loading while one is consumed");
+  static_assert(kClusterCtas != 1 || kPartialBytes <= kStages * kStageBytes,
+                "a one-CTA Config takes split K, whose partials (128 x BlockN fp32) go over the stages: more "
+                "Stages or a smaller BlockN");
+  static_assert(kPartialQuads % kMaxSplitK == 0, "the partials must split evenly among kMaxSplitK CTAs");
   static_assert(kSmemBytes <= kMaxDynamicSmemBytes,
                 "the stages do not fit the 227 KB of shared memory: fewer Stages or a smaller BlockN");
   static_assert(!Scheduler::kUsesClc,

@@ -21,6 +21,13 @@
 // cluster per pair of SMs strides over the tiles, so the producer already loads the next tile while the
 // consumers run the epilogue). CTA r of a cluster computes M tile (2·t.m + r) of cluster tile t.
 //
+// Split K (p.splits = 2, 4 or 8; one-CTA Configs only): grid = tiles · splits CTAs in clusters of `splits`
+// along x, one tile per cluster (tile blockIdx.x / splits), CTA rank r loading and multiplying only the K
+// blocks split_k_range(k_blocks, splits, r). Then (kernels/sm90/split_k.cuh) the consumers write their fp32
+// accumulators over the stages, cluster barrier, each CTA sums its share of the tile's quads (4 adjacent
+// columns of a row) over ranks 0..S-1 in rank order (the same bits on every run), applies the epilogue
+// functor as the register-store path does and stores D from registers (pairs, masked), cluster barrier.
+//
 // Shared memory (carved from the dynamic buffer, aligned up to 1024 bytes):
 //   [stage 0: A 128x64 | B] ... [stage S-1] | D buffer per consumer (kTmaStore) | full[S] | empty[S]
 // B is BlockN rows x 64 K (K-major, SBO 1024) or BlockN / 64 chunks of 64 K rows x 64 columns (MN-major,
@@ -36,6 +43,7 @@
 #include "bwgemm/isa/descriptors_sm90.hpp"
 #include "bwgemm/kernels/sm90/common.cuh"
 #include "bwgemm/kernels/sm90/gemm_config.cuh"
+#include "bwgemm/kernels/sm90/split_k.cuh"
 #include "bwgemm/pipeline/pipeline_state.cuh"
 #include "bwgemm/ptx/cluster.cuh"
 #include "bwgemm/ptx/griddepcontrol.cuh"
@@ -61,7 +69,8 @@ struct GemmParams {
   int64_t ldc = 0, batch_stride_c = 0;
   int32_t m = 0, n = 0, k = 0;
   sched::TileGrid tiles{};   // cluster tiles: kClusterBlockM x kBlockN
-  int32_t num_clusters = 0;  // the grid in clusters (the scheduler's stride)
+  int32_t num_clusters = 0;  // splits == 1: the grid in clusters (the scheduler's stride)
+  int32_t splits = 1;        // CTAs per tile, splitting its K blocks: 1, or (ClusterCtas = 1 only) 2, 4, 8
   bool read_c = false;
   typename Cfg::Epilogue epilogue{};  // its device-pointer scales read once per CTA (epi::with_device_scales)
 };
@@ -92,6 +101,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
   // A functor that takes (acc, c) reads C (when p.read_c, for one that also takes acc alone).
   constexpr bool kTakesC = std::is_invocable_v<const Epilogue&, float, float>;
   constexpr bool kTakesAccOnly = std::is_invocable_v<const Epilogue&, float>;
+  // The consumers' barrier before the partials overwrite the stages (1, 2: the TMA-store epilogue's, 0:
+  // __syncthreads).
+  constexpr uint32_t kPartialsBarrier = 3;
 
   const uint32_t warp = warp_idx();
   const uint32_t warpgroup = warp / 4;
@@ -114,9 +126,23 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
   // (ptx/griddepcontrol.cuh; at once without PDL).
   griddepcontrol_wait();
 
+  // splits == 1: both roles walk the scheduler's tiles. splits > 1 (one-CTA Configs only, the host checks):
+  // one tile per cluster of `splits` CTAs (tile blockIdx.x / splits in the TileGrid's order), CTA rank r
+  // of the cluster taking the K blocks split_k_range(k_blocks, splits, r) (kernels/sm90/split_k.cuh).
+  const uint32_t splits = kClusterCtas == 1 ? static_cast<uint32_t>(p.splits) : 1u;
+  const uint32_t split_rank = splits > 1 ? cluster_ctarank() : 0u;
   const int32_t cluster = static_cast<int32_t>(block_idx().x) / kClusterCtas;
   const int32_t total = p.tiles.total();
-  const int32_t k_iters = (p.k + Cfg::kBlockK - 1) / Cfg::kBlockK;
+  const KRange kr = split_k_range((p.k + Cfg::kBlockK - 1) / Cfg::kBlockK, static_cast<int32_t>(splits),
+                                  static_cast<int32_t>(split_rank));
+  const int32_t k_iters = kr.end - kr.begin;
+  const auto first_tile = [&] {
+    return splits > 1 ? static_cast<int32_t>(block_idx().x / splits)
+                      : Scheduler::first_tile(cluster, p.num_clusters, total);
+  };
+  const auto next_tile = [&](int32_t tile) {
+    return splits > 1 ? sched::kNoTile : Scheduler::next_tile(tile, p.num_clusters, total);
+  };
 
   if (warpgroup == Cfg::kProducerWarpgroup) {
     // ---- producer ------------------------------------------------------------------------------------
@@ -124,39 +150,45 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
     if (warp == 0 && elect_one_sync()) {
       constexpr uint16_t kClusterMask = (1u << kClusterCtas) - 1;  // multicast to every CTA of the cluster
       PipelineState<Cfg::kStages> stage;
-      for (int32_t tile = Scheduler::first_tile(cluster, p.num_clusters, total); tile != sched::kNoTile;
-           tile = Scheduler::next_tile(tile, p.num_clusters, total)) {
+      for (int32_t tile = first_tile(); tile != sched::kNoTile; tile = next_tile(tile)) {
         const sched::TileCoord t = p.tiles.tile_at(tile);
         const int32_t m0 = tile_row0<Cfg>(t, cta_rank);
         const int32_t n0 = t.n * Cfg::kBlockN;
-        produce_k_blocks<Cfg>(
-            stage, full, empty, smem, k_iters, [&](uint32_t base, uint32_t bar, int32_t k0) {
-              tma_load(base + Cfg::kAOffset, &p.tmap_a, bar, {k0, m0, t.batch});
-              const auto load_b = [&](uint32_t dst, int32_t inner, int32_t outer) {
-                if constexpr (kClusterCtas > 1) {
-                  tma_load_multicast(dst, &p.tmap_b, bar, {inner, outer, t.batch}, kClusterMask);
-                } else {
-                  tma_load(dst, &p.tmap_b, bar, {inner, outer, t.batch});
-                }
-              };
-              if constexpr (BMnMajor) {
+        produce_k_blocks<Cfg>(stage, full, empty, smem, k_iters, [&](uint32_t base, uint32_t bar, int32_t k) {
+          const int32_t k0 = kr.begin * Cfg::kBlockK + k;  // this CTA's K range
+          tma_load(base + Cfg::kAOffset, &p.tmap_a, bar, {k0, m0, t.batch});
+          const auto load_b = [&](uint32_t dst, int32_t inner, int32_t outer) {
+            if constexpr (kClusterCtas > 1) {
+              tma_load_multicast(dst, &p.tmap_b, bar, {inner, outer, t.batch}, kClusterMask);
+            } else {
+              tma_load(dst, &p.tmap_b, bar, {inner, outer, t.batch});
+            }
+          };
+          if constexpr (BMnMajor) {
 #pragma unroll
-                for (int c = 0; c < Cfg::kBMnChunksPerCta; ++c) {
-                  const int chunk = static_cast<int>(cta_rank) * Cfg::kBMnChunksPerCta + c;
-                  load_b(base + Cfg::kBOffset + chunk * Cfg::kBMnChunkBytes,
-                         n0 + chunk * Cfg::kBMnChunkColumns, k0);
-                }
-              } else {
-                load_b(base + Cfg::kBOffset + cta_rank * Cfg::kBSliceBytes, k0,
-                       n0 + static_cast<int32_t>(cta_rank) * Cfg::kBKMajorRowsPerCta);
-              }
-            });
+            for (int c = 0; c < Cfg::kBMnChunksPerCta; ++c) {
+              const int chunk = static_cast<int>(cta_rank) * Cfg::kBMnChunksPerCta + c;
+              load_b(base + Cfg::kBOffset + chunk * Cfg::kBMnChunkBytes, n0 + chunk * Cfg::kBMnChunkColumns,
+                     k0);
+            }
+          } else {
+            load_b(base + Cfg::kBOffset + cta_rank * Cfg::kBSliceBytes, k0,
+                   n0 + static_cast<int32_t>(cta_rank) * Cfg::kBKMajorRowsPerCta);
+          }
+        });
       }
       // Every load of this CTA is issued: the next kernel of the stream (launched with programmatic
       // dependent launch) may be scheduled once every CTA got here or exited, its set-up overlapping this
       // grid's last wgmmas and stores. Safe for the data at any point: the dependent's griddepcontrol.wait
       // still waits for this grid's completion and memory flush. A no-op without a dependent.
       griddepcontrol_launch_dependents();
+    }
+    // Split K: the cluster barrier after which the consumers read each other's partials (every thread takes
+    // part). The producer wrote nothing a peer reads, so its arrival orders nothing: relaxed, no GPU-scope
+    // fence (tools/check_sass_fences.py allows a kernel two: the consumers' arrival here and the exit's).
+    if (splits > 1) {
+      cluster_arrive_relaxed();
+      cluster_wait();
     }
   } else {
     // ---- consumers -----------------------------------------------------------------------------------
@@ -172,8 +204,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
     constexpr uint32_t kBK16Bytes = BMnMajor ? kWgmmaK16BytesMnMajor : kWgmmaK16BytesKMajor;
 
     PipelineState<Cfg::kStages> stage;
-    for (int32_t tile = Scheduler::first_tile(cluster, p.num_clusters, total); tile != sched::kNoTile;
-         tile = Scheduler::next_tile(tile, p.num_clusters, total)) {
+    for (int32_t tile = first_tile(); tile != sched::kNoTile; tile = next_tile(tile)) {
       const sched::TileCoord t = p.tiles.tile_at(tile);
 
       float acc[Cfg::kAccRegs];
@@ -200,8 +231,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
       const int32_t row0 = slice_m0 + static_cast<int32_t>(warp_in_group * 16 + lane / 4);
       const int32_t col0 = t.n * Cfg::kBlockN + static_cast<int32_t>(2 * (lane % 4));
       const Out* c_batch = p.c + static_cast<int64_t>(t.batch) * p.batch_stride_c;
-      // The functor applied to acc[i], acc[i + 1] (columns col, col + 1 of `row`); C read only in bounds.
-      const auto apply = [&](int i, int32_t row, int32_t col, float& v0, float& v1) {
+      // The functor applied to sums a0, a1 (columns col, col + 1 of `row`); C read only in bounds.
+      const auto apply = [&](float a0, float a1, int32_t row, int32_t col, float& v0, float& v1) {
         const auto read_c = [&](float& c0, float& c1) {
           c0 = 0.0f, c1 = 0.0f;
           if (row < p.m && col < p.n) load_pair(c_batch + static_cast<int64_t>(row) * p.ldc + col, c0, c1);
@@ -212,23 +243,52 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
           if (!kTakesAccOnly || p.read_c) {
             float c0, c1;
             read_c(c0, c1);
-            v0 = f(acc[i], c0);
-            v1 = f(acc[i + 1], c1);
+            v0 = f(a0, c0);
+            v1 = f(a1, c1);
             return;
           }
         }
         if constexpr (kTakesAccOnly) {
-          v0 = f(acc[i]);
-          v1 = f(acc[i + 1]);
+          v0 = f(a0);
+          v1 = f(a1);
         }
       };
-      if constexpr (Cfg::kTmaStore) {
+      Out* d_batch = p.d + static_cast<int64_t>(t.batch) * p.batch_stride_d;
+      if (splits > 1) {
+        // ---- split K: partials, the cluster's rank-order reduction, D from registers ------------------
+        // Both consumers are done reading the stages (the partials overwrite them; one tile per CTA).
+        named_barrier_sync(kPartialsBarrier, Cfg::kConsumerThreads);
+        float* const partials = reinterpret_cast<float*>(static_cast<uint8_t*>(dynamic_smem_ptr()) +
+                                                         (smem + Cfg::kPartialOffset - dynamic_smem_base()));
+        const uint32_t tid = consumer * kWarpgroupThreads + thread;
+        write_partials<Cfg::kPartialGroup, Cfg::kConsumerThreads>(partials, acc, tid);
+        cluster_sync();  // every CTA's partials are written and visible to the cluster
+        const int32_t m0 = tile_row0<Cfg>(t, 0), n0 = t.n * Cfg::kBlockN;
+        for_each_rank_quad<Cfg::kPartialQuads, Cfg::kConsumerThreads>(splits, split_rank, tid, [&](int q) {
+          // Quad q: one row of the tile, 4 adjacent columns (GemmConfig::partial_quad_coord).
+          const typename Cfg::QuadCoord at = Cfg::partial_quad_coord(q);
+          const int32_t row = m0 + at.row, col = n0 + at.col;
+          const Float4 sum =
+              sum_partial_quad(smem + Cfg::kPartialOffset + static_cast<uint32_t>(16 * q), splits);
+          if (row >= p.m) return;
+          Out* d_row = d_batch + static_cast<int64_t>(row) * p.ldd;
+          float v0, v1;
+          if (col < p.n) {
+            apply(sum.x, sum.y, row, col, v0, v1);
+            store_pair(d_row + col, v0, v1, col + 1 < p.n);
+          }
+          if (col + 2 < p.n) {
+            apply(sum.z, sum.w, row, col + 2, v0, v1);
+            store_pair(d_row + col + 2, v0, v1, col + 3 < p.n);
+          }
+        });
+      } else if constexpr (Cfg::kTmaStore) {
         store_slice_with_tma<Cfg>(&p.tmap_d, smem, me, t.n * Cfg::kBlockN, slice_m0, t.batch,
                                   [&](int j, int h, float& v0, float& v1) {
-                                    apply(4 * j + 2 * h, row0 + 8 * h, col0 + 8 * j, v0, v1);
+                                    const int i = 4 * j + 2 * h;
+                                    apply(acc[i], acc[i + 1], row0 + 8 * h, col0 + 8 * j, v0, v1);
                                   });
       } else {
-        Out* d_batch = p.d + static_cast<int64_t>(t.batch) * p.batch_stride_d;
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const int32_t row = row0 + 8 * h;
@@ -239,7 +299,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
             const int32_t col = col0 + 8 * j;
             if (col >= p.n) continue;
             float v0, v1;
-            apply(4 * j + 2 * h, row, col, v0, v1);
+            apply(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1], row, col, v0, v1);
             store_pair(d_row + col, v0, v1, col + 1 < p.n);
           }
         }
@@ -249,8 +309,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
     if constexpr (Cfg::kTmaStore) finish_tma_stores(me);
   }
 
-  // A CTA must outlive the peer's multicasts into its stages and arrivals on its barriers.
-  if constexpr (kClusterCtas > 1) cluster_sync();
+  // A CTA must outlive the peer's multicasts into its stages and arrivals on its barriers (ClusterCtas = 2),
+  // or the peers' reads of its partials (split K).
+  if (kClusterCtas > 1 || splits > 1) cluster_sync();
 #else
   (void)p;
   ::bwgemm::ptx::trap();  // built for another architecture; the entry points never launch it here

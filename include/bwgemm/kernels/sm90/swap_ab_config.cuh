@@ -30,12 +30,9 @@
 
 #include "bwgemm/epilogue/functors.cuh"
 #include "bwgemm/kernels/sm90/common.cuh"
+#include "bwgemm/kernels/sm90/split_k.cuh"  // kMaxSplitK
 
 namespace bwgemm::sm90 {
-
-// The largest split of K: the portable cluster size (CUDA programming guide, "Thread Block Clusters": 8
-// CTAs is the portable maximum on sm_90).
-inline constexpr int kMaxSplitK = 8;
 
 template <int BlockTokens_, int Stages_, int Weights_ = 1, class Epilogue_ = epi::LinearCombination,
           class Out_ = __nv_bfloat16, int WeightWarpgroups_ = 2>

@@ -7,7 +7,8 @@
 // Without a split (splits == 1) the CTAs are persistent: each walks the tiles blockIdx.x, + gridDim.x, ...
 // (kBlockWeights output columns x kBlockTokens output rows each) with the stage ring running on across tiles,
 // and stores each tile from registers. With a split, one cluster computes one tile: its `splits` CTAs take
-// one K range each and reduce through distributed shared memory (swap_ab_config.cuh).
+// one K range each and reduce through distributed shared memory (swap_ab_config.cuh; the partial writes
+// and the rank-order reduction are split_k.cuh's, shared with the tiled GEMM).
 //
 // Roles (384 threads):
 //   warpgroup 0     producer: warp 0's elected thread loads, per K block of the CTA's range, the weight tile
@@ -35,6 +36,7 @@
 
 #include "bwgemm/isa/descriptors_sm90.hpp"
 #include "bwgemm/kernels/sm90/common.cuh"
+#include "bwgemm/kernels/sm90/split_k.cuh"
 #include "bwgemm/kernels/sm90/swap_ab_config.cuh"
 #include "bwgemm/pipeline/pipeline_state.cuh"
 #include "bwgemm/ptx/cluster.cuh"
@@ -67,17 +69,6 @@ struct SwapAbParams {
   const float* alpha2_ptr = nullptr;
   typename Cfg::Epilogue epilogue{};  // GEMM: its device-pointer scales read once per CTA
 };
-
-// The K blocks [begin, end) of split `rank` of `splits`: the K blocks of a tile divided as evenly as whole
-// blocks allow (the first k_blocks % splits ranks take one more).
-struct KRange {
-  int32_t begin, end;
-};
-BWGEMM_HD constexpr KRange split_k_range(int32_t k_blocks, int32_t splits, int32_t rank) {
-  const int32_t base = k_blocks / splits, extra = k_blocks % splits;
-  const int32_t begin = rank * base + (rank < extra ? rank : extra);
-  return {begin, begin + base + (rank < extra ? 1 : 0)};
-}
 
 // BMnMajor: the GEMM's B is K x N row-major (weights MN-major in shared memory).
 template <class Cfg, class In, bool BMnMajor>
@@ -249,9 +240,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         const uint32_t tid = me.consumer * kWarpgroupThreads + me.thread;
 #pragma unroll
         for (int w = 0; w < kWeights; ++w)
-#pragma unroll
-          for (int i = 0; i < Cfg::kAccRegs; ++i)
-            partials[(w * Cfg::kAccRegs + i) * Cfg::kConsumerThreads + tid] = acc[w][i];
+          write_partials<1, Cfg::kConsumerThreads>(partials + w * Cfg::kPartialElements, acc[w], tid);
       }
     }
   }
@@ -265,9 +254,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     const int32_t m0 = t.m * Cfg::kBlockTokens, n0 = t.n * Cfg::kBlockWeights;
     const uint32_t tid = thread_idx().x - kWarpgroupThreads;
     constexpr int kQuads = Cfg::kPartialElements / 4;  // per weight matrix
-    const int quads_per_rank = kQuads / static_cast<int>(splits);
-    for (int q = static_cast<int>(rank) * quads_per_rank + static_cast<int>(tid);
-         q < (static_cast<int>(rank) + 1) * quads_per_rank; q += Cfg::kConsumerThreads) {
+    for_each_rank_quad<kQuads, Cfg::kConsumerThreads>(splits, rank, tid, [&](int q) {
       // Quad q: elements 4q..4q+3 = register i of consumer threads t0..t0+3 (lanes l0..l0+3 of a warp).
       const int i = (4 * q) / Cfg::kConsumerThreads;
       const int t0 = (4 * q) % Cfg::kConsumerThreads;
@@ -276,36 +263,26 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       const int j = i / 4, h = (i / 2) % 2, e = i % 2;
       const int32_t col = n0 + consumer * Cfg::kWarpgroupWeights + warp_in_group * 16 + lane0 / 4 + 8 * h;
       const int32_t row_first = m0 + 8 * j + e;  // the quad's tokens: row_first + 2·(0..3)
-      float sum[kWeights][4];
+      Float4 sum[kWeights];
 #pragma unroll
-      for (int w = 0; w < kWeights; ++w) {
-        const uint32_t local =
-            smem + Cfg::kPartialOffset +
-            static_cast<uint32_t>(((w * Cfg::kAccRegs + i) * Cfg::kConsumerThreads + t0) * 4);
-        // Every rank's quad first (the remote loads in flight together), then the sum in rank order: the
-        // same sum on every run.
-        Float4 part[kMaxSplitK];
-#pragma unroll
-        for (uint32_t r = 0; r < static_cast<uint32_t>(kMaxSplitK); ++r)
-          if (r < splits) part[r] = ld_shared_cluster_v4_f32(mapa_shared_cluster(local, r));
-        sum[w][0] = sum[w][1] = sum[w][2] = sum[w][3] = 0.0f;
-#pragma unroll
-        for (uint32_t r = 0; r < static_cast<uint32_t>(kMaxSplitK); ++r) {
-          if (r < splits)
-            sum[w][0] += part[r].x, sum[w][1] += part[r].y, sum[w][2] += part[r].z, sum[w][3] += part[r].w;
-        }
-      }
-      if (col >= p.n) continue;
+      for (int w = 0; w < kWeights; ++w)
+        sum[w] = sum_partial_quad(
+            smem + Cfg::kPartialOffset + static_cast<uint32_t>((w * Cfg::kPartialElements + 4 * q) * 4),
+            splits);
+      if (col >= p.n) return;
 #pragma unroll
       for (int k = 0; k < 4; ++k) {
         const int32_t row = row_first + 2 * k;
         if (row >= p.m) continue;
         float v[kWeights];
 #pragma unroll
-        for (int w = 0; w < kWeights; ++w) v[w] = sum[w][k];
+        for (int w = 0; w < kWeights; ++w) {
+          const float s4[4] = {sum[w].x, sum[w].y, sum[w].z, sum[w].w};
+          v[w] = s4[k];
+        }
         output(v, t.batch, row, col);
       }
-    }
+    });
   }
   // No CTA leaves (taking its shared memory) while a peer still reads its partials.
   cluster_sync();

@@ -1,0 +1,70 @@
+// Split K over a cluster, the host side shared by the sm_90a entry points that take it (sm90/swap_ab.cuh's
+// swap-AB kernels and sm90/gemm.cuh's tiled GEMM; the device side is kernels/sm90/split_k.cuh): the splits
+// a call may ask for and their checks, the resident clusters of each split size, and the launch of one
+// cluster of `split` CTAs per tile.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "bwgemm/base/int_math.hpp"
+#include "bwgemm/base/status.hpp"
+#include "bwgemm/host/launch.hpp"  // LaunchOptions, the cluster launch and residency
+
+namespace bwgemm::sm90 {
+
+// The splits of K a launch may use: 1 (no cluster) and the cluster sizes 2, 4, 8 (a tile's partials split
+// evenly among them; 8 is the portable cluster limit, kernels/sm90/split_k.cuh's kMaxSplitK).
+inline constexpr int kSplitKChoices[] = {1, 2, 4, 8};
+inline constexpr int kSplitKChoiceCount = 4;
+
+namespace detail {
+
+// A split a call asks for: 0 (chosen from the shape), 1, 2, 4 or 8, and not more CTAs than K blocks.
+inline Status check_split_k(int split_k, int64_t k_blocks) {
+  if (split_k != 0 && split_k != 1 && split_k != 2 && split_k != 4 && split_k != 8)
+    return Status::invalid_argument("split_k must be 0 (chosen from the shape), 1, 2, 4 or 8 (got " +
+                                    std::to_string(split_k) + ")");
+  if (split_k > k_blocks)
+    return Status::invalid_argument("split_k (" + std::to_string(split_k) +
+                                    ") must not exceed the K blocks of 64 (" + std::to_string(k_blocks) +
+                                    ")");
+  return Status::success();
+}
+
+// resident[i]: the clusters of kSplitKChoices[i] CTAs of `kernel` that fit on the device at once; only the
+// one-CTA count (i = 0) unless `every_size`, the others 0. A cluster size the device cannot place (8 may
+// not be) gets 0, and is then never chosen; only a failure of the one-CTA query is an error.
+template <class Params>
+Status split_k_resident_clusters(void (*kernel)(const Params), uint32_t threads, uint32_t smem_bytes,
+                                 bool every_size, int64_t (&resident)[kSplitKChoiceCount]) {
+  for (int i = 0; i < kSplitKChoiceCount; ++i) {
+    resident[i] = 0;
+    if (i > 0 && !every_size) continue;
+    if (Status s = host::cached_resident_clusters(kernel, threads, static_cast<uint32_t>(kSplitKChoices[i]),
+                                                  smem_bytes, &resident[i]);
+        !s.ok()) {
+      if (i == 0) return s;
+      resident[i] = 0;
+    }
+  }
+  return Status::success();
+}
+
+// The CTAs of a launch with one cluster of `split_k` CTAs per tile: tiles · split_k, below 2^31.
+inline Status split_k_ctas(int64_t tiles, int split_k, int64_t* ctas) {
+  if (!checked_mul(tiles, int64_t{split_k}, ctas) || *ctas > (int64_t{1} << 31) - 1)
+    return Status::invalid_argument("too many CTAs for one launch: tiles x split_k must be below 2^31");
+  return Status::success();
+}
+
+// Launches `ctas` CTAs of `kernel` in clusters of `split_k` along x (one cluster per tile).
+template <class Cfg, class Params>
+Status launch_split_k(void (*kernel)(const Params), const Params& p, int64_t ctas, int split_k,
+                      cudaStream_t stream, const LaunchOptions& options) {
+  return host::launch_cluster_kernel(kernel, static_cast<uint32_t>(ctas), Cfg::kThreads,
+                                     static_cast<uint32_t>(split_k), Cfg::kSmemBytes, stream, p, options);
+}
+
+}  // namespace detail
+}  // namespace bwgemm::sm90
