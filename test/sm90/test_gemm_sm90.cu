@@ -273,6 +273,13 @@ TEST(Sm90GemmSplitK, RefusesBadSplits) {
                  "needs a Config with ClusterCtas = 1");
   // ... for which a chosen split (0) is 1.
   EXPECT_TRUE(sm90::Gemm<sm90::GemmLargeCluster2<bf16>>::can_implement(args, 0).ok());
+  // A one-CTA Config whose 128 x 256 fp32 partials (128 KiB) do not fit over its 2 stages (96 KiB) still
+  // builds and runs unsplit, but refuses a split (and chooses none).
+  using TwoStages =
+      sm90::GemmConfig<256, 2, 1, bwgemm::sched::StaticPersistent, bwgemm::epi::LinearCombination, bf16>;
+  static_assert(!TwoStages::kSplitK && sm90::GemmLarge<bf16>::kSplitK, "");
+  expect_refused(sm90::Gemm<TwoStages>::run(args, nullptr, 2), "partials fit over its stages");
+  EXPECT_TRUE(sm90::Gemm<TwoStages>::can_implement(args, 0).ok());
   expect_refused(sm90::gemm_tiled_split(args, nullptr, 0), "split_k must be 1, 2, 4 or 8");
   for (uint8_t byte : buf) ASSERT_EQ(byte, 0) << "a refused call wrote memory";
 }
@@ -321,24 +328,27 @@ TEST(Sm90GemmSplitK, PartialLayoutCoversTheTile) {
 }
 
 // The split model of the default choice (host logic: runs without a GPU): cost = ceil(tiles · S / (resident
-// clusters of S · S)) · (ceil(K blocks / S) + (S > 1 ? 4 : 0)) · width · {100, 100, 105}, resident clusters
+// clusters of S · S)) · (ceil(K blocks / S) + (S > 1 ? 24 : 0)) · width · {100, 100, 105}, resident clusters
 // {132, 66, 33, 16} as on an H200. Costs below as 256 / 192 / 128 columns.
 TEST(Sm90GemmChoice, SplitModel) {
   using sm90::GemmChoice;
   const int64_t h200[4] = {132, 66, 33, 16};
-  EXPECT_EQ(sm90::kSplitReductionKBlocks, 4) << "the worked costs below assume the first guess";
+  EXPECT_EQ(sm90::kSplitReductionKBlocks, 24) << "the worked costs below assume the fitted 24";
   // M = 256, N = 4096, K = 14336 (224 K blocks): 32 / 44 / 64 tiles.
-  //   S = 1: 1 wave each: 224 · 25600 = 5734400 / 4300800 / 3010560
-  //   S = 2: 64 / 88 / 128 CTAs, 1 wave: 116 · {25600, 19200, 13440} = 2969600 / 2227200 / 1559040
-  //   S = 4: 128 / 176 / 256 CTAs of 132: 1 / 2 / 2 waves: 60 · 25600 = 1536000 / 2304000 / 1612800
-  //   S = 8: 256 / 352 / 512 CTAs of 128: 2 / 3 / 4 waves: 32 · 2 · 25600 = 1638400 / ...
-  //   -> 128 x 256 at split 4.
+  //   S = 1: 1 wave each: 224 · {25600, 19200, 13440} = 5734400 / 4300800 / 3010560
+  //   S = 2: 64 / 88 / 128 CTAs, 1 wave: 136 · ... = 3481600 / 2611200 / 1827840
+  //   S = 4: 128 / 176 / 256 CTAs of 132: 1 / 2 / 2 waves: 80 · 25600 = 2048000 / 3072000 / 2150400
+  //   S = 8: 256 / 352 / 512 CTAs of 128: 2 / 3 / 4 waves: 52 · 2 · 25600 = 2662400 / ...
+  //   -> 128 x 128 at split 2 (measured on the H200, eighth session run 1: the best tiled pair there, 0.92x
+  //   of cuBLASLt, against 0.51x for 128 x 256 at split 4 and 0.69x for 128 x 128 unsplit).
   {
     const sm90::GemmTiledPlan plan = sm90::gemm_tiled_plan(256, 4096, 14336, 1, h200);
-    EXPECT_EQ(plan.choice, GemmChoice::kLarge);
-    EXPECT_EQ(plan.split_k, 4);
-    EXPECT_EQ(sm90::tiled_split_cost(256, 4096, 14336, 1, 256, 4, 33), 1536000);
-    EXPECT_EQ(sm90::tiled_split_cost(256, 4096, 14336, 1, 128, 2, 66), 1559040);
+    EXPECT_EQ(plan.choice, GemmChoice::kSmall);
+    EXPECT_EQ(plan.split_k, 2);
+    EXPECT_EQ(sm90::tiled_split_cost(256, 4096, 14336, 1, 256, 4, 33), 2048000);
+    EXPECT_EQ(sm90::tiled_split_cost(256, 4096, 14336, 1, 128, 2, 66), 1827840);
+    EXPECT_EQ(sm90::tiled_split_cost(256, 4096, 14336, 1, 256, 8, 16), 2662400);
+    // For 128 x 256 tiles alone split 4 is the cheapest.
     EXPECT_EQ(sm90::choose_tiled_split_k(256, 4096, 14336, 1, 256, h200), 4);
   }
   // 8192^3: 2048 tiles of 128 x 256 fill 16 waves; a split only adds waves and reduction: split 1, the
@@ -369,15 +379,18 @@ TEST(Sm90GemmChoice, SplitModel) {
           EXPECT_LE(sm90::choose_tiled_split_k(m, n, k, 1, w, h200), k_blocks);
       }
   }
-  // A cluster size the device cannot place (0 resident) is never chosen: without clusters of 4 (256 x 4096
-  // x 14336 above), 128 x 128 at split 2 (1559040) beats 128 x 256 at split 8 (1638400).
-  const int64_t no_fours[4] = {132, 66, 0, 16};
-  EXPECT_EQ(sm90::gemm_tiled_plan(256, 4096, 14336, 1, no_fours).split_k, 2);
-  EXPECT_EQ(sm90::gemm_tiled_plan(256, 4096, 14336, 1, no_fours).choice, GemmChoice::kSmall);
+  // A cluster size the device cannot place (0 resident) is never chosen: without clusters of 2, the 128 x
+  // 128 split-2 plan above goes to 128 x 256 at split 4 (2048000 < 2150400); without clusters of 2 and 4, to
+  // 128 x 256 at split 8 (2662400 < 128 x 128 unsplit 3010560); without any cluster, no split.
+  const int64_t no_twos[4] = {132, 0, 33, 16};
+  EXPECT_EQ(sm90::gemm_tiled_plan(256, 4096, 14336, 1, no_twos).split_k, 4);
+  EXPECT_EQ(sm90::gemm_tiled_plan(256, 4096, 14336, 1, no_twos).choice, GemmChoice::kLarge);
+  const int64_t eights_only[4] = {132, 0, 0, 16};
+  EXPECT_EQ(sm90::gemm_tiled_plan(256, 4096, 14336, 1, eights_only).split_k, 8);
   const int64_t no_clusters[4] = {132, 0, 0, 0};
   EXPECT_EQ(sm90::gemm_tiled_plan(256, 4096, 14336, 1, no_clusters).split_k, 1);
   // The plan is constexpr (the host-side choice, no device).
-  static_assert(sm90::gemm_tiled_plan(256, 4096, 14336, 1, {132, 66, 33, 16}).split_k == 4, "");
+  static_assert(sm90::gemm_tiled_plan(256, 4096, 14336, 1, {132, 66, 33, 16}).split_k == 2, "");
 }
 
 // What the persistent grid is sized from: how many clusters of each big-tile kernel fit on the device at once

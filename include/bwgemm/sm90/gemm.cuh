@@ -56,10 +56,12 @@ namespace bwgemm::sm90 {
 
 // ---- split K for the tiled kernels: the wave-cost model ------------------------------------------------
 // The cost of a split over its K blocks, in K blocks of the mainloop: writing the partials over the stages,
-// two cluster barriers, the rank-order DSMEM reduction and the register-store epilogue. A FIRST GUESS of 4
-// K blocks, not yet fitted: to be fitted on the H200 with the bench's bwgemm_sm90_n{128,192,256}_s{2,4} and
-// bwgemm_sm90_tsplit{2,4,8} candidates (bench/candidates_sm90.cu).
-inline constexpr int64_t kSplitReductionKBlocks = 4;
+// two cluster barriers, the rank-order DSMEM reduction, the register-store epilogue and the non-persistent
+// CTA's pipeline fill. Fitted on the H200 (eighth session, run 1 in docs/hopper.md: the bench's
+// bwgemm_sm90_n{128,192,256}_s{2,4} candidates over the model sweep's projections at M = 128..2048, B N x K):
+// the regret of the choice against the best measured (tile, split) was least for 24-30 (4, the first guess,
+// took splits that lost up to 40%).
+inline constexpr int64_t kSplitReductionKBlocks = 24;
 inline constexpr int64_t kTiledBlockK = 64;  // the tiled Configs' K block (GemmConfig::kBlockK)
 
 // The time of one wave of tiles relative to a wave of 128 x 256 tiles at the same K, in percent of the
@@ -141,7 +143,7 @@ struct Gemm {
   using Params = GemmParams<Cfg>;
 
   // Host-side checks only (no device access): the GEMM's rules, this Config's tile count, then the split
-  // (check_split_k's rules; a split needs a Config with ClusterCtas = 1, for which 0 chooses 1).
+  // (check_split_k's rules; a split needs a Config with Cfg::kSplitK, without which 0 chooses 1).
   template <class In>
   static Status can_implement(const GemmArguments<In, Out, Epilogue>& a, int split_k = 1) {
     if (Status s = ::bwgemm::detail::can_implement_config<Cfg>(a); !s.ok()) return s;
@@ -149,15 +151,21 @@ struct Gemm {
       return Status::invalid_argument(
           "split_k (" + std::to_string(split_k) + ") needs a Config with ClusterCtas = 1 (this one has " +
           std::to_string(Cfg::kClusterCtas) + ": its CTAs share B over the cluster)");
+    if (!Cfg::kSplitK && split_k != 0 && split_k != 1)
+      return Status::invalid_argument(
+          "split_k (" + std::to_string(split_k) +
+          ") needs a Config whose 128 x BlockN fp32 partials fit over its stages (" +
+          std::to_string(Cfg::kPartialBytes) + " bytes > " + std::to_string(Cfg::kStages * Cfg::kStageBytes) +
+          ")");
     return detail::check_split_k(split_k, ceil_div(a.k, int64_t{Cfg::kBlockK}));
   }
 
   // split_k: 1 (default) the persistent kernel; 2, 4 or 8 K split over a cluster of that many CTAs per
-  // tile; 0 chosen from the shape and the device (choose_tiled_split_k; 1 for ClusterCtas = 2 Configs).
+  // tile; 0 chosen from the shape and the device (choose_tiled_split_k; 1 for Configs without kSplitK).
   template <class In>
   static Status run(const GemmArguments<In, Out, Epilogue>& a, cudaStream_t stream = nullptr,
                     int split_k = 1) {
-    if (Cfg::kClusterCtas != 1 && split_k == 0) split_k = 1;
+    if (!Cfg::kSplitK && split_k == 0) split_k = 1;
     if (Status s = can_implement(a, split_k); !s.ok()) return s;
     if (Status s = host::require_compute_capability_90("bwgemm::sm90::Gemm"); !s.ok()) return s;
     if (Status s = host::require_device_pointers(device_operands(a), "bwgemm::sm90::Gemm"); !s.ok()) return s;

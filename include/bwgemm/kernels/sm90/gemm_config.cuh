@@ -105,6 +105,9 @@ struct GemmConfig {
   static constexpr int kPartialOffset = 0;
   static constexpr int kPartialQuads = kPartialElements / 4;
   static constexpr int kPartialGroup = 2;  // registers 2p, 2p + 1: columns c, c + 1
+  // Whether the Config takes split K: one CTA per cluster (a pair's cluster shares B instead) and partials
+  // that fit over the stages (e.g. not 128 x 256 tiles with 2 stages); the host refuses a split otherwise.
+  static constexpr bool kSplitK = kClusterCtas == 1 && kPartialBytes <= kStages * kStageBytes;
   // Quad q of the partials (words 4q..4q+3): registers 2p, 2p + 1 (p = 2q / 256 = 2j + h) of consumer
   // threads t0, t0 + 1 (t0 = 2q % 256, even; consumer t0 / 128, warp w, lane l), i.e. (ptx/wgmma.cuh's
   // fragment) row 64·consumer + 16w + l/4 + 8h of the tile and its columns col..col + 3, col = 8j + 2(l%4).
@@ -148,9 +151,6 @@ struct GemmConfig {
   static_assert(kBSliceBytes % kSmemAlignment == 0, "each CTA's slice of B must start on a swizzle atom");
   static_assert(kBlockN % EpiBuffers::kBoxColumns == 0, "BlockN must be a whole number of 128-byte D boxes");
   static_assert(kStages >= 2, "at least two stages: one loading while one is consumed");
-  static_assert(kClusterCtas != 1 || kPartialBytes <= kStages * kStageBytes,
-                "a one-CTA Config takes split K, whose partials (128 x BlockN fp32) go over the stages: more "
-                "Stages or a smaller BlockN");
   static_assert(kPartialQuads % kMaxSplitK == 0, "the partials must split evenly among kMaxSplitK CTAs");
   static_assert(kSmemBytes <= kMaxDynamicSmemBytes,
                 "the stages do not fit the 227 KB of shared memory: fewer Stages or a smaller BlockN");

@@ -129,7 +129,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
   // splits == 1: both roles walk the scheduler's tiles. splits > 1 (one-CTA Configs only, the host checks):
   // one tile per cluster of `splits` CTAs (tile blockIdx.x / splits in the TileGrid's order), CTA rank r
   // of the cluster taking the K blocks split_k_range(k_blocks, splits, r) (kernels/sm90/split_k.cuh).
-  const uint32_t splits = kClusterCtas == 1 ? static_cast<uint32_t>(p.splits) : 1u;
+  const uint32_t splits = Cfg::kSplitK ? static_cast<uint32_t>(p.splits) : 1u;
   const uint32_t split_rank = splits > 1 ? cluster_ctarank() : 0u;
   const int32_t cluster = static_cast<int32_t>(block_idx().x) / kClusterCtas;
   const int32_t total = p.tiles.total();
@@ -264,24 +264,24 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
         write_partials<Cfg::kPartialGroup, Cfg::kConsumerThreads>(partials, acc, tid);
         cluster_sync();  // every CTA's partials are written and visible to the cluster
         const int32_t m0 = tile_row0<Cfg>(t, 0), n0 = t.n * Cfg::kBlockN;
-        for_each_rank_quad<Cfg::kPartialQuads, Cfg::kConsumerThreads>(splits, split_rank, tid, [&](int q) {
-          // Quad q: one row of the tile, 4 adjacent columns (GemmConfig::partial_quad_coord).
-          const typename Cfg::QuadCoord at = Cfg::partial_quad_coord(q);
-          const int32_t row = m0 + at.row, col = n0 + at.col;
-          const Float4 sum =
-              sum_partial_quad(smem + Cfg::kPartialOffset + static_cast<uint32_t>(16 * q), splits);
-          if (row >= p.m) return;
-          Out* d_row = d_batch + static_cast<int64_t>(row) * p.ldd;
-          float v0, v1;
-          if (col < p.n) {
-            apply(sum.x, sum.y, row, col, v0, v1);
-            store_pair(d_row + col, v0, v1, col + 1 < p.n);
-          }
-          if (col + 2 < p.n) {
-            apply(sum.z, sum.w, row, col + 2, v0, v1);
-            store_pair(d_row + col + 2, v0, v1, col + 3 < p.n);
-          }
-        });
+        for_each_rank_quad_sum<Cfg::kPartialQuads, Cfg::kConsumerThreads, 1, kQuadsInFlight>(
+            splits, split_rank, tid, smem + Cfg::kPartialOffset, 0, [&](int q, const Float4(&sums)[1]) {
+              // Quad q: one row of the tile, 4 adjacent columns (GemmConfig::partial_quad_coord).
+              const typename Cfg::QuadCoord at = Cfg::partial_quad_coord(q);
+              const int32_t row = m0 + at.row, col = n0 + at.col;
+              const Float4& sum = sums[0];
+              if (row >= p.m) return;
+              Out* d_row = d_batch + static_cast<int64_t>(row) * p.ldd;
+              float v0, v1;
+              if (col < p.n) {
+                apply(sum.x, sum.y, row, col, v0, v1);
+                store_pair(d_row + col, v0, v1, col + 1 < p.n);
+              }
+              if (col + 2 < p.n) {
+                apply(sum.z, sum.w, row, col + 2, v0, v1);
+                store_pair(d_row + col + 2, v0, v1, col + 3 < p.n);
+              }
+            });
       } else if constexpr (Cfg::kTmaStore) {
         store_slice_with_tma<Cfg>(&p.tmap_d, smem, me, t.n * Cfg::kBlockN, slice_m0, t.batch,
                                   [&](int j, int h, float& v0, float& v1) {

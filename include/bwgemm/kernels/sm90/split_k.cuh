@@ -8,7 +8,7 @@
 //      over the stages, which are free once every wgmma is done and every load landed, one tile per CTA),
 //   2. cluster barrier (every thread of every CTA),
 //   3. each CTA takes quads [rank·Q/S, (rank+1)·Q/S) of the tile's Q quads of partials
-//      (for_each_rank_quad) and sums each over ranks 0..S-1 in rank order (sum_partial_quad), applies the
+//      (for_each_rank_quad_sum), sums each over ranks 0..S-1 in rank order, applies the
 //      epilogue and stores D,
 //   4. cluster barrier (no CTA leaves, taking its shared memory, while a peer still reads its partials).
 //
@@ -60,33 +60,61 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void write_partials(float* partials, const floa
   }
 }
 
-// Runs visit(q) for this thread's quads of rank `rank`'s share of a tile's Quads quads: q = rank·Q/S + tid,
-// + Threads, ... below (rank + 1)·Q/S (Quads a multiple of kMaxSplitK, so every split divides it).
-template <int Quads, int Threads, class Visit>
-BWGEMM_DEVICE BWGEMM_FORCEINLINE void for_each_rank_quad(uint32_t splits, uint32_t rank, uint32_t tid,
-                                                         const Visit& visit) {
-  static_assert(Quads % kMaxSplitK == 0, "the partials must split evenly among up to kMaxSplitK CTAs");
-  const int per_rank = Quads / static_cast<int>(splits);
-  for (int q = static_cast<int>(rank) * per_rank + static_cast<int>(tid);
-       q < (static_cast<int>(rank) + 1) * per_rank; q += Threads)
-    visit(q);
-}
+// Quads in flight per consumer thread in the tiled GEMM's reduction: each is loaded from every rank before
+// any is summed, so a thread has up to kQuadsInFlight x kMaxSplitK 16-byte remote loads outstanding (128
+// registers, taken from the accumulators, which are dead once written to the partials) instead of waiting one
+// distributed-shared-memory round trip per quad (first H200 run of the tiled split, eighth session: the
+// one-quad-at-a-time loop left the split kernels several microseconds behind). The swap-AB kernel keeps one
+// (Batch = 1): its few quads per thread, and 4 would spill at its register budget (ptxas).
+inline constexpr int kQuadsInFlight = 4;
 
-// The quad at shared address `local` of this CTA's buffer summed over the same quad of ranks 0..splits-1:
-// every rank's quad loaded first (the remote loads in flight together), then the sum in rank order, from
-// zero: the same bits on every run.
-BWGEMM_DEVICE BWGEMM_FORCEINLINE ptx::Float4 sum_partial_quad(uint32_t local, uint32_t splits) {
+// This thread's quads of rank `rank`'s share of a tile's Quads quads (q = rank·Q/S + tid, + Threads, ...
+// below (rank + 1)·Q/S; Quads a multiple of kMaxSplitK, so every split divides it), each summed over ranks
+// 0..splits-1 in rank order from zero (the same bits on every run): visit(q, sum) with sum[s] the quad at
+// shared address base + s·sum_stride + 16q (Sums partial buffers, e.g. the dual GEMM's two weights). The
+// loads of Batch quads are issued together before their sums.
+template <int Quads, int Threads, int Sums, int Batch, class Visit>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void for_each_rank_quad_sum(uint32_t splits, uint32_t rank, uint32_t tid,
+                                                             uint32_t base, uint32_t sum_stride,
+                                                             const Visit& visit) {
   using namespace ::bwgemm::ptx;
-  Float4 part[kMaxSplitK];
+  static_assert(Quads % kMaxSplitK == 0, "the partials must split evenly among up to kMaxSplitK CTAs");
+  static_assert(Batch >= 1, "at least one quad in flight");
+  constexpr int kBatch = Batch;
+  const int per_rank = Quads / static_cast<int>(splits);
+  const int end = (static_cast<int>(rank) + 1) * per_rank;
+  for (int q0 = static_cast<int>(rank) * per_rank + static_cast<int>(tid); q0 < end; q0 += Threads * kBatch) {
+    Float4 part[kBatch][Sums][kMaxSplitK];
 #pragma unroll
-  for (uint32_t r = 0; r < static_cast<uint32_t>(kMaxSplitK); ++r)
-    if (r < splits) part[r] = ld_shared_cluster_v4_f32(mapa_shared_cluster(local, r));
-  Float4 sum;  // zeros
+    for (int b = 0; b < kBatch; ++b) {
+      const int q = q0 + b * Threads;
+      if (q >= end) continue;
 #pragma unroll
-  for (uint32_t r = 0; r < static_cast<uint32_t>(kMaxSplitK); ++r) {
-    if (r < splits) sum.x += part[r].x, sum.y += part[r].y, sum.z += part[r].z, sum.w += part[r].w;
+      for (int s = 0; s < Sums; ++s) {
+        const uint32_t local = base + static_cast<uint32_t>(s) * sum_stride + static_cast<uint32_t>(16 * q);
+#pragma unroll
+        for (uint32_t r = 0; r < static_cast<uint32_t>(kMaxSplitK); ++r)
+          if (r < splits) part[b][s][r] = ld_shared_cluster_v4_f32(mapa_shared_cluster(local, r));
+      }
+    }
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      const int q = q0 + b * Threads;
+      if (q >= end) continue;
+      Float4 sum[Sums];  // zeros
+#pragma unroll
+      for (int s = 0; s < Sums; ++s) {
+#pragma unroll
+        for (uint32_t r = 0; r < static_cast<uint32_t>(kMaxSplitK); ++r) {
+          if (r < splits) {
+            sum[s].x += part[b][s][r].x, sum[s].y += part[b][s][r].y;
+            sum[s].z += part[b][s][r].z, sum[s].w += part[b][s][r].w;
+          }
+        }
+      }
+      visit(q, sum);
+    }
   }
-  return sum;
 }
 
 }  // namespace bwgemm::sm90

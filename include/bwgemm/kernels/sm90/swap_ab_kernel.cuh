@@ -254,35 +254,31 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     const int32_t m0 = t.m * Cfg::kBlockTokens, n0 = t.n * Cfg::kBlockWeights;
     const uint32_t tid = thread_idx().x - kWarpgroupThreads;
     constexpr int kQuads = Cfg::kPartialElements / 4;  // per weight matrix
-    for_each_rank_quad<kQuads, Cfg::kConsumerThreads>(splits, rank, tid, [&](int q) {
-      // Quad q: elements 4q..4q+3 = register i of consumer threads t0..t0+3 (lanes l0..l0+3 of a warp).
-      const int i = (4 * q) / Cfg::kConsumerThreads;
-      const int t0 = (4 * q) % Cfg::kConsumerThreads;
-      const int consumer = t0 / kWarpgroupThreads, warp_in_group = (t0 % kWarpgroupThreads) / kWarpSize,
-                lane0 = t0 % kWarpSize;
-      const int j = i / 4, h = (i / 2) % 2, e = i % 2;
-      const int32_t col = n0 + consumer * Cfg::kWarpgroupWeights + warp_in_group * 16 + lane0 / 4 + 8 * h;
-      const int32_t row_first = m0 + 8 * j + e;  // the quad's tokens: row_first + 2·(0..3)
-      Float4 sum[kWeights];
+    for_each_rank_quad_sum<kQuads, Cfg::kConsumerThreads, kWeights, 1>(
+        splits, rank, tid, smem + Cfg::kPartialOffset, static_cast<uint32_t>(Cfg::kPartialElements * 4),
+        [&](int q, const Float4(&sum)[kWeights]) {
+          // Quad q: elements 4q..4q+3 = register i of consumer threads t0..t0+3 (lanes l0..l0+3 of a warp).
+          const int i = (4 * q) / Cfg::kConsumerThreads;
+          const int t0 = (4 * q) % Cfg::kConsumerThreads;
+          const int consumer = t0 / kWarpgroupThreads, warp_in_group = (t0 % kWarpgroupThreads) / kWarpSize,
+                    lane0 = t0 % kWarpSize;
+          const int j = i / 4, h = (i / 2) % 2, e = i % 2;
+          const int32_t col = n0 + consumer * Cfg::kWarpgroupWeights + warp_in_group * 16 + lane0 / 4 + 8 * h;
+          const int32_t row_first = m0 + 8 * j + e;  // the quad's tokens: row_first + 2·(0..3)
+          if (col >= p.n) return;
 #pragma unroll
-      for (int w = 0; w < kWeights; ++w)
-        sum[w] = sum_partial_quad(
-            smem + Cfg::kPartialOffset + static_cast<uint32_t>((w * Cfg::kPartialElements + 4 * q) * 4),
-            splits);
-      if (col >= p.n) return;
+          for (int k = 0; k < 4; ++k) {
+            const int32_t row = row_first + 2 * k;
+            if (row >= p.m) continue;
+            float v[kWeights];
 #pragma unroll
-      for (int k = 0; k < 4; ++k) {
-        const int32_t row = row_first + 2 * k;
-        if (row >= p.m) continue;
-        float v[kWeights];
-#pragma unroll
-        for (int w = 0; w < kWeights; ++w) {
-          const float s4[4] = {sum[w].x, sum[w].y, sum[w].z, sum[w].w};
-          v[w] = s4[k];
-        }
-        output(v, t.batch, row, col);
-      }
-    });
+            for (int w = 0; w < kWeights; ++w) {
+              const float s4[4] = {sum[w].x, sum[w].y, sum[w].z, sum[w].w};
+              v[w] = s4[k];
+            }
+            output(v, t.batch, row, col);
+          }
+        });
   }
   // No CTA leaves (taking its shared memory) while a peer still reads its partials.
   cluster_sync();
