@@ -328,26 +328,28 @@ TEST(Sm90GemmSplitK, PartialLayoutCoversTheTile) {
 }
 
 // The split model of the default choice (host logic: runs without a GPU): cost = ceil(tiles · S / (resident
-// clusters of S · S)) · (ceil(K blocks / S) + (S > 1 ? 24 : 0)) · width · {100, 100, 105}, resident clusters
-// {132, 66, 33, 16} as on an H200. Costs below as 256 / 192 / 128 columns.
+// clusters of S · S)) · (S > 1 ? ceil(K blocks / S) · 105 + 2400 : 100 · K blocks) · width · {100, 100, 105},
+// resident clusters {132, 66, 33, 16} as on an H200. Costs below as 256 / 192 / 128 columns.
 TEST(Sm90GemmChoice, SplitModel) {
   using sm90::GemmChoice;
   const int64_t h200[4] = {132, 66, 33, 16};
-  EXPECT_EQ(sm90::kSplitReductionKBlocks, 24) << "the worked costs below assume the fitted 24";
+  EXPECT_EQ(sm90::kSplitReductionKBlocks, 24) << "the worked costs below assume the fitted constants";
+  EXPECT_EQ(sm90::kSplitKBlockCostPercent, 105) << "the worked costs below assume the fitted constants";
   // M = 256, N = 4096, K = 14336 (224 K blocks): 32 / 44 / 64 tiles.
-  //   S = 1: 1 wave each: 224 · {25600, 19200, 13440} = 5734400 / 4300800 / 3010560
-  //   S = 2: 64 / 88 / 128 CTAs, 1 wave: 136 · ... = 3481600 / 2611200 / 1827840
-  //   S = 4: 128 / 176 / 256 CTAs of 132: 1 / 2 / 2 waves: 80 · 25600 = 2048000 / 3072000 / 2150400
-  //   S = 8: 256 / 352 / 512 CTAs of 128: 2 / 3 / 4 waves: 52 · 2 · 25600 = 2662400 / ...
+  //   S = 1: 1 wave each: 22400 · {25600, 19200, 13440} = 573440000 / 430080000 / 301056000
+  //   S = 2: 64 / 88 / 128 CTAs, 1 wave: (112 · 105 + 2400) = 14160 · ... = 362496000 / 271872000 / 190310400
+  //   S = 4: 128 / 176 / 256 CTAs of 132, 1 / 2 / 2 waves of 8280: 211968000 / 317952000 / 222566400
+  //   S = 8: 256 / 352 / 512 CTAs of 128, 2 / 3 / 4 waves of 5340: 273408000 / 307584000 / 287078400
   //   -> 128 x 128 at split 2 (measured on the H200, eighth session run 1: the best tiled pair there, 0.92x
   //   of cuBLASLt, against 0.51x for 128 x 256 at split 4 and 0.69x for 128 x 128 unsplit).
   {
     const sm90::GemmTiledPlan plan = sm90::gemm_tiled_plan(256, 4096, 14336, 1, h200);
     EXPECT_EQ(plan.choice, GemmChoice::kSmall);
     EXPECT_EQ(plan.split_k, 2);
-    EXPECT_EQ(sm90::tiled_split_cost(256, 4096, 14336, 1, 256, 4, 33), 2048000);
-    EXPECT_EQ(sm90::tiled_split_cost(256, 4096, 14336, 1, 128, 2, 66), 1827840);
-    EXPECT_EQ(sm90::tiled_split_cost(256, 4096, 14336, 1, 256, 8, 16), 2662400);
+    EXPECT_EQ(sm90::tiled_split_cost(256, 4096, 14336, 1, 256, 4, 33), 211968000);
+    EXPECT_EQ(sm90::tiled_split_cost(256, 4096, 14336, 1, 128, 2, 66), 190310400);
+    EXPECT_EQ(sm90::tiled_split_cost(256, 4096, 14336, 1, 256, 8, 16), 273408000);
+    EXPECT_EQ(sm90::tiled_split_cost(256, 4096, 14336, 1, 128, 1, 132), 301056000);
     // For 128 x 256 tiles alone split 4 is the cheapest.
     EXPECT_EQ(sm90::choose_tiled_split_k(256, 4096, 14336, 1, 256, h200), 4);
   }
@@ -380,8 +382,8 @@ TEST(Sm90GemmChoice, SplitModel) {
       }
   }
   // A cluster size the device cannot place (0 resident) is never chosen: without clusters of 2, the 128 x
-  // 128 split-2 plan above goes to 128 x 256 at split 4 (2048000 < 2150400); without clusters of 2 and 4, to
-  // 128 x 256 at split 8 (2662400 < 128 x 128 unsplit 3010560); without any cluster, no split.
+  // 128 split-2 plan above goes to 128 x 256 at split 4 (211968000 < 222566400); without clusters of 2 and 4,
+  // to 128 x 256 at split 8 (273408000 < 128 x 128 unsplit 301056000); without any cluster, no split.
   const int64_t no_twos[4] = {132, 0, 33, 16};
   EXPECT_EQ(sm90::gemm_tiled_plan(256, 4096, 14336, 1, no_twos).split_k, 4);
   EXPECT_EQ(sm90::gemm_tiled_plan(256, 4096, 14336, 1, no_twos).choice, GemmChoice::kLarge);

@@ -55,12 +55,15 @@
 namespace bwgemm::sm90 {
 
 // ---- split K for the tiled kernels: the wave-cost model ------------------------------------------------
-// The cost of a split over its K blocks, in K blocks of the mainloop: writing the partials over the stages,
-// two cluster barriers, the rank-order DSMEM reduction, the register-store epilogue and the non-persistent
-// CTA's pipeline fill. Fitted on the H200 (eighth session, run 1 in docs/hopper.md: the bench's
-// bwgemm_sm90_n{128,192,256}_s{2,4} candidates over the model sweep's projections at M = 128..2048, B N x K):
-// the regret of the choice against the best measured (tile, split) was least for 24-30 (4, the first guess,
-// took splits that lost up to 40%).
+// What a split of K costs, fitted on the H200 (eighth session, runs 1-2 in docs/hopper.md: the bench's paired
+// bwgemm_sm90_n{128,192,256}_s{2,4} candidates against cuBLASLt over the model sweep's projections at M =
+// 128..1024, B N x K; least regret of the choice against the best measured (tile, split)): each CTA's K
+// blocks cost kSplitKBlockCostPercent of an unsplit kernel's, plus kSplitReductionKBlocks K blocks for
+// writing the partials over the stages, two cluster barriers, the rank-order DSMEM reduction, the
+// register-store epilogue and the non-persistent CTA's pipeline fill. (Without the 5% the choice took
+// splits at K = 27648 that lost 12% to the unsplit 128 x 192 tiles; 4 reduction blocks, the first guess, took
+// splits that lost up to 40%.)
+inline constexpr int64_t kSplitKBlockCostPercent = 105;
 inline constexpr int64_t kSplitReductionKBlocks = 24;
 inline constexpr int64_t kTiledBlockK = 64;  // the tiled Configs' K block (GemmConfig::kBlockK)
 
@@ -79,8 +82,9 @@ constexpr int64_t tiled_column_cost_percent(int64_t block_n) {
 }
 
 // The modelled time of 128 x block_n tiles with K split over clusters of `split` CTAs:
-//   ceil(tiles · split / resident CTAs) · (ceil(K blocks / split) + (split > 1 ? kSplitReductionKBlocks : 0))
-//   · block_n · tiled_column_cost_percent(block_n),
+//   ceil(tiles · split / resident CTAs) · block_n · tiled_column_cost_percent(block_n)
+//   · (split > 1 ? ceil(K blocks / split) · kSplitKBlockCostPercent + 100 · kSplitReductionKBlocks
+//                : 100 · K blocks),
 // resident CTAs = resident_clusters (of `split` CTAs) · split. With split 1 and 132 resident CTAs this is
 // tiled_wave_cost (common.cuh) times the K blocks: the choice among tile widths without a split is the same.
 constexpr int64_t tiled_split_cost(int64_t m, int64_t n, int64_t k, int64_t batch, int64_t block_n,
@@ -88,9 +92,10 @@ constexpr int64_t tiled_split_cost(int64_t m, int64_t n, int64_t k, int64_t batc
   const int64_t tiles = ceil_div(m, int64_t{128}) * ceil_div(n, block_n) * batch;
   const int64_t resident_ctas = (resident_clusters < 1 ? int64_t{1} : resident_clusters) * split;
   const int64_t k_blocks = ceil_div(k, kTiledBlockK);
-  return ceil_div(tiles * split, resident_ctas) *
-         (ceil_div(k_blocks, split) + (split > 1 ? kSplitReductionKBlocks : 0)) * block_n *
-         tiled_column_cost_percent(block_n);
+  const int64_t per_cta =
+      split > 1 ? ceil_div(k_blocks, split) * kSplitKBlockCostPercent + 100 * kSplitReductionKBlocks
+                : 100 * k_blocks;
+  return ceil_div(tiles * split, resident_ctas) * per_cta * block_n * tiled_column_cost_percent(block_n);
 }
 
 // The split of K for 128 x block_n tiles: the one of kSplitKChoices with the lowest tiled_split_cost
