@@ -30,8 +30,6 @@
 //                                   (_c2) two; bwgemm_sm90_n192 the 128 x 192 tile, 5 stages (its 3 B chunks
 //                                   do not split over a pair): tuning the tile choice per shape class
 //              bwgemm_sm90_swapab32 a 32-token swap-AB tile whatever the shape (tuning)
-//              bwgemm_sm90_swapab32w, _swapab64w  32 / 64 tokens x 128 weight rows (two consumer
-//                                   warpgroups) whatever the shape (tuning 16 < M <= 64)
 //              bwgemm_sm90_chain16[_pdl] 16 back-to-back sm90::gemm calls per timed call, without and with
 //                                   programmatic dependent launch (issue 17; time per chain of 16)
 //   dual_bf16  bwgemm_sm90_n64[_c2] the 128 x 64 (x 2 weights) dual kernel whatever the shape (tuning)
@@ -140,16 +138,6 @@ void add_gemm_tile_candidates(std::vector<Implementation<GemmProblem<__nv_bfloat
   group.push_back(
       sm90_gemm_candidate<__nv_bfloat16>("bwgemm_sm90_swapab32", [](const Args& a, cudaStream_t s) {
         return sm90::SwapAbGemm<sm90::GemmSwapAb32<__nv_bfloat16>>::run(a, s);
-      }));
-  // 32 and 64 tokens x 128 weight rows (two consumer warpgroups), split from choose_split_k: for 16 < M
-  // <= 64.
-  group.push_back(
-      sm90_gemm_candidate<__nv_bfloat16>("bwgemm_sm90_swapab32w", [](const Args& a, cudaStream_t s) {
-        return sm90::SwapAbGemm<sm90::GemmSwapAb32Wide<__nv_bfloat16>>::run(a, s);
-      }));
-  group.push_back(
-      sm90_gemm_candidate<__nv_bfloat16>("bwgemm_sm90_swapab64w", [](const Args& a, cudaStream_t s) {
-        return sm90::SwapAbGemm<sm90::GemmSwapAb64Wide<__nv_bfloat16>>::run(a, s);
       }));
   group.push_back(sm90_gemm_candidate<__nv_bfloat16>("bwgemm_sm90_n192", [](const Args& a, cudaStream_t s) {
     return sm90::Gemm<TunedGemm<192, 5, 1>>::run(a, s);

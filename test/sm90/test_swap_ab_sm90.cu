@@ -75,7 +75,7 @@ using Split8 = SwapAbBackend<8>;
 // are not shipped).
 using Wide16 = sm90::SwapAbConfig<16, 12, 1, epi::LinearCombination, bf16, 2>;
 using GemmSwapAbConfigs = Configs<sm90::GemmSwapAb16<bf16>, sm90::GemmSwapAb32<bf16>, sm90::GemmSwapAb64<f16>,
-                                  sm90::GemmSwapAb128<float>, Wide16, sm90::GemmSwapAb64Wide<bf16>>;
+                                  sm90::GemmSwapAb128<float>, Wide16>;
 using DualSwapAbConfigs =
     Configs<sm90::DualGemmSwapAb16<bf16>, sm90::DualGemmSwapAb64<bf16>, sm90::DualGemmSwapAb128<f16>>;
 
@@ -163,14 +163,6 @@ TEST(Sm90SwapAbDecode, GemmTokens128) {
 TEST(Sm90SwapAbDecode, GemmTokens16Rows128) {
   BWGEMM_REQUIRE_SM90();
   check_gemm_decode_sizes<Wide16>();
-}
-TEST(Sm90SwapAbDecode, GemmTokens32Rows128) {
-  BWGEMM_REQUIRE_SM90();
-  check_gemm_decode_sizes<sm90::GemmSwapAb32Wide<bf16>>();
-}
-TEST(Sm90SwapAbDecode, GemmTokens64Rows128) {
-  BWGEMM_REQUIRE_SM90();
-  check_gemm_decode_sizes<sm90::GemmSwapAb64Wide<f16>>();
 }
 TEST(Sm90SwapAbDecode, DualTokens16) {
   BWGEMM_REQUIRE_SM90();

@@ -193,14 +193,6 @@ using GemmSwapAb128 = SwapAbConfig<128, 8, 1, epi::LinearCombination, Out, 1>;
 // GemmSwapAb64 is 0.779x (H200, sixth session, run 3: the bench's validated bwgemm_sm90_swapab32).
 template <class Out>
 using GemmSwapAb32 = SwapAbConfig<32, 16, 1, epi::LinearCombination, Out, 1>;
-// 32 and 64 tokens with 128 weight rows per tile (two consumer warpgroups, 9 and 8 stages of 20 and 24 KiB):
-// the token tile is read once per 128 weight rows instead of 64, which matters once it is as large as the
-// weight tile (64 tokens x 64 rows: every CTA reads as many token bytes as weight bytes). Candidates for 16 <
-// M <= 64 (bench bwgemm_sm90_swapab32w, bwgemm_sm90_swapab64w), not in the default choice.
-template <class Out>
-using GemmSwapAb32Wide = SwapAbConfig<32, 9, 1, epi::LinearCombination, Out, 2>;
-template <class Out>
-using GemmSwapAb64Wide = SwapAbConfig<64, 8, 1, epi::LinearCombination, Out, 2>;
 template <class Out>
 using DualGemmSwapAb16 = SwapAbConfig<16, 11, 2, epi::SiluMul, Out, 1>;
 template <class Out>
