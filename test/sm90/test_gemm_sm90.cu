@@ -307,6 +307,22 @@ TEST(Sm90GemmSplitK, RefusesBadSplits) {
   for (uint8_t byte : buf) ASSERT_EQ(byte, 0) << "a refused call wrote memory";
 }
 
+// Pairs along N over an odd number of N tiles, several cluster tiles per CTA: N = 3 tiles of 128 - 40
+// (2 pairs, the second pair's second CTA entirely past N: its B loads zero-filled, its stores masked, its A
+// share still multicast to its peer), M = 600 (3 row tiles of 256, the last partial), K = 200 (a 8-element
+// last K block), a batch of 2 with padding, gaps and beta; both B layouts, both store paths, exact tier; and
+// the 128 x 256 pair (N = 5 tiles of 256 - 8: 3 pairs, the last one half past N).
+TEST(Sm90GemmTileShape, PairAlongNOverOddNTiles) {
+  BWGEMM_REQUIRE_SM90();
+  for (bwgemm::BLayout layout : {bwgemm::BLayout::kRowMajorKxN, bwgemm::BLayout::kColumnMajorKxN}) {
+    const GemmProblem pb{600, 3 * 128 - 40, 200, 2, layout, 1.0f, -0.5f, /*pad=*/8, /*batch_gap=*/16};
+    check_gemm<Sm90, sm90::GemmTallCluster2N<bf16>, bf16>(pb, Data::kExact, 81);
+    check_gemm<Sm90, sm90::GemmTallCluster2N<f16>::WithTmaStore<false>, f16>(pb, Data::kExact, 82);
+    check_gemm<Sm90, sm90::GemmWideCluster2N<bf16>, f16>(
+        GemmProblem{300, 5 * 256 - 8, 136, 1, layout, 1.0f, 1.0f}, Data::kExact, 83);
+  }
+}
+
 // The tile shapes of RowBlocks and ClusterAlongN (host logic): tile sizes, per-CTA operand shares, stage
 // bytes, the cluster-tile grid (odd N tile counts round up to whole pairs), and that the aliases keep them.
 TEST(Sm90GemmTileShape, RowBlocksAndClusterAlongN) {
