@@ -225,13 +225,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
         constexpr WgmmaMajor kBMajor = BMnMajor ? WgmmaMajor::kMN : WgmmaMajor::kK;
 #pragma unroll
         for (int j = 0; j < Cfg::kMmasPerStage; ++j) {
-          const uint64_t b_desc = wgmma_desc_with_address(
-              kBDescBase, base + Cfg::kBOffset + static_cast<uint32_t>(j) * kBK16Bytes);
 #pragma unroll
           for (int rb = 0; rb < Cfg::kRowBlocks; ++rb) {
+            // Row block rb's 64 rows of A against the same B (the compiler computes b_desc once per j).
             const uint64_t a_desc = wgmma_desc_with_address(
                 kWgmmaKMajorSw128Desc, base + a_offset + static_cast<uint32_t>(rb * Cfg::kRowBlockABytes) +
                                            static_cast<uint32_t>(j) * kWgmmaK16BytesKMajor);
+            const uint64_t b_desc = wgmma_desc_with_address(
+                kBDescBase, base + Cfg::kBOffset + static_cast<uint32_t>(j) * kBK16Bytes);
             wgmma_ss<In, Cfg::kBlockN, WgmmaMajor::kK, kBMajor>(acc[rb], a_desc, b_desc, !first || j > 0);
           }
         }
