@@ -40,6 +40,20 @@ struct StoreSuffix<Cfg, std::void_t<decltype(Cfg::kTmaStore)>> {
   static std::string get() { return Cfg::kTmaStore ? "" : "_RegisterStore"; }
 };
 
+// sm_90a's tile-shape knobs: RowBlocks (2: "_R2", 256-row tiles) and ClusterAlongN ("_AlongN": the pair
+// side by side along N sharing A).
+template <class Cfg, class = void>
+struct ShapeSuffix {
+  static std::string get() { return ""; }
+};
+template <class Cfg>
+struct ShapeSuffix<Cfg, std::void_t<decltype(Cfg::kRowBlocks), decltype(Cfg::kClusterAlongN)>> {
+  static std::string get() {
+    return (Cfg::kRowBlocks != 1 ? "_R" + std::to_string(Cfg::kRowBlocks) : std::string()) +
+           (Cfg::kClusterAlongN ? "_AlongN" : "");
+  }
+};
+
 // "N256_S4_G2_StaticPersistent_bf16": BlockN, stages, CTAs per cluster, scheduler, output type; the swap-AB
 // Configs (sm_90a SwapAbConfig, no scheduler) "SwapAbT16xN128_S12_bf16": tokens x weight rows per tile,
 // stages, output type.
@@ -48,7 +62,7 @@ struct ConfigName {
   static std::string get() {
     return "N" + std::to_string(Cfg::kBlockN) + "_S" + std::to_string(Cfg::kStages) + "_G" +
            std::to_string(Cfg::kClusterCtas) + "_" + Cfg::Scheduler::kName + "_" +
-           type_name<typename Cfg::Out>() + StoreSuffix<Cfg>::get();
+           type_name<typename Cfg::Out>() + StoreSuffix<Cfg>::get() + ShapeSuffix<Cfg>::get();
   }
 };
 template <class Cfg>

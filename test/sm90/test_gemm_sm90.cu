@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -50,14 +51,29 @@ using LargeRegisterStore = typename sm90::GemmLarge<Out>::template WithTmaStore<
 using OneTileCluster = sm90::GemmConfig<256, 4, 2, sched::OneTilePerCluster, epi::LinearCombination, bf16>;
 using OneTileSingle = sm90::GemmConfig<64, 8, 1, sched::OneTilePerCluster, epi::LinearCombination, f16>;
 
+// cuBLASLt's tile shape and its pieces (not in the default choice): 256 x 128 tiles (RowBlocks 2), alone and
+// in pairs along N sharing A, and the 128 x 256 tile in pairs along N; the 256-row tile with D from
+// registers. The contract's problems are in cluster tiles (kClusterBlockM x kBlockN), so with a pair along N
+// they cover an odd number of N tiles (N = BlockN - 24, BlockN: the pair's second CTA computes a tile past
+// N, its loads zero-filled and stores masked) as well as even ones, and M tails that are not multiples of
+// 256.
+template <class Out>
+using TallRegisterStore = typename sm90::GemmTall<Out>::template WithTmaStore<false>;
 using Sm90GemmConfigs =
     Configs<sm90::GemmLargeCluster2<bf16>, sm90::GemmLarge<f16>, sm90::GemmMedium<bf16>, sm90::GemmSmall<f16>,
-            LargeRegisterStore<bf16>, OneTileCluster, OneTileSingle>;
+            LargeRegisterStore<bf16>, OneTileCluster, OneTileSingle, sm90::GemmTall<bf16>,
+            sm90::GemmTallCluster2N<f16>, sm90::GemmWideCluster2N<bf16>, TallRegisterStore<f16>>;
+// Every output type for the pair along N (f16 above): bf16 and fp32, and fp32 with D from registers.
 using Sm90GemmOutputVariants =
     Configs<sm90::GemmLargeCluster2<float>, sm90::GemmMedium<float>, sm90::GemmSmall<float>,
-            sm90::GemmLarge<bf16>, sm90::GemmSmall<bf16>, LargeRegisterStore<float>>;
+            sm90::GemmLarge<bf16>, sm90::GemmSmall<bf16>, LargeRegisterStore<float>,
+            sm90::GemmTallCluster2N<bf16>, sm90::GemmTallCluster2N<float>, TallRegisterStore<float>>;
 using Sm90GemmDefaults = Configs<sm90::GemmLargeCluster2<bf16>, sm90::GemmLarge<bf16>, sm90::GemmMedium<bf16>,
                                  sm90::GemmSmall<bf16>>;
+// More tiles than resident clusters: the default kernels and the tile shapes above.
+using Sm90GemmManyTiles = Configs<sm90::GemmLargeCluster2<bf16>, sm90::GemmLarge<bf16>,
+                                  sm90::GemmMedium<bf16>, sm90::GemmSmall<bf16>, sm90::GemmTall<bf16>,
+                                  sm90::GemmTallCluster2N<bf16>, sm90::GemmWideCluster2N<bf16>>;
 
 // The explicit-Config entry point with K split over clusters of Split CTAs (split_for: as many as the
 // problem's K blocks allow, so the contract's short-K problems run at a smaller split).
@@ -104,13 +120,13 @@ struct SplitNames {
 
 using Sm90GemmCases = CasesOf<Sm90, Sm90GemmConfigs>::type;
 using Sm90GemmOutputCases = CasesOf<Sm90, Sm90GemmOutputVariants>::type;
-using Sm90GemmDefaultCases = CasesOf<Sm90, Sm90GemmDefaults>::type;
+using Sm90GemmManyTilesCases = CasesOf<Sm90, Sm90GemmManyTiles>::type;
 
 }  // namespace
 
 INSTANTIATE_TYPED_TEST_SUITE_P(Sm90, GemmContract, Sm90GemmCases, ConfigNames);
 INSTANTIATE_TYPED_TEST_SUITE_P(Sm90, GemmOutputContract, Sm90GemmOutputCases, ConfigNames);
-INSTANTIATE_TYPED_TEST_SUITE_P(Sm90, GemmManyTilesContract, Sm90GemmDefaultCases, ConfigNames);
+INSTANTIATE_TYPED_TEST_SUITE_P(Sm90, GemmManyTilesContract, Sm90GemmManyTilesCases, ConfigNames);
 INSTANTIATE_TYPED_TEST_SUITE_P(Sm90SplitK, GemmContract, Sm90SplitCases, SplitNames);
 INSTANTIATE_TYPED_TEST_SUITE_P(Sm90SplitK, GemmOutputContract, Sm90SplitOutputCases, SplitNames);
 INSTANTIATE_TYPED_TEST_SUITE_P(Sm90SplitK, GemmSmallMContract, Sm90SplitSmallMCases, SplitNames);
@@ -281,7 +297,67 @@ TEST(Sm90GemmSplitK, RefusesBadSplits) {
   expect_refused(sm90::Gemm<TwoStages>::run(args, nullptr, 2), "partials fit over its stages");
   EXPECT_TRUE(sm90::Gemm<TwoStages>::can_implement(args, 0).ok());
   expect_refused(sm90::gemm_tiled_split(args, nullptr, 0), "split_k must be 1, 2, 4 or 8");
+  // The 256-row tiles (RowBlocks 2) take no split (kSplitK false), and choose none.
+  static_assert(!sm90::GemmTall<bf16>::kSplitK, "");
+  expect_refused(sm90::Gemm<sm90::GemmTall<bf16>>::run(args, nullptr, 2),
+                 "needs a Config with RowBlocks = 1");
+  EXPECT_TRUE(sm90::Gemm<sm90::GemmTall<bf16>>::can_implement(args, 0).ok());
+  expect_refused(sm90::Gemm<sm90::GemmWideCluster2N<bf16>>::run(args, nullptr, 2),
+                 "needs a Config with ClusterCtas = 1");
   for (uint8_t byte : buf) ASSERT_EQ(byte, 0) << "a refused call wrote memory";
+}
+
+// Pairs along N over an odd number of N tiles, several cluster tiles per CTA: N = 3 tiles of 128 - 40
+// (2 pairs, the second pair's second CTA entirely past N: its B loads zero-filled, its stores masked, its A
+// share still multicast to its peer), M = 600 (3 row tiles of 256, the last partial), K = 200 (a 8-element
+// last K block), a batch of 2 with padding, gaps and beta; both B layouts, both store paths, exact tier; and
+// the 128 x 256 pair (N = 5 tiles of 256 - 8: 3 pairs, the last one half past N).
+TEST(Sm90GemmTileShape, PairAlongNOverOddNTiles) {
+  BWGEMM_REQUIRE_SM90();
+  for (bwgemm::BLayout layout : {bwgemm::BLayout::kRowMajorKxN, bwgemm::BLayout::kColumnMajorKxN}) {
+    const GemmProblem pb{600, 3 * 128 - 40, 200, 2, layout, 1.0f, -0.5f, /*pad=*/8, /*batch_gap=*/16};
+    check_gemm<Sm90, sm90::GemmTallCluster2N<bf16>, bf16>(pb, Data::kExact, 81);
+    check_gemm<Sm90, sm90::GemmTallCluster2N<f16>::WithTmaStore<false>, f16>(pb, Data::kExact, 82);
+    check_gemm<Sm90, sm90::GemmWideCluster2N<bf16>, f16>(
+        GemmProblem{300, 5 * 256 - 8, 136, 1, layout, 1.0f, 1.0f}, Data::kExact, 83);
+  }
+}
+
+// The tile shapes of RowBlocks and ClusterAlongN (host logic): tile sizes, per-CTA operand shares, stage
+// bytes, the cluster-tile grid (odd N tile counts round up to whole pairs), and that the aliases keep them.
+TEST(Sm90GemmTileShape, RowBlocksAndClusterAlongN) {
+  using Tall = sm90::GemmTall<bf16>;
+  using TallN = sm90::GemmTallCluster2N<bf16>;
+  using WideN = sm90::GemmWideCluster2N<bf16>;
+  static_assert(Tall::kBlockM == 256 && Tall::kWarpgroupM == 128 && Tall::kAccRegsTotal == 128, "");
+  static_assert(Tall::kClusterBlockM == 256 && Tall::kClusterBlockN == 128 && Tall::kARowsPerCta == 256, "");
+  static_assert(
+      Tall::kStageBytes == (256 + 128) * 128 && Tall::kSmemBytes <= bwgemm::hw::kMaxDynamicSmemBytes, "");
+  static_assert(TallN::kClusterAlongN && TallN::kClusterBlockM == 256 && TallN::kClusterBlockN == 256, "");
+  static_assert(TallN::kARowsPerCta == 128 && TallN::kASliceBytes == 128 * 128, "each CTA loads half of A");
+  static_assert(TallN::kBKMajorRowsPerCta == 128 && TallN::kBMnChunksPerCta == 2, "B is per CTA");
+  static_assert(TallN::kEmptyArrivals == 4 && TallN::kTxBytes == TallN::kStageBytes, "");
+  static_assert(WideN::kBlockM == 128 && WideN::kClusterBlockN == 512 && WideN::kARowsPerCta == 64, "");
+  static_assert(!sm90::GemmLargeCluster2<bf16>::kClusterAlongN &&
+                    sm90::GemmLargeCluster2<bf16>::kClusterBlockM == 256 &&
+                    sm90::GemmLargeCluster2<bf16>::kARowsPerCta == 128 &&
+                    sm90::GemmLargeCluster2<bf16>::kBKMajorRowsPerCta == 128,
+                "the default pair is unchanged: along M, sharing B");
+  static_assert(std::is_same_v<TallN::WithOut<float>::WithOut<bf16>, TallN> &&
+                    std::is_same_v<TallN::WithTmaStore<false>::WithTmaStore<true>, TallN> &&
+                    std::is_same_v<TallN::WithEpilogue<epi::LinearCombination>, TallN>,
+                "the aliases carry RowBlocks and ClusterAlongN");
+  // 1000 x 1000: 4 row tiles of 256, 8 column tiles of 128 (the last partial) = 4 pairs; 1000 x 800: 7
+  // column tiles = 4 pairs, the last pair's second CTA past N.
+  const sched::TileGrid g = bwgemm::detail::config_tile_grid<TallN>(1000, 1000, 3);
+  EXPECT_EQ(g.tiles_m, 4);
+  EXPECT_EQ(g.tiles_n, 4);
+  EXPECT_EQ(g.batch, 3);
+  EXPECT_EQ(bwgemm::detail::config_tile_grid<TallN>(1000, 800, 1).tiles_n, 4);
+  EXPECT_EQ(bwgemm::detail::config_tile_grid<Tall>(1000, 800, 1).tiles_n, 7);
+  EXPECT_EQ(bwgemm::detail::config_tile_grid<Tall>(257, 800, 1).tiles_m, 2);
+  EXPECT_EQ(bwgemm::detail::config_tile_grid<WideN>(128, 768, 1).tiles_n, 2);  // 3 tiles of 256
+  EXPECT_EQ(bwgemm::detail::config_tile_grid<sm90::GemmLargeCluster2<bf16>>(1000, 1000, 1).tiles_m, 4);
 }
 
 // The split-K partial layout (host logic: runs without a GPU): thread t's register i sits at word

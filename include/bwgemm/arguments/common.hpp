@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "bwgemm/base/int_math.hpp"
 #include "bwgemm/base/operand_span.hpp"
@@ -136,11 +137,22 @@ inline Status validate_tile_count(int64_t tiles_m, int64_t tiles_n, int64_t batc
   return Status::success();
 }
 
-// The cluster tiles of Config Cfg (kClusterBlockM x kBlockN) over an M x N x batch output, in the
+// The columns of Config Cfg's cluster tile: Cfg::kClusterBlockN where the Config has one (sm90::GemmConfig,
+// whose pairs may sit side by side along N), else its kBlockN.
+template <class Cfg, class = void>
+struct ClusterBlockN {
+  static constexpr int64_t value = Cfg::kBlockN;
+};
+template <class Cfg>
+struct ClusterBlockN<Cfg, std::void_t<decltype(Cfg::kClusterBlockN)>> {
+  static constexpr int64_t value = Cfg::kClusterBlockN;
+};
+
+// The cluster tiles of Config Cfg (kClusterBlockM x ClusterBlockN) over an M x N x batch output, in the
 // L2-friendly grouped order: what every backend's kernels walk.
 template <class Cfg>
 sched::TileGrid config_tile_grid(int64_t m, int64_t n, int64_t batch) {
-  return sched::grouped_tile_grid(m, Cfg::kClusterBlockM, n, Cfg::kBlockN, batch);
+  return sched::grouped_tile_grid(m, Cfg::kClusterBlockM, n, ClusterBlockN<Cfg>::value, batch);
 }
 
 // What every explicit-Config entry point checks before it touches the device: the operation's rules

@@ -156,6 +156,10 @@ struct Gemm {
       return Status::invalid_argument(
           "split_k (" + std::to_string(split_k) + ") needs a Config with ClusterCtas = 1 (this one has " +
           std::to_string(Cfg::kClusterCtas) + ": its CTAs share B over the cluster)");
+    if (Cfg::kRowBlocks != 1 && split_k != 0 && split_k != 1)
+      return Status::invalid_argument("split_k (" + std::to_string(split_k) +
+                                      ") needs a Config with RowBlocks = 1 (this one has " +
+                                      std::to_string(Cfg::kRowBlocks) + ")");
     if (!Cfg::kSplitK && split_k != 0 && split_k != 1)
       return Status::invalid_argument(
           "split_k (" + std::to_string(split_k) +
@@ -178,8 +182,9 @@ struct Gemm {
     const ::bwgemm::detail::GemmStrides st = ::bwgemm::detail::gemm_strides(a);
     const bool kxn = a.b_layout == BLayout::kRowMajorKxN;
     Params p;
+    // A: this CTA's rows of the A tile (all kBlockM, or half with a pair along N sharing A).
     if (Status s = detail::operand_map(a.a, a.k, a.m, a.batch, st.lda, st.batch_stride_a, Cfg::kBlockK,
-                                       Cfg::kBlockM, &p.tmap_a);
+                                       Cfg::kARowsPerCta, &p.tmap_a);
         !s.ok())
       return s;
     if (kxn) {  // (N, K, batch): one box per 64-column chunk
@@ -226,6 +231,23 @@ template <class Out>
 using GemmSmall = GemmConfig<128, 6, 1, sched::StaticPersistent, epi::LinearCombination, Out>;
 template <class Out>
 using GemmLargeCluster2 = GemmConfig<256, 4, 2, sched::StaticPersistent, epi::LinearCombination, Out>;
+
+// Tile shapes outside the default choice (bench candidates bwgemm_sm90_tall, _tall_c2n, _wide_c2n; the
+// measurement against cuBLASLt's nvjet_sm90_tst_256x128_64x4_1x2 kernels is docs/hopper.md's to record):
+//   GemmTall          : 256 x 128 tiles (RowBlocks 2: each consumer owns 128 rows, two m64n128k16 wgmmas per
+//                       16 K), 4 stages, one CTA per cluster
+//   GemmTallCluster2N : the GemmTall tile in clusters of two CTAs side by side along N sharing A through TMA
+//                       multicast (cuBLASLt's 256 x 128, cluster 1 x 2 shape)
+//   GemmWideCluster2N : the GemmLarge tile (128 x 256) in pairs along N sharing A
+template <class Out>
+using GemmTall =
+    GemmConfig<128, 4, 1, sched::StaticPersistent, epi::LinearCombination, Out, true, /*RowBlocks=*/2>;
+template <class Out>
+using GemmTallCluster2N = GemmConfig<128, 4, 2, sched::StaticPersistent, epi::LinearCombination, Out, true,
+                                     /*RowBlocks=*/2, /*ClusterAlongN=*/true>;
+template <class Out>
+using GemmWideCluster2N = GemmConfig<256, 4, 2, sched::StaticPersistent, epi::LinearCombination, Out, true,
+                                     /*RowBlocks=*/1, /*ClusterAlongN=*/true>;
 
 // The swap-AB kernels (sm90/swap_ab.cuh) for M <= kGemmSwapAbMaxM (tokens), and up to kGemmSwapAbMaxMNarrow
 // when N is below kGemmSwapAbMaxNarrowN: the crossover measured on an H200 over the model sweep

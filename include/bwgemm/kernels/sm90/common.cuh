@@ -122,11 +122,18 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void start_pipeline(const BarrierArray<Cfg::kSt
   }
 }
 
-// The first output row of this CTA's M tile of cluster tile `t` (CTA `cta_rank` of the cluster takes M
-// tile t.m · ClusterCtas + cta_rank).
+// The first output row and column of this CTA's tile of cluster tile `t`: a cluster tile is
+// Cfg::kClusterTilesM x Cfg::kClusterTilesN CTA tiles (one of them 1), CTA `cta_rank` of the cluster takes
+// M tile t.m · kClusterTilesM + cta_rank (pairs along M) or N tile t.n · kClusterTilesN + cta_rank (along N).
 template <class Cfg>
 BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t tile_row0(const sched::TileCoord& t, uint32_t cta_rank) {
-  return (t.m * Cfg::kClusterCtas + static_cast<int32_t>(cta_rank)) * Cfg::kBlockM;
+  const int32_t rank = Cfg::kClusterTilesM > 1 ? static_cast<int32_t>(cta_rank) : 0;
+  return (t.m * Cfg::kClusterTilesM + rank) * Cfg::kBlockM;
+}
+template <class Cfg>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t tile_col0(const sched::TileCoord& t, uint32_t cta_rank) {
+  const int32_t rank = Cfg::kClusterTilesN > 1 ? static_cast<int32_t>(cta_rank) : 0;
+  return (t.n * Cfg::kClusterTilesN + rank) * Cfg::kBlockN;
 }
 
 // The producer's walk over the K blocks of one tile: per block it waits until every consumer of the cluster
@@ -146,8 +153,8 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void produce_k_blocks(PipelineState<Cfg::kStage
   }
 }
 
-// A consumer thread's place: consumer warpgroup c (rows 64c..64c+63 of the 128-row tile), and the thread,
-// warp and lane within it.
+// A consumer thread's place: consumer warpgroup c (rows kWarpgroupM·c.. of the tile: 64 rows of a 128-row
+// tile, 128 of a 256-row one), and the thread, warp and lane within it.
 struct ConsumerThread {
   uint32_t consumer, thread, warp_in_group, lane;
 };

@@ -51,8 +51,10 @@ struct DualGemmConfig {
 
   // ---- tile shape --------------------------------------------------------------------------------------
   static constexpr int kConsumerWarpgroups = 2;
-  static constexpr int kWarpgroupM = kWgmmaM;                                       // 64 rows per consumer
-  static constexpr int kBlockM = kConsumerWarpgroups * kWarpgroupM;                 // 128
+  static constexpr int kWarpgroupM = kWgmmaM;                        // 64 rows per consumer
+  static constexpr int kBlockM = kConsumerWarpgroups * kWarpgroupM;  // 128
+  static constexpr int kClusterTilesM = kClusterCtas;  // CTA tiles per cluster tile along M (tile_row0)
+  static constexpr int kClusterTilesN = 1;             //   and along N (tile_col0)
   static constexpr int kClusterBlockM = kBlockM * kClusterCtas;                     // rows per cluster tile
   static constexpr int kMmaN = 2 * kBlockN;                                         // B1 rows then B2 rows
   static constexpr int kBlockK = static_cast<int>(ptx::kSw128Elements16);           // 64: one 128-byte row

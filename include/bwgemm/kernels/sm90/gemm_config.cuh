@@ -3,16 +3,17 @@
 //   using Cfg = bwgemm::sm90::GemmConfig<256, 4, 2, bwgemm::sched::StaticPersistent>;  // 128 x 256 tiles, 4
 //   stages, clusters of 2 CTAs
 //
-// Tile: 128 output rows x BlockN output columns per CTA. Two consumer warpgroups split the rows (64 each,
-// the M of one wgmma); each issues one m64n<BlockN>k16 wgmma per 16 K. A producer warpgroup issues the TMA
-// loads: per stage A (128 rows x 64 K, K-major) and B (BlockN columns x 64 K), B either K-major (an N x K
-// matrix, one box of BlockN rows) or MN-major (a K x N row-major matrix, BlockN / 64 boxes of 64 columns x
-// 64 K rows, 8 KiB apart). BlockK = 64 16-bit elements = one 128-byte swizzle row.
+// Tile: 128 · RowBlocks output rows x BlockN output columns per CTA. Two consumer warpgroups split the rows
+// (64 · RowBlocks each); each issues RowBlocks m64n<BlockN>k16 wgmmas per 16 K. A producer warpgroup issues
+// the TMA loads: per stage A (kBlockM rows x 64 K, K-major) and B (BlockN columns x 64 K), B either K-major
+// (an N x K matrix, one box of BlockN rows) or MN-major (a K x N row-major matrix, BlockN / 64 boxes of 64
+// columns x 64 K rows, 8 KiB apart). BlockK = 64 16-bit elements = one 128-byte swizzle row.
 //
 // TmaStore (default): each consumer warpgroup writes its slice of D into a 16 KiB shared-memory buffer
 // (128-byte swizzled boxes of 64 rows x 128 bytes) and one thread stores it with TMA (cp.async.bulk.tensor,
 // bulk_group); the consumers go on to the next tile's mainloop while the copy engine writes D. Off: D is
-// stored from registers (4- or 8-byte stores, rows and columns past M, N masked).
+// stored from registers (4- or 8-byte stores, rows and columns past M, N masked). With RowBlocks 2 each
+// warpgroup stores its two 64-row slices one after the other through the same buffer.
 //
 // Split K (ClusterCtas = 1 Configs, GemmParams::splits > 1): one cluster of `splits` CTAs per tile, each
 // CTA one K range, the fp32 partials reduced in rank order through distributed shared memory
@@ -20,6 +21,17 @@
 //
 // ClusterCtas = 2: the two CTAs of a cluster compute vertically adjacent tiles (the same N columns), so they
 // need the same B tile; each loads half of it and multicasts it to both (halves B's L2 -> SM traffic).
+// ClusterAlongN (with ClusterCtas = 2): the two CTAs compute horizontally adjacent tiles (the same M rows)
+// and share A instead: each loads half of the A tile's rows and multicasts it to both, B is per CTA. The
+// cluster tile is then kBlockM x 2·BlockN; with an odd number of N tiles the pair's second CTA computes a
+// tile past N (B loads zero-filled, stores masked). The empty-barrier protocol is the same: a stage is
+// refilled only once the consumers of both CTAs freed it.
+//
+// RowBlocks (1 or 2): wgmma row blocks per consumer warpgroup. 2: each consumer owns 128 rows and issues
+// two m64n<BlockN>k16 wgmmas per 16 K (rows 0-63 and 64-127 of its half, the same B) into two accumulator
+// arrays, one commit group; the tile is 256 x BlockN (cuBLASLt's nvjet_sm90_tst_256x128 shape with BlockN
+// 128). The register budget caps RowBlocks · BlockN / 2 accumulators per thread at 128 (as 128 x 256
+// tiles). No split K (kSplitK false: the host refuses splits).
 //
 // The input type (fp16 or bf16) is not part of the Config: the kernel is instantiated per input type
 // (sm90::Gemm<Cfg>::run deduces it from the arguments), as the sm_100a sm100::GemmConfig does.
@@ -39,52 +51,73 @@
 namespace bwgemm::sm90 {
 
 template <int BlockN_, int Stages_, int ClusterCtas_, class Scheduler_,
-          class Epilogue_ = epi::LinearCombination, class Out_ = __nv_bfloat16, bool TmaStore_ = true>
+          class Epilogue_ = epi::LinearCombination, class Out_ = __nv_bfloat16, bool TmaStore_ = true,
+          int RowBlocks_ = 1, bool ClusterAlongN_ = false>
 struct GemmConfig {
   using Scheduler = Scheduler_;
   using Epilogue = Epilogue_;
   using Out = Out_;
   // The same kernel with another output type or epilogue functor.
   template <class O>
-  using WithOut = GemmConfig<BlockN_, Stages_, ClusterCtas_, Scheduler_, Epilogue_, O, TmaStore_>;
+  using WithOut = GemmConfig<BlockN_, Stages_, ClusterCtas_, Scheduler_, Epilogue_, O, TmaStore_, RowBlocks_,
+                             ClusterAlongN_>;
   template <class E>
-  using WithEpilogue = GemmConfig<BlockN_, Stages_, ClusterCtas_, Scheduler_, E, Out_, TmaStore_>;
+  using WithEpilogue =
+      GemmConfig<BlockN_, Stages_, ClusterCtas_, Scheduler_, E, Out_, TmaStore_, RowBlocks_, ClusterAlongN_>;
   // The same kernel with the other D store path.
   template <bool T>
-  using WithTmaStore = GemmConfig<BlockN_, Stages_, ClusterCtas_, Scheduler_, Epilogue_, Out_, T>;
+  using WithTmaStore =
+      GemmConfig<BlockN_, Stages_, ClusterCtas_, Scheduler_, Epilogue_, Out_, T, RowBlocks_, ClusterAlongN_>;
 
   // ---- knobs -------------------------------------------------------------------------------------------
   static constexpr int kBlockN = BlockN_;            // output columns per CTA tile (the wgmma N)
   static constexpr int kStages = Stages_;            // shared-memory pipeline depth
-  static constexpr int kClusterCtas = ClusterCtas_;  // CTAs per cluster, stacked along M, sharing B
+  static constexpr int kClusterCtas = ClusterCtas_;  // CTAs per cluster, sharing B (along M) or A (along N)
   static constexpr bool kTmaStore = TmaStore_;       // D through shared memory and TMA stores
+  static constexpr int kRowBlocks = RowBlocks_;      // 64-row wgmma blocks per consumer warpgroup
+  // The pair's CTAs side by side along N sharing A (true) or stacked along M sharing B (false).
+  static constexpr bool kClusterAlongN = ClusterAlongN_ && ClusterCtas_ > 1;
 
   // ---- tile shape --------------------------------------------------------------------------------------
   static constexpr int kConsumerWarpgroups = 2;
-  static constexpr int kWarpgroupM = kWgmmaM;                                       // 64 rows per consumer
-  static constexpr int kBlockM = kConsumerWarpgroups * kWarpgroupM;                 // 128
-  static constexpr int kClusterBlockM = kBlockM * kClusterCtas;                     // rows per cluster tile
-  static constexpr int kBlockK = static_cast<int>(ptx::kSw128Elements16);           // 64: one 128-byte row
+  static constexpr int kWarpgroupM = kWgmmaM * kRowBlocks;                  // rows per consumer
+  static constexpr int kBlockM = kConsumerWarpgroups * kWarpgroupM;         // 128 or 256
+  static constexpr int kClusterTilesM = kClusterAlongN ? 1 : kClusterCtas;  // CTA tiles per cluster
+  static constexpr int kClusterTilesN = kClusterAlongN ? kClusterCtas : 1;  //   tile, M and N
+  static constexpr int kClusterBlockM = kBlockM * kClusterTilesM;           // rows per cluster tile
+  static constexpr int kClusterBlockN = kBlockN * kClusterTilesN;           // columns per cluster tile
+  static constexpr int kBlockK = static_cast<int>(ptx::kSw128Elements16);   // 64: one 128-byte row
   static constexpr int kMmasPerStage = kBlockK / static_cast<int>(ptx::kWgmmaK16);  // 4
-  static constexpr int kAccRegs = kBlockN / 2;  // fp32 accumulator registers per consumer thread
+  static constexpr int kAccRegs = kBlockN / 2;  // fp32 accumulator registers per row block per thread
+  static constexpr int kAccRegsTotal = kAccRegs * kRowBlocks;  // per consumer thread
+  // The register budget: 128 accumulators per consumer thread (a 128 x 256 tile's m64n256 fragment) is the
+  // most that leaves the consumer's descriptors, addresses and epilogue registers under kConsumerRegs.
+  static constexpr int kMaxAccRegs = 128;
 
   // ---- shared memory per stage (offsets from the stage base; every piece 1024-byte aligned) -----------
   static constexpr int kRowBytes = static_cast<int>(ptx::kSw128RowBytes);  // 128
   static constexpr int kABytes = kBlockM * kRowBytes;
-  static constexpr int kBBytes = kBlockN * kRowBytes;  // K-major: BlockN rows; MN-major: same bytes
+  static constexpr int kRowBlockABytes = kWgmmaM * kRowBytes;  // 8 KiB: one 64-row wgmma block of A
+  static constexpr int kBBytes = kBlockN * kRowBytes;          // K-major: BlockN rows; MN-major: same bytes
   static constexpr int kAOffset = 0;
   static constexpr int kBOffset = kAOffset + kABytes;
   static constexpr int kStageBytes = kBOffset + kBBytes;
   static constexpr uint32_t kTxBytes = kStageBytes;  // TMA writes whole boxes (out-of-bounds zero-filled)
 
-  // B as loaded by one CTA of the cluster: K-major, BlockN / ClusterCtas rows of 128 bytes; MN-major, the
-  // 64-column chunks (each 64 K rows x 128 bytes) split between the CTAs.
+  // The CTAs that share each operand: B over a pair along M, A over a pair along N (1: loaded alone).
+  static constexpr int kASharers = kClusterAlongN ? kClusterCtas : 1;
+  static constexpr int kBSharers = kClusterAlongN ? 1 : kClusterCtas;
+  // A as loaded by one CTA of the cluster: kBlockM / kASharers rows of 128 bytes (one TMA box, <= 256 rows).
+  static constexpr int kARowsPerCta = kBlockM / kASharers;
+  static constexpr int kASliceBytes = kABytes / kASharers;
+  // B as loaded by one CTA of the cluster: K-major, BlockN / kBSharers rows of 128 bytes; MN-major, the
+  // 64-column chunks (each 64 K rows x 128 bytes) split between the CTAs that share B.
   static constexpr int kBMnChunkColumns = static_cast<int>(ptx::kSw128Elements16);  // 64
   static constexpr int kBMnChunks = kBlockN / kBMnChunkColumns;                     // chunks per tile
   static constexpr int kBMnChunkBytes = kBlockK * kRowBytes;                        // 8 KiB = the LBO
-  static constexpr int kBKMajorRowsPerCta = kBlockN / kClusterCtas;                 // box rows
-  static constexpr int kBMnChunksPerCta = kBMnChunks / kClusterCtas;                // boxes per CTA
-  static constexpr int kBSliceBytes = kBBytes / kClusterCtas;                       // per CTA
+  static constexpr int kBKMajorRowsPerCta = kBlockN / kBSharers;                    // box rows
+  static constexpr int kBMnChunksPerCta = kBMnChunks / kBSharers;                   // boxes per CTA
+  static constexpr int kBSliceBytes = kBBytes / kBSharers;                          // per CTA
 
   // ---- warps -------------------------------------------------------------------------------------------
   static constexpr int kProducerWarpgroup = 0;  // warp 0 issues TMA; warp 1 prefetches the tensor maps
@@ -105,9 +138,11 @@ struct GemmConfig {
   static constexpr int kPartialOffset = 0;
   static constexpr int kPartialQuads = kPartialElements / 4;
   static constexpr int kPartialGroup = 2;  // registers 2p, 2p + 1: columns c, c + 1
-  // Whether the Config takes split K: one CTA per cluster (a pair's cluster shares B instead) and partials
-  // that fit over the stages (e.g. not 128 x 256 tiles with 2 stages); the host refuses a split otherwise.
-  static constexpr bool kSplitK = kClusterCtas == 1 && kPartialBytes <= kStages * kStageBytes;
+  // Whether the Config takes split K: one CTA per cluster (a pair's cluster shares B instead), one row block
+  // per consumer (the partials' layout and partial_quad_coord are one 64-row fragment's) and partials that
+  // fit over the stages (e.g. not 128 x 256 tiles with 2 stages); the host refuses a split otherwise.
+  static constexpr bool kSplitK =
+      kClusterCtas == 1 && kRowBlocks == 1 && kPartialBytes <= kStages * kStageBytes;
   // Quad q of the partials (words 4q..4q+3): registers 2p, 2p + 1 (p = 2q / 256 = 2j + h) of consumer
   // threads t0, t0 + 1 (t0 = 2q % 256, even; consumer t0 / 128, warp w, lane l), i.e. (ptx/wgmma.cuh's
   // fragment) row 64·consumer + 16w + l/4 + 8h of the tile and its columns col..col + 3, col = 8j + 2(l%4).
@@ -146,17 +181,27 @@ struct GemmConfig {
       "BlockN must be 64, 128, 192 or 256: a wgmma N of ptx::kWgmmaSupportedN made of whole 64-column "
       "chunks (the MN-major B boxes), and at most 256 (the TMA box and the wgmma limit)");
   static_assert(ptx::kWgmmaSupportedN<kBlockN>, "BlockN is not a wgmma N ptx::wgmma_ss supports");
-  static_assert(kClusterCtas == 1 || kClusterCtas == 2, "ClusterCtas is 1 or 2 (a pair of CTAs sharing B)");
-  static_assert(kBMnChunks % kClusterCtas == 0, "the B chunks must split evenly between the cluster's CTAs");
+  static_assert(kClusterCtas == 1 || kClusterCtas == 2,
+                "ClusterCtas is 1 or 2 (a pair of CTAs sharing B, or A with ClusterAlongN)");
+  static_assert(!ClusterAlongN_ || kClusterCtas == 2, "ClusterAlongN needs a pair of CTAs (ClusterCtas = 2)");
+  static_assert(kRowBlocks == 1 || kRowBlocks == 2,
+                "RowBlocks is 1 (64 rows per consumer) or 2 (128 rows: two wgmmas per 16 K)");
+  static_assert(kAccRegsTotal <= kMaxAccRegs,
+                "RowBlocks * BlockN / 2 accumulators per consumer thread must be at most 128 (the register "
+                "budget): RowBlocks 2 takes BlockN <= 128");
+  static_assert(kBlockM <= 256 && kARowsPerCta <= 256, "a TMA box has at most 256 rows");
+  static_assert(kBMnChunks % kBSharers == 0, "the B chunks must split evenly between the cluster's CTAs");
   static_assert(kBSliceBytes % kSmemAlignment == 0, "each CTA's slice of B must start on a swizzle atom");
+  static_assert(kASliceBytes % kSmemAlignment == 0, "each CTA's slice of A must start on a swizzle atom");
   static_assert(kBlockN % EpiBuffers::kBoxColumns == 0, "BlockN must be a whole number of 128-byte D boxes");
   static_assert(kStages >= 2, "at least two stages: one loading while one is consumed");
   static_assert(kPartialQuads % kMaxSplitK == 0, "the partials must split evenly among kMaxSplitK CTAs");
-  static_assert(kSmemBytes <= kMaxDynamicSmemBytes,
-                "the stages do not fit the 227 KB of shared memory: fewer Stages or a smaller BlockN");
+  static_assert(
+      kSmemBytes <= kMaxDynamicSmemBytes,
+      "the stages do not fit the 227 KB of shared memory: fewer Stages, a smaller BlockN or RowBlocks 1");
   static_assert(!Scheduler::kUsesClc,
                 "Cluster Launch Control is sm_100 only: OneTilePerCluster or StaticPersistent");
-  static_assert(kAccRegs + 64 <= kConsumerRegs, "the accumulators need registers to spare");
+  static_assert(kAccRegsTotal + 64 <= kConsumerRegs, "the accumulators need registers to spare");
 };
 
 }  // namespace bwgemm::sm90

@@ -5,11 +5,12 @@
 // Roles (384 threads, three warpgroups; sm90::GemmConfig):
 //   warpgroup 0    producer: setmaxnreg down to 40; warp 0's elected thread loads the A tile and (its share
 //                  of) the B tile of every K block with TMA into a ring of kStages stages (full barrier:
-//                  complete_tx of the stage's bytes). With ClusterCtas = 2 the B share is multicast to both
-//                  CTAs of the cluster, and a stage is refilled only once the consumers of both CTAs freed
-//                  it.
-//   warpgroups 1,2 consumers: setmaxnreg up to 232; consumer c owns rows 64c..64c+63 of the 128-row tile and
-//                  issues one wgmma m64n<BlockN>k16 per 16 K; it frees a stage (one arrival per consumer on
+//                  complete_tx of the stage's bytes). With ClusterCtas = 2 the B share (A share with
+//                  ClusterAlongN) is multicast to both CTAs of the cluster, and a stage is refilled only once
+//                  the consumers of both CTAs freed it.
+//   warpgroups 1,2 consumers: setmaxnreg up to 232; consumer c owns rows kWarpgroupM·c.. of the kBlockM-row
+//                  tile (64 · RowBlocks rows) and issues RowBlocks wgmma m64n<BlockN>k16 per 16 K (one per
+//                  64-row block, the same B, one commit group); it frees a stage (one arrival per consumer on
 //                  the empty barrier of every CTA of the cluster) once wgmma.wait_group says the wgmmas that
 //                  read it are done, one stage behind the issue; then applies the epilogue functor to the
 //                  register fragment (reading C only when the functor needs it) and stores D: with
@@ -19,17 +20,19 @@
 //                  registers.
 // Both roles walk the same cluster tiles of a sched::TileGrid under Cfg::Scheduler (StaticPersistent: one
 // cluster per pair of SMs strides over the tiles, so the producer already loads the next tile while the
-// consumers run the epilogue). CTA r of a cluster computes M tile (2·t.m + r) of cluster tile t.
+// consumers run the epilogue). CTA r of a cluster computes M tile (2·t.m + r) of cluster tile t, or with
+// ClusterAlongN N tile (2·t.n + r) (tile_row0, tile_col0).
 //
-// Split K (p.splits = 2, 4 or 8; one-CTA Configs only): grid = tiles · splits CTAs in clusters of `splits`
-// along x, one tile per cluster (tile blockIdx.x / splits), CTA rank r loading and multiplying only the K
-// blocks split_k_range(k_blocks, splits, r). Then (kernels/sm90/split_k.cuh) the consumers write their fp32
-// accumulators over the stages, cluster barrier, each CTA sums its share of the tile's quads (4 adjacent
-// columns of a row) over ranks 0..S-1 in rank order (the same bits on every run), applies the epilogue
-// functor as the register-store path does and stores D from registers (pairs, masked), cluster barrier.
+// Split K (p.splits = 2, 4 or 8; one-CTA Configs with RowBlocks = 1 only): grid = tiles · splits CTAs in
+// clusters of `splits` along x, one tile per cluster (tile blockIdx.x / splits), CTA rank r loading and
+// multiplying only the K blocks split_k_range(k_blocks, splits, r). Then (kernels/sm90/split_k.cuh) the
+// consumers write their fp32 accumulators over the stages, cluster barrier, each CTA sums its share of the
+// tile's quads (4 adjacent columns of a row) over ranks 0..S-1 in rank order (the same bits on every run),
+// applies the epilogue functor as the register-store path does and stores D from registers (pairs, masked),
+// cluster barrier.
 //
 // Shared memory (carved from the dynamic buffer, aligned up to 1024 bytes):
-//   [stage 0: A 128x64 | B] ... [stage S-1] | D buffer per consumer (kTmaStore) | full[S] | empty[S]
+//   [stage 0: A kBlockMx64 | B] ... [stage S-1] | D buffer per consumer (kTmaStore) | full[S] | empty[S]
 // B is BlockN rows x 64 K (K-major, SBO 1024) or BlockN / 64 chunks of 64 K rows x 64 columns (MN-major,
 // chunk stride = LBO 8 KiB, 8 K rows = SBO 1024), every piece 128-byte swizzled as TMA writes it.
 #pragma once
@@ -59,8 +62,8 @@ namespace bwgemm::sm90 {
 // Kernel parameters. Passed as a __grid_constant__, so the tensor maps stay in parameter space.
 template <class Cfg>
 struct GemmParams {
-  CUtensorMap tmap_a;  // (K, M, batch), box (64, 128, 1), 128B swizzle
-  CUtensorMap tmap_b;  // K-major: (K, N, batch), box (64, BlockN / ClusterCtas, 1); MN-major: (N, K, batch),
+  CUtensorMap tmap_a;  // (K, M, batch), box (64, kARowsPerCta, 1), 128B swizzle
+  CUtensorMap tmap_b;  // K-major: (K, N, batch), box (64, kBKMajorRowsPerCta, 1); MN-major: (N, K, batch),
                        // box (64, 64, 1); 128B swizzle
   CUtensorMap tmap_d;  // kTmaStore: (N, M, batch) of Out, box (EpiBuffers::kBoxColumns, 64, 1), 128B swizzle
   typename Cfg::Out* d = nullptr;        // m x n per batch, row stride ldd, batch stride batch_stride_d
@@ -68,7 +71,7 @@ struct GemmParams {
   int64_t ldd = 0, batch_stride_d = 0;
   int64_t ldc = 0, batch_stride_c = 0;
   int32_t m = 0, n = 0, k = 0;
-  sched::TileGrid tiles{};   // cluster tiles: kClusterBlockM x kBlockN
+  sched::TileGrid tiles{};   // cluster tiles: kClusterBlockM x kClusterBlockN
   int32_t num_clusters = 0;  // splits == 1: the grid in clusters (the scheduler's stride)
   int32_t splits = 1;        // CTAs per tile, splitting its K blocks: 1, or (ClusterCtas = 1 only) 2, 4, 8
   bool read_c = false;
@@ -111,7 +114,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
   const uint32_t smem = round_up_u32(dynamic_smem_base(), kSmemAlignment);
   const BarrierArray<Cfg::kStages> full{smem + Cfg::kFullBarriers};
   const BarrierArray<Cfg::kStages> empty{smem + Cfg::kEmptyBarriers};
-  uint32_t cta_rank = 0;  // rank in the cluster = which M tile of the cluster tile
+  uint32_t cta_rank = 0;  // rank in the cluster = which M (or, along N, N) tile of the cluster tile
   if constexpr (kClusterCtas > 1) cta_rank = cluster_ctarank();
 
   // ---- set-up ------------------------------------------------------------------------------------------
@@ -153,27 +156,33 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
       for (int32_t tile = first_tile(); tile != sched::kNoTile; tile = next_tile(tile)) {
         const sched::TileCoord t = p.tiles.tile_at(tile);
         const int32_t m0 = tile_row0<Cfg>(t, cta_rank);
-        const int32_t n0 = t.n * Cfg::kBlockN;
+        const int32_t n0 = tile_col0<Cfg>(t, cta_rank);
+        // This CTA's share of each operand: the whole of one loaded alone, its half of one shared with the
+        // peer (multicast to both).
+        const uint32_t a_share = Cfg::kASharers > 1 ? cta_rank : 0u;
+        const uint32_t b_share = Cfg::kBSharers > 1 ? cta_rank : 0u;
+        const auto load = [&](const CUtensorMap* map, bool shared, uint32_t dst, uint32_t bar, int32_t inner,
+                              int32_t outer) {
+          if (kClusterCtas > 1 && shared) {
+            tma_load_multicast(dst, map, bar, {inner, outer, t.batch}, kClusterMask);
+          } else {
+            tma_load(dst, map, bar, {inner, outer, t.batch});
+          }
+        };
         produce_k_blocks<Cfg>(stage, full, empty, smem, k_iters, [&](uint32_t base, uint32_t bar, int32_t k) {
           const int32_t k0 = kr.begin * Cfg::kBlockK + k;  // this CTA's K range
-          tma_load(base + Cfg::kAOffset, &p.tmap_a, bar, {k0, m0, t.batch});
-          const auto load_b = [&](uint32_t dst, int32_t inner, int32_t outer) {
-            if constexpr (kClusterCtas > 1) {
-              tma_load_multicast(dst, &p.tmap_b, bar, {inner, outer, t.batch}, kClusterMask);
-            } else {
-              tma_load(dst, &p.tmap_b, bar, {inner, outer, t.batch});
-            }
-          };
+          load(&p.tmap_a, Cfg::kASharers > 1, base + Cfg::kAOffset + a_share * Cfg::kASliceBytes, bar, k0,
+               m0 + static_cast<int32_t>(a_share) * Cfg::kARowsPerCta);
           if constexpr (BMnMajor) {
 #pragma unroll
             for (int c = 0; c < Cfg::kBMnChunksPerCta; ++c) {
-              const int chunk = static_cast<int>(cta_rank) * Cfg::kBMnChunksPerCta + c;
-              load_b(base + Cfg::kBOffset + chunk * Cfg::kBMnChunkBytes, n0 + chunk * Cfg::kBMnChunkColumns,
-                     k0);
+              const int chunk = static_cast<int>(b_share) * Cfg::kBMnChunksPerCta + c;
+              load(&p.tmap_b, Cfg::kBSharers > 1, base + Cfg::kBOffset + chunk * Cfg::kBMnChunkBytes, bar,
+                   n0 + chunk * Cfg::kBMnChunkColumns, k0);
             }
           } else {
-            load_b(base + Cfg::kBOffset + cta_rank * Cfg::kBSliceBytes, k0,
-                   n0 + static_cast<int32_t>(cta_rank) * Cfg::kBKMajorRowsPerCta);
+            load(&p.tmap_b, Cfg::kBSharers > 1, base + Cfg::kBOffset + b_share * Cfg::kBSliceBytes, bar, k0,
+                 n0 + static_cast<int32_t>(b_share) * Cfg::kBKMajorRowsPerCta);
           }
         });
       }
@@ -207,29 +216,38 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
     for (int32_t tile = first_tile(); tile != sched::kNoTile; tile = next_tile(tile)) {
       const sched::TileCoord t = p.tiles.tile_at(tile);
 
-      float acc[Cfg::kAccRegs];
-      zero_accumulator(acc);
+      // One accumulator fragment per 64-row block of the consumer's rows (Cfg::kRowBlocks).
+      float acc[Cfg::kRowBlocks][Cfg::kAccRegs];
+#pragma unroll
+      for (int rb = 0; rb < Cfg::kRowBlocks; ++rb) zero_accumulator(acc[rb]);
 
       consume_k_blocks<Cfg>(stage, full, empty, smem, k_iters, thread, [&](uint32_t base, bool first) {
         constexpr WgmmaMajor kBMajor = BMnMajor ? WgmmaMajor::kMN : WgmmaMajor::kK;
 #pragma unroll
         for (int j = 0; j < Cfg::kMmasPerStage; ++j) {
-          const uint64_t a_desc = wgmma_desc_with_address(
-              kWgmmaKMajorSw128Desc, base + a_offset + static_cast<uint32_t>(j) * kWgmmaK16BytesKMajor);
-          const uint64_t b_desc = wgmma_desc_with_address(
-              kBDescBase, base + Cfg::kBOffset + static_cast<uint32_t>(j) * kBK16Bytes);
-          wgmma_ss<In, Cfg::kBlockN, WgmmaMajor::kK, kBMajor>(acc, a_desc, b_desc, !first || j > 0);
+#pragma unroll
+          for (int rb = 0; rb < Cfg::kRowBlocks; ++rb) {
+            // Row block rb's 64 rows of A against the same B (the compiler computes b_desc once per j).
+            const uint64_t a_desc = wgmma_desc_with_address(
+                kWgmmaKMajorSw128Desc, base + a_offset + static_cast<uint32_t>(rb * Cfg::kRowBlockABytes) +
+                                           static_cast<uint32_t>(j) * kWgmmaK16BytesKMajor);
+            const uint64_t b_desc = wgmma_desc_with_address(
+                kBDescBase, base + Cfg::kBOffset + static_cast<uint32_t>(j) * kBK16Bytes);
+            wgmma_ss<In, Cfg::kBlockN, WgmmaMajor::kK, kBMajor>(acc[rb], a_desc, b_desc, !first || j > 0);
+          }
         }
       });
-      wgmma_fence_operand(acc);
+#pragma unroll
+      for (int rb = 0; rb < Cfg::kRowBlocks; ++rb) wgmma_fence_operand(acc[rb]);
 
       // ---- epilogue: fragment (+ C) -> functor -> D ---------------------------------------------------
-      // Thread (warp w, lane l) holds rows 16w + l/4 (+8) and columns 8j + 2(l%4) (+1) of its 64-row slice,
-      // at acc[4j + 2h + e] (ptx/wgmma.cuh).
+      // Thread (warp w, lane l) holds rows 16w + l/4 (+8) and columns 8j + 2(l%4) (+1) of each 64-row
+      // block rb of its rows, at acc[rb][4j + 2h + e] (ptx/wgmma.cuh).
       const int32_t slice_m0 =
           tile_row0<Cfg>(t, cta_rank) + static_cast<int32_t>(consumer) * Cfg::kWarpgroupM;
       const int32_t row0 = slice_m0 + static_cast<int32_t>(warp_in_group * 16 + lane / 4);
-      const int32_t col0 = t.n * Cfg::kBlockN + static_cast<int32_t>(2 * (lane % 4));
+      const int32_t tile_n0 = tile_col0<Cfg>(t, cta_rank);
+      const int32_t col0 = tile_n0 + static_cast<int32_t>(2 * (lane % 4));
       const Out* c_batch = p.c + static_cast<int64_t>(t.batch) * p.batch_stride_c;
       // The functor applied to sums a0, a1 (columns col, col + 1 of `row`); C read only in bounds.
       const auto apply = [&](float a0, float a1, int32_t row, int32_t col, float& v0, float& v1) {
@@ -261,9 +279,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
         float* const partials = reinterpret_cast<float*>(static_cast<uint8_t*>(dynamic_smem_ptr()) +
                                                          (smem + Cfg::kPartialOffset - dynamic_smem_base()));
         const uint32_t tid = consumer * kWarpgroupThreads + thread;
-        write_partials<Cfg::kPartialGroup, Cfg::kConsumerThreads>(partials, acc, tid);
+        static_assert(!Cfg::kSplitK || Cfg::kRowBlocks == 1, "split K takes one row block per consumer");
+        write_partials<Cfg::kPartialGroup, Cfg::kConsumerThreads>(partials, acc[0], tid);
         cluster_sync();  // every CTA's partials are written and visible to the cluster
-        const int32_t m0 = tile_row0<Cfg>(t, 0), n0 = t.n * Cfg::kBlockN;
+        const int32_t m0 = tile_row0<Cfg>(t, 0), n0 = tile_col0<Cfg>(t, 0);
         for_each_rank_quad_sum<Cfg::kPartialQuads, Cfg::kConsumerThreads, 1, kQuadsInFlight>(
             splits, split_rank, tid, smem + Cfg::kPartialOffset, 0, [&](int q, const Float4(&sums)[1]) {
               // Quad q: one row of the tile, 4 adjacent columns (GemmConfig::partial_quad_coord).
@@ -283,24 +302,34 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
               }
             });
       } else if constexpr (Cfg::kTmaStore) {
-        store_slice_with_tma<Cfg>(&p.tmap_d, smem, me, t.n * Cfg::kBlockN, slice_m0, t.batch,
-                                  [&](int j, int h, float& v0, float& v1) {
-                                    const int i = 4 * j + 2 * h;
-                                    apply(acc[i], acc[i + 1], row0 + 8 * h, col0 + 8 * j, v0, v1);
-                                  });
+        // One 64-row slice per row block, each through the warpgroup's buffer (a row block's rounds after
+        // the previous one's: store_slice_with_tma waits until the copy engine has read the buffer).
+#pragma unroll
+        for (int rb = 0; rb < Cfg::kRowBlocks; ++rb) {
+          const int32_t rb_rows = rb * kWgmmaM;
+          store_slice_with_tma<Cfg>(&p.tmap_d, smem, me, tile_n0, slice_m0 + rb_rows, t.batch,
+                                    [&](int j, int h, float& v0, float& v1) {
+                                      const int i = 4 * j + 2 * h;
+                                      apply(acc[rb][i], acc[rb][i + 1], row0 + rb_rows + 8 * h, col0 + 8 * j,
+                                            v0, v1);
+                                    });
+        }
       } else {
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int32_t row = row0 + 8 * h;
-          if (row >= p.m) continue;
-          Out* d_row = d_batch + static_cast<int64_t>(row) * p.ldd;
+        for (int rb = 0; rb < Cfg::kRowBlocks; ++rb) {
 #pragma unroll
-          for (int j = 0; j < Cfg::kBlockN / 8; ++j) {
-            const int32_t col = col0 + 8 * j;
-            if (col >= p.n) continue;
-            float v0, v1;
-            apply(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1], row, col, v0, v1);
-            store_pair(d_row + col, v0, v1, col + 1 < p.n);
+          for (int h = 0; h < 2; ++h) {
+            const int32_t row = row0 + rb * kWgmmaM + 8 * h;
+            if (row >= p.m) continue;
+            Out* d_row = d_batch + static_cast<int64_t>(row) * p.ldd;
+#pragma unroll
+            for (int j = 0; j < Cfg::kBlockN / 8; ++j) {
+              const int32_t col = col0 + 8 * j;
+              if (col >= p.n) continue;
+              float v0, v1;
+              apply(acc[rb][4 * j + 2 * h], acc[rb][4 * j + 2 * h + 1], row, col, v0, v1);
+              store_pair(d_row + col, v0, v1, col + 1 < p.n);
+            }
           }
         }
       }
