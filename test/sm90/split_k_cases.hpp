@@ -1,10 +1,16 @@
 // What the sm_90a split-K tests share (test_swap_ab_sm90.cu, test_gemm_sm90.cu): the split a contract
-// problem can take, and gtest type lists joined.
+// problem can take, gtest type lists joined, and the check that a split gives the same bits on every run.
+// Include after gemm_contract.hpp.
 #pragma once
 
+#include <cuda_bf16.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <string>
+#include <vector>
 
 namespace bwgemm_test {
 
@@ -28,5 +34,40 @@ template <class... A, class... B, class... Rest>
 struct Concat<::testing::Types<A...>, ::testing::Types<B...>, Rest...> {
   using type = typename Concat<::testing::Types<A..., B...>, Rest...>::type;
 };
+
+// Split K gives the same bits on every run: bf16 realistic data for `pb` (sums that round), `runs` calls of
+// launch(args, split) per split, each into a D first filled with a new byte (a stale result cannot pass for
+// a new one), compared byte for byte with the first, which is checked against the reference.
+template <class Launch>
+void expect_bitwise_identical_runs(const GemmProblem& pb, uint32_t seed, std::initializer_list<int> splits,
+                                   int runs, const Launch& launch) {
+  using bf16 = __nv_bfloat16;
+  const GemmOperands<bf16, bf16> o(pb, Data::kRealistic, seed);
+  DeviceBytes a(o.a.size() * sizeof(bf16)), b(o.b.size() * sizeof(bf16)),
+      d(static_cast<size_t>(o.d_elements()) * sizeof(bf16));
+  a.upload(o.a.data(), a.size());
+  b.upload(o.b.data(), b.size());
+  bwgemm::GemmArguments<bf16> args;
+  args.m = pb.m, args.n = pb.n, args.k = pb.k;
+  args.a = reinterpret_cast<const bf16*>(a.data()), args.lda = o.lda;
+  args.b = reinterpret_cast<const bf16*>(b.data()), args.b_layout = pb.b_layout, args.ldb = o.ldb;
+  args.d = reinterpret_cast<bf16*>(d.data()), args.ldd = o.ldd;
+  for (int split : splits) {
+    SCOPED_TRACE("split_k " + std::to_string(split));
+    std::vector<uint8_t> first;
+    for (int run = 0; run < runs; ++run) {
+      d.fill(static_cast<uint8_t>(run));
+      ASSERT_TRUE(launch(args, split).ok());
+      synchronize();
+      const std::vector<uint8_t> bytes = d.download_checked();
+      if (run == 0) {
+        first = bytes;
+        expect_gemm_matches(o, Data::kRealistic, download_as<bf16>(d));
+      } else {
+        ASSERT_EQ(std::memcmp(first.data(), bytes.data(), bytes.size()), 0) << "run " << run << " differs";
+      }
+    }
+  }
+}
 
 }  // namespace bwgemm_test

@@ -228,34 +228,10 @@ TEST(Sm90GemmSplitK, LongKTailsBatchAndBeta) {
 // 128 x 256, 64 K blocks: every rank of a split of 8 takes 8.
 TEST(Sm90GemmSplitK, BitwiseDeterministic) {
   BWGEMM_REQUIRE_SM90();
-  using Cfg = sm90::GemmLarge<bf16>;
-  const GemmProblem pb{256, 2048, 4096, 1, bwgemm::BLayout::kColumnMajorKxN};
-  const GemmOperands<bf16, bf16> o(pb, Data::kRealistic, 710);
-  DeviceBytes a(o.a.size() * sizeof(bf16)), b(o.b.size() * sizeof(bf16)),
-      d(static_cast<size_t>(o.d_elements()) * sizeof(bf16));
-  a.upload(o.a.data(), a.size());
-  b.upload(o.b.data(), b.size());
-  bwgemm::GemmArguments<bf16> args;
-  args.m = pb.m, args.n = pb.n, args.k = pb.k;
-  args.a = reinterpret_cast<const bf16*>(a.data()), args.lda = o.lda;
-  args.b = reinterpret_cast<const bf16*>(b.data()), args.b_layout = pb.b_layout, args.ldb = o.ldb;
-  args.d = reinterpret_cast<bf16*>(d.data()), args.ldd = o.ldd;
-  for (int split : {4, 8}) {
-    SCOPED_TRACE("split_k " + std::to_string(split));
-    std::vector<uint8_t> first;
-    for (int run = 0; run < 3; ++run) {
-      d.fill(static_cast<uint8_t>(run));  // a stale result cannot pass for a new one
-      ASSERT_TRUE(sm90::Gemm<Cfg>::run(args, nullptr, split).ok());
-      synchronize();
-      const std::vector<uint8_t> bytes = d.download_checked();
-      if (run == 0) {
-        first = bytes;
-        expect_gemm_matches(o, Data::kRealistic, download_as<bf16>(d));
-      } else {
-        ASSERT_EQ(std::memcmp(first.data(), bytes.data(), bytes.size()), 0) << "run " << run << " differs";
-      }
-    }
-  }
+  expect_bitwise_identical_runs(GemmProblem{256, 2048, 4096, 1, bwgemm::BLayout::kColumnMajorKxN}, 710,
+                                {4, 8}, 3, [](const auto& args, int split) {
+                                  return sm90::Gemm<sm90::GemmLarge<bf16>>::run(args, nullptr, split);
+                                });
 }
 
 // The default entry point on the shape the split is for (M = 256, N = 4096: 32 tiles of 128 x 256 for 132

@@ -193,34 +193,11 @@ TEST(Sm90SwapAbDecode, DefaultEntryPoints) {
 // compared byte for byte with the first.
 TEST(Sm90SwapAbDecode, SplitKIsBitwiseDeterministic) {
   BWGEMM_REQUIRE_SM90();
-  using Cfg = sm90::GemmSwapAb16<bf16>;
-  const GemmProblem pb{5, 1024, 8192, 1, bwgemm::BLayout::kColumnMajorKxN};
-  const GemmOperands<bf16, bf16> o(pb, Data::kRealistic, 700);
-  DeviceBytes a(o.a.size() * sizeof(bf16)), b(o.b.size() * sizeof(bf16)),
-      d(static_cast<size_t>(o.d_elements()) * sizeof(bf16));
-  a.upload(o.a.data(), a.size());
-  b.upload(o.b.data(), b.size());
-  bwgemm::GemmArguments<bf16> args;
-  args.m = pb.m, args.n = pb.n, args.k = pb.k;
-  args.a = reinterpret_cast<const bf16*>(a.data()), args.lda = o.lda;
-  args.b = reinterpret_cast<const bf16*>(b.data()), args.b_layout = pb.b_layout, args.ldb = o.ldb;
-  args.d = reinterpret_cast<bf16*>(d.data()), args.ldd = o.ldd;
-  for (int split : {0, 2, 8}) {
-    SCOPED_TRACE("split_k " + std::to_string(split));
-    std::vector<uint8_t> first;
-    for (int run = 0; run < 5; ++run) {
-      d.fill(static_cast<uint8_t>(run));  // a stale result cannot pass for a new one
-      ASSERT_TRUE(sm90::SwapAbGemm<Cfg>::run(args, nullptr, split).ok());
-      synchronize();
-      const std::vector<uint8_t> bytes = d.download_checked();
-      if (run == 0) {
-        first = bytes;
-        expect_gemm_matches(o, Data::kRealistic, download_as<bf16>(d));
-      } else {
-        ASSERT_EQ(std::memcmp(first.data(), bytes.data(), bytes.size()), 0) << "run " << run << " differs";
-      }
-    }
-  }
+  expect_bitwise_identical_runs(GemmProblem{5, 1024, 8192, 1, bwgemm::BLayout::kColumnMajorKxN}, 700,
+                                {0, 2, 8}, 5, [](const auto& args, int split) {
+                                  return sm90::SwapAbGemm<sm90::GemmSwapAb16<bf16>>::run(args, nullptr,
+                                                                                         split);
+                                });
 }
 
 // A forced split the kernel cannot take is refused before anything is launched.

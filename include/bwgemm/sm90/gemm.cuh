@@ -103,16 +103,9 @@ constexpr int64_t tiled_split_cost(int64_t m, int64_t n, int64_t k, int64_t batc
 // more CTAs per tile than K blocks; ties go to the smaller split.
 constexpr int choose_tiled_split_k(int64_t m, int64_t n, int64_t k, int64_t batch, int64_t block_n,
                                    const int64_t (&resident)[kSplitKChoiceCount]) {
-  const int64_t k_blocks = ceil_div(k, kTiledBlockK);
-  int best = 1;
-  int64_t best_cost = -1;
-  for (int i = 0; i < kSplitKChoiceCount; ++i) {
-    const int s = kSplitKChoices[i];
-    if (s > 1 && (s > k_blocks || resident[i] < 1)) continue;
-    const int64_t cost = tiled_split_cost(m, n, k, batch, block_n, s, resident[i]);
-    if (best_cost < 0 || cost < best_cost) best = s, best_cost = cost;
-  }
-  return best;
+  return lowest_cost_split_k(ceil_div(k, kTiledBlockK), resident, [&](int i, int s) {
+    return tiled_split_cost(m, n, k, batch, block_n, s, resident[i]);
+  });
 }
 
 namespace detail {
@@ -311,8 +304,8 @@ constexpr GemmTiledPlan gemm_tiled_plan(int64_t m, int64_t n, int64_t k, int64_t
   int best_split = 1, best_tile = 0;
   int64_t best_cost = -1;
   for (int i = 0; i < kSplitKChoiceCount; ++i) {
+    if (!split_k_allowed(i, k_blocks, resident)) continue;
     const int s = kSplitKChoices[i];
-    if (s > 1 && (s > k_blocks || resident[i] < 1)) continue;
     for (int w = 0; w < 3; ++w) {
       const int64_t cost = tiled_split_cost(m, n, k, batch, widths[w], s, resident[i]);
       if (best_cost < 0 || cost < best_cost) best_split = s, best_tile = w, best_cost = cost;

@@ -45,16 +45,10 @@ inline constexpr int64_t kSplitCostPercent[4] = {100, 115, 150, 200};
 // where a wave is as many tiles as clusters of that size fit on the device at once (resident[i] for
 // kSplitKChoices[i]); never more CTAs per tile than K blocks; ties go to the smaller split.
 constexpr int choose_split_k(int64_t tiles, int64_t k_blocks, const int64_t (&resident)[4]) {
-  int best = 1;
-  int64_t best_cost = -1;
-  for (int i = 0; i < 4; ++i) {
-    const int s = kSplitKChoices[i];
-    if (s > 1 && (s > k_blocks || resident[i] < 1)) continue;
+  return lowest_cost_split_k(k_blocks, resident, [&](int i, int s) {
     const int64_t waves = ceil_div(tiles, resident[i] < 1 ? int64_t{1} : resident[i]);
-    const int64_t cost = waves * ceil_div(k_blocks, int64_t{s}) * kSplitCostPercent[i];
-    if (best_cost < 0 || cost < best_cost) best = s, best_cost = cost;
-  }
-  return best;
+    return waves * ceil_div(k_blocks, int64_t{s}) * kSplitCostPercent[i];
+  });
 }
 
 namespace detail {
