@@ -236,7 +236,8 @@ Status launch_cluster_kernel(void (*kernel)(const Params), uint32_t grid_x, uint
 #endif
 }
 
-// How many clusters of `cluster_x` CTAs of this kernel can run at once (the persistent grid size).
+// How many clusters of `cluster_x` CTAs of this kernel can run at once (the persistent grid size); on an
+// error *clusters is 0 where the device cannot place the cluster at all, -1 where the query failed.
 template <class Params>
 Status resident_clusters(void (*kernel)(const Params), uint32_t block_x, uint32_t cluster_x,
                          uint32_t smem_bytes, int64_t* clusters) {
@@ -248,6 +249,7 @@ Status resident_clusters(void (*kernel)(const Params), uint32_t block_x, uint32_
   *clusters = emulated_launch_settings().max_resident_clusters;
   return Status::success();
 #else
+  *clusters = -1;  // -1 on a failed query, 0 where the query says the cluster cannot be placed
   cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
   int n = 0;
   if (err == cudaSuccess) {
@@ -268,8 +270,10 @@ Status resident_clusters(void (*kernel)(const Params), uint32_t block_x, uint32_
     (void)cudaGetLastError();
     return kernel_call_failure("cannot place a cluster of this kernel on the device", err);
   }
-  if (n < 1)
+  if (n < 1) {
+    *clusters = 0;
     return Status::driver_error("cannot place a cluster of this kernel on the device: occupancy is zero");
+  }
   *clusters = n;
   return Status::success();
 #endif
@@ -304,14 +308,22 @@ Status cached_resident_clusters(void (*kernel)(const Params), uint32_t block_x, 
       if (e.kernel == kernel && e.device == device && e.block_x == block_x && e.cluster_x == cluster_x &&
           e.smem_bytes == smem_bytes) {
         *clusters = e.clusters;
+        if (e.clusters == 0)
+          return Status::driver_error(
+              "cannot place a cluster of this kernel on the device: occupancy is zero");
         return Status::success();
       }
     }
   }
-  if (Status s = resident_clusters(kernel, block_x, cluster_x, smem_bytes, clusters); !s.ok()) return s;
+  const Status s = resident_clusters(kernel, block_x, cluster_x, smem_bytes, clusters);
+  // A cluster the device cannot place (occupancy zero: e.g. 8 CTAs of a large kernel) is an answer too, and
+  // is remembered as 0 clusters, so that choices trying every cluster size do not query it on every call;
+  // other failures (a driver error) are not.
+  const bool cannot_place = !s.ok() && *clusters == 0;
+  if (!s.ok() && !cannot_place) return s;
   const std::lock_guard<std::mutex> lock(mutex);
-  entries.push_back({kernel, device, block_x, cluster_x, smem_bytes, *clusters});
-  return Status::success();
+  entries.push_back({kernel, device, block_x, cluster_x, smem_bytes, cannot_place ? 0 : *clusters});
+  return s;
 #endif
 }
 

@@ -225,8 +225,10 @@ using GemmSmall = GemmConfig<128, 6, 1, sched::StaticPersistent, epi::LinearComb
 template <class Out>
 using GemmLargeCluster2 = GemmConfig<256, 4, 2, sched::StaticPersistent, epi::LinearCombination, Out>;
 
-// Tile shapes outside the default choice (bench candidates bwgemm_sm90_tall, _tall_c2n, _wide_c2n; the
-// measurement against cuBLASLt's nvjet_sm90_tst_256x128_64x4_1x2 kernels is docs/hopper.md's to record):
+// Tile shapes outside the default choice (bench candidates bwgemm_sm90_tall, _tall_c2n, _wide_c2n), to be
+// measured against cuBLASLt's nvjet_sm90_tst_256x128_64x4_1x2 kernels. Compiled (zero spills) but NOT YET RUN
+// on a GPU (eighth session: no device time was left); their native tests are test_gemm_sm90's '*R2*',
+// '*AlongN*' and Sm90GemmTileShape.* cases:
 //   GemmTall          : 256 x 128 tiles (RowBlocks 2: each consumer owns 128 rows, two m64n128k16 wgmmas per
 //                       16 K), 4 stages, one CTA per cluster
 //   GemmTallCluster2N : the GemmTall tile in clusters of two CTAs side by side along N sharing A through TMA
