@@ -26,11 +26,13 @@
 //                                   along M, B multicast
 //              bwgemm_sm90_regstore sm90::GemmLarge with D stored from registers (TmaStore off), the
 //                                   epilogue before the shared-memory + TMA-store one
-//   gemm_fp16, bwgemm_sm90_tall     sm90::GemmTall: 256 x 128 tiles (two m64n128k16 wgmmas per consumer
-//   gemm_bf16                       per 16 K), 4 stages, one CTA per cluster
-//              bwgemm_sm90_tall_c2n sm90::GemmTallCluster2N: the 256 x 128 tile in pairs along N sharing A
-//                                   (cuBLASLt's nvjet_sm90_tst_256x128_64x4_1x2 shape)
-//              bwgemm_sm90_wide_c2n sm90::GemmWideCluster2N: the 128 x 256 tile in pairs along N sharing A
+//   gemm_fp16, bwgemm_sm90_tall_c2n sm90::GemmTallCluster2N: 256 x 128 tiles (two m64n128k16 wgmmas per
+//   gemm_bf16                       consumer per 16 K) in pairs along N sharing A (cuBLASLt's
+//                                   nvjet_sm90_tst_256x128_64x4_1x2 shape; measured, not in the choice)
+//              bwgemm_sm90_pp       sm90::GemmPingPong: ping-pong consumers (alternate tiles), 128 x 128
+//              tiles
+//                                   per consumer, 6 stages; _pp_c2 the same in pairs along M sharing B
+//                                   (GemmPingPongCluster2); _pp_wide 64 x 256 tiles (GemmPingPongWide)
 //              bwgemm_sm90_n128[_c2] GemmSmall's 128 x 128 tile whatever the shape, one CTA per cluster or
 //                                   (_c2) two; bwgemm_sm90_n192 the 128 x 192 tile, 5 stages (its 3 B chunks
 //                                   do not split over a pair): tuning the tile choice per shape class
@@ -125,16 +127,21 @@ void add_gemm(std::vector<Implementation<GemmProblem<T>>>& group) {
       }));
   // cuBLASLt's tile shape (256 x 128, pairs along N sharing A) and its pieces, outside the default choice.
   group.push_back(
-      sm90_gemm_candidate<T>("bwgemm_sm90_tall", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) {
-        return sm90::Gemm<sm90::GemmTall<T>>::run(a, s);
-      }));
-  group.push_back(
       sm90_gemm_candidate<T>("bwgemm_sm90_tall_c2n", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) {
         return sm90::Gemm<sm90::GemmTallCluster2N<T>>::run(a, s);
       }));
+  // Ping-pong consumers (alternate tiles), outside the default choice.
   group.push_back(
-      sm90_gemm_candidate<T>("bwgemm_sm90_wide_c2n", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) {
-        return sm90::Gemm<sm90::GemmWideCluster2N<T>>::run(a, s);
+      sm90_gemm_candidate<T>("bwgemm_sm90_pp", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) {
+        return sm90::Gemm<sm90::GemmPingPong<T>>::run(a, s);
+      }));
+  group.push_back(
+      sm90_gemm_candidate<T>("bwgemm_sm90_pp_c2", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) {
+        return sm90::Gemm<sm90::GemmPingPongCluster2<T>>::run(a, s);
+      }));
+  group.push_back(
+      sm90_gemm_candidate<T>("bwgemm_sm90_pp_wide", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) {
+        return sm90::Gemm<sm90::GemmPingPongWide<T>>::run(a, s);
       }));
 }
 

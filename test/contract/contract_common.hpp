@@ -40,17 +40,18 @@ struct StoreSuffix<Cfg, std::void_t<decltype(Cfg::kTmaStore)>> {
   static std::string get() { return Cfg::kTmaStore ? "" : "_RegisterStore"; }
 };
 
-// sm_90a's tile-shape knobs: RowBlocks (2: "_R2", 256-row tiles) and ClusterAlongN ("_AlongN": the pair
-// side by side along N sharing A).
+// sm_90a's tile-shape knobs: RowBlocks (2: "_R2", 128 rows per consumer), ClusterAlongN ("_AlongN": the
+// pair side by side along N sharing A) and PingPong ("_PingPong": the consumers take alternate tiles).
 template <class Cfg, class = void>
 struct ShapeSuffix {
   static std::string get() { return ""; }
 };
 template <class Cfg>
-struct ShapeSuffix<Cfg, std::void_t<decltype(Cfg::kRowBlocks), decltype(Cfg::kClusterAlongN)>> {
+struct ShapeSuffix<
+    Cfg, std::void_t<decltype(Cfg::kRowBlocks), decltype(Cfg::kClusterAlongN), decltype(Cfg::kPingPong)>> {
   static std::string get() {
     return (Cfg::kRowBlocks != 1 ? "_R" + std::to_string(Cfg::kRowBlocks) : std::string()) +
-           (Cfg::kClusterAlongN ? "_AlongN" : "");
+           (Cfg::kClusterAlongN ? "_AlongN" : "") + (Cfg::kPingPong ? "_PingPong" : "");
   }
 };
 

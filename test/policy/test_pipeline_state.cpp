@@ -24,6 +24,31 @@ void check_closed_form() {
   EXPECT_EQ(jumped.phase, static_cast<uint32_t>(((7 * S + 2) / S) % 2));
 }
 
+// advance(steps) from every slot and phase equals `steps` single advances (the ping-pong consumers skip the
+// other consumer's tiles with it, from wherever the ring stands).
+template <int S>
+void check_jumps_from_every_slot() {
+  for (uint32_t start = 0; start < 2 * S; ++start) {
+    for (uint32_t steps = 0; steps < 3 * S + 2; ++steps) {
+      bwgemm::PipelineState<S> one_by_one;
+      for (uint32_t i = 0; i < start; ++i) one_by_one.advance();
+      bwgemm::PipelineState<S> jumped = one_by_one;
+      jumped.advance(steps);
+      for (uint32_t i = 0; i < steps; ++i) one_by_one.advance();
+      ASSERT_EQ(jumped.index, one_by_one.index) << "S " << S << " start " << start << " steps " << steps;
+      ASSERT_EQ(jumped.phase, one_by_one.phase) << "S " << S << " start " << start << " steps " << steps;
+    }
+  }
+}
+
+TEST(PipelineState, JumpEqualsSingleStepsFromEverySlot) {
+  check_jumps_from_every_slot<1>();
+  check_jumps_from_every_slot<2>();
+  check_jumps_from_every_slot<4>();
+  check_jumps_from_every_slot<6>();
+  check_jumps_from_every_slot<7>();
+}
+
 TEST(PipelineState, MatchesClosedFormForEveryStageCount) {
   check_closed_form<1>();
   check_closed_form<2>();

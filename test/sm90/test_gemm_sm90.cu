@@ -51,29 +51,38 @@ using LargeRegisterStore = typename sm90::GemmLarge<Out>::template WithTmaStore<
 using OneTileCluster = sm90::GemmConfig<256, 4, 2, sched::OneTilePerCluster, epi::LinearCombination, bf16>;
 using OneTileSingle = sm90::GemmConfig<64, 8, 1, sched::OneTilePerCluster, epi::LinearCombination, f16>;
 
-// cuBLASLt's tile shape and its pieces (not in the default choice): 256 x 128 tiles (RowBlocks 2), alone and
-// in pairs along N sharing A, and the 128 x 256 tile in pairs along N; the 256-row tile with D from
-// registers. The contract's problems are in cluster tiles (kClusterBlockM x kBlockN), so with a pair along N
-// they cover an odd number of N tiles (N = BlockN - 24, BlockN: the pair's second CTA computes a tile past
-// N, its loads zero-filled and stores masked) as well as even ones, and M tails that are not multiples of
-// 256.
+// cuBLASLt's tile shape and its pieces (not in the default choice): 256 x 128 tiles (RowBlocks 2) in pairs
+// along N sharing A (R2 and AlongN together), the 128 x 256 tile in pairs along N (AlongN alone: the
+// ManyTiles and the odd-N-tile case below), the 256-row tile alone with D from registers. The contract's
+// problems are in cluster tiles (kClusterBlockM x kBlockN), so with a pair along N they cover an odd number
+// of N tiles (N = BlockN - 24, BlockN: the pair's second CTA computes a tile past N, its loads zero-filled
+// and stores masked) as well as even ones, and M tails that are not multiples of 256.
+// Ping-pong consumers (PingPong: alternate tiles per consumer, one's epilogue under the other's wgmmas):
+// 128 x 128 tiles (RowBlocks 2) alone and in pairs along M, 64 x 256 tiles, D from registers; the contract's
+// problems give each consumer a different number of tiles (odd tile counts per CTA) and the ManyTiles case
+// walks several tiles per consumer.
 template <class Out>
 using TallRegisterStore = typename sm90::GemmTall<Out>::template WithTmaStore<false>;
+template <class Out>
+using PingPongRegisterStore = typename sm90::GemmPingPong<Out>::template WithTmaStore<false>;
 using Sm90GemmConfigs =
     Configs<sm90::GemmLargeCluster2<bf16>, sm90::GemmLarge<f16>, sm90::GemmMedium<bf16>, sm90::GemmSmall<f16>,
-            LargeRegisterStore<bf16>, OneTileCluster, OneTileSingle, sm90::GemmTall<bf16>,
-            sm90::GemmTallCluster2N<f16>, sm90::GemmWideCluster2N<bf16>, TallRegisterStore<f16>>;
-// Every output type for the pair along N (f16 above): bf16 and fp32, and fp32 with D from registers.
+            LargeRegisterStore<bf16>, OneTileCluster, OneTileSingle, sm90::GemmTallCluster2N<f16>,
+            TallRegisterStore<f16>, sm90::GemmPingPong<bf16>, sm90::GemmPingPongCluster2<f16>,
+            sm90::GemmPingPongWide<bf16>, PingPongRegisterStore<f16>>;
+// Every output type for the new tile shapes (f16 above): bf16 and fp32, and fp32 with D from registers.
 using Sm90GemmOutputVariants =
     Configs<sm90::GemmLargeCluster2<float>, sm90::GemmMedium<float>, sm90::GemmSmall<float>,
             sm90::GemmLarge<bf16>, sm90::GemmSmall<bf16>, LargeRegisterStore<float>,
-            sm90::GemmTallCluster2N<bf16>, sm90::GemmTallCluster2N<float>, TallRegisterStore<float>>;
+            sm90::GemmTallCluster2N<float>, sm90::GemmPingPongCluster2<bf16>, sm90::GemmPingPong<float>,
+            PingPongRegisterStore<float>>;
 using Sm90GemmDefaults = Configs<sm90::GemmLargeCluster2<bf16>, sm90::GemmLarge<bf16>, sm90::GemmMedium<bf16>,
                                  sm90::GemmSmall<bf16>>;
 // More tiles than resident clusters: the default kernels and the tile shapes above.
-using Sm90GemmManyTiles = Configs<sm90::GemmLargeCluster2<bf16>, sm90::GemmLarge<bf16>,
-                                  sm90::GemmMedium<bf16>, sm90::GemmSmall<bf16>, sm90::GemmTall<bf16>,
-                                  sm90::GemmTallCluster2N<bf16>, sm90::GemmWideCluster2N<bf16>>;
+using Sm90GemmManyTiles =
+    Configs<sm90::GemmLargeCluster2<bf16>, sm90::GemmLarge<bf16>, sm90::GemmMedium<bf16>,
+            sm90::GemmSmall<bf16>, sm90::GemmTallCluster2N<bf16>, sm90::GemmWideCluster2N<bf16>,
+            sm90::GemmPingPong<bf16>, sm90::GemmPingPongCluster2<bf16>, sm90::GemmPingPongWide<bf16>>;
 
 // The explicit-Config entry point with K split over clusters of Split CTAs (split_for: as many as the
 // problem's K blocks allow, so the contract's short-K problems run at a smaller split).
@@ -280,6 +289,10 @@ TEST(Sm90GemmSplitK, RefusesBadSplits) {
   EXPECT_TRUE(sm90::Gemm<sm90::GemmTall<bf16>>::can_implement(args, 0).ok());
   expect_refused(sm90::Gemm<sm90::GemmWideCluster2N<bf16>>::run(args, nullptr, 2),
                  "needs a Config with ClusterCtas = 1");
+  // Ping-pong consumers take separate tiles: no split (the 64 x 256 one has RowBlocks 1 and one CTA).
+  static_assert(!sm90::GemmPingPongWide<bf16>::kSplitK, "");
+  expect_refused(sm90::Gemm<sm90::GemmPingPongWide<bf16>>::run(args, nullptr, 4), "without PingPong");
+  EXPECT_TRUE(sm90::Gemm<sm90::GemmPingPongWide<bf16>>::can_implement(args, 0).ok());
   for (uint8_t byte : buf) ASSERT_EQ(byte, 0) << "a refused call wrote memory";
 }
 
@@ -297,6 +310,30 @@ TEST(Sm90GemmTileShape, PairAlongNOverOddNTiles) {
     check_gemm<Sm90, sm90::GemmWideCluster2N<bf16>, f16>(
         GemmProblem{300, 5 * 256 - 8, 136, 1, layout, 1.0f, 1.0f}, Data::kExact, 83);
   }
+}
+
+// The ping-pong tile shapes (host logic): one consumer's rows per tile, every consumer's rows start at the
+// tile's first, one arrival (per CTA of the cluster) frees a stage, the stages and buffers fit.
+TEST(Sm90GemmTileShape, PingPong) {
+  using PP = sm90::GemmPingPong<bf16>;
+  using PP2 = sm90::GemmPingPongCluster2<bf16>;
+  using PPWide = sm90::GemmPingPongWide<f16>;
+  static_assert(PP::kPingPong && PP::kBlockM == 128 && PP::kWarpgroupM == 128 && PP::kAccRegsTotal == 128,
+                "");
+  static_assert(PP::consumer_row0(0) == 0 && PP::consumer_row0(1) == 0, "each consumer owns the whole tile");
+  static_assert(sm90::GemmLarge<bf16>::consumer_row0(1) == 64, "the cooperative consumers split the rows");
+  static_assert(PP::kEmptyArrivals == 1 && PP2::kEmptyArrivals == 2 && PP2::kClusterBlockM == 256, "");
+  static_assert(PP::kStageBytes == (128 + 128) * 128 && PP::kSmemBytes <= bwgemm::hw::kMaxDynamicSmemBytes,
+                "");
+  static_assert(PP::EpiBuffers::kRounds == 1, "one round of TMA stores per 64-row slice");
+  static_assert(PPWide::kBlockM == 64 && PPWide::kARowsPerCta == 64 && PPWide::kAccRegsTotal == 128, "");
+  static_assert(PPWide::kSmemBytes <= bwgemm::hw::kMaxDynamicSmemBytes && !PPWide::kSplitK, "");
+  static_assert(std::is_same_v<PP::WithOut<float>::WithOut<bf16>, PP> &&
+                    std::is_same_v<PP::WithTmaStore<false>::WithTmaStore<true>, PP>,
+                "the aliases carry PingPong");
+  EXPECT_EQ(bwgemm::detail::config_tile_grid<PP>(1000, 1000, 1).tiles_m, 8);
+  EXPECT_EQ(bwgemm::detail::config_tile_grid<PPWide>(1000, 1000, 1).tiles_m, 16);
+  EXPECT_EQ(bwgemm::detail::config_tile_grid<PP2>(1000, 1000, 1).tiles_m, 4);
 }
 
 // The tile shapes of RowBlocks and ClusterAlongN (host logic): tile sizes, per-CTA operand shares, stage

@@ -31,8 +31,11 @@ struct PipelineState {
       phase ^= 1u;
     }
   }
+  // `steps` advances at once: `steps / Stages` whole passes (plus one more if the slot wraps).
   BWGEMM_HD constexpr void advance(uint32_t steps) {
-    for (uint32_t i = 0; i < steps; ++i) advance();
+    const uint32_t to = index + steps;
+    phase ^= (to / static_cast<uint32_t>(Stages)) & 1u;
+    index = to % static_cast<uint32_t>(Stages);
   }
   // Parity a producer waits on (the slot's "empty" barrier) before refilling the slot.
   BWGEMM_HD constexpr uint32_t producer_parity() const { return phase ^ 1u; }

@@ -87,9 +87,9 @@ struct DualGemm {
     // (N % 8 == 0); otherwise the kernel stores from registers.
     p.tma_store = Cfg::kTmaStore && a.n % 8 == 0 && p.ldc * static_cast<int64_t>(sizeof(Out)) % 16 == 0;
     if (p.tma_store) {
-      if (Status s =
-              ::bwgemm::detail::gemm_output_map(a.c, a.n, a.m, a.batch, p.ldc, a.m * p.ldc,
-                                                Cfg::EpiBuffers::kBoxColumns, Cfg::kWarpgroupM, &p.tmap_c);
+      if (Status s = ::bwgemm::detail::gemm_output_map(a.c, a.n, a.m, a.batch, p.ldc, a.m * p.ldc,
+                                                       Cfg::EpiBuffers::kBoxColumns,
+                                                       Cfg::EpiBuffers::kBoxRows, &p.tmap_c);
           !s.ok())
         return s;
     }
@@ -112,7 +112,8 @@ struct DualGemm {
 //   otherwise      : BlockN 128, 4 stages: one m64n256k16 wgmma per 16 K covers gate and up (as a 128 x 256
 //                    GEMM tile), the widest tile the registers allow; in clusters of two CTAs along M that
 //                    share B1/B2 through TMA multicast when the shape has enough tiles for every pair
-//                    (prefer_cluster_pair); BlockN 64 instead where its waves cost less (dual_gemm_tiled_choice)
+//                    (prefer_cluster_pair); BlockN 64 instead where its waves cost less
+//                    (dual_gemm_tiled_choice)
 template <class Out>
 using DualGemmSmallM = DualGemmConfig<64, 6, 1, sched::StaticPersistent, epi::SiluMul, Out>;
 template <class Out>

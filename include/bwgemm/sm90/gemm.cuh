@@ -153,6 +153,10 @@ struct Gemm {
       return Status::invalid_argument("split_k (" + std::to_string(split_k) +
                                       ") needs a Config with RowBlocks = 1 (this one has " +
                                       std::to_string(Cfg::kRowBlocks) + ")");
+    if (Cfg::kPingPong && split_k != 0 && split_k != 1)
+      return Status::invalid_argument(
+          "split_k (" + std::to_string(split_k) +
+          ") needs a Config without PingPong (its consumers take separate tiles)");
     if (!Cfg::kSplitK && split_k != 0 && split_k != 1)
       return Status::invalid_argument(
           "split_k (" + std::to_string(split_k) +
@@ -192,9 +196,9 @@ struct Gemm {
         return s;
     }
     if constexpr (Cfg::kTmaStore) {
-      if (Status s =
-              ::bwgemm::detail::gemm_output_map(a.d, a.n, a.m, a.batch, st.ldd, st.batch_stride_d,
-                                                Cfg::EpiBuffers::kBoxColumns, Cfg::kWarpgroupM, &p.tmap_d);
+      if (Status s = ::bwgemm::detail::gemm_output_map(a.d, a.n, a.m, a.batch, st.ldd, st.batch_stride_d,
+                                                       Cfg::EpiBuffers::kBoxColumns,
+                                                       Cfg::EpiBuffers::kBoxRows, &p.tmap_d);
           !s.ok())
         return s;
     }
@@ -225,15 +229,20 @@ using GemmSmall = GemmConfig<128, 6, 1, sched::StaticPersistent, epi::LinearComb
 template <class Out>
 using GemmLargeCluster2 = GemmConfig<256, 4, 2, sched::StaticPersistent, epi::LinearCombination, Out>;
 
-// Tile shapes outside the default choice (bench candidates bwgemm_sm90_tall, _tall_c2n, _wide_c2n), to be
-// measured against cuBLASLt's nvjet_sm90_tst_256x128_64x4_1x2 kernels. Compiled (zero spills) but NOT YET RUN
-// on a GPU (eighth session: no device time was left); their native tests are test_gemm_sm90's '*R2*',
-// '*AlongN*' and Sm90GemmTileShape.* cases:
+// Tile shapes outside the default choice. cuBLASLt's 256 x 128 shape and its pieces (bench candidate
+// bwgemm_sm90_tall_c2n; native tests test_gemm_sm90's '*R2*', '*AlongN*', Sm90GemmTileShape.*): measured
+// on the H200 (ninth session, run 2, paired over the model sweep at M = 512..8192): equal to the default
+// within 1% at M >= 4096 and up to 2x slower at M = 512 (half-empty 256-row tiles), so not in the choice:
 //   GemmTall          : 256 x 128 tiles (RowBlocks 2: each consumer owns 128 rows, two m64n128k16 wgmmas per
 //                       16 K), 4 stages, one CTA per cluster
 //   GemmTallCluster2N : the GemmTall tile in clusters of two CTAs side by side along N sharing A through TMA
 //                       multicast (cuBLASLt's 256 x 128, cluster 1 x 2 shape)
 //   GemmWideCluster2N : the GemmLarge tile (128 x 256) in pairs along N sharing A
+// Ping-pong consumers (PingPong: the two consumers take alternate tiles, one's epilogue under the other's
+// wgmmas; bench candidates bwgemm_sm90_pp, _pp_c2, _pp_wide):
+//   GemmPingPong         : 128 x 128 tiles per consumer (RowBlocks 2), 6 stages, one CTA per cluster
+//   GemmPingPongCluster2 : the same in clusters of two CTAs along M sharing B
+//   GemmPingPongWide     : 64 x 256 tiles per consumer (one m64n256k16 wgmma per 16 K), 4 stages
 template <class Out>
 using GemmTall =
     GemmConfig<128, 4, 1, sched::StaticPersistent, epi::LinearCombination, Out, true, /*RowBlocks=*/2>;
@@ -243,6 +252,15 @@ using GemmTallCluster2N = GemmConfig<128, 4, 2, sched::StaticPersistent, epi::Li
 template <class Out>
 using GemmWideCluster2N = GemmConfig<256, 4, 2, sched::StaticPersistent, epi::LinearCombination, Out, true,
                                      /*RowBlocks=*/1, /*ClusterAlongN=*/true>;
+template <class Out>
+using GemmPingPong = GemmConfig<128, 6, 1, sched::StaticPersistent, epi::LinearCombination, Out, true,
+                                /*RowBlocks=*/2, /*ClusterAlongN=*/false, /*PingPong=*/true>;
+template <class Out>
+using GemmPingPongCluster2 = GemmConfig<128, 6, 2, sched::StaticPersistent, epi::LinearCombination, Out, true,
+                                        /*RowBlocks=*/2, /*ClusterAlongN=*/false, /*PingPong=*/true>;
+template <class Out>
+using GemmPingPongWide = GemmConfig<256, 4, 1, sched::StaticPersistent, epi::LinearCombination, Out, true,
+                                    /*RowBlocks=*/1, /*ClusterAlongN=*/false, /*PingPong=*/true>;
 
 // The swap-AB kernels (sm90/swap_ab.cuh) for M <= kGemmSwapAbMaxM (tokens), and up to kGemmSwapAbMaxMNarrow
 // when N is below kGemmSwapAbMaxNarrowN: the crossover measured on an H200 over the model sweep

@@ -82,7 +82,10 @@ BWGEMM_HD constexpr int64_t tiled_wave_cost(int64_t m, int64_t n, int64_t batch,
 template <class Out, int BlockN, int Warpgroups, int SmemTaken, bool Enabled>
 struct TmaStoreBuffers {
   static constexpr int kBoxColumns = static_cast<int>(ptx::kSw128RowBytes) / static_cast<int>(sizeof(Out));
-  static constexpr int kBoxBytes = kWgmmaM * static_cast<int>(ptx::kSw128RowBytes);  // 8 KiB
+  // A box is one 64-row wgmma block of rows (whatever rows a warpgroup owns: RowBlocks 2 stores two
+  // slices): the D tensor map's box is (kBoxColumns, kBoxRows).
+  static constexpr int kBoxRows = kWgmmaM;
+  static constexpr int kBoxBytes = kBoxRows * static_cast<int>(ptx::kSw128RowBytes);  // 8 KiB
   static constexpr int kBoxes = BlockN / kBoxColumns;  // boxes per warpgroup slice of a tile
   static constexpr int boxes_per_round() {
     for (int b = kBoxes; b > 1; b /= 2)

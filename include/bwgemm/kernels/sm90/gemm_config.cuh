@@ -33,6 +33,15 @@
 // 128). The register budget caps RowBlocks · BlockN / 2 accumulators per thread at 128 (as 128 x 256
 // tiles). No split K (kSplitK false: the host refuses splits).
 //
+// PingPong: the two consumer warpgroups take alternate tiles instead of splitting one: the CTA tile is one
+// warpgroup's 64 · RowBlocks rows x BlockN (128 x 128 with RowBlocks 2, 64 x 256 with RowBlocks 1), tile i
+// of the CTA's walk goes to consumer i % 2, and the other consumer skips that tile's K blocks in the stage
+// ring. The producer loads the tiles in order into the one ring, so the consumers' mainloops follow each
+// other (the next tile's stages are loaded while this one's last are read) and one consumer's epilogue runs
+// under the other's wgmmas, where the cooperative kernel's tensor pipe waits for both consumers' epilogue
+// (CUTLASS's KernelTmaWarpSpecializedPingpong). A stage is freed by the one consumer that read it (per CTA
+// of the cluster). No split K.
+//
 // The input type (fp16 or bf16) is not part of the Config: the kernel is instantiated per input type
 // (sm90::Gemm<Cfg>::run deduces it from the arguments), as the sm_100a sm100::GemmConfig does.
 #pragma once
@@ -52,7 +61,7 @@ namespace bwgemm::sm90 {
 
 template <int BlockN_, int Stages_, int ClusterCtas_, class Scheduler_,
           class Epilogue_ = epi::LinearCombination, class Out_ = __nv_bfloat16, bool TmaStore_ = true,
-          int RowBlocks_ = 1, bool ClusterAlongN_ = false>
+          int RowBlocks_ = 1, bool ClusterAlongN_ = false, bool PingPong_ = false>
 struct GemmConfig {
   using Scheduler = Scheduler_;
   using Epilogue = Epilogue_;
@@ -60,14 +69,14 @@ struct GemmConfig {
   // The same kernel with another output type or epilogue functor.
   template <class O>
   using WithOut = GemmConfig<BlockN_, Stages_, ClusterCtas_, Scheduler_, Epilogue_, O, TmaStore_, RowBlocks_,
-                             ClusterAlongN_>;
+                             ClusterAlongN_, PingPong_>;
   template <class E>
-  using WithEpilogue =
-      GemmConfig<BlockN_, Stages_, ClusterCtas_, Scheduler_, E, Out_, TmaStore_, RowBlocks_, ClusterAlongN_>;
+  using WithEpilogue = GemmConfig<BlockN_, Stages_, ClusterCtas_, Scheduler_, E, Out_, TmaStore_, RowBlocks_,
+                                  ClusterAlongN_, PingPong_>;
   // The same kernel with the other D store path.
   template <bool T>
-  using WithTmaStore =
-      GemmConfig<BlockN_, Stages_, ClusterCtas_, Scheduler_, Epilogue_, Out_, T, RowBlocks_, ClusterAlongN_>;
+  using WithTmaStore = GemmConfig<BlockN_, Stages_, ClusterCtas_, Scheduler_, Epilogue_, Out_, T, RowBlocks_,
+                                  ClusterAlongN_, PingPong_>;
 
   // ---- knobs -------------------------------------------------------------------------------------------
   static constexpr int kBlockN = BlockN_;            // output columns per CTA tile (the wgmma N)
@@ -77,11 +86,14 @@ struct GemmConfig {
   static constexpr int kRowBlocks = RowBlocks_;      // 64-row wgmma blocks per consumer warpgroup
   // The pair's CTAs side by side along N sharing A (true) or stacked along M sharing B (false).
   static constexpr bool kClusterAlongN = ClusterAlongN_ && ClusterCtas_ > 1;
+  // The consumers take alternate tiles (true) or split each tile's rows (false).
+  static constexpr bool kPingPong = PingPong_;
 
   // ---- tile shape --------------------------------------------------------------------------------------
   static constexpr int kConsumerWarpgroups = 2;
-  static constexpr int kWarpgroupM = kWgmmaM * kRowBlocks;                  // rows per consumer
-  static constexpr int kBlockM = kConsumerWarpgroups * kWarpgroupM;         // 128 or 256
+  static constexpr int kWarpgroupM = kWgmmaM * kRowBlocks;                    // rows per consumer
+  static constexpr int kTileConsumers = kPingPong ? 1 : kConsumerWarpgroups;  // consumers per tile
+  static constexpr int kBlockM = kTileConsumers * kWarpgroupM;              // 128 or 256; ping-pong 64 or 128
   static constexpr int kClusterTilesM = kClusterAlongN ? 1 : kClusterCtas;  // CTA tiles per cluster
   static constexpr int kClusterTilesN = kClusterAlongN ? kClusterCtas : 1;  //   tile, M and N
   static constexpr int kClusterBlockM = kBlockM * kClusterTilesM;           // rows per cluster tile
@@ -126,7 +138,12 @@ struct GemmConfig {
   static constexpr int kConsumerRegs = kConsumerRegisters;
   // Arrivals that free a stage: every consumer warpgroup of every CTA that reads bytes this CTA's producer
   // wrote (with multicast, the peer's consumers too).
-  static constexpr int kEmptyArrivals = kConsumerWarpgroups * kClusterCtas;
+  // (Ping-pong: the one consumer that read the stage, of every CTA.)
+  static constexpr int kEmptyArrivals = kTileConsumers * kClusterCtas;
+  // The first tile row of consumer c's rows (ping-pong: every consumer owns the whole tile).
+  BWGEMM_HD static constexpr int consumer_row0(uint32_t consumer) {
+    return kPingPong ? 0 : static_cast<int>(consumer) * kWarpgroupM;
+  }
 
   // ---- the split-K partials (GemmParams::splits > 1; kernels/sm90/split_k.cuh) ---------------------------
   // One tile per CTA: after the mainloop every wgmma is done and every load landed, so the partials go over
@@ -139,10 +156,11 @@ struct GemmConfig {
   static constexpr int kPartialQuads = kPartialElements / 4;
   static constexpr int kPartialGroup = 2;  // registers 2p, 2p + 1: columns c, c + 1
   // Whether the Config takes split K: one CTA per cluster (a pair's cluster shares B instead), one row block
-  // per consumer (the partials' layout and partial_quad_coord are one 64-row fragment's) and partials that
+  // per consumer (the partials' layout and partial_quad_coord are one 64-row fragment's), both consumers on
+  // one tile (not ping-pong) and partials that
   // fit over the stages (e.g. not 128 x 256 tiles with 2 stages); the host refuses a split otherwise.
   static constexpr bool kSplitK =
-      kClusterCtas == 1 && kRowBlocks == 1 && kPartialBytes <= kStages * kStageBytes;
+      kClusterCtas == 1 && kRowBlocks == 1 && !kPingPong && kPartialBytes <= kStages * kStageBytes;
   // Quad q of the partials (words 4q..4q+3): registers 2p, 2p + 1 (p = 2q / 256 = 2j + h) of consumer
   // threads t0, t0 + 1 (t0 = 2q % 256, even; consumer t0 / 128, warp w, lane l), i.e. (ptx/wgmma.cuh's
   // fragment) row 64·consumer + 16w + l/4 + 8h of the tile and its columns col..col + 3, col = 8j + 2(l%4).
@@ -184,6 +202,9 @@ struct GemmConfig {
   static_assert(kClusterCtas == 1 || kClusterCtas == 2,
                 "ClusterCtas is 1 or 2 (a pair of CTAs sharing B, or A with ClusterAlongN)");
   static_assert(!ClusterAlongN_ || kClusterCtas == 2, "ClusterAlongN needs a pair of CTAs (ClusterCtas = 2)");
+  static_assert(
+      !(kPingPong && kClusterAlongN),
+      "PingPong with ClusterAlongN is not built: ping-pong pairs share B (ClusterCtas = 2 along M)");
   static_assert(kRowBlocks == 1 || kRowBlocks == 2,
                 "RowBlocks is 1 (64 rows per consumer) or 2 (128 rows: two wgmmas per 16 K)");
   static_assert(kAccRegsTotal <= kMaxAccRegs,

@@ -205,7 +205,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
     const ConsumerThread me = consumer_thread(warpgroup);
     const uint32_t consumer = me.consumer, thread = me.thread, warp_in_group = me.warp_in_group,
                    lane = me.lane;
-    const uint32_t a_offset = Cfg::kAOffset + consumer * Cfg::kWarpgroupM * Cfg::kRowBytes;
+    const uint32_t a_offset = Cfg::kAOffset + Cfg::consumer_row0(consumer) * Cfg::kRowBytes;
     // The functor with its device-pointer scales read, once per consumer thread before the tile loop.
     const Epilogue f = epi::with_device_scales(p.epilogue);
     constexpr uint64_t kBDescBase =
@@ -213,7 +213,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
     constexpr uint32_t kBK16Bytes = BMnMajor ? kWgmmaK16BytesMnMajor : kWgmmaK16BytesKMajor;
 
     PipelineState<Cfg::kStages> stage;
-    for (int32_t tile = first_tile(); tile != sched::kNoTile; tile = next_tile(tile)) {
+    uint32_t walk = 0;  // tiles of this CTA's walk so far (ping-pong: tile i is consumer i % 2's)
+    for (int32_t tile = first_tile(); tile != sched::kNoTile; tile = next_tile(tile), ++walk) {
+      if constexpr (Cfg::kPingPong) {
+        if ((walk & 1u) != consumer) {  // the other consumer's tile: its K blocks pass this one by
+          stage.advance(static_cast<uint32_t>(k_iters));
+          continue;
+        }
+      }
       const sched::TileCoord t = p.tiles.tile_at(tile);
 
       // One accumulator fragment per 64-row block of the consumer's rows (Cfg::kRowBlocks).
@@ -243,8 +250,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
       // ---- epilogue: fragment (+ C) -> functor -> D ---------------------------------------------------
       // Thread (warp w, lane l) holds rows 16w + l/4 (+8) and columns 8j + 2(l%4) (+1) of each 64-row
       // block rb of its rows, at acc[rb][4j + 2h + e] (ptx/wgmma.cuh).
-      const int32_t slice_m0 =
-          tile_row0<Cfg>(t, cta_rank) + static_cast<int32_t>(consumer) * Cfg::kWarpgroupM;
+      const int32_t slice_m0 = tile_row0<Cfg>(t, cta_rank) + Cfg::consumer_row0(consumer);
       const int32_t row0 = slice_m0 + static_cast<int32_t>(warp_in_group * 16 + lane / 4);
       const int32_t tile_n0 = tile_col0<Cfg>(t, cta_rank);
       const int32_t col0 = tile_n0 + static_cast<int32_t>(2 * (lane % 4));
