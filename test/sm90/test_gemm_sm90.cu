@@ -336,6 +336,24 @@ TEST(Sm90GemmTileShape, PingPong) {
   EXPECT_EQ(bwgemm::detail::config_tile_grid<PP2>(1000, 1000, 1).tiles_m, 4);
 }
 
+// Ping-pong over a long K and several tiles per CTA: each consumer skips the other's tiles, more K blocks
+// (kStages + 4) than the ring has stages, so a consumer's first wait on its next tile lies passes ahead of
+// the stage's barrier unless the mainloops take turns (the first ping-pong kernel without them passed the
+// contract's short-K problems and failed on the benchmark's). 3 x 91 cluster tiles (on 132 SMs every CTA
+// walks 2 or 3 tiles, on 66 pairs 4 or 5: odd and even walks), M, N and K tails.
+template <class Cfg, class In>
+void check_ping_pong_long_k(bwgemm::BLayout layout, uint32_t seed) {
+  const GemmProblem pb{3 * Cfg::kClusterBlockM - 40, 91 * Cfg::kBlockN - 24, (Cfg::kStages + 3) * 64 + 24, 1,
+                       layout};
+  check_gemm<Sm90, Cfg, In>(pb, Data::kExact, seed);
+}
+TEST(Sm90GemmTileShape, PingPongLongKOverSeveralTiles) {
+  BWGEMM_REQUIRE_SM90();
+  check_ping_pong_long_k<sm90::GemmPingPong<bf16>, bf16>(bwgemm::BLayout::kRowMajorKxN, 91);
+  check_ping_pong_long_k<sm90::GemmPingPongCluster2<bf16>, f16>(bwgemm::BLayout::kColumnMajorKxN, 92);
+  check_ping_pong_long_k<sm90::GemmPingPongWide<bf16>, bf16>(bwgemm::BLayout::kColumnMajorKxN, 93);
+}
+
 // The tile shapes of RowBlocks and ClusterAlongN (host logic): tile sizes, per-CTA operand shares, stage
 // bytes, the cluster-tile grid (odd N tile counts round up to whole pairs), and that the aliases keep them.
 TEST(Sm90GemmTileShape, RowBlocksAndClusterAlongN) {

@@ -36,11 +36,12 @@
 // PingPong: the two consumer warpgroups take alternate tiles instead of splitting one: the CTA tile is one
 // warpgroup's 64 · RowBlocks rows x BlockN (128 x 128 with RowBlocks 2, 64 x 256 with RowBlocks 1), tile i
 // of the CTA's walk goes to consumer i % 2, and the other consumer skips that tile's K blocks in the stage
-// ring. The producer loads the tiles in order into the one ring, so the consumers' mainloops follow each
-// other (the next tile's stages are loaded while this one's last are read) and one consumer's epilogue runs
-// under the other's wgmmas, where the cooperative kernel's tensor pipe waits for both consumers' epilogue
-// (CUTLASS's KernelTmaWarpSpecializedPingpong). A stage is freed by the one consumer that read it (per CTA
-// of the cluster). No split K.
+// ring. The producer loads the tiles in order into the one ring; the consumers' mainloops take turns (a
+// named barrier per consumer: a consumer starts a tile once the other has waited on the stages of the tile
+// before, which also keeps each consumer's full-barrier waits within one pass of the ring), so one
+// consumer's epilogue runs under the other's wgmmas, where the cooperative kernel's tensor pipe waits for
+// both consumers' epilogue (CUTLASS's KernelTmaWarpSpecializedPingpong and its ordered math barrier). A stage
+// is freed by the one consumer that read it (per CTA of the cluster). No split K.
 //
 // The input type (fp16 or bf16) is not part of the Config: the kernel is instantiated per input type
 // (sm90::Gemm<Cfg>::run deduces it from the arguments), as the sm_100a sm100::GemmConfig does.
