@@ -171,35 +171,57 @@ TEST(Sm90GemmDefault, RealisticShapes) {
 
 // The default entry point's choice (host logic: runs without a GPU). Expected kernels worked out by hand
 // from the rules in sm90/gemm.cuh (gemm_tiled_cost: ceil(tiles / 132) x width x 100, 100 or 105 for the
-// 256-, 192- and 128-column tiles) and kernels/sm90/common.cuh (prefer_cluster_pair). Costs below as
-// 256 / 192 / 128.
+// 256-, 192- and 128-column tiles; the ping-pong kernel at 95 per column of its 128 x 128 tiles, only with
+// more than 3 x 132 of them and a strictly lower cost) and kernels/sm90/common.cuh (prefer_cluster_pair).
+// Costs below as 256 / 192 / 128 / ping-pong.
 TEST(Sm90GemmChoice, ByWavesOfTiles) {
   using sm90::GemmChoice;
-  // 64 / 88 / 128 tiles, one wave each: 25600 / 19200 / 13440 -> 128 x 128.
+  // 64 / 88 / 128 tiles, one wave each: 25600 / 19200 / 13440 -> 128 x 128 (128 tiles: no ping-pong).
   EXPECT_EQ(sm90::gemm_choice(1024, 2048, 1), GemmChoice::kSmall);
-  // 640 / 864 / 1280 tiles = 5 / 7 / 10 waves: 128000 / 134400 / 134400 -> 128 x 256; 16 x 20 = 320 pair
-  // tiles >= 132 -> pairs (the benchmark's 4096 x 5120).
-  EXPECT_EQ(sm90::gemm_choice(4096, 5120, 1), GemmChoice::kLargeCluster2);
-  // 2048 / 2752 / 4096 tiles = 16 / 21 / 32 waves: 409600 / 403200 / 430080 -> 128 x 192.
-  EXPECT_EQ(sm90::gemm_choice(8192, 8192, 1), GemmChoice::kMedium);
-  // 128 / 176 / 256 tiles = 1 / 2 / 2 waves: 25600 / 38400 / 26880 -> 128 x 256, but 4 x 16 = 64 pair tiles
-  // < 132 -> one CTA per cluster.
+  // 640 / 864 / 1280 tiles = 5 / 7 / 10 waves: 128000 / 134400 / 134400 / 121600, 1280 > 396 tiles ->
+  // ping-pong (the benchmark's 4096 x 5120).
+  EXPECT_EQ(sm90::gemm_choice(4096, 5120, 1), GemmChoice::kPingPong);
+  // 2048 / 2752 / 4096 tiles = 16 / 21 / 32 waves: 409600 / 403200 / 430080 / 389120 -> ping-pong.
+  EXPECT_EQ(sm90::gemm_choice(8192, 8192, 1), GemmChoice::kPingPong);
+  // 128 / 176 / 256 tiles = 1 / 2 / 2 waves: 25600 / 38400 / 26880 / 24320, but 256 <= 396 tiles: no
+  // ping-pong -> 128 x 256, and 4 x 16 = 64 pair tiles < 132 -> one CTA per cluster.
   EXPECT_EQ(sm90::gemm_choice(1024, 4096, 1), GemmChoice::kLarge);
-  // 384 / 516 / 768 tiles = 3 / 4 / 6 waves: 76800 / 76800 / 80640, the tie to the wider tile; 6 x 32 = 192
-  // pair tiles, 12 row tiles -> pairs.
-  EXPECT_EQ(sm90::gemm_choice(1536, 8192, 1), GemmChoice::kLargeCluster2);
-  // 320 / 430 / 640 tiles = 3 / 4 / 5 waves: 76800 / 76800 / 67200 -> 128 x 128.
-  EXPECT_EQ(sm90::gemm_choice(1280, 8192, 1), GemmChoice::kSmall);
-  // 3 row tiles: 201 / 270 / 402 tiles = 2 / 3 / 4 waves: 51200 / 57600 / 53760 -> 128 x 256; 2 x 67 = 134
-  // pair tiles, but an odd row-tile count below 8 would idle a CTA of the last pair -> one CTA.
-  EXPECT_EQ(sm90::gemm_choice(384, 17152, 1), GemmChoice::kLarge);
-  // 9 row tiles (odd but >= 8): 603 / 810 / 1206 tiles = 5 / 7 / 10 waves: 128000 / 134400 / 134400; 5 x 67
-  // = 335 pair tiles -> pairs.
-  EXPECT_EQ(sm90::gemm_choice(1152, 17152, 1), GemmChoice::kLargeCluster2);
+  // 192 / 256 / 384 tiles = 2 / 2 / 3 waves: 51200 / 38400 / 40320 / 36480, 384 <= 396 tiles -> 128 x 192.
+  EXPECT_EQ(sm90::gemm_choice(1024, 6144, 1), GemmChoice::kMedium);
+  // 384 / 516 / 768 tiles = 3 / 4 / 6 waves: 76800 / 76800 / 80640 / 72960 -> ping-pong.
+  EXPECT_EQ(sm90::gemm_choice(1536, 8192, 1), GemmChoice::kPingPong);
+  // 3 row tiles: 201 / 270 / 402 tiles = 2 / 3 / 4 waves: 51200 / 57600 / 53760 / 48640, 402 > 396 tiles ->
+  // ping-pong.
+  EXPECT_EQ(sm90::gemm_choice(384, 17152, 1), GemmChoice::kPingPong);
+  // 2 row tiles: 134 / 180 / 268 tiles = 2 / 2 / 3 waves: 51200 / 38400 / 40320; 268 tiles -> 128 x 192.
+  EXPECT_EQ(sm90::gemm_choice(256, 17152, 1), GemmChoice::kMedium);
+  // 6 x 22 = 132 / 180 / 264 tiles = 1 / 2 / 2 waves: 25600 / 38400 / 26880 -> 128 x 256 (264 tiles: no
+  // ping-pong); 3 x 22 = 66 pair tiles < 132 -> one CTA.
+  EXPECT_EQ(sm90::gemm_choice(768, 5632, 1), GemmChoice::kLarge);
   // Batches multiply the tiles: x 4: 128 / 176 / 256 tiles (as 1024 x 4096 above; 64 pair tiles) -> one CTA;
-  // x 9: 288 / 396 / 576 tiles = 3 / 3 / 5 waves: 76800 / 57600 / 67200 -> 128 x 192.
+  // x 9: 288 / 396 / 576 tiles = 3 / 3 / 5 waves: 76800 / 57600 / 67200 / 60800 -> 128 x 192.
   EXPECT_EQ(sm90::gemm_choice(512, 2048, 4), GemmChoice::kLarge);
   EXPECT_EQ(sm90::gemm_choice(512, 2048, 9), GemmChoice::kMedium);
+  // x 16: 512 / 704 / 1024 tiles = 4 / 6 / 8 waves: 102400 / 115200 / 107520 / 97280 -> ping-pong.
+  EXPECT_EQ(sm90::gemm_choice(512, 2048, 16), GemmChoice::kPingPong);
+}
+
+// The ping-pong kernel's threshold (more than 3 x 132 tiles of 128 x 128), worked as above. Where the
+// 128 x 256 tile with CTA pairs would win (pair tiles >= 132, i.e. >= 528 tiles of 128 x 128) the ping-pong
+// kernel costs less (at most 2 x 12160 per wave of 128 x 256 tiles against 25600), so the GEMM's default no
+// longer takes GemmLargeCluster2.
+TEST(Sm90GemmChoice, PingPongThreshold) {
+  using sm90::GemmChoice;
+  // 2560 x 2560: 20 x 10 = 200 / 280 / 400 tiles = 2 / 3 / 4 waves: 51200 / 57600 / 53760 / 48640, 400 >
+  // 396 -> ping-pong; 2304 x 2560: 18 x 10 = 180 / 252 / 360 = 2 / 2 / 3 waves: 51200 / 38400 / 40320 ->
+  // 128 x 192 (360 tiles: no ping-pong).
+  EXPECT_EQ(sm90::gemm_choice(2560, 2560, 1), GemmChoice::kPingPong);
+  EXPECT_EQ(sm90::gemm_choice(2304, 2560, 1), GemmChoice::kMedium);
+  // 2048 x 3072: 16 x 12 = 192 / 256 / 384 tiles = 2 / 2 / 3 waves: 51200 / 38400 / 40320 -> 128 x 192.
+  EXPECT_EQ(sm90::gemm_choice(2048, 3072, 1), GemmChoice::kMedium);
+  // 2048 x 2048: 16 x 8 = 128 / 176 / 256 = 1 / 2 / 2 waves: 25600 / 38400 / 26880 -> 128 x 256; 8 x 8 = 64
+  // pair tiles < 132 -> one CTA.
+  EXPECT_EQ(sm90::gemm_choice(2048, 2048, 1), GemmChoice::kLarge);
 }
 
 // The contract's problems are short in K (at most 4 K blocks, so a split of 8 never runs there): these take
@@ -461,19 +483,19 @@ TEST(Sm90GemmChoice, SplitModel) {
     EXPECT_EQ(sm90::choose_tiled_split_k(256, 4096, 14336, 1, 256, h200), 4);
   }
   // 8192^3: 2048 tiles of 128 x 256 fill 16 waves; a split only adds waves and reduction: split 1, the
-  // unsplit choice (128 x 192, ByWavesOfTiles).
+  // unsplit choice (the ping-pong kernel, ByWavesOfTiles).
   {
     const sm90::GemmTiledPlan plan = sm90::gemm_tiled_plan(8192, 8192, 8192, 1, h200);
     EXPECT_EQ(plan.split_k, 1);
     EXPECT_EQ(plan.choice, sm90::gemm_tiled_choice(8192, 8192, 1));
-    EXPECT_EQ(plan.choice, GemmChoice::kMedium);
+    EXPECT_EQ(plan.choice, GemmChoice::kPingPong);
   }
-  // Without a split the plan is gemm_tiled_choice's kernel, CTA pairs included: 4096 x 5120, K = 64 (one
-  // K block: no split can be taken).
+  // Without a split the plan is gemm_tiled_choice's kernel, the ping-pong kernel included: 4096 x 5120,
+  // K = 64 (one K block: no split can be taken).
   {
     const sm90::GemmTiledPlan plan = sm90::gemm_tiled_plan(4096, 5120, 64, 1, h200);
     EXPECT_EQ(plan.split_k, 1);
-    EXPECT_EQ(plan.choice, GemmChoice::kLargeCluster2);
+    EXPECT_EQ(plan.choice, GemmChoice::kPingPong);
   }
   // Never more splits than K blocks: K = 128 (2 blocks) caps the split at 2, K = 256 (4 blocks) at 4.
   for (int64_t k : {64, 128, 192, 256, 320, 512, 14336}) {

@@ -73,6 +73,14 @@ inline constexpr int64_t kTiledBlockK = 64;  // the tiled Configs' K block (Gemm
 inline constexpr int64_t kGemmLargeColumnCostPercent = 100;
 inline constexpr int64_t kGemmMediumColumnCostPercent = 100;
 inline constexpr int64_t kGemmSmallColumnCostPercent = 105;
+// Ping-pong consumers (GemmPingPong: 128 x 128 tiles, one per consumer in turn, each epilogue under the other
+// consumer's wgmmas): 5% faster per column than the 128 x 256 cooperative tile where every CTA walks several
+// tiles (paired, H200, ninth session, run 4: 1.007-1.027x of cuBLASLt in geomean at M = 4096..16384 against
+// the cooperative kernels' 0.965-0.974x), and only there: with one or two tiles per CTA one consumer works
+// alone or the turns do not overlap (M = 512: 0.86x against 0.95x). So the choice takes it only for more
+// than kPingPongMinWaves waves of its tiles (fitted on the same run: 3 of 1, 2, 3, 4; in-sample).
+inline constexpr int64_t kGemmPingPongColumnCostPercent = 95;
+inline constexpr int64_t kPingPongMinWaves = 3;
 // The time per column of a tile width, in percent of the 128 x 256 tile's (BlockN 64, in no default
 // choice, not fitted: counted as 128).
 constexpr int64_t tiled_column_cost_percent(int64_t block_n) {
@@ -217,6 +225,8 @@ struct Gemm {
 //   GemmMedium        : 128 x 192 tiles, 5 stages, one CTA per cluster (its three 64-column B chunks do not
 //                       split over a pair)
 //   GemmSmall         : 128 x 128 tiles, 6 stages: twice the tiles of GemmLarge
+//   GemmPingPong      : 128 x 128 tiles per consumer warpgroup, the two consumers taking turns (below), for
+//                       shapes with more than kPingPongMinWaves waves of its tiles
 // Which one: the fewest waves of tiles times the tile's width (gemm_tiled_choice); and whether to split K
 // over a cluster of 2, 4 or 8 of the one-CTA kernels' CTAs per tile where the tiles leave SMs idle: the
 // (tile, split) of lowest tiled_split_cost (gemm_tiled_plan).
@@ -239,10 +249,14 @@ using GemmLargeCluster2 = GemmConfig<256, 4, 2, sched::StaticPersistent, epi::Li
 //                       multicast (cuBLASLt's 256 x 128, cluster 1 x 2 shape)
 //   GemmWideCluster2N : the GemmLarge tile (128 x 256) in pairs along N sharing A
 // Ping-pong consumers (PingPong: the two consumers take alternate tiles, one's epilogue under the other's
-// wgmmas; bench candidates bwgemm_sm90_pp, _pp_c2, _pp_wide):
-//   GemmPingPong         : 128 x 128 tiles per consumer (RowBlocks 2), 6 stages, one CTA per cluster
-//   GemmPingPongCluster2 : the same in clusters of two CTAs along M sharing B
-//   GemmPingPongWide     : 64 x 256 tiles per consumer (one m64n256k16 wgmma per 16 K), 4 stages
+// wgmmas; bench candidates bwgemm_sm90_pp, _pp_c2, _pp_wide; measured in ninth session, run 4):
+//   GemmPingPong         : 128 x 128 tiles per consumer (RowBlocks 2), 6 stages, one CTA per cluster: in the
+//                          default choice (gemm_tiled_choice)
+//   GemmPingPongCluster2 : the same in clusters of two CTAs along M sharing B (0.3-0.7% behind GemmPingPong
+//                          in geomean at M >= 2048: not in the choice)
+//   GemmPingPongWide     : 64 x 256 tiles per consumer (one m64n256k16 wgmma per 16 K), 4 stages (2-3%
+//   behind:
+//                          not in the choice)
 template <class Out>
 using GemmTall =
     GemmConfig<128, 4, 1, sched::StaticPersistent, epi::LinearCombination, Out, true, /*RowBlocks=*/2>;
@@ -275,6 +289,7 @@ enum class GemmChoice {
   kMedium,
   kLarge,
   kLargeCluster2,
+  kPingPong,
   kSwapAb16,
   kSwapAb32,
   kSwapAb64,
@@ -293,11 +308,18 @@ constexpr GemmChoice gemm_swap_ab_choice(int64_t m) {
 }
 
 // The tiled kernel for a shape: the tile width with the lowest tiled_wave_cost (ties to the wider tile), and
-// for 128 x 256 tiles CTA pairs where every pair gets enough tiles (prefer_cluster_pair).
+// for 128 x 256 tiles CTA pairs where every pair gets enough tiles (prefer_cluster_pair); the ping-pong
+// kernel instead where it has more than kPingPongMinWaves waves of 128 x 128 tiles and costs strictly less.
 constexpr GemmChoice gemm_tiled_choice(int64_t m, int64_t n, int64_t batch) {
   const int64_t large = tiled_wave_cost(m, n, batch, 256, kGemmLargeColumnCostPercent);
   const int64_t medium = tiled_wave_cost(m, n, batch, 192, kGemmMediumColumnCostPercent);
   const int64_t small = tiled_wave_cost(m, n, batch, 128, kGemmSmallColumnCostPercent);
+  const int64_t ping_pong = tiled_wave_cost(m, n, batch, 128, kGemmPingPongColumnCostPercent);
+  const int64_t small_tiles = ceil_div(m, int64_t{128}) * ceil_div(n, int64_t{128}) * batch;
+  const int64_t cooperative =
+      large < medium ? (large < small ? large : small) : (medium < small ? medium : small);
+  if (small_tiles > kPingPongMinWaves * kResidentTiles && ping_pong < cooperative)
+    return GemmChoice::kPingPong;
   if (large <= medium && large <= small)
     return prefer_cluster_pair(ceil_div(m, int64_t{128}), ceil_div(n, int64_t{256}), batch)
                ? GemmChoice::kLargeCluster2
@@ -307,7 +329,7 @@ constexpr GemmChoice gemm_tiled_choice(int64_t m, int64_t n, int64_t batch) {
 
 // The default entry point's tiled kernel and split of K for a shape.
 struct GemmTiledPlan {
-  GemmChoice choice;  // kSmall, kMedium, kLarge or kLargeCluster2
+  GemmChoice choice;  // kSmall, kMedium, kLarge, kLargeCluster2 or kPingPong (split 1)
   int split_k;        // 1, or 2, 4, 8 (then a one-CTA kernel)
 };
 
@@ -372,6 +394,9 @@ Status run_gemm_choice(GemmChoice choice, const GemmArguments<In, Out>& args, cu
     case GemmChoice::kLargeCluster2:
       return report("sm90::GemmLargeCluster2 (128 x 256, CTA pairs)"),
              Gemm<GemmLargeCluster2<Out>>::run(args, stream, split_k);
+    case GemmChoice::kPingPong:
+      return report("sm90::GemmPingPong (128 x 128 per consumer, ping-pong)"),
+             Gemm<GemmPingPong<Out>>::run(args, stream, split_k);
     default:
       return report("sm90::GemmLarge (128 x 256)"), Gemm<GemmLarge<Out>>::run(args, stream, split_k);
   }
@@ -408,7 +433,7 @@ template <class In, class Out>
 Status gemm(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
   const GemmChoice choice = gemm_choice(args.m, args.n, args.batch);
   if (choice == GemmChoice::kSmall || choice == GemmChoice::kMedium || choice == GemmChoice::kLarge ||
-      choice == GemmChoice::kLargeCluster2)
+      choice == GemmChoice::kLargeCluster2 || choice == GemmChoice::kPingPong)
     return detail::run_gemm_tiled_plan(args, stream);
   return detail::run_gemm_choice(choice, args, stream, 0);
 }
