@@ -206,7 +206,8 @@ TEST(Sm90GemmChoice, ByWavesOfTiles) {
   EXPECT_EQ(sm90::gemm_choice(512, 2048, 16), GemmChoice::kPingPong);
 }
 
-// The ping-pong kernel's threshold (more than 3 x 132 tiles of 128 x 128), worked as above. Where the
+// The ping-pong kernel's thresholds (more than 3 x 132 tiles of 128 x 128, at least 2 rows of them), worked
+// as above. Where the
 // 128 x 256 tile with CTA pairs would win (pair tiles >= 132, i.e. >= 528 tiles of 128 x 128) the ping-pong
 // kernel costs less (at most 2 x 12160 per wave of 128 x 256 tiles against 25600), so the GEMM's default no
 // longer takes GemmLargeCluster2.
@@ -222,6 +223,11 @@ TEST(Sm90GemmChoice, PingPongThreshold) {
   // 2048 x 2048: 16 x 8 = 128 / 176 / 256 = 1 / 2 / 2 waves: 25600 / 38400 / 26880 -> 128 x 256; 8 x 8 = 64
   // pair tiles < 132 -> one CTA.
   EXPECT_EQ(sm90::gemm_choice(2048, 2048, 1), GemmChoice::kLarge);
+  // One row of tiles: 128 x 57344: 224 / 299 / 448 tiles = 2 / 3 / 4 waves: 51200 / 57600 / 53760 / 48640,
+  // 448 > 396 tiles but 1 row tile -> 128 x 256 (odd row-tile count below 8: one CTA); 256 x 57344: 448 /
+  // 598 / 896 tiles = 4 / 5 / 7 waves: 102400 / 96000 / 94080 / 85120, 2 row tiles -> ping-pong.
+  EXPECT_EQ(sm90::gemm_choice(128, 57344, 1), GemmChoice::kLarge);
+  EXPECT_EQ(sm90::gemm_choice(256, 57344, 1), GemmChoice::kPingPong);
 }
 
 // The contract's problems are short in K (at most 4 K blocks, so a split of 8 never runs there): these take

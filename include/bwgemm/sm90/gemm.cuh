@@ -78,9 +78,12 @@ inline constexpr int64_t kGemmSmallColumnCostPercent = 105;
 // tiles (paired, H200, ninth session, run 4: 1.007-1.027x of cuBLASLt in geomean at M = 4096..16384 against
 // the cooperative kernels' 0.965-0.974x), and only there: with one or two tiles per CTA one consumer works
 // alone or the turns do not overlap (M = 512: 0.86x against 0.95x). So the choice takes it only for more
-// than kPingPongMinWaves waves of its tiles (fitted on the same run: 3 of 1, 2, 3, 4; in-sample).
+// than kPingPongMinWaves waves of its tiles (fitted on the same run: 3 of 1, 2, 3, 4; in-sample), and not for
+// a single row of tiles (M <= 128: the validation sweep, run 5, had it 5-14% behind the cooperative kernels
+// at 128 x 55296 and 128 x 57344, and within +-1.5% at M = 256).
 inline constexpr int64_t kGemmPingPongColumnCostPercent = 95;
 inline constexpr int64_t kPingPongMinWaves = 3;
+inline constexpr int64_t kPingPongMinRowTiles = 2;
 // The time per column of a tile width, in percent of the 128 x 256 tile's (BlockN 64, in no default
 // choice, not fitted: counted as 128).
 constexpr int64_t tiled_column_cost_percent(int64_t block_n) {
@@ -309,7 +312,8 @@ constexpr GemmChoice gemm_swap_ab_choice(int64_t m) {
 
 // The tiled kernel for a shape: the tile width with the lowest tiled_wave_cost (ties to the wider tile), and
 // for 128 x 256 tiles CTA pairs where every pair gets enough tiles (prefer_cluster_pair); the ping-pong
-// kernel instead where it has more than kPingPongMinWaves waves of 128 x 128 tiles and costs strictly less.
+// kernel instead where it has more than kPingPongMinWaves waves of 128 x 128 tiles, at least
+// kPingPongMinRowTiles rows of them, and costs strictly less.
 constexpr GemmChoice gemm_tiled_choice(int64_t m, int64_t n, int64_t batch) {
   const int64_t large = tiled_wave_cost(m, n, batch, 256, kGemmLargeColumnCostPercent);
   const int64_t medium = tiled_wave_cost(m, n, batch, 192, kGemmMediumColumnCostPercent);
@@ -318,7 +322,8 @@ constexpr GemmChoice gemm_tiled_choice(int64_t m, int64_t n, int64_t batch) {
   const int64_t small_tiles = ceil_div(m, int64_t{128}) * ceil_div(n, int64_t{128}) * batch;
   const int64_t cooperative =
       large < medium ? (large < small ? large : small) : (medium < small ? medium : small);
-  if (small_tiles > kPingPongMinWaves * kResidentTiles && ping_pong < cooperative)
+  if (small_tiles > kPingPongMinWaves * kResidentTiles && ceil_div(m, int64_t{128}) >= kPingPongMinRowTiles &&
+      ping_pong < cooperative)
     return GemmChoice::kPingPong;
   if (large <= medium && large <= small)
     return prefer_cluster_pair(ceil_div(m, int64_t{128}), ceil_div(n, int64_t{256}), batch)
