@@ -43,7 +43,8 @@ using OneTile = sm90::DualGemmConfig<128, 4, 1, bwgemm::sched::OneTilePerCluster
 using Sm90DualGemmConfigs =
     Configs<sm90::DualGemmLargeM<bf16>, sm90::DualGemmSmallM<bf16>, sm90::DualGemmLargeMCluster2<bf16>,
             sm90::DualGemmSmallMCluster2<bf16>, sm90::DualGemmLargeM<bf16>::WithTmaStore<false>,
-            sm90::DualGemmSmallM<bf16>::WithTmaStore<false>, sm90::DualGemmLargeM<f16>, OneTile>;
+            sm90::DualGemmSmallM<bf16>::WithTmaStore<false>, sm90::DualGemmLargeM<f16>, OneTile,
+            sm90::DualGemmPingPong<bf16>, sm90::DualGemmPingPong<f16>::WithTmaStore<false>>;
 
 using Sm90DualGemmCases = CasesOf<Sm90, Sm90DualGemmConfigs>::type;
 
@@ -52,6 +53,22 @@ using Sm90DualGemmCases = CasesOf<Sm90, Sm90DualGemmConfigs>::type;
 INSTANTIATE_TYPED_TEST_SUITE_P(Sm90, DualGemmContract, Sm90DualGemmCases, ConfigNames);
 
 namespace {
+
+// Ping-pong consumers over a long K and several tiles per CTA (as
+// Sm90GemmTileShape.PingPongLongKOverSeveralTiles for the GEMM): 3 x 91 tiles of 64 x 128 (every CTA of 132
+// walks 2 or 3), kStages + 4 K blocks so that each consumer skips more K blocks than the ring has stages, M,
+// N and K tails; both store paths.
+TEST(Sm90DualGemmPingPong, LongKOverSeveralTiles) {
+  BWGEMM_REQUIRE_SM90();
+  using Cfg = sm90::DualGemmPingPong<bf16>;
+  static_assert(
+      Cfg::kPingPong && Cfg::kBlockM == 64 && Cfg::kEmptyArrivals == 1 && Cfg::consumer_row0(1) == 0,
+      "one consumer's 64 rows per tile");
+  const DualProblem pb{
+      3 * Cfg::kBlockM - 24, 91 * Cfg::kBlockN - 40, (Cfg::kStages + 3) * 64 + 24, 1, 0, 0, 0, 0.75f, 1.25f};
+  check_dual_config<Sm90, Cfg, bf16>(pb, Data::kRealistic, 31);
+  check_dual_config<Sm90, Cfg::WithTmaStore<false>, f16>(pb, Data::kRealistic, 32);
+}
 
 TEST(Sm90DualGemmDefault, RealisticShapes) {
   BWGEMM_REQUIRE_SM90();

@@ -120,6 +120,13 @@ template <class Out>
 using DualGemmLargeM = DualGemmConfig<128, 4, 1, sched::StaticPersistent, epi::SiluMul, Out>;
 template <class Out>
 using DualGemmLargeMCluster2 = DualGemmConfig<128, 4, 2, sched::StaticPersistent, epi::SiluMul, Out>;
+// Ping-pong consumers (DualGemmConfig PingPong: 64 x 128 tile pairs per consumer, the consumers taking
+// alternate tiles, one's epilogue under the other's wgmmas; 4 stages of 40 KiB): compiled and tested, NOT YET
+// RUN on a GPU (ninth session: no device time was left) and not in the default choice; its native tests are
+// test_dual_gemm_sm90's '*PingPong*' cases, its benchmark candidates bwgemm_sm90_pp / _pp5 (dual_bf16).
+template <class Out>
+using DualGemmPingPong = DualGemmConfig<128, 4, 1, sched::StaticPersistent, epi::SiluMul, Out,
+                                        /*TmaStore=*/true, /*PingPong=*/true>;
 // BlockN 64 in pairs: tested and benchmarked (dual_gemm_cluster2), never the default's choice.
 template <class Out>
 using DualGemmSmallMCluster2 = DualGemmConfig<64, 6, 2, sched::StaticPersistent, epi::SiluMul, Out>;

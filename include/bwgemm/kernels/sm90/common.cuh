@@ -220,6 +220,46 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void consume_k_blocks(PipelineState<Cfg::kStage
   release_stage<Cfg>(empty, previous, thread);
 }
 
+// ---- ping-pong consumers (Cfg::kPingPong)
+// ------------------------------------------------------------------ The two consumer warpgroups take
+// alternate tiles of the CTA's walk (tile i to consumer i % 2), the other one advancing its pipeline state
+// past that tile's K blocks; the producer loads every tile in order into the one ring. The mainloops take
+// turns: a consumer starts a tile only once the other has waited on every stage of the tile before (named
+// barrier kMainloopTurnBarrier + c), and hands the turn over after its own mainloop, so its epilogue runs
+// under the other's wgmmas. The turn is needed for correctness too: a consumer that skipped K blocks could
+// otherwise wait on a stage's full barrier one or more passes ahead of it, and try_wait.parity, which sees
+// only the barrier's current phase, would take an older phase of the same parity for the one it waits on (PTX
+// ISA, mbarrier phase completion). Named barriers 4 and 5 (0: __syncthreads, 1-2: the TMA-store epilogue, 3:
+// the split-K partials).
+inline constexpr uint32_t kMainloopTurnBarrier = 4;
+
+// Whether tile `walk` of the CTA's walk is this consumer's (always, without ping-pong). If not, `stage`
+// moves past its `k_iters` K blocks; if so, and it is not the walk's first tile, the consumer waits for its
+// turn.
+template <class Cfg>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE bool ping_pong_take_tile(uint32_t walk, uint32_t consumer,
+                                                          PipelineState<Cfg::kStages>& stage,
+                                                          int32_t k_iters) {
+  if constexpr (Cfg::kPingPong) {
+    if ((walk & 1u) != consumer) {
+      stage.advance(static_cast<uint32_t>(k_iters));
+      return false;
+    }
+    if (walk > 0) ::bwgemm::ptx::named_barrier_sync(kMainloopTurnBarrier + consumer, 2 * kWarpgroupThreads);
+  }
+  return true;
+}
+
+// After a consumer's mainloop: the other consumer's turn, unless this was the walk's last tile (so that every
+// arrival meets the other consumer's wait). Nothing without ping-pong.
+template <class Cfg>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void ping_pong_pass_turn(uint32_t consumer, bool more_tiles) {
+  if constexpr (Cfg::kPingPong) {
+    if (more_tiles)
+      ::bwgemm::ptx::named_barrier_arrive(kMainloopTurnBarrier + (consumer ^ 1u), 2 * kWarpgroupThreads);
+  }
+}
+
 // Stores out[0], out[1] to dst[0], dst[1] (two adjacent columns of one row; dst 4-byte aligned for 16-bit
 // outputs, 8-byte for fp32), or only out[0] when `both` is false (the last, odd column of C).
 template <class Out>

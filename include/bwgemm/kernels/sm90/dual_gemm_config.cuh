@@ -9,6 +9,10 @@
 // fragment: columns [0, BlockN) are A·B1ᵀ, [BlockN, 2·BlockN) are A·B2ᵀ, and each A tile is read once for
 // both. A producer warpgroup issues the TMA loads (BlockK = 64 16-bit elements = one 128-byte swizzle row
 // per operand row and stage).
+//
+// PingPong: the two consumers take alternate tiles instead (the CTA tile is one consumer's 64 rows x BlockN;
+// kernels/sm90/common.cuh, "ping-pong consumers"), one consumer's epilogue under the other's wgmmas, as the
+// GEMM's GemmConfig PingPong.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -25,19 +29,22 @@ namespace bwgemm::sm90 {
 
 // One Config serves fp16 and bf16 inputs: the input type is the kernel's second template argument.
 template <int BlockN_, int Stages_, int ClusterCtas_, class Scheduler_, class Epilogue_ = epi::SiluMul,
-          class Out_ = __nv_bfloat16, bool TmaStore_ = BlockN_ % 64 == 0>
+          class Out_ = __nv_bfloat16, bool TmaStore_ = BlockN_ % 64 == 0, bool PingPong_ = false>
 struct DualGemmConfig {
   using Scheduler = Scheduler_;
   using Out = Out_;
   using Epilogue = Epilogue_;
   // The same kernel with another epilogue functor or output type.
   template <class E>
-  using WithEpilogue = DualGemmConfig<BlockN_, Stages_, ClusterCtas_, Scheduler_, E, Out_, TmaStore_>;
+  using WithEpilogue =
+      DualGemmConfig<BlockN_, Stages_, ClusterCtas_, Scheduler_, E, Out_, TmaStore_, PingPong_>;
   template <class O>
-  using WithOut = DualGemmConfig<BlockN_, Stages_, ClusterCtas_, Scheduler_, Epilogue_, O, TmaStore_>;
+  using WithOut =
+      DualGemmConfig<BlockN_, Stages_, ClusterCtas_, Scheduler_, Epilogue_, O, TmaStore_, PingPong_>;
   // The same kernel with the other C store path.
   template <bool T>
-  using WithTmaStore = DualGemmConfig<BlockN_, Stages_, ClusterCtas_, Scheduler_, Epilogue_, Out_, T>;
+  using WithTmaStore =
+      DualGemmConfig<BlockN_, Stages_, ClusterCtas_, Scheduler_, Epilogue_, Out_, T, PingPong_>;
 
   // ---- knobs -------------------------------------------------------------------------------------------
   static constexpr int kBlockN = BlockN_;  // output columns per CTA tile (of each of B1 and B2)
@@ -48,11 +55,14 @@ struct DualGemmConfig {
   // C through shared memory and TMA stores where the call allows it (DualGemm::run: 16-byte rows of C and
   // N % 8 == 0), from registers otherwise; false: always from registers, and no staging buffers.
   static constexpr bool kTmaStore = TmaStore_;
+  // The consumers take alternate tiles (true) or split each tile's rows (false).
+  static constexpr bool kPingPong = PingPong_;
 
   // ---- tile shape --------------------------------------------------------------------------------------
   static constexpr int kConsumerWarpgroups = 2;
-  static constexpr int kWarpgroupM = kWgmmaM;                        // 64 rows per consumer
-  static constexpr int kBlockM = kConsumerWarpgroups * kWarpgroupM;  // 128
+  static constexpr int kWarpgroupM = kWgmmaM;                                 // 64 rows per consumer
+  static constexpr int kTileConsumers = kPingPong ? 1 : kConsumerWarpgroups;  // consumers per tile
+  static constexpr int kBlockM = kTileConsumers * kWarpgroupM;                // 128; ping-pong 64
   static constexpr int kClusterTilesM = kClusterCtas;  // CTA tiles per cluster tile along M (tile_row0)
   static constexpr int kClusterTilesN = 1;             //   and along N (tile_col0)
   static constexpr int kClusterBlockM = kBlockM * kClusterCtas;                     // rows per cluster tile
@@ -73,7 +83,12 @@ struct DualGemmConfig {
   static constexpr int kBRowsPerCta = kBlockN / kClusterCtas;    // B1/B2 box rows one CTA loads
   static constexpr int kBSliceBytes = kBRowsPerCta * kRowBytes;  // its offset in each B tile
   // Arrivals that free a stage: every consumer warpgroup of every CTA its producer's multicast wrote to.
-  static constexpr int kEmptyArrivals = kConsumerWarpgroups * kClusterCtas;
+  // (Ping-pong: the one consumer that read the stage, of every CTA.)
+  static constexpr int kEmptyArrivals = kTileConsumers * kClusterCtas;
+  // The first tile row of consumer c's rows (ping-pong: every consumer owns the whole tile).
+  BWGEMM_HD static constexpr int consumer_row0(uint32_t consumer) {
+    return kPingPong ? 0 : static_cast<int>(consumer) * kWarpgroupM;
+  }
 
   // ---- warps -------------------------------------------------------------------------------------------
   static constexpr int kProducerWarpgroup = 0;  // warp 0 issues TMA; warp 1 prefetches the tensor maps

@@ -136,13 +136,16 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     const ConsumerThread me = consumer_thread(warpgroup);
     const uint32_t consumer = me.consumer, thread = me.thread, warp_in_group = me.warp_in_group,
                    lane = me.lane;
-    const uint32_t a_offset = Cfg::kAOffset + consumer * Cfg::kWarpgroupM * Cfg::kRowBytes;
+    const uint32_t a_offset = Cfg::kAOffset + Cfg::consumer_row0(consumer) * Cfg::kRowBytes;
     // The alphas with their device-pointer parts read, once per consumer thread before the tile loop.
     const epi::DualScales s = epi::dual_scales(p);
 
     PipelineState<Cfg::kStages> stage;
+    uint32_t walk = 0;  // tiles of this CTA's walk so far (ping-pong: tile i is consumer i % 2's)
     for (int32_t tile = Scheduler::first_tile(cluster, p.num_clusters, total); tile != sched::kNoTile;
-         tile = Scheduler::next_tile(tile, p.num_clusters, total)) {
+         tile = Scheduler::next_tile(tile, p.num_clusters, total), ++walk) {
+      // Ping-pong: the other consumer's tiles pass this one by; the mainloops take turns (common.cuh).
+      if (!ping_pong_take_tile<Cfg>(walk, consumer, stage, k_iters)) continue;
       const sched::TileCoord t = p.tiles.tile_at(tile);
 
       float acc[Cfg::kAccRegs];
@@ -159,12 +162,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         }
       });
       wgmma_fence_operand(acc);
+      ping_pong_pass_turn<Cfg>(consumer, Scheduler::next_tile(tile, p.num_clusters, total) != sched::kNoTile);
 
       // ---- epilogue: fragment -> functor -> C --------------------------------------------------------
       // Thread (warp w, lane l) holds rows 16w + l/4 (+8) and columns 8j + 2(l%4) (+1) of its 64-row slice:
       // gate at acc[4j + 2h + e], up at acc[kBlockN / 2 + 4j + 2h + e] (ptx/wgmma.cuh).
-      const int32_t slice_m0 =
-          tile_row0<Cfg>(t, cta_rank) + static_cast<int32_t>(consumer) * Cfg::kWarpgroupM;
+      const int32_t slice_m0 = tile_row0<Cfg>(t, cta_rank) + Cfg::consumer_row0(consumer);
       const int32_t row0 = slice_m0 + static_cast<int32_t>(warp_in_group * 16 + lane / 4);
       const int32_t col0 = t.n * Cfg::kBlockN + static_cast<int32_t>(2 * (lane % 4));
       // The functor applied to the pair of columns 8j + 2(l%4) (+1) of row 16w + l/4 + 8h.

@@ -107,8 +107,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
   // The consumers' barrier before the partials overwrite the stages (1, 2: the TMA-store epilogue's, 0:
   // __syncthreads).
   constexpr uint32_t kPartialsBarrier = 3;
-  // Ping-pong: consumer c's turn to run a mainloop (named barriers 4 and 5; see the consumer loop).
-  constexpr uint32_t kMainloopTurnBarrier = 4;
 
   const uint32_t warp = warp_idx();
   const uint32_t warpgroup = warp / 4;
@@ -217,19 +215,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
     PipelineState<Cfg::kStages> stage;
     uint32_t walk = 0;  // tiles of this CTA's walk so far (ping-pong: tile i is consumer i % 2's)
     for (int32_t tile = first_tile(); tile != sched::kNoTile; tile = next_tile(tile), ++walk) {
-      if constexpr (Cfg::kPingPong) {
-        if ((walk & 1u) != consumer) {  // the other consumer's tile: its K blocks pass this one by
-          stage.advance(static_cast<uint32_t>(k_iters));
-          continue;
-        }
-        // The mainloops take turns: this one starts once the other consumer has waited on every stage of the
-        // tile before (it hands the turn over after its mainloop, below). Without the turn a consumer that
-        // skipped the other's K blocks could wait on a stage one or more passes ahead of the stage's full
-        // barrier, and try_wait.parity, which sees only the barrier's current phase, would take an older
-        // phase of the same parity for the one it waits on (PTX ISA, mbarrier phase completion). The walk's
-        // first tile starts at once.
-        if (walk > 0) named_barrier_sync(kMainloopTurnBarrier + consumer, 2 * kWarpgroupThreads);
-      }
+      // Ping-pong: the other consumer's tiles pass this one by; the mainloops take turns (common.cuh).
+      if (!ping_pong_take_tile<Cfg>(walk, consumer, stage, k_iters)) continue;
       const sched::TileCoord t = p.tiles.tile_at(tile);
 
       // One accumulator fragment per 64-row block of the consumer's rows (Cfg::kRowBlocks).
@@ -255,12 +242,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
       });
 #pragma unroll
       for (int rb = 0; rb < Cfg::kRowBlocks; ++rb) wgmma_fence_operand(acc[rb]);
-      // Ping-pong: the other consumer's turn (its next tile's mainloop runs under this one's epilogue); not
-      // after the walk's last tile, so that every arrival meets the other consumer's wait.
-      if constexpr (Cfg::kPingPong) {
-        if (next_tile(tile) != sched::kNoTile)
-          named_barrier_arrive(kMainloopTurnBarrier + (consumer ^ 1u), 2 * kWarpgroupThreads);
-      }
+      // Ping-pong: the other consumer's turn (its next tile's mainloop runs under this one's epilogue).
+      ping_pong_pass_turn<Cfg>(consumer, next_tile(tile) != sched::kNoTile);
 
       // ---- epilogue: fragment (+ C) -> functor -> D ---------------------------------------------------
       // Thread (warp w, lane l) holds rows 16w + l/4 (+8) and columns 8j + 2(l%4) (+1) of each 64-row
