@@ -40,19 +40,28 @@ struct StoreSuffix<Cfg, std::void_t<decltype(Cfg::kTmaStore)>> {
   static std::string get() { return Cfg::kTmaStore ? "" : "_RegisterStore"; }
 };
 
-// sm_90a's tile-shape knobs: RowBlocks (2: "_R2", 128 rows per consumer), ClusterAlongN ("_AlongN": the
-// pair side by side along N sharing A) and PingPong ("_PingPong": the consumers take alternate tiles).
+// sm_90a's tile-shape knobs: RowBlocks (2: "_R2", 128 rows per consumer) and ClusterAlongN ("_AlongN": the
+// pair side by side along N sharing A), GemmConfig's; PingPong ("_PingPong": the consumers take alternate
+// tiles), GemmConfig's and DualGemmConfig's. Every knob that tells two Configs apart must reach the name:
+// gtest refuses two test suites of one name.
 template <class Cfg, class = void>
 struct ShapeSuffix {
   static std::string get() { return ""; }
 };
 template <class Cfg>
-struct ShapeSuffix<
-    Cfg, std::void_t<decltype(Cfg::kRowBlocks), decltype(Cfg::kClusterAlongN), decltype(Cfg::kPingPong)>> {
+struct ShapeSuffix<Cfg, std::void_t<decltype(Cfg::kRowBlocks), decltype(Cfg::kClusterAlongN)>> {
   static std::string get() {
     return (Cfg::kRowBlocks != 1 ? "_R" + std::to_string(Cfg::kRowBlocks) : std::string()) +
-           (Cfg::kClusterAlongN ? "_AlongN" : "") + (Cfg::kPingPong ? "_PingPong" : "");
+           (Cfg::kClusterAlongN ? "_AlongN" : "");
   }
+};
+template <class Cfg, class = void>
+struct PingPongSuffix {
+  static std::string get() { return ""; }
+};
+template <class Cfg>
+struct PingPongSuffix<Cfg, std::void_t<decltype(Cfg::kPingPong)>> {
+  static std::string get() { return Cfg::kPingPong ? "_PingPong" : ""; }
 };
 
 // "N256_S4_G2_StaticPersistent_bf16": BlockN, stages, CTAs per cluster, scheduler, output type; the swap-AB
@@ -63,7 +72,8 @@ struct ConfigName {
   static std::string get() {
     return "N" + std::to_string(Cfg::kBlockN) + "_S" + std::to_string(Cfg::kStages) + "_G" +
            std::to_string(Cfg::kClusterCtas) + "_" + Cfg::Scheduler::kName + "_" +
-           type_name<typename Cfg::Out>() + StoreSuffix<Cfg>::get() + ShapeSuffix<Cfg>::get();
+           type_name<typename Cfg::Out>() + StoreSuffix<Cfg>::get() + ShapeSuffix<Cfg>::get() +
+           PingPongSuffix<Cfg>::get();
   }
 };
 template <class Cfg>
