@@ -33,6 +33,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -258,8 +259,7 @@ using GemmLargeCluster2 = GemmConfig<256, 4, 2, sched::StaticPersistent, epi::Li
 //   GemmPingPongCluster2 : the same in clusters of two CTAs along M sharing B (0.3-0.7% behind GemmPingPong
 //                          in geomean at M >= 2048: not in the choice)
 //   GemmPingPongWide     : 64 x 256 tiles per consumer (one m64n256k16 wgmma per 16 K), 4 stages (2-3%
-//   behind:
-//                          not in the choice)
+//                          behind: not in the choice)
 template <class Out>
 using GemmTall =
     GemmConfig<128, 4, 1, sched::StaticPersistent, epi::LinearCombination, Out, true, /*RowBlocks=*/2>;
@@ -319,16 +319,14 @@ constexpr GemmChoice gemm_tiled_choice(int64_t m, int64_t n, int64_t batch) {
   const int64_t medium = tiled_wave_cost(m, n, batch, 192, kGemmMediumColumnCostPercent);
   const int64_t small = tiled_wave_cost(m, n, batch, 128, kGemmSmallColumnCostPercent);
   const int64_t ping_pong = tiled_wave_cost(m, n, batch, 128, kGemmPingPongColumnCostPercent);
-  const int64_t small_tiles = ceil_div(m, int64_t{128}) * ceil_div(n, int64_t{128}) * batch;
-  const int64_t cooperative =
-      large < medium ? (large < small ? large : small) : (medium < small ? medium : small);
-  if (small_tiles > kPingPongMinWaves * kResidentTiles && ceil_div(m, int64_t{128}) >= kPingPongMinRowTiles &&
-      ping_pong < cooperative)
+  const int64_t row_tiles = ceil_div(m, int64_t{128});
+  const int64_t small_tiles = row_tiles * ceil_div(n, int64_t{128}) * batch;
+  if (small_tiles > kPingPongMinWaves * kResidentTiles && row_tiles >= kPingPongMinRowTiles &&
+      ping_pong < std::min({large, medium, small}))
     return GemmChoice::kPingPong;
   if (large <= medium && large <= small)
-    return prefer_cluster_pair(ceil_div(m, int64_t{128}), ceil_div(n, int64_t{256}), batch)
-               ? GemmChoice::kLargeCluster2
-               : GemmChoice::kLarge;
+    return prefer_cluster_pair(row_tiles, ceil_div(n, int64_t{256}), batch) ? GemmChoice::kLargeCluster2
+                                                                            : GemmChoice::kLarge;
   return medium <= small ? GemmChoice::kMedium : GemmChoice::kSmall;
 }
 
