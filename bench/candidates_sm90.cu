@@ -40,8 +40,8 @@
 //              bwgemm_sm90_chain16[_pdl] 16 back-to-back sm90::gemm calls per timed call, without and with
 //                                   programmatic dependent launch (issue 17; time per chain of 16)
 //   dual_bf16  bwgemm_sm90_n64[_c2] the 128 x 64 (x 2 weights) dual kernel whatever the shape (tuning)
-//              bwgemm_sm90_pp[5]    sm90::DualGemmPingPong: ping-pong consumers, 64 x 128 tile pairs per
-//                                   consumer, 4 (or 5) stages; never run yet
+//              bwgemm_sm90_pp       sm90::DualGemmPingPong whatever the shape: ping-pong consumers, 64 x 128
+//                                   tile pairs per consumer, 5 stages (the default's kernel for many tiles)
 #include <type_traits>
 
 #include "bwgemm/sm90/dual_gemm.cuh"
@@ -222,14 +222,10 @@ void add_bwgemm_sm90_candidates(ImplementationTable& table) {
   table.dual_bf16.push_back(sm90_dual_candidate("bwgemm_sm90_n64_c2", [](const DualArgs& a, cudaStream_t s) {
     return sm90::DualGemm<sm90::DualGemmSmallMCluster2<__nv_bfloat16>>::run(a, s);
   }));
-  // Ping-pong consumers (64 x 128 tile pairs per consumer), 4 and 5 stages: not in the default choice.
+  // Ping-pong consumers (64 x 128 tile pairs per consumer, 5 stages), whatever the shape; the default takes
+  // them from more than kDualPingPongMinWaves waves of tiles.
   table.dual_bf16.push_back(sm90_dual_candidate("bwgemm_sm90_pp", [](const DualArgs& a, cudaStream_t s) {
     return sm90::DualGemm<sm90::DualGemmPingPong<__nv_bfloat16>>::run(a, s);
-  }));
-  table.dual_bf16.push_back(sm90_dual_candidate("bwgemm_sm90_pp5", [](const DualArgs& a, cudaStream_t s) {
-    using FiveStages = sm90::DualGemmConfig<128, 5, 1, sched::StaticPersistent, epi::SiluMul, __nv_bfloat16,
-                                            /*TmaStore=*/true, /*PingPong=*/true>;
-    return sm90::DualGemm<FiveStages>::run(a, s);
   }));
   add_gemm<__half>(table.gemm_fp16);
   add_gemm<__nv_bfloat16>(table.gemm_bf16);

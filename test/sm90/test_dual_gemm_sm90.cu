@@ -153,27 +153,32 @@ TEST(Sm90DualGemmActivations, EveryShippedFunctorMatchesItsReference) {
 TEST(Sm90DualGemmChoice, ByShape) {
   using sm90::DualGemmChoice;
   // (M <= kDualGemmSwapAbMaxM: the swap-AB kernels, their own table in test/sm90/test_swap_ab_sm90.cu.)
-  EXPECT_EQ(sm90::dual_gemm_choice(256, 4096, 1), DualGemmChoice::kSmallM);  // M·batch <= 256
+  // Ping-pong above kDualPingPongMinWaves (4) waves of 64 x 128 tiles, i.e. more than 528 of them:
+  // 64 x 112 (the benchmark's 4096 x 14336), 8 x 112 (Llama-3.1-8B gate/up at M = 512), 8 x 224, 18 x 32,
+  // 6 x 512, and with a batch 4 x 112 x 2.
+  EXPECT_EQ(sm90::dual_gemm_choice(4096, 14336, 1), DualGemmChoice::kPingPong);
+  EXPECT_EQ(sm90::dual_gemm_choice(512, 14336, 1), DualGemmChoice::kPingPong);
+  EXPECT_EQ(sm90::dual_gemm_choice(512, 28672, 1), DualGemmChoice::kPingPong);
+  EXPECT_EQ(sm90::dual_gemm_choice(1152, 4096, 1), DualGemmChoice::kPingPong);
+  EXPECT_EQ(sm90::dual_gemm_choice(384, 65536, 1), DualGemmChoice::kPingPong);
+  EXPECT_EQ(sm90::dual_gemm_choice(256, 14336, 2), DualGemmChoice::kPingPong);
+  // At or below 528: 4 x 112 = 448 (256 x 14336, M·batch <= 256 -> BlockN 64), 2 x 32 x 2.
+  EXPECT_EQ(sm90::dual_gemm_choice(256, 14336, 1), DualGemmChoice::kSmallM);
+  EXPECT_EQ(sm90::dual_gemm_choice(256, 4096, 1), DualGemmChoice::kSmallM);
   EXPECT_EQ(sm90::dual_gemm_choice(128, 4096, 2), DualGemmChoice::kSmallM);
-  // 4 row tiles, 32 column tiles of 128: 2 x 32 = 64 pair tiles < 132 -> one CTA.
+  // 8 x 32 = 256 ping-pong tiles; 4 row tiles, 32 column tiles of 128: 2 x 32 = 64 pair tiles < 132 -> one
+  // CTA.
   EXPECT_EQ(sm90::dual_gemm_choice(512, 4096, 1), DualGemmChoice::kLargeM);
-  // 32 x 112 -> 16 x 112 = 1792 pair tiles -> pairs (the benchmark's 4096 x 14336).
-  EXPECT_EQ(sm90::dual_gemm_choice(4096, 14336, 1), DualGemmChoice::kLargeMCluster2);
-  EXPECT_EQ(sm90::dual_gemm_choice(8192, 14336, 1), DualGemmChoice::kLargeMCluster2);
-  // 3 row tiles (odd, below 8): one CTA however many columns.
-  EXPECT_EQ(sm90::dual_gemm_choice(384, 65536, 1), DualGemmChoice::kLargeM);
-  // Waves (tiled_wave_cost, 64-column tiles at 106% per column): 9 row tiles x 32 = 288 tiles of 128 = 3
-  // waves (38400) against 576 of 64 = 5 waves (33920) -> BlockN 64.
-  EXPECT_EQ(sm90::dual_gemm_choice(1152, 4096, 1), DualGemmChoice::kSmallM);
-  // M = 512, N = 14336 (Llama-3.1-8B gate/up): 448 tiles = 4 waves (51200) against 896 = 7 (47488) -> 64.
-  EXPECT_EQ(sm90::dual_gemm_choice(512, 14336, 1), DualGemmChoice::kSmallM);
-  // N = 28672: 896 tiles = 7 waves (89600) against 1792 = 14 (94976) -> 128, in pairs (2 x 224 = 448 pair
-  // tiles >= 132, 4 row tiles: even).
-  EXPECT_EQ(sm90::dual_gemm_choice(512, 28672, 1), DualGemmChoice::kLargeMCluster2);
-  // 10 row tiles x 32 = 320 tiles = 3 waves (38400) against 640 = 5 (33920) -> 64; at 12 row tiles 384 = 3
-  // waves (38400) against 768 = 6 (40704) -> 128 x 128 in pairs (6 x 32 = 192 pair tiles, even rows).
-  EXPECT_EQ(sm90::dual_gemm_choice(1280, 4096, 1), DualGemmChoice::kSmallM);
-  EXPECT_EQ(sm90::dual_gemm_choice(1536, 4096, 1), DualGemmChoice::kLargeMCluster2);
+  // 6 x 88 = 528 ping-pong tiles (not more); waves (tiled_wave_cost, 64-column tiles at 106% per column):
+  // 264 tiles of 128 = 2 waves (25600) against 528 of 64 = 4 waves (27136) -> 128; 3 row tiles (odd, below
+  // 8): one CTA.
+  EXPECT_EQ(sm90::dual_gemm_choice(384, 11264, 1), DualGemmChoice::kLargeM);
+  // 10 x 32 = 320 ping-pong tiles; 160 tiles of 128 = 2 waves (25600) against 320 of 64 = 3 waves (20352)
+  // -> BlockN 64.
+  EXPECT_EQ(sm90::dual_gemm_choice(640, 4096, 1), DualGemmChoice::kSmallM);
+  // 16 x 33 = 528 ping-pong tiles; 264 tiles of 128 = 2 waves (25600) against 528 of 64 = 4 (27136) -> 128,
+  // in pairs (4 x 33 = 132 pair tiles, 8 row tiles: even).
+  EXPECT_EQ(sm90::dual_gemm_choice(1024, 4224, 1), DualGemmChoice::kLargeMCluster2);
 }
 
 // On anything but compute capability 9.0 the entry point must refuse with a clear device mismatch (and

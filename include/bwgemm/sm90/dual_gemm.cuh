@@ -114,6 +114,8 @@ struct DualGemm {
 //                    share B1/B2 through TMA multicast when the shape has enough tiles for every pair
 //                    (prefer_cluster_pair); BlockN 64 instead where its waves cost less
 //                    (dual_gemm_tiled_choice)
+//   many tiles     : DualGemmPingPong, 64 x 128 tile pairs per consumer, the two consumers taking alternate
+//                    tiles, where it has more than kDualPingPongMinWaves waves of them
 template <class Out>
 using DualGemmSmallM = DualGemmConfig<64, 6, 1, sched::StaticPersistent, epi::SiluMul, Out>;
 template <class Out>
@@ -121,11 +123,10 @@ using DualGemmLargeM = DualGemmConfig<128, 4, 1, sched::StaticPersistent, epi::S
 template <class Out>
 using DualGemmLargeMCluster2 = DualGemmConfig<128, 4, 2, sched::StaticPersistent, epi::SiluMul, Out>;
 // Ping-pong consumers (DualGemmConfig PingPong: 64 x 128 tile pairs per consumer, the consumers taking
-// alternate tiles, one's epilogue under the other's wgmmas; 4 stages of 40 KiB): compiled and tested, NOT YET
-// RUN on a GPU (ninth session: no device time was left) and not in the default choice; its native tests are
-// test_dual_gemm_sm90's '*PingPong*' cases, its benchmark candidates bwgemm_sm90_pp / _pp5 (dual_bf16).
+// alternate tiles, one's epilogue under the other's wgmmas; 5 stages of 40 KiB: 4 stages were 1-2% slower in
+// geomean at every M, H200, tenth session, run 1 in docs/hopper.md, bench dual_bf16/bwgemm_sm90_pp).
 template <class Out>
-using DualGemmPingPong = DualGemmConfig<128, 4, 1, sched::StaticPersistent, epi::SiluMul, Out,
+using DualGemmPingPong = DualGemmConfig<128, 5, 1, sched::StaticPersistent, epi::SiluMul, Out,
                                         /*TmaStore=*/true, /*PingPong=*/true>;
 // BlockN 64 in pairs: tested and benchmarked (dual_gemm_cluster2), never the default's choice.
 template <class Out>
@@ -137,7 +138,7 @@ using DualGemmSmallMCluster2 = DualGemmConfig<64, 6, 2, sched::StaticPersistent,
 inline constexpr int64_t kDualGemmSwapAbMaxM = 64;
 
 // kSwapAb128 only through dual_gemm_swap_ab: the default takes the tiled kernels above M = 64.
-enum class DualGemmChoice { kSmallM, kLargeM, kLargeMCluster2, kSwapAb16, kSwapAb64, kSwapAb128 };
+enum class DualGemmChoice { kSmallM, kLargeM, kLargeMCluster2, kPingPong, kSwapAb16, kSwapAb64, kSwapAb128 };
 
 // The swap-AB kernel for M tokens (whatever M: more than 128 take several token tiles).
 constexpr DualGemmChoice dual_gemm_swap_ab_choice(int64_t m) {
@@ -151,11 +152,20 @@ constexpr DualGemmChoice dual_gemm_swap_ab_choice(int64_t m) {
 // docs/hopper.md: 1.00-1.10 per shape, 1.22 once). The 128 x 128 tiles are the reference (100).
 inline constexpr int64_t kDualLargeMColumnCostPercent = 100;
 inline constexpr int64_t kDualSmallMColumnCostPercent = 106;
+// The ping-pong kernel (DualGemmPingPong) where it has more than kDualPingPongMinWaves waves of its 64 x 128
+// tile pairs: fitted on the H200's paired run over the model sweep's gate/up projections at M = 256..16384
+// (tenth session, run 1, in-sample): above 4 waves it was at or above the cooperative kernels on 17 of 18
+// shapes (-1.5% at 16384 x 28672 x 8192; M >= 512 geomean 1.056x of the faster unfused variant against
+// 1.030x), at 3.4 waves (256 x 14336) 1.5% behind.
+inline constexpr int64_t kDualPingPongMinWaves = 4;
 
-// The tiled kernel for a shape: BlockN 64 for M·batch <= 256 and wherever its waves cost less than BlockN
-// 128's (tiled_wave_cost: e.g. M = 512, N = 14336: 448 tiles of 128 = 4 waves, 896 of 64 = 7 waves, 51200
-// against 47488), else BlockN 128, in CTA pairs where every pair gets enough tiles.
+// The tiled kernel for a shape: the ping-pong kernel where it has more than kDualPingPongMinWaves waves of
+// 64 x 128 tiles; else BlockN 64 for M·batch <= 256 and wherever its waves cost less than BlockN 128's
+// (tiled_wave_cost: e.g. M = 1152, N = 4096: 288 tiles of 128 = 3 waves, 576 of 64 = 5 waves, 38400
+// against 33920), else BlockN 128, in CTA pairs where every pair gets enough tiles.
 constexpr DualGemmChoice dual_gemm_tiled_choice(int64_t m, int64_t n, int64_t batch) {
+  const int64_t ping_pong_tiles = ceil_div(m, int64_t{64}) * ceil_div(n, int64_t{128}) * batch;
+  if (ping_pong_tiles > kDualPingPongMinWaves * kResidentTiles) return DualGemmChoice::kPingPong;
   if (m * batch <= 256) return DualGemmChoice::kSmallM;
   if (tiled_wave_cost(m, n, batch, 64, kDualSmallMColumnCostPercent) <
       tiled_wave_cost(m, n, batch, 128, kDualLargeMColumnCostPercent))
@@ -194,6 +204,9 @@ Status run_dual_gemm_choice(DualGemmChoice choice, const DualGemmArguments<In, O
     case DualGemmChoice::kLargeMCluster2:
       return report("sm90::DualGemmLargeMCluster2 (128 x 128 pairs, CTA pairs)"),
              DualGemm<DualGemmLargeMCluster2<Out>>::run(args, stream);
+    case DualGemmChoice::kPingPong:
+      return report("sm90::DualGemmPingPong (64 x 128 pairs per consumer, ping-pong)"),
+             DualGemm<DualGemmPingPong<Out>>::run(args, stream);
     default:
       return report("sm90::DualGemmLargeM (128 x 128 pairs)"),
              DualGemm<DualGemmLargeM<Out>>::run(args, stream);
