@@ -10,8 +10,12 @@
 //              bwgemm_sm90_1cta     its tile shapes with one CTA per cluster (DualGemmSmallM / LargeM)
 //              bwgemm_sm90_cluster2 the same tiles in clusters of two CTAs along M, B1/B2 multicast
 //              bwgemm_sm90_regstore the one-CTA kernels with C stored from registers (TmaStore off)
-//   gemm_fp16, bwgemm_sm90          bwgemm::sm90::gemm (the default Config choice), both B layouts
-//   gemm_bf16  bwgemm_sm90_swapab   the swap-AB (small-M, split-K) kernels whatever M (gemm_swap_ab)
+//   gemm_fp16, bwgemm_sm90          bwgemm::sm90::gemm (the default Config choice), both B layouts, with a
+//   gemm_bf16                       32 MiB workspace (gemm_workspace: as much as cuBLASLt gets)
+//              bwgemm_sm90_nows     the same without a workspace (so never the stream-K kernel)
+//              bwgemm_sm90_sk       sm90::GemmStreamK (stream-K over 128 x 256 tiles) whatever the shape;
+//                                   bwgemm_sm90_sk128 (bf16) GemmStreamKSmall, over 128 x 128 tiles
+//              bwgemm_sm90_swapab   the swap-AB (small-M, split-K) kernels whatever M (gemm_swap_ab)
 //              bwgemm_sm90_tiled    the tiled kernels whatever M (gemm_tiled)
 //              bwgemm_sm90_swapab_splitS  gemm_swap_ab with the split of K forced to S = 1, 2, 4, 8 (tuning
 //                                   the split choice)
@@ -56,8 +60,8 @@ namespace {
 
 // The sm_90a candidates of the 16-bit groups (bench/entry_point_candidates.hpp).
 template <class T, class Run>
-Implementation<GemmProblem<T>> sm90_gemm_candidate(const char* name, Run run) {
-  return gemm_entry_candidate<T>(name, DeviceRequirement::kSm90a, run);
+Implementation<GemmProblem<T>> sm90_gemm_candidate(const char* name, Run run, bool with_workspace = true) {
+  return gemm_entry_candidate<T>(name, DeviceRequirement::kSm90a, run, with_workspace);
 }
 
 // The tiled kernels with K split over a cluster (tuning the split model, docs/hopper.md): the default's
@@ -95,6 +99,15 @@ template <class T>
 void add_gemm(std::vector<Implementation<GemmProblem<T>>>& group) {
   group.push_back(sm90_gemm_candidate<T>(
       "bwgemm_sm90", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) { return sm90::gemm(a, s); }));
+  // The default entry point without a workspace (so without the stream-K kernel), and the stream-K kernel
+  // whatever the shape.
+  group.push_back(sm90_gemm_candidate<T>(
+      "bwgemm_sm90_nows", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) { return sm90::gemm(a, s); },
+      /*with_workspace=*/false));
+  group.push_back(
+      sm90_gemm_candidate<T>("bwgemm_sm90_sk", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) {
+        return sm90::Gemm<sm90::GemmStreamK<T>>::run(a, s);
+      }));
   group.push_back(sm90_gemm_candidate<T>(
       "bwgemm_sm90_swapab",
       [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) { return sm90::gemm_swap_ab(a, s); }));
@@ -155,6 +168,9 @@ using TunedGemm = sm90::GemmConfig<BlockN, Stages, ClusterCtas, sched::StaticPer
 
 void add_gemm_tile_candidates(std::vector<Implementation<GemmProblem<__nv_bfloat16>>>& group) {
   using Args = bwgemm::GemmArguments<__nv_bfloat16>;
+  group.push_back(sm90_gemm_candidate<__nv_bfloat16>("bwgemm_sm90_sk128", [](const Args& a, cudaStream_t s) {
+    return sm90::Gemm<sm90::GemmStreamKSmall<__nv_bfloat16>>::run(a, s);
+  }));
   group.push_back(sm90_gemm_candidate<__nv_bfloat16>("bwgemm_sm90_n128", [](const Args& a, cudaStream_t s) {
     return sm90::Gemm<TunedGemm<128, 6, 1>>::run(a, s);
   }));

@@ -8,14 +8,31 @@
 
 #include "bwgemm/arguments/dual_gemm.hpp"
 #include "bwgemm/arguments/gemm.hpp"
+#include "cublaslt.hpp"  // kCublasWorkspaceBytes
 #include "registry.hpp"
 
 namespace bwgemm::bench {
 
-// D = A·B on GemmProblem<T>'s operands (T in and out, B as the shape says) through `run`.
+// The scratch memory the bwgemm GEMM candidates pass (GemmArguments::workspace, which only the sm_90a
+// stream-K kernel uses): as much as the cuBLASLt baselines get (kCublasWorkspaceBytes), zero-filled once
+// (a call leaves the words that must be zero at zero), shared by the calls, which run one at a time on the
+// benchmark's stream.
+inline void* gemm_workspace() {
+  static void* const workspace = [] {
+    void* p = nullptr;
+    if (cudaMalloc(&p, kCublasWorkspaceBytes) != cudaSuccess ||
+        cudaMemset(p, 0, kCublasWorkspaceBytes) != cudaSuccess)
+      throw BenchError("cannot allocate the GEMM candidates' workspace");
+    return p;
+  }();
+  return workspace;
+}
+
+// D = A·B on GemmProblem<T>'s operands (T in and out, B as the shape says) through `run`, with
+// gemm_workspace() as the workspace (none with with_workspace false).
 template <class T, class Run>
-Implementation<GemmProblem<T>> gemm_entry_candidate(const char* name, DeviceRequirement requirement,
-                                                    Run run) {
+Implementation<GemmProblem<T>> gemm_entry_candidate(const char* name, DeviceRequirement requirement, Run run,
+                                                    bool with_workspace = true) {
   Implementation<GemmProblem<T>> impl;
   impl.name = name;
   impl.requirement = requirement;
@@ -23,8 +40,9 @@ Implementation<GemmProblem<T>> gemm_entry_candidate(const char* name, DeviceRequ
   impl.supports = [](const GemmShape& s) {
     return s.n % 8 == 0 && s.k % 8 == 0;
   };  // any M (arguments/gemm.hpp)
-  impl.prepare = [run](const GemmProblem<T>& problem) -> Launch {
-    return [&problem, run](int set, cudaStream_t stream) {
+  impl.prepare = [run, with_workspace](const GemmProblem<T>& problem) -> Launch {
+    void* const workspace = with_workspace ? gemm_workspace() : nullptr;
+    return [&problem, run, workspace](int set, cudaStream_t stream) {
       const GemmOperands<T>& o = problem.operands(set);
       const GemmShape& s = problem.shape();
       bwgemm::GemmArguments<T> args;
@@ -33,6 +51,8 @@ Implementation<GemmProblem<T>> gemm_entry_candidate(const char* name, DeviceRequ
       args.b = o.b;
       args.b_layout = s.b_layout;  // ldb defaults to N (K x N) or K (N x K), as the problem stores B
       args.d = o.d;
+      args.workspace = workspace;
+      args.workspace_bytes = workspace != nullptr ? static_cast<int64_t>(kCublasWorkspaceBytes) : 0;
       const bwgemm::Status st = run(args, stream);
       if (!st.ok()) throw BenchError(st.to_string());
     };

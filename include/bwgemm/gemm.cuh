@@ -25,6 +25,10 @@
 // bwgemm::quantize_nvfp4 of alpha A·Bᵀ with D's global scale; no C), on the sm_100a tiled kernels for
 // every M.
 //
+// bwgemm::gemm_workspace_bytes(args, &bytes): the scratch memory a call may use (GemmArguments::workspace;
+// the Hopper stream-K kernel, for shapes whose last wave of tiles would leave SMs idle). Without one (the
+// default), the choice takes a kernel that needs none.
+//
 // The call launches nothing on error; it is asynchronous on `stream`, allocates nothing and does not
 // synchronize.
 #pragma once
@@ -53,6 +57,22 @@ Status gemm(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
   if (query.ok() && cc.is(9, 0)) return sm90::gemm(args, stream);
 #endif
   return host::no_backend_for_device("bwgemm::gemm", query, cc);
+}
+
+// The workspace bytes bwgemm::gemm takes for `args` on the current device (GemmArguments::workspace): on
+// compute capability 9.0 sm90::gemm_workspace_bytes (the stream-K kernel's, where the choice takes it), 0 on
+// 10.0 (no sm_100a kernel takes one) and wherever no backend runs (bwgemm::gemm then says why). The
+// arguments are validated first.
+template <class In, class Out>
+Status gemm_workspace_bytes(const GemmArguments<In, Out>& args, int64_t* bytes) {
+  *bytes = 0;
+  if (Status s = validate(args); !s.ok()) return s;
+#if !BWGEMM_EMULATION
+  host::ComputeCapability cc;
+  if (host::current_compute_capability(&cc).ok() && cc.is(9, 0))
+    return sm90::gemm_workspace_bytes(args, bytes);
+#endif
+  return Status::success();
 }
 
 // The default NVFP4 GEMM entry point: the sm_100a kernels on compute capability 10.0, not_supported on 9.0

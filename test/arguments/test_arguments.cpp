@@ -118,6 +118,38 @@ TEST(GemmArguments, PointersAndScalars) {
   expect_invalid(a, "alpha and beta");
 }
 
+// The optional workspace (the sm_90a stream-K kernels' scratch): a size >= 0, a 16-byte-aligned pointer
+// exactly when the size is positive, no address wrap, and no overlap with any operand or device scale.
+TEST(GemmArguments, Workspace) {
+  auto a = valid_gemm();
+  a.workspace = fake_pointer<void>(0x800000), a.workspace_bytes = 1 << 20;
+  EXPECT_TRUE(bwgemm::validate(a).ok()) << bwgemm::validate(a).to_string();
+  a = valid_gemm(), a.workspace_bytes = -1;
+  expect_invalid(a, "workspace_bytes must be >= 0");
+  a = valid_gemm(), a.workspace_bytes = 256;
+  expect_invalid(a, "workspace is null but workspace_bytes > 0");
+  a = valid_gemm(), a.workspace = fake_pointer<void>(0x800008), a.workspace_bytes = 256;
+  expect_invalid(a, "workspace must be 16-byte aligned");
+  a = valid_gemm(), a.workspace = fake_pointer<void>(0x800000);
+  expect_invalid(a, "workspace is given with workspace_bytes = 0");
+  a = valid_gemm(), a.workspace = fake_pointer<void>(0x400000 + 256), a.workspace_bytes = 256;
+  expect_invalid(a, "workspace overlaps D");
+  a = valid_gemm(), a.workspace = fake_pointer<void>(0x100000 - 128), a.workspace_bytes = 256;
+  expect_invalid(a, "workspace overlaps A");
+  a = valid_gemm(), a.workspace = fake_pointer<void>(0x200000 + 1024), a.workspace_bytes = 16;
+  expect_invalid(a, "workspace overlaps B");
+  a = valid_gemm(), a.c = fake_pointer<const f16>(0x300000), a.epilogue.beta = 1.0f;
+  a.workspace = fake_pointer<void>(0x300000), a.workspace_bytes = 16;
+  expect_invalid(a, "workspace overlaps C");
+  a.epilogue.beta = 0.0f;  // C not read: a workspace over it is fine
+  EXPECT_TRUE(bwgemm::validate(a).ok()) << bwgemm::validate(a).to_string();
+  a = valid_gemm(), a.epilogue.alpha_ptr = fake_pointer<const float>(0x900004);
+  a.workspace = fake_pointer<void>(0x900000), a.workspace_bytes = 64;
+  expect_invalid(a, "workspace overlaps alpha_ptr");
+  a = valid_gemm(), a.workspace = fake_pointer<void>(UINTPTR_MAX - 255), a.workspace_bytes = 1024;
+  expect_invalid(a, "wraps around the address space");
+}
+
 TEST(GemmArguments, OutputTypesKeepTheirRowAlignment) {
   bwgemm::GemmArguments<bf16, float> a;  // fp32 D: 16-byte rows at multiples of 4 elements
   a.m = 128, a.n = 132, a.k = 64;

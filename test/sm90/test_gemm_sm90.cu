@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -127,6 +128,65 @@ struct SplitNames {
   }
 };
 
+// A zero-filled device workspace of at least `bytes` (stream-K: GemmArguments::workspace), kept for the
+// process and reused as it is: every stream-K call must leave its flags at zero, so every later call in
+// this process checks that the calls before it did.
+inline void* reused_workspace(int64_t bytes) {
+  static std::unique_ptr<DeviceBytes> workspace;
+  if (!workspace || static_cast<int64_t>(workspace->size()) < bytes) {
+    workspace = std::make_unique<DeviceBytes>(static_cast<size_t>(bytes));
+    workspace->fill(0);
+  }
+  return workspace->data();
+}
+
+// The stream-K Configs' explicit entry point with the workspace it asks for (Gemm::workspace_bytes) and
+// Ctas CTAs (0: one per resident CTA; more than a problem's iterations are clamped to them, so the
+// contract's short problems run with a tile's K blocks over several CTAs); the default entry point with
+// the workspace it asks for (gemm_workspace_bytes).
+template <int Ctas>
+struct Sm90StreamK {
+  template <class Cfg>
+  struct Gemm {
+    template <class Args>
+    static bwgemm::Status can_implement(const Args& a) {
+      return sm90::Gemm<Cfg>::can_implement(a);
+    }
+    template <class Args>
+    static bwgemm::Status run(const Args& a, cudaStream_t stream = nullptr) {
+      int64_t bytes = 0;
+      if (bwgemm::Status s = sm90::Gemm<Cfg>::workspace_bytes(a, &bytes, nullptr, Ctas); !s.ok()) return s;
+      Args with = a;
+      with.workspace = reused_workspace(bytes), with.workspace_bytes = bytes;
+      return sm90::Gemm<Cfg>::run(with, stream, 1, Ctas);
+    }
+  };
+  template <class In, class Out>
+  static bwgemm::Status gemm(const bwgemm::GemmArguments<In, Out>& args) {
+    int64_t bytes = 0;
+    if (bwgemm::Status s = sm90::gemm_workspace_bytes(args, &bytes); !s.ok()) return s;
+    auto with = args;
+    if (bytes > 0) with.workspace = reused_workspace(bytes), with.workspace_bytes = bytes;
+    return sm90::gemm(with);
+  }
+  static bool available(std::string* why) { return can_run_sm90(why); }
+  static constexpr const char* kNeeds = Sm90::kNeeds;
+  static constexpr int kCtas = Ctas;
+};
+using StreamKConfigs = Configs<sm90::GemmStreamK<bf16>, sm90::GemmStreamKSmall<f16>>;
+using Sm90StreamKCases = Concat<CasesOf<Sm90StreamK<5>, StreamKConfigs>::type,
+                                CasesOf<Sm90StreamK<0>, Configs<sm90::GemmStreamK<f16>>>::type>::type;
+using Sm90StreamKOutputCases =
+    CasesOf<Sm90StreamK<3>, Configs<sm90::GemmStreamK<float>, sm90::GemmStreamKSmall<bf16>>>::type;
+using Sm90StreamKManyTilesCases = CasesOf<Sm90StreamK<0>, Configs<sm90::GemmStreamK<bf16>>>::type;
+// Test names carry the CTA count: "N256_S4_G1_StreamK_bf16_Ctas5".
+struct StreamKNames {
+  template <class C>
+  static std::string GetName(int) {
+    return ConfigName<typename C::Cfg>::get() + "_Ctas" + std::to_string(C::Backend::kCtas);
+  }
+};
+
 using Sm90GemmCases = CasesOf<Sm90, Sm90GemmConfigs>::type;
 using Sm90GemmOutputCases = CasesOf<Sm90, Sm90GemmOutputVariants>::type;
 using Sm90GemmManyTilesCases = CasesOf<Sm90, Sm90GemmManyTiles>::type;
@@ -139,6 +199,9 @@ INSTANTIATE_TYPED_TEST_SUITE_P(Sm90, GemmManyTilesContract, Sm90GemmManyTilesCas
 INSTANTIATE_TYPED_TEST_SUITE_P(Sm90SplitK, GemmContract, Sm90SplitCases, SplitNames);
 INSTANTIATE_TYPED_TEST_SUITE_P(Sm90SplitK, GemmOutputContract, Sm90SplitOutputCases, SplitNames);
 INSTANTIATE_TYPED_TEST_SUITE_P(Sm90SplitK, GemmSmallMContract, Sm90SplitSmallMCases, SplitNames);
+INSTANTIATE_TYPED_TEST_SUITE_P(Sm90StreamK, GemmContract, Sm90StreamKCases, StreamKNames);
+INSTANTIATE_TYPED_TEST_SUITE_P(Sm90StreamK, GemmOutputContract, Sm90StreamKOutputCases, StreamKNames);
+INSTANTIATE_TYPED_TEST_SUITE_P(Sm90StreamK, GemmManyTilesContract, Sm90StreamKManyTilesCases, StreamKNames);
 
 namespace {
 
@@ -572,6 +635,224 @@ TEST(Sm90GemmDiagnostics, ResidentClusters) {
     EXPECT_EQ(other_layout, one_cta) << "round " << round;
   }
   EXPECT_NE(one_cta, one_kernel_in_pairs) << "the test needs two different answers to tell them apart";
+}
+
+// ---- stream-K (sched::StreamK: GemmStreamK, GemmStreamKSmall) ------------------------------------------
+
+// The decomposition (host logic): over many iteration counts, CTA counts and K blocks per tile, the CTAs'
+// segments cover every tile's K blocks exactly once and in order; only a CTA's first segment starts past a
+// tile's first K block, only its last ends before the tile's last; owner() inverts cta_range; the CTAs
+// tail_owners names for a head are exactly those holding the rest of its tile, each with that part as its
+// first segment.
+TEST(Sm90GemmStreamK, SegmentsCoverEachTileOnce) {
+  using SK = sched::StreamK;
+  for (int32_t k_blocks : {1, 2, 3, 7, 22, 80})
+    for (int32_t tiles : {1, 2, 5, 18, 160})
+      for (int32_t ctas : {1, 2, 3, 7, 13, 64, 131, 132}) {
+        const int32_t iterations = tiles * k_blocks;
+        if (ctas > iterations) continue;
+        SCOPED_TRACE(std::to_string(tiles) + " tiles x " + std::to_string(k_blocks) + " K blocks over " +
+                     std::to_string(ctas) + " CTAs");
+        std::vector<int32_t> next_k(static_cast<size_t>(tiles), 0);  // per tile: the next K block expected
+        std::vector<int32_t> holder(static_cast<size_t>(iterations), -1);
+        int32_t covered = 0;
+        for (int32_t cta = 0; cta < ctas; ++cta) {
+          const SK::Range r = SK::cta_range(iterations, ctas, cta);
+          ASSERT_EQ(r.begin, covered);
+          ASSERT_GE(r.end - r.begin, iterations / ctas);
+          ASSERT_LE(r.end - r.begin, iterations / ctas + 1);
+          covered = r.end;
+          int32_t segment = 0;
+          for (int32_t it = r.begin; it < r.end; ++segment) {
+            const SK::Segment seg = SK::segment_at(it, r.end, k_blocks);
+            ASSERT_EQ(seg.tile * k_blocks + seg.k_begin, it);
+            ASSERT_LT(seg.k_begin, seg.k_end);
+            ASSERT_LE(seg.k_end, k_blocks);
+            ASSERT_EQ(next_k[static_cast<size_t>(seg.tile)], seg.k_begin) << "K blocks out of order";
+            next_k[static_cast<size_t>(seg.tile)] = seg.k_end;
+            if (seg.k_begin > 0) EXPECT_EQ(segment, 0) << "only a first segment starts inside a tile";
+            const int32_t len = seg.k_end - seg.k_begin;
+            if (seg.k_end < k_blocks) EXPECT_EQ(it + len, r.end) << "only a last segment ends inside a tile";
+            for (int32_t i = it; i < it + len; ++i) {
+              holder[static_cast<size_t>(i)] = cta;
+              EXPECT_EQ(SK::owner(i, iterations, ctas), cta);
+            }
+            it += len;
+          }
+        }
+        ASSERT_EQ(covered, iterations);
+        for (int32_t t = 0; t < tiles; ++t) EXPECT_EQ(next_k[static_cast<size_t>(t)], k_blocks);
+        // Each head: tail_owners names the holders of the rest of the tile, in order, each starting there.
+        for (int32_t t = 0; t < tiles; ++t) {
+          const int32_t head = holder[static_cast<size_t>(t * k_blocks)];
+          int32_t head_end = 0;
+          while (head_end < k_blocks && holder[static_cast<size_t>(t * k_blocks + head_end)] == head)
+            ++head_end;
+          if (head_end == k_blocks) continue;  // one CTA holds the whole tile
+          const SK::Owners o = SK::tail_owners(t, head_end, k_blocks, iterations, ctas);
+          EXPECT_EQ(o.first, head + 1);
+          EXPECT_EQ(o.last, holder[static_cast<size_t>(t * k_blocks + k_blocks - 1)]);
+          for (int32_t c = o.first; c <= o.last; ++c) {
+            const int32_t begin = SK::cta_range(iterations, ctas, c).begin;
+            EXPECT_EQ(begin / k_blocks, t) << "CTA " << c << " does not start in the head's tile";
+            EXPECT_GT(begin % k_blocks, 0);
+          }
+        }
+      }
+}
+
+// The contract's problems are short in K: these take 22 K blocks (K = 1352, a K tail) with tails in M and
+// N, a batch with strides, padding and beta, both tiers and both B layouts, every output type, at CTA
+// counts from 1 (no tile shared) to 131 (each tile's K blocks over about 7 CTAs, most CTAs a middle segment
+// alone) and the device's own.
+template <class Cfg, class In>
+void check_stream_k_ctas(std::initializer_list<int64_t> cta_counts, uint32_t seed) {
+  using bwgemm::BLayout;
+  for (int64_t ctas : cta_counts) {
+    SCOPED_TRACE("stream_k_ctas " + std::to_string(ctas));
+    const auto run = [ctas](const auto& args) {
+      int64_t bytes = 0;
+      if (bwgemm::Status s = sm90::Gemm<Cfg>::workspace_bytes(args, &bytes, nullptr, ctas); !s.ok()) return s;
+      auto with = args;
+      with.workspace = reused_workspace(bytes), with.workspace_bytes = bytes;
+      return sm90::Gemm<Cfg>::run(with, nullptr, 1, ctas);
+    };
+    check_gemm_with<Cfg, In>(
+        GemmProblem{300, 2 * Cfg::kBlockN + 24, 1352, 2, BLayout::kRowMajorKxN, 1.5f, -0.5f,
+                    /*pad=*/8, /*batch_gap=*/16},
+        Data::kRealistic, seed, run);
+    check_gemm_with<Cfg, In>(GemmProblem{136, Cfg::kBlockN + 8, 1352, 1, BLayout::kColumnMajorKxN},
+                             Data::kExact, seed + 1, run);
+  }
+}
+TEST(Sm90GemmStreamK, LongKOverManyCtaCounts) {
+  BWGEMM_REQUIRE_SM90();
+  check_stream_k_ctas<sm90::GemmStreamK<bf16>, bf16>({1, 2, 3, 7, 13, 64, 131, 0}, 900);
+  check_stream_k_ctas<sm90::GemmStreamKSmall<f16>, f16>({2, 7, 64, 0}, 920);
+  check_stream_k_ctas<sm90::GemmStreamK<float>, f16>({5, 0}, 940);
+  check_stream_k_ctas<sm90::GemmStreamK<f16>::WithTmaStore<false>, bf16>({3, 0}, 960);
+}
+
+// Stream-K gives the same bits on every run for a given CTA count: realistic data, 3 calls per count, each
+// compared byte for byte with the first (checked against the reference). 4 x 8 tiles of 128 x 256, 40 K
+// blocks: 1280 iterations, each tile's K blocks over 2-3 CTAs at 50 CTAs, 3-4 at 97 and 4-5 at 132.
+TEST(Sm90GemmStreamK, BitwiseDeterministic) {
+  BWGEMM_REQUIRE_SM90();
+  expect_bitwise_identical_runs(GemmProblem{512, 2048, 2560, 1, bwgemm::BLayout::kColumnMajorKxN}, 980,
+                                {0, 50, 97}, 3, [](const auto& args, int ctas) {
+                                  using Op = sm90::Gemm<sm90::GemmStreamK<bf16>>;
+                                  int64_t bytes = 0;
+                                  if (bwgemm::Status s = Op::workspace_bytes(args, &bytes, nullptr, ctas);
+                                      !s.ok())
+                                    return s;
+                                  auto with = args;
+                                  with.workspace = reused_workspace(bytes), with.workspace_bytes = bytes;
+                                  return Op::run(with, nullptr, 1, ctas);
+                                });
+}
+
+// The workspace: the flags are zero again after a call (a fresh workspace, checked word for word), the
+// partial slots need no clearing (filled with 0xFF, NaN as floats, before the call: D is still right),
+// nothing is written outside the workspace (its guard bands), and its size is what workspace_bytes says
+// (stream_k_workspace_bytes of the CTA count, the flags rounded up to 256 bytes).
+TEST(Sm90GemmStreamK, WorkspaceFlagsLeftZero) {
+  BWGEMM_REQUIRE_SM90();
+  using Cfg = sm90::GemmStreamK<bf16>;
+  const int64_t ctas = 37;
+  const int64_t bytes = sm90::stream_k_workspace_bytes<Cfg>(ctas);
+  EXPECT_EQ(bytes, 256 + ctas * 128 * 256 * 4);
+  DeviceBytes workspace(static_cast<size_t>(bytes));
+  workspace.fill(0xFF);
+  ASSERT_EQ(cudaMemset(workspace.data(), 0, 256), cudaSuccess);  // the flags
+  const auto run = [&](const auto& args) {
+    int64_t asked = 0;
+    if (bwgemm::Status s = sm90::Gemm<Cfg>::workspace_bytes(args, &asked, nullptr, ctas); !s.ok()) return s;
+    EXPECT_EQ(asked, bytes);
+    auto with = args;
+    with.workspace = workspace.data(), with.workspace_bytes = bytes;
+    return sm90::Gemm<Cfg>::run(with, nullptr, 1, ctas);
+  };
+  check_gemm_with<Cfg, bf16>(GemmProblem{384, 768, 1024, 1, bwgemm::BLayout::kRowMajorKxN}, Data::kExact, 990,
+                             run);
+  const std::vector<uint8_t> after = workspace.download_checked();
+  for (int64_t i = 0; i < 256; ++i)
+    ASSERT_EQ(after[static_cast<size_t>(i)], 0) << "flag byte " << i << " left set";
+}
+
+// A stream-K call without the workspace it takes, or with a CTA count the device cannot hold at once, is
+// refused before anything is launched; the knobs a Config does not take are refused by name.
+TEST(Sm90GemmStreamK, Refusals) {
+  BWGEMM_REQUIRE_SM90();
+  using Op = sm90::Gemm<sm90::GemmStreamK<bf16>>;
+  DeviceBytes a(512 * 1024 * 2), b(1024 * 512 * 2), d(512 * 512 * 2), small(4096);
+  d.fill(0x5A);
+  bwgemm::GemmArguments<bf16> args;
+  args.m = 512, args.n = 512, args.k = 1024;
+  args.a = reinterpret_cast<const bf16*>(a.data());
+  args.b = reinterpret_cast<const bf16*>(b.data());
+  args.d = reinterpret_cast<bf16*>(d.data());
+  expect_refused(Op::run(args), "workspace: this stream-K launch");
+  auto too_small = args;
+  too_small.workspace = small.data(), too_small.workspace_bytes = 4096;
+  expect_refused(Op::run(too_small), "workspace: this stream-K launch");
+  expect_refused(Op::run(too_small, nullptr, 1, -1), "stream_k_ctas must be >= 0");
+  expect_refused(Op::run(too_small, nullptr, 1, 100000), "must not exceed the CTAs this device holds");
+  expect_refused(Op::run(too_small, nullptr, 2), "needs a Config without sched::StreamK");
+  expect_refused(sm90::Gemm<sm90::GemmLarge<bf16>>::run(args, nullptr, 1, 4),
+                 "needs a Config with sched::StreamK");
+  synchronize();
+  for (uint8_t byte : d.download_checked()) ASSERT_EQ(byte, 0x5A) << "a refused call wrote D";
+  // Without a workspace the default entry point asks for none and runs another kernel.
+  int64_t bytes = -1;
+  ASSERT_TRUE(sm90::Gemm<sm90::GemmLarge<bf16>>::workspace_bytes(args, &bytes).ok());
+  EXPECT_EQ(bytes, 0);
+}
+
+// The default entry point with the workspace it asks for, on shapes whose plan is stream-K (worked out in
+// Sm90GemmChoice.StreamK) and one whose plan is not (gemm_workspace_bytes 0 there).
+TEST(Sm90GemmDefault, StreamKWithWorkspace) {
+  BWGEMM_REQUIRE_SM90();
+  bwgemm::GemmArguments<bf16> probe;
+  probe.m = 384, probe.n = 1536, probe.k = 2048;
+  probe.a = reinterpret_cast<const bf16*>(uintptr_t{0x100000});
+  probe.b = reinterpret_cast<const bf16*>(uintptr_t{0x800000});
+  probe.d = reinterpret_cast<bf16*>(uintptr_t{0x1000000});
+  int64_t bytes = 0;
+  ASSERT_TRUE(sm90::gemm_workspace_bytes(probe, &bytes).ok());
+  EXPECT_GT(bytes, 0) << "384 x 1536 x 2048 should take the stream-K kernel";
+  probe.m = 4096, probe.n = 4096, probe.k = 64;
+  ASSERT_TRUE(sm90::gemm_workspace_bytes(probe, &bytes).ok());
+  EXPECT_EQ(bytes, 0);
+  check_default_entry<Sm90StreamK<0>, bf16, bf16>(
+      {GemmProblem{384, 1536, 2048}, GemmProblem{640, 1280, 3072, 1, bwgemm::BLayout::kColumnMajorKxN},
+       GemmProblem{4096, 4096, 64}});
+}
+
+// The plan with a workspace (host logic): stream_k_cost = (ceil(128 x 256 tiles x K blocks / CTAs) +
+// kStreamKFixupKBlocks (8)) x 100 x 256 x 100 against the plan without it (tiled_split_cost; the
+// ping-pong kernel's wave cost), with the H200's resident clusters {132, 66, 33, 16}; without a workspace
+// (stream_k_ctas 0) never stream-K.
+TEST(Sm90GemmChoice, StreamK) {
+  using sm90::GemmChoice;
+  const int64_t resident[4] = {132, 66, 33, 16};
+  const auto plan = [&](int64_t m, int64_t n, int64_t k, int64_t ctas) {
+    return sm90::gemm_tiled_plan(m, n, k, 1, resident, ctas).choice;
+  };
+  // 1024 x 5120 x 5120: 8 x 20 tiles x 80 K blocks = 12800 / 132 -> 97 + 8 = 105 (x 25600) against 128 x 192:
+  // 8 x 27 = 216 tiles, 2 waves x 80 x 192 x 100 = 3072000 / 25600 = 120.
+  EXPECT_EQ(plan(1024, 5120, 5120, 132), GemmChoice::kStreamK);
+  EXPECT_EQ(plan(1024, 5120, 5120, 0), GemmChoice::kMedium);
+  // 384 x 1536 x 2048: 3 x 6 tiles x 32 = 576 / 72 CTAs (576 / 8) = 8 + 8 = 16 against 128 x 128: 36 tiles,
+  // one wave, 32 x 128 x 105 / 256 = 16.8.
+  EXPECT_EQ(plan(384, 1536, 2048, 72), GemmChoice::kStreamK);
+  EXPECT_EQ(plan(384, 1536, 2048, 0), GemmChoice::kSmall);
+  // 4096 x 8192 x 8192: 32 x 32 x 128 = 131072 / 132 -> 993 + 8 = 1001 against ping-pong: 2048 tiles of
+  // 128 x 128 = 16 waves x 128 x 95 x 128 K blocks / 256 = 972.8.
+  EXPECT_EQ(plan(4096, 8192, 8192, 132), GemmChoice::kPingPong);
+  // 4096 x 4096 x 64: one K block per tile, 512 / 64 CTAs = 8 + 8 = 16 against 4 waves of 128 x 256 (4):
+  // the plan without it.
+  EXPECT_EQ(plan(4096, 4096, 64, 64), plan(4096, 4096, 64, 0));
+  EXPECT_NE(plan(4096, 4096, 64, 64), GemmChoice::kStreamK);
 }
 
 // On anything but compute capability 9.0 the entry point must refuse with a clear device mismatch (and

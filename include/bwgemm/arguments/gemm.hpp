@@ -46,6 +46,13 @@ struct GemmArguments {
   Epilogue epilogue{};     // D = epilogue(A·B) or epilogue(A·B, C); default {alpha = 1, beta = 0}, and
                            // LinearCombination's alpha_ptr, beta_ptr: device scales (null by default)
   LaunchOptions launch{};  // per-call launch options: programmatic dependent launch (off by default)
+  // Scratch memory for the kernels that take it: the sm_90a stream-K kernels (sm90::gemm_workspace_bytes
+  // says how many bytes a call's choice takes; 0 for every other kernel). Device memory, 16-byte aligned,
+  // not overlapping any operand, zero-filled before its first use (e.g. cudaMemsetAsync); a call leaves
+  // the words that must be zero at zero again, so it is cleared once, not per call. One call at a time per
+  // workspace (calls on one stream are). Null (the default): no kernel that needs one is chosen.
+  void* workspace = nullptr;
+  int64_t workspace_bytes = 0;  // its size; 0 with a null workspace
 };
 
 namespace detail {
@@ -156,6 +163,15 @@ Status validate(const GemmArguments<In, Out, Epilogue>& a) {
     if (!q.required) continue;
     if (Status s = detail::check_operand_pointer(q.p, q.name, q.why); !s.ok()) return s;
   }
+  if (a.workspace_bytes < 0)
+    return Status::invalid_argument("workspace_bytes must be >= 0 (got " + str(a.workspace_bytes) + ")");
+  if (a.workspace_bytes > 0) {
+    if (Status s = detail::check_operand_pointer(a.workspace, "workspace", " but workspace_bytes > 0");
+        !s.ok())
+      return s;
+  } else if (a.workspace != nullptr) {
+    return Status::invalid_argument("workspace is given with workspace_bytes = 0 (pass its size)");
+  }
 
   // Every offset the kernels form stays inside each operand's span, and no output aliases an input (D == C
   // with the same strides, an in-place update, is the one exception).
@@ -187,6 +203,28 @@ Status validate(const GemmArguments<In, Out, Epilogue>& a) {
     if (!std::isfinite(a.epilogue.alpha) || !std::isfinite(a.epilogue.beta))
       return Status::invalid_argument("alpha and beta must be finite");
     if (Status st = detail::check_linear_combination_scales(a.epilogue, span_d); !st.ok()) return st;
+  }
+  if (a.workspace != nullptr) {
+    // The kernels write the workspace: it may share memory with no operand (nor device scale).
+    if (reinterpret_cast<uintptr_t>(a.workspace) > UINTPTR_MAX - static_cast<uint64_t>(a.workspace_bytes))
+      return Status::invalid_argument("workspace + workspace_bytes wraps around the address space");
+    const detail::OperandSpan span_w{a.workspace, a.workspace_bytes, "workspace"};
+    std::initializer_list<detail::OperandSpan> others = {span_a, span_b, span_d};
+    for (const detail::OperandSpan& o : others)
+      if (detail::overlaps(span_w, o))
+        return Status::invalid_argument(std::string("workspace overlaps ") + o.name +
+                                        ": the kernels write it, so it may share memory with no operand");
+    if (read_c && detail::overlaps(span_w, span_c))
+      return Status::invalid_argument(
+          "workspace overlaps C: the kernels write it, so it may share memory with no operand");
+    if constexpr (std::is_same_v<Epilogue, epi::LinearCombination>) {
+      const float* scales[2] = {a.epilogue.alpha_ptr, a.epilogue.beta_ptr};
+      const char* names[2] = {"alpha_ptr", "beta_ptr"};
+      for (int i = 0; i < 2; ++i)
+        if (scales[i] != nullptr && detail::overlaps(span_w, {scales[i], int64_t{sizeof(float)}, names[i]}))
+          return Status::invalid_argument(std::string("workspace overlaps ") + names[i] +
+                                          ": the kernels write it, so it may share memory with no operand");
+    }
   }
   return Status::success();
 }
@@ -221,6 +259,7 @@ host::OperandPointers device_operands(const GemmArguments<In, Out, Epilogue>& a)
     ops.add_if_given(a.epilogue.alpha_ptr, "alpha_ptr");
     ops.add_if_given(a.epilogue.beta_ptr, "beta_ptr");
   }
+  ops.add_if_given(a.workspace, "workspace");
   return ops;
 }
 

@@ -120,7 +120,75 @@ constexpr int choose_tiled_split_k(int64_t m, int64_t n, int64_t k, int64_t batc
   });
 }
 
+// ---- stream-K (sched::StreamK Configs: GemmStreamK)
+// -------------------------------------------------------- The workspace of a stream-K launch of `ctas` CTAs
+// (GemmArguments::workspace): a 32-bit flag per CTA, rounded up to kStreamKFlagBytesAlign bytes so that the
+// partial slots start aligned, then each CTA's slot of Cfg::kPartialBytes (128 x BlockN fp32 sums). Only the
+// flags must be zero before a call, and a call leaves them zero.
+inline constexpr int64_t kStreamKFlagBytesAlign = 256;
+template <class Cfg>
+constexpr int64_t stream_k_workspace_bytes(int64_t ctas) {
+  return round_up(ctas * 4, kStreamKFlagBytesAlign) + ctas * int64_t{Cfg::kPartialBytes};
+}
+// The CTAs of a stream-K launch: every resident CTA (one per SM), but no fewer than kStreamKMinKBlocksPerCta
+// K blocks each, so that a CTA's range at least fills the pipeline (a floor, not measured: the shapes the
+// default gives stream-K have 60 and more per CTA).
+inline constexpr int64_t kStreamKMinKBlocksPerCta = 8;
+constexpr int64_t stream_k_ctas(int64_t iterations, int64_t resident) {
+  const int64_t by_work = iterations / kStreamKMinKBlocksPerCta;
+  const int64_t ctas = resident < by_work ? resident : by_work;
+  return ctas < 1 ? 1 : ctas;
+}
+
 namespace detail {
+// A stream-K Config's launch on validated arguments: the CTA count from the device (cached per kernel), the
+// workspace checked against what that count takes, the kernel's stream-K fields filled in.
+// requested: 0 for stream_k_ctas' count, else that many CTAs (at most the resident CTAs, so that every CTA
+// of the grid runs at once; at most one per iteration, fewer taken as asked).
+template <class Cfg, class Params>
+Status stream_k_launch_shape(void (*kernel)(const Params), const Params& p, int64_t requested, int64_t* ctas,
+                             int64_t* iterations) {
+  if (requested < 0)
+    return Status::invalid_argument("stream_k_ctas must be >= 0 (0: one per resident CTA; got " +
+                                    std::to_string(requested) + ")");
+  int64_t resident = 1;
+  if (Status s = host::cached_resident_clusters(kernel, Cfg::kThreads, 1, Cfg::kSmemBytes, &resident);
+      !s.ok())
+    return s;
+  if (requested > resident)
+    return Status::invalid_argument("stream_k_ctas (" + std::to_string(requested) +
+                                    ") must not exceed the CTAs this device holds at once (" +
+                                    std::to_string(resident) + "): a tile's head waits for the others");
+  *iterations = int64_t{p.tiles.total()} * ceil_div(int64_t{p.k}, int64_t{Cfg::kBlockK});
+  if (*iterations > INT32_MAX)
+    return Status::invalid_argument("stream-K: tiles x K blocks (" + std::to_string(*iterations) +
+                                    ") must fit in 32 bits");
+  *ctas = requested == 0 ? stream_k_ctas(*iterations, resident) : std::min(requested, *iterations);
+  return Status::success();
+}
+
+template <class Cfg, class Params>
+Status launch_stream_k(void (*kernel)(const Params), Params& p, int64_t requested_ctas, void* workspace,
+                       int64_t workspace_bytes, cudaStream_t stream, const LaunchOptions& options) {
+  int64_t ctas = 0, iterations = 0;
+  if (Status s = stream_k_launch_shape<Cfg>(kernel, p, requested_ctas, &ctas, &iterations); !s.ok()) return s;
+  const int64_t need = stream_k_workspace_bytes<Cfg>(ctas);
+  if (workspace == nullptr || workspace_bytes < need)
+    return Status::invalid_argument(
+        "workspace: this stream-K launch (" + std::to_string(ctas) + " CTAs) takes " + std::to_string(need) +
+        " bytes (got " + std::to_string(workspace_bytes) + "; sm90::gemm_workspace_bytes says how many)");
+  p.num_clusters = static_cast<int32_t>(ctas);
+  p.sk_iterations = static_cast<int32_t>(iterations);
+  p.sk_flags = static_cast<uint32_t*>(workspace);
+  p.sk_partials =
+      reinterpret_cast<float*>(static_cast<char*>(workspace) + round_up(ctas * 4, kStreamKFlagBytesAlign));
+  ::bwgemm::detail::report_choice(
+      "bwgemm::sm90 stream-K launch", p.m, p.n, p.k, p.tiles.batch,
+      std::to_string(iterations) + " K blocks over " + std::to_string(ctas) + " CTAs");
+  return host::launch_cluster_kernel(kernel, static_cast<uint32_t>(ctas), Cfg::kThreads, 1, Cfg::kSmemBytes,
+                                     stream, p, options);
+}
+
 // Fills p.splits (given, or chosen from the shape and the device) and launches: split 1 the persistent
 // grid of host::launch_tile_kernel, a split tiles · split CTAs in clusters of `split` (one tile each).
 template <class Cfg, class Params>
@@ -165,6 +233,9 @@ struct Gemm {
       return Status::invalid_argument("split_k (" + std::to_string(split_k) +
                                       ") needs a Config with RowBlocks = 1 (this one has " +
                                       std::to_string(Cfg::kRowBlocks) + ")");
+    if (Cfg::kStreamK && split_k != 0 && split_k != 1)
+      return Status::invalid_argument("split_k (" + std::to_string(split_k) +
+                                      ") needs a Config without sched::StreamK (stream-K splits K itself)");
     if (Cfg::kPingPong && split_k != 0 && split_k != 1)
       return Status::invalid_argument(
           "split_k (" + std::to_string(split_k) +
@@ -180,11 +251,17 @@ struct Gemm {
 
   // split_k: 1 (default) the persistent kernel; 2, 4 or 8 K split over a cluster of that many CTAs per
   // tile; 0 chosen from the shape and the device (choose_tiled_split_k; 1 for Configs without kSplitK).
+  // stream_k_ctas (sched::StreamK Configs, which take a.workspace: workspace_bytes): 0 one CTA per resident
+  // CTA (stream_k_ctas), else that many (tuning and tests: at most the resident CTAs, at most one per
+  // iteration).
   template <class In>
-  static Status run(const GemmArguments<In, Out, Epilogue>& a, cudaStream_t stream = nullptr,
-                    int split_k = 1) {
+  static Status run(const GemmArguments<In, Out, Epilogue>& a, cudaStream_t stream = nullptr, int split_k = 1,
+                    int64_t stream_k_ctas = 0) {
     if (!Cfg::kSplitK && split_k == 0) split_k = 1;
     if (Status s = can_implement(a, split_k); !s.ok()) return s;
+    if (!Cfg::kStreamK && stream_k_ctas != 0)
+      return Status::invalid_argument("stream_k_ctas (" + std::to_string(stream_k_ctas) +
+                                      ") needs a Config with sched::StreamK");
     if (Status s = host::require_compute_capability_90("bwgemm::sm90::Gemm"); !s.ok()) return s;
     if (Status s = host::require_device_pointers(device_operands(a), "bwgemm::sm90::Gemm"); !s.ok()) return s;
 
@@ -217,7 +294,35 @@ struct Gemm {
     ::bwgemm::detail::fill_common_gemm_params<Cfg>(a, st, &p);
 
     auto* kernel = kxn ? &gemm_kernel<Cfg, In, true> : &gemm_kernel<Cfg, In, false>;
+    if constexpr (Cfg::kStreamK)
+      return detail::launch_stream_k<Cfg>(kernel, p, stream_k_ctas, a.workspace, a.workspace_bytes, stream,
+                                          a.launch);
     return detail::launch_tiled<Cfg>(kernel, p, split_k, stream, a.launch);
+  }
+
+  // The workspace bytes run takes for `a` on the current device (validated first): a stream-K Config's
+  // (stream_k_workspace_bytes of its CTA count, in *ctas if given), 0 for every other Config.
+  template <class In>
+  static Status workspace_bytes(const GemmArguments<In, Out, Epilogue>& a, int64_t* bytes,
+                                int64_t* ctas_out = nullptr, int64_t stream_k_ctas = 0) {
+    *bytes = 0;
+    if (ctas_out != nullptr) *ctas_out = 0;
+    if (Status s = can_implement(a); !s.ok()) return s;
+    if constexpr (Cfg::kStreamK) {
+      if (Status s = host::require_compute_capability_90("bwgemm::sm90::Gemm"); !s.ok()) return s;
+      Params p;
+      p.k = static_cast<int32_t>(a.k);
+      p.tiles = ::bwgemm::detail::config_tile_grid<Cfg>(a.m, a.n, a.batch);
+      auto* kernel =
+          a.b_layout == BLayout::kRowMajorKxN ? &gemm_kernel<Cfg, In, true> : &gemm_kernel<Cfg, In, false>;
+      int64_t ctas = 0, iterations = 0;
+      if (Status s = detail::stream_k_launch_shape<Cfg>(kernel, p, stream_k_ctas, &ctas, &iterations);
+          !s.ok())
+        return s;
+      *bytes = stream_k_workspace_bytes<Cfg>(ctas);
+      if (ctas_out != nullptr) *ctas_out = ctas;
+    }
+    return Status::success();
   }
 };
 
@@ -278,6 +383,15 @@ using GemmPingPongCluster2 = GemmConfig<128, 6, 2, sched::StaticPersistent, epi:
 template <class Out>
 using GemmPingPongWide = GemmConfig<256, 4, 1, sched::StaticPersistent, epi::LinearCombination, Out, true,
                                     /*RowBlocks=*/1, /*ClusterAlongN=*/false, /*PingPong=*/true>;
+// Stream-K (sched::StreamK; the call passes a workspace, GemmArguments::workspace): the tiles' K blocks
+// split evenly over one CTA per SM, so the last partial wave of tiles costs a fraction of a tile:
+//   GemmStreamK      : GemmLarge's 128 x 256 tile, 4 stages: in the default choice where a workspace is given
+//                      and its modelled time is below the other kernels' (gemm_tiled_plan)
+//   GemmStreamKSmall : GemmSmall's 128 x 128 tile, 6 stages (a candidate, bench bwgemm_sm90_sk128)
+template <class Out>
+using GemmStreamK = GemmConfig<256, 4, 1, sched::StreamK, epi::LinearCombination, Out>;
+template <class Out>
+using GemmStreamKSmall = GemmConfig<128, 6, 1, sched::StreamK, epi::LinearCombination, Out>;
 
 // The swap-AB kernels (sm90/swap_ab.cuh) for M <= kGemmSwapAbMaxM (tokens), and up to kGemmSwapAbMaxMNarrow
 // when N is below kGemmSwapAbMaxNarrowN: the crossover measured on an H200 over the model sweep
@@ -293,6 +407,7 @@ enum class GemmChoice {
   kLarge,
   kLargeCluster2,
   kPingPong,
+  kStreamK,
   kSwapAb16,
   kSwapAb32,
   kSwapAb64,
@@ -332,17 +447,35 @@ constexpr GemmChoice gemm_tiled_choice(int64_t m, int64_t n, int64_t batch) {
 
 // The default entry point's tiled kernel and split of K for a shape.
 struct GemmTiledPlan {
-  GemmChoice choice;  // kSmall, kMedium, kLarge, kLargeCluster2 or kPingPong (split 1)
+  GemmChoice choice;  // kSmall, kMedium, kLarge, kLargeCluster2, kPingPong or kStreamK (split 1)
   int split_k;        // 1, or 2, 4, 8 (then a one-CTA kernel)
 };
+
+// Stream-K's cost beyond its share of the K blocks, in K blocks of a 128 x 256 tile: the hand-off of a
+// tile's partial sums (a 128 KiB write, a flag, a 128 KiB read per shared tile) and the head's wait.
+// A first estimate, not yet fitted (about 4 K blocks of transfers at the H200's per-SM L2 bandwidth and as
+// many of waiting).
+inline constexpr int64_t kStreamKFixupKBlocks = 8;
+// The modelled time of stream-K over 128 x 256 tiles on `ctas` CTAs, in tiled_split_cost's units: each CTA's
+// share of the tiles' K blocks plus kStreamKFixupKBlocks, at the 128 x 256 tile's cost per column.
+constexpr int64_t stream_k_cost(int64_t m, int64_t n, int64_t k, int64_t batch, int64_t ctas) {
+  const int64_t iterations =
+      ceil_div(m, int64_t{128}) * ceil_div(n, int64_t{256}) * batch * ceil_div(k, kTiledBlockK);
+  return (ceil_div(iterations, ctas) + kStreamKFixupKBlocks) * 100 * 256 * kGemmLargeColumnCostPercent;
+}
 
 // The (tile width, split) of lowest tiled_split_cost over {128 x 256, 128 x 192, 128 x 128} x
 // kSplitKChoices, resident[i] the resident clusters of kSplitKChoices[i] CTAs (0: that size cannot be
 // placed, never chosen); never more CTAs per tile than K blocks; ties go to the smaller split, then to the
 // wider tile. Without a split it is gemm_tiled_choice's kernel, CTA pairs included (with 132 resident CTAs
 // the two models agree on the tile width).
+//
+// stream_k_ctas > 0 (the call has a workspace large enough for a stream-K launch of that many CTAs):
+// GemmStreamK instead where stream_k_cost is strictly below that plan's modelled time (the ping-pong kernel's
+// its tiled_wave_cost at kGemmPingPongColumnCostPercent times the K blocks).
 constexpr GemmTiledPlan gemm_tiled_plan(int64_t m, int64_t n, int64_t k, int64_t batch,
-                                        const int64_t (&resident)[kSplitKChoiceCount]) {
+                                        const int64_t (&resident)[kSplitKChoiceCount],
+                                        int64_t stream_k_ctas = 0) {
   const int64_t widths[3] = {256, 192, 128};
   const GemmChoice kernels[3] = {GemmChoice::kLarge, GemmChoice::kMedium, GemmChoice::kSmall};
   const int64_t k_blocks = ceil_div(k, kTiledBlockK);
@@ -356,8 +489,16 @@ constexpr GemmTiledPlan gemm_tiled_plan(int64_t m, int64_t n, int64_t k, int64_t
       if (best_cost < 0 || cost < best_cost) best_split = s, best_tile = w, best_cost = cost;
     }
   }
-  if (best_split == 1) return {gemm_tiled_choice(m, n, batch), 1};
-  return {kernels[best_tile], best_split};
+  const GemmTiledPlan plan = best_split == 1 ? GemmTiledPlan{gemm_tiled_choice(m, n, batch), 1}
+                                             : GemmTiledPlan{kernels[best_tile], best_split};
+  if (stream_k_ctas > 0) {
+    const int64_t plan_cost =
+        plan.choice == GemmChoice::kPingPong
+            ? tiled_wave_cost(m, n, batch, 128, kGemmPingPongColumnCostPercent) * 100 * k_blocks
+            : best_cost;
+    if (stream_k_cost(m, n, k, batch, stream_k_ctas) < plan_cost) return {GemmChoice::kStreamK, 1};
+  }
+  return plan;
 }
 
 // The default entry point's kernel for a shape (with a tiled kernel, gemm_tiled_plan adds the split).
@@ -400,6 +541,9 @@ Status run_gemm_choice(GemmChoice choice, const GemmArguments<In, Out>& args, cu
     case GemmChoice::kPingPong:
       return report("sm90::GemmPingPong (128 x 128 per consumer, ping-pong)"),
              Gemm<GemmPingPong<Out>>::run(args, stream, split_k);
+    case GemmChoice::kStreamK:
+      return report("sm90::GemmStreamK (128 x 256, stream-K)"),
+             Gemm<GemmStreamK<Out>>::run(args, stream, split_k);
     default:
       return report("sm90::GemmLarge (128 x 256)"), Gemm<GemmLarge<Out>>::run(args, stream, split_k);
   }
@@ -420,12 +564,35 @@ void tiled_resident_clusters(const GemmArguments<In, Out>& args, int64_t (&resid
   }
 }
 
+// The CTAs of GemmStreamK's launch for the call (Gemm::workspace_bytes), for gemm_tiled_plan's stream_k_ctas:
+// 0 where the call's workspace is null or smaller than that launch takes (unless assume_workspace: what the
+// choice would be given one), or the arguments do not fit a stream-K launch.
+template <class In, class Out>
+int64_t stream_k_ctas_for(const GemmArguments<In, Out>& args, bool assume_workspace) {
+  if (!assume_workspace && args.workspace == nullptr) return 0;
+  int64_t bytes = 0, ctas = 0;
+  if (!Gemm<GemmStreamK<Out>>::workspace_bytes(args, &bytes, &ctas).ok()) return 0;
+  if (!assume_workspace && args.workspace_bytes < bytes) return 0;
+  return ctas;
+}
+
 // The default choice's tiled kernel and split (gemm_tiled_plan), or its kernel with `forced_split`.
 template <class In, class Out>
-Status run_gemm_tiled_plan(const GemmArguments<In, Out>& args, cudaStream_t stream, int forced_split = 0) {
+GemmTiledPlan tiled_plan_for(const GemmArguments<In, Out>& args, bool assume_workspace) {
   int64_t resident[kSplitKChoiceCount];
   tiled_resident_clusters(args, resident);
-  const GemmTiledPlan plan = gemm_tiled_plan(args.m, args.n, args.k, args.batch, resident);
+  return gemm_tiled_plan(args.m, args.n, args.k, args.batch, resident,
+                         stream_k_ctas_for(args, assume_workspace));
+}
+template <class In, class Out>
+Status run_gemm_tiled_plan(const GemmArguments<In, Out>& args, cudaStream_t stream, int forced_split = 0) {
+  GemmTiledPlan plan = tiled_plan_for(args, /*assume_workspace=*/false);
+  if (forced_split != 0 && plan.choice == GemmChoice::kStreamK) {
+    // A forced split (gemm_tiled_split, for tuning) is the plan without stream-K's.
+    GemmArguments<In, Out> without = args;
+    without.workspace = nullptr, without.workspace_bytes = 0;
+    plan = tiled_plan_for(without, false);
+  }
   return run_gemm_choice(plan.choice, args, stream, forced_split == 0 ? plan.split_k : forced_split);
 }
 }  // namespace detail
@@ -439,6 +606,22 @@ Status gemm(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
       choice == GemmChoice::kLargeCluster2 || choice == GemmChoice::kPingPong)
     return detail::run_gemm_tiled_plan(args, stream);
   return detail::run_gemm_choice(choice, args, stream, 0);
+}
+
+// The workspace bytes sm90::gemm takes for `args` on the current device (GemmArguments::workspace): the
+// stream-K kernel's where the default choice would take it given that much (gemm_tiled_plan), else 0. A
+// call with less (or none) runs the choice without stream-K.
+template <class In, class Out>
+Status gemm_workspace_bytes(const GemmArguments<In, Out>& args, int64_t* bytes) {
+  *bytes = 0;
+  if (Status s = validate(args); !s.ok()) return s;
+  const GemmChoice choice = gemm_choice(args.m, args.n, args.batch);
+  if (choice != GemmChoice::kSmall && choice != GemmChoice::kMedium && choice != GemmChoice::kLarge &&
+      choice != GemmChoice::kLargeCluster2 && choice != GemmChoice::kPingPong)
+    return Status::success();  // a swap-AB kernel: no workspace
+  if (detail::tiled_plan_for(args, /*assume_workspace=*/true).choice != GemmChoice::kStreamK)
+    return Status::success();
+  return Gemm<GemmStreamK<Out>>::workspace_bytes(args, bytes);
 }
 
 // One side of the crossover whatever the shape, for the benchmark: the tiled kernels only (gemm_tiled_plan),

@@ -225,6 +225,7 @@ BWGEMM_DEVICE void finish_kernel(uint32_t warp, uint32_t tmem) {
 // arrival per consuming warp; the kernel sizes the empty barrier to match).
 template <class Scheduler, int CtaGroup>
 struct TileStream {
+  static_assert(!Scheduler::kStreamK, "sched::StreamK is built for the sm_90a GEMM only (sm90::GemmConfig)");
   int32_t tile = sched::kNoTile;
   int32_t num_clusters = 0;
   int32_t total = 0;

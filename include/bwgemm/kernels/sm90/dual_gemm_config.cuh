@@ -126,6 +126,7 @@ struct DualGemmConfig {
   static_assert(kStages >= 2, "at least two stages: one loading while one is consumed");
   static_assert(kSmemBytes <= kMaxDynamicSmemBytes,
                 "the stages do not fit the 227 KB of shared memory: fewer Stages or a smaller BlockN");
+  static_assert(!Scheduler::kStreamK, "sched::StreamK is built for the GEMM only (sm90::GemmConfig)");
   static_assert(!Scheduler::kUsesClc,
                 "Cluster Launch Control is sm_100 only: OneTilePerCluster or StaticPersistent");
   static_assert(kAccRegs + 64 <= kConsumerRegs, "the accumulators need registers to spare");

@@ -43,6 +43,12 @@
 // both consumers' epilogue (CUTLASS's KernelTmaWarpSpecializedPingpong and its ordered math barrier). A stage
 // is freed by the one consumer that read it (per CTA of the cluster). No split K.
 //
+// Scheduler sched::StreamK (one-CTA Configs with RowBlocks 1, not ping-pong): one persistent CTA per SM,
+// the tiles' K blocks laid end to end and cut into equal ranges (scheduler/schedulers.cuh), so a partial
+// last wave costs a fraction of a tile instead of a whole one; a tile shared by several CTAs is completed by
+// the CTA that holds its first K blocks (its head), which adds the others' fp32 partial sums in K order (the
+// same bits on every run for a given CTA count) from the workspace the caller passes.
+//
 // The input type (fp16 or bf16) is not part of the Config: the kernel is instantiated per input type
 // (sm90::Gemm<Cfg>::run deduces it from the arguments), as the sm_100a sm100::GemmConfig does.
 #pragma once
@@ -160,8 +166,14 @@ struct GemmConfig {
   // per consumer (the partials' layout and partial_quad_coord are one 64-row fragment's), both consumers on
   // one tile (not ping-pong) and partials that
   // fit over the stages (e.g. not 128 x 256 tiles with 2 stages); the host refuses a split otherwise.
-  static constexpr bool kSplitK =
-      kClusterCtas == 1 && kRowBlocks == 1 && !kPingPong && kPartialBytes <= kStages * kStageBytes;
+  static constexpr bool kSplitK = kClusterCtas == 1 && kRowBlocks == 1 && !kPingPong &&
+                                  !Scheduler::kStreamK && kPartialBytes <= kStages * kStageBytes;
+  // Stream-K (Scheduler sched::StreamK): the CTAs split the tiles' K blocks end to end; a CTA that computes
+  // only part of a tile's K blocks hands the fp32 sums of a segment that is not the tile's head to the head's
+  // CTA through the caller's workspace (GemmArguments::workspace): kPartialBytes per CTA in the same
+  // [register pair][consumer thread] layout, so each thread adds exactly the words its peer thread wrote,
+  // and a 32-bit flag per CTA (sm90::stream_k_workspace_bytes has the layout).
+  static constexpr bool kStreamK = Scheduler::kStreamK;
   // Quad q of the partials (words 4q..4q+3): registers 2p, 2p + 1 (p = 2q / 256 = 2j + h) of consumer
   // threads t0, t0 + 1 (t0 = 2q % 256, even; consumer t0 / 128, warp w, lane l), i.e. (ptx/wgmma.cuh's
   // fragment) row 64·consumer + 16w + l/4 + 8h of the tile and its columns col..col + 3, col = 8j + 2(l%4).
@@ -221,6 +233,9 @@ struct GemmConfig {
   static_assert(
       kSmemBytes <= kMaxDynamicSmemBytes,
       "the stages do not fit the 227 KB of shared memory: fewer Stages, a smaller BlockN or RowBlocks 1");
+  static_assert(!kStreamK || (kClusterCtas == 1 && kRowBlocks == 1 && !kPingPong),
+                "sched::StreamK takes one CTA per cluster, one row block per consumer and no ping-pong (the "
+                "partials' layout is the cooperative 128 x BlockN fragment's)");
   static_assert(!Scheduler::kUsesClc,
                 "Cluster Launch Control is sm_100 only: OneTilePerCluster or StaticPersistent");
   static_assert(kAccRegsTotal + 64 <= kConsumerRegs, "the accumulators need registers to spare");

@@ -31,6 +31,17 @@
 // applies the epilogue functor as the register-store path does and stores D from registers (pairs, masked),
 // cluster barrier.
 //
+// Stream-K (Cfg::kStreamK, sched::StreamK): one CTA per SM, CTA g taking iterations cta_range(tiles ·
+// K blocks, CTAs, g) in segments of one tile each (scheduler/schedulers.cuh). Both roles walk the segments
+// as they walk tiles. After a segment's mainloop the consumers: a segment that starts past the tile's first
+// K block (only ever a CTA's first) writes its fp32 sums to the CTA's slot of the workspace (write_partials'
+// layout, coalesced), barrier of the 256 consumer threads, one thread's release store of the CTA's flag, and
+// no epilogue; the tile's head (its first K blocks, a CTA's last segment) takes the sums of the CTAs that
+// hold the rest of the tile in K order (one thread's acquire spin on each flag, which it then resets to 0,
+// a barrier, every thread adding its peer thread's words) and runs the epilogue. Those CTAs did that work
+// first, so the head seldom waits; every CTA of the grid is resident (one per SM, at most the resident
+// CTAs launched), so every wait ends.
+//
 // Shared memory (carved from the dynamic buffer, aligned up to 1024 bytes):
 //   [stage 0: A kBlockMx64 | B] ... [stage S-1] | D buffer per consumer (kTmaStore) | full[S] | empty[S]
 // B is BlockN rows x 64 K (K-major, SBO 1024) or BlockN / 64 chunks of 64 K rows x 64 columns (MN-major,
@@ -49,6 +60,7 @@
 #include "bwgemm/kernels/sm90/split_k.cuh"
 #include "bwgemm/pipeline/pipeline_state.cuh"
 #include "bwgemm/ptx/cluster.cuh"
+#include "bwgemm/ptx/flags.cuh"
 #include "bwgemm/ptx/griddepcontrol.cuh"
 #include "bwgemm/ptx/mbarrier.cuh"
 #include "bwgemm/ptx/misc.cuh"
@@ -74,6 +86,12 @@ struct GemmParams {
   sched::TileGrid tiles{};   // cluster tiles: kClusterBlockM x kClusterBlockN
   int32_t num_clusters = 0;  // splits == 1: the grid in clusters (the scheduler's stride)
   int32_t splits = 1;        // CTAs per tile, splitting its K blocks: 1, or (ClusterCtas = 1 only) 2, 4, 8
+  // Stream-K (Cfg::kStreamK): the tiles' K blocks end to end (tiles · K blocks iterations) split over the
+  // num_clusters CTAs; CTA g's partial sums at sk_partials + g · Cfg::kPartialElements, its flag sk_flags[g]
+  // (0 before the launch and after it: the head's CTA resets each flag it waited on).
+  int32_t sk_iterations = 0;
+  float* sk_partials = nullptr;
+  uint32_t* sk_flags = nullptr;
   bool read_c = false;
   typename Cfg::Epilogue epilogue{};  // its device-pointer scales read once per CTA (epi::with_device_scales)
 };
@@ -136,15 +154,37 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
   const uint32_t split_rank = splits > 1 ? cluster_ctarank() : 0u;
   const int32_t cluster = static_cast<int32_t>(block_idx().x) / kClusterCtas;
   const int32_t total = p.tiles.total();
-  const KRange kr = split_k_range((p.k + Cfg::kBlockK - 1) / Cfg::kBlockK, static_cast<int32_t>(splits),
-                                  static_cast<int32_t>(split_rank));
-  const int32_t k_iters = kr.end - kr.begin;
-  const auto first_tile = [&] {
-    return splits > 1 ? static_cast<int32_t>(block_idx().x / splits)
-                      : Scheduler::first_tile(cluster, p.num_clusters, total);
+  const int32_t k_blocks = (p.k + Cfg::kBlockK - 1) / Cfg::kBlockK;
+  const KRange kr = split_k_range(k_blocks, static_cast<int32_t>(splits), static_cast<int32_t>(split_rank));
+  // The units both roles walk: tiles (each tile's K blocks kr), or with stream-K the segments of this CTA's
+  // range of iterations, each named by the iteration it starts at (sched::StreamK).
+  using Segment = sched::StreamK::Segment;
+  const sched::StreamK::Range sk = Cfg::kStreamK
+                                       ? sched::StreamK::cta_range(p.sk_iterations, p.num_clusters, cluster)
+                                       : sched::StreamK::Range{0, 0};
+  const auto first_unit = [&]() -> int32_t {
+    if constexpr (Cfg::kStreamK) {
+      return sk.begin < sk.end ? sk.begin : sched::kNoTile;
+    } else {
+      return splits > 1 ? static_cast<int32_t>(block_idx().x / splits)
+                        : Scheduler::first_tile(cluster, p.num_clusters, total);
+    }
   };
-  const auto next_tile = [&](int32_t tile) {
-    return splits > 1 ? sched::kNoTile : Scheduler::next_tile(tile, p.num_clusters, total);
+  const auto unit_segment = [&](int32_t unit) -> Segment {
+    if constexpr (Cfg::kStreamK) {
+      return sched::StreamK::segment_at(unit, sk.end, k_blocks);
+    } else {
+      return {unit, kr.begin, kr.end};
+    }
+  };
+  const auto next_unit = [&](int32_t unit) -> int32_t {
+    if constexpr (Cfg::kStreamK) {
+      const Segment seg = unit_segment(unit);
+      const int32_t next = unit + (seg.k_end - seg.k_begin);
+      return next < sk.end ? next : sched::kNoTile;
+    } else {
+      return splits > 1 ? sched::kNoTile : Scheduler::next_tile(unit, p.num_clusters, total);
+    }
   };
 
   if (warpgroup == Cfg::kProducerWarpgroup) {
@@ -153,8 +193,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
     if (warp == 0 && elect_one_sync()) {
       constexpr uint16_t kClusterMask = (1u << kClusterCtas) - 1;  // multicast to every CTA of the cluster
       PipelineState<Cfg::kStages> stage;
-      for (int32_t tile = first_tile(); tile != sched::kNoTile; tile = next_tile(tile)) {
-        const sched::TileCoord t = p.tiles.tile_at(tile);
+      for (int32_t unit = first_unit(); unit != sched::kNoTile; unit = next_unit(unit)) {
+        const Segment seg = unit_segment(unit);
+        const sched::TileCoord t = p.tiles.tile_at(seg.tile);
         const int32_t m0 = tile_row0<Cfg>(t, cta_rank);
         const int32_t n0 = tile_col0<Cfg>(t, cta_rank);
         // This CTA's share of each operand: the whole of one loaded alone, its half of one shared with the
@@ -169,8 +210,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
             tma_load(dst, map, bar, {inner, outer, t.batch});
           }
         };
+        const int32_t k_iters = seg.k_end - seg.k_begin;
         produce_k_blocks<Cfg>(stage, full, empty, smem, k_iters, [&](uint32_t base, uint32_t bar, int32_t k) {
-          const int32_t k0 = kr.begin * Cfg::kBlockK + k;  // this CTA's K range
+          const int32_t k0 = seg.k_begin * Cfg::kBlockK + k;  // this unit's K blocks
           load(&p.tmap_a, Cfg::kASharers > 1, base + Cfg::kAOffset + a_share * Cfg::kASliceBytes, bar, k0,
                m0 + static_cast<int32_t>(a_share) * Cfg::kARowsPerCta);
           if constexpr (BMnMajor) {
@@ -214,10 +256,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
 
     PipelineState<Cfg::kStages> stage;
     uint32_t walk = 0;  // tiles of this CTA's walk so far (ping-pong: tile i is consumer i % 2's)
-    for (int32_t tile = first_tile(); tile != sched::kNoTile; tile = next_tile(tile), ++walk) {
+    for (int32_t unit = first_unit(); unit != sched::kNoTile; unit = next_unit(unit), ++walk) {
+      const Segment seg = unit_segment(unit);
+      const int32_t k_iters = seg.k_end - seg.k_begin;
       // Ping-pong: the other consumer's tiles pass this one by; the mainloops take turns (common.cuh).
       if (!ping_pong_take_tile<Cfg>(walk, consumer, stage, k_iters)) continue;
-      const sched::TileCoord t = p.tiles.tile_at(tile);
+      const sched::TileCoord t = p.tiles.tile_at(seg.tile);
 
       // One accumulator fragment per 64-row block of the consumer's rows (Cfg::kRowBlocks).
       float acc[Cfg::kRowBlocks][Cfg::kAccRegs];
@@ -243,7 +287,36 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
 #pragma unroll
       for (int rb = 0; rb < Cfg::kRowBlocks; ++rb) wgmma_fence_operand(acc[rb]);
       // Ping-pong: the other consumer's turn (its next tile's mainloop runs under this one's epilogue).
-      ping_pong_pass_turn<Cfg>(consumer, next_tile(tile) != sched::kNoTile);
+      ping_pong_pass_turn<Cfg>(consumer, next_unit(unit) != sched::kNoTile);
+
+      if constexpr (Cfg::kStreamK) {
+        // ---- stream-K: hand a segment that is not the tile's head to the head's CTA, or gather ----------
+        const uint32_t tid = consumer * kWarpgroupThreads + thread;
+        if (seg.k_begin > 0) {
+          // Not the head (this CTA's first segment): the sums to this CTA's partial slot, then its flag.
+          write_partials<Cfg::kPartialGroup, Cfg::kConsumerThreads>(
+              p.sk_partials + static_cast<int64_t>(cluster) * Cfg::kPartialElements, acc[0], tid);
+          named_barrier_sync(kPartialsBarrier, Cfg::kConsumerThreads);  // every thread's sums written
+          if (tid == 0) st_release_gpu(p.sk_flags + cluster, 1u);
+          continue;
+        }
+        if (seg.k_end < k_blocks) {
+          // The head of a shared tile (this CTA's last segment): the later K blocks' sums, CTA by CTA in K
+          // order, each once its flag is set (those CTAs computed them as their first segment).
+          const sched::StreamK::Owners owners =
+              sched::StreamK::tail_owners(seg.tile, seg.k_end, k_blocks, p.sk_iterations, p.num_clusters);
+          for (int32_t c = owners.first; c <= owners.last; ++c) {
+            if (tid == 0) {
+              while (ld_acquire_gpu(p.sk_flags + c) == 0u) {
+              }
+              st_relaxed_gpu(p.sk_flags + c, 0u);  // this grid reads it no more: 0 for the next call
+            }
+            named_barrier_sync(kPartialsBarrier, Cfg::kConsumerThreads);  // the flag seen: the sums visible
+            add_partials<Cfg::kPartialGroup, Cfg::kConsumerThreads>(
+                acc[0], p.sk_partials + static_cast<int64_t>(c) * Cfg::kPartialElements, tid);
+          }
+        }
+      }
 
       // ---- epilogue: fragment (+ C) -> functor -> D ---------------------------------------------------
       // Thread (warp w, lane l) holds rows 16w + l/4 (+8) and columns 8j + 2(l%4) (+1) of each 64-row

@@ -60,6 +60,25 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void write_partials(float* partials, const floa
   }
 }
 
+// Consumer thread `tid` adds the Regs words it would have written with write_partials (same Group, Threads)
+// at `partials` to its accumulator registers: a peer CTA's sums of the same tile (the stream-K hand-off,
+// kernels/sm90/gemm_kernel.cuh; `partials` in global memory there).
+template <int Group, int Threads, int Regs>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void add_partials(float (&acc)[Regs], const float* partials, uint32_t tid) {
+  static_assert(Group == 1 || Group == 2, "register groups of 1 or 2 (a pair of adjacent columns)");
+  static_assert(Regs % Group == 0, "whole register groups");
+#pragma unroll
+  for (int g = 0; g < Regs / Group; ++g) {
+    if constexpr (Group == 2) {
+      const float2 v = reinterpret_cast<const float2*>(partials)[g * Threads + tid];
+      acc[2 * g] += v.x;
+      acc[2 * g + 1] += v.y;
+    } else {
+      acc[g] += partials[g * Threads + tid];
+    }
+  }
+}
+
 // Quads in flight per consumer thread in the tiled GEMM's reduction: each is loaded from every rank before
 // any is summed, so a thread has up to kQuadsInFlight x kMaxSplitK 16-byte remote loads outstanding (128
 // registers, taken from the accumulators, which are dead once written to the partials) instead of waiting one
