@@ -294,10 +294,12 @@ struct Gemm {
     ::bwgemm::detail::fill_common_gemm_params<Cfg>(a, st, &p);
 
     auto* kernel = kxn ? &gemm_kernel<Cfg, In, true> : &gemm_kernel<Cfg, In, false>;
-    if constexpr (Cfg::kStreamK)
+    if constexpr (Cfg::kStreamK) {
       return detail::launch_stream_k<Cfg>(kernel, p, stream_k_ctas, a.workspace, a.workspace_bytes, stream,
                                           a.launch);
-    return detail::launch_tiled<Cfg>(kernel, p, split_k, stream, a.launch);
+    } else {
+      return detail::launch_tiled<Cfg>(kernel, p, split_k, stream, a.launch);
+    }
   }
 
   // The workspace bytes run takes for `a` on the current device (validated first): a stream-K Config's
