@@ -639,63 +639,73 @@ TEST(Sm90GemmDiagnostics, ResidentClusters) {
 
 // ---- stream-K (sched::StreamK: GemmStreamK, GemmStreamKSmall) ------------------------------------------
 
-// The decomposition (host logic): over many iteration counts, CTA counts and K blocks per tile, the CTAs'
-// segments cover every tile's K blocks exactly once and in order; only a CTA's first segment starts past a
-// tile's first K block, only its last ends before the tile's last; owner() inverts cta_range; the CTAs
-// tail_owners names for a head are exactly those holding the rest of its tile, each with that part as its
-// first segment.
+// The decomposition (host logic), walked exactly as the kernel walks it (sched::StreamK::plan, first_unit,
+// next_unit, unit_segment, head_tail_owners) over many tile counts, K blocks per tile and CTA counts: every
+// tile's K blocks are covered once and in order; the whole waves give tile t to CTA t % ctas in one
+// segment and every CTA as many of them; in the stream-K part only a CTA's first segment starts inside a
+// tile and only its last ends inside one, each CTA has at least the floor's K blocks (unless there are
+// fewer); the CTAs head_tail_owners names for a head are exactly those holding the rest of its tile, each
+// with that part as its first stream-K segment.
 TEST(Sm90GemmStreamK, SegmentsCoverEachTileOnce) {
   using SK = sched::StreamK;
   for (int32_t k_blocks : {1, 2, 3, 7, 22, 80})
-    for (int32_t tiles : {1, 2, 5, 18, 160})
+    for (int32_t tiles : {1, 2, 5, 18, 131, 133, 160, 300})
       for (int32_t ctas : {1, 2, 3, 7, 13, 64, 131, 132}) {
-        const int32_t iterations = tiles * k_blocks;
-        if (ctas > iterations) continue;
-        SCOPED_TRACE(std::to_string(tiles) + " tiles x " + std::to_string(k_blocks) + " K blocks over " +
+        const SK::Work w = SK::plan(tiles, k_blocks, ctas, 8);
+        SCOPED_TRACE(std::to_string(tiles) + " tiles x " + std::to_string(k_blocks) + " K blocks on " +
                      std::to_string(ctas) + " CTAs");
+        ASSERT_EQ(w.dp_tiles % ctas, 0);
+        ASSERT_EQ(w.sk_iterations, (tiles - w.dp_tiles) * k_blocks);
+        ASSERT_LT(tiles - w.dp_tiles, ctas);
+        ASSERT_LE(w.sk_ctas, ctas);
+        if (w.sk_iterations > 0) ASSERT_GE(w.sk_ctas, 1);
         std::vector<int32_t> next_k(static_cast<size_t>(tiles), 0);  // per tile: the next K block expected
-        std::vector<int32_t> holder(static_cast<size_t>(iterations), -1);
-        int32_t covered = 0;
+        std::vector<int32_t> holder(static_cast<size_t>(tiles) * k_blocks, -1);
+        std::vector<int32_t> first_sk_unit(static_cast<size_t>(ctas), -1);
         for (int32_t cta = 0; cta < ctas; ++cta) {
-          const SK::Range r = SK::cta_range(iterations, ctas, cta);
-          ASSERT_EQ(r.begin, covered);
-          ASSERT_GE(r.end - r.begin, iterations / ctas);
-          ASSERT_LE(r.end - r.begin, iterations / ctas + 1);
-          covered = r.end;
-          int32_t segment = 0;
-          for (int32_t it = r.begin; it < r.end; ++segment) {
-            const SK::Segment seg = SK::segment_at(it, r.end, k_blocks);
-            ASSERT_EQ(seg.tile * k_blocks + seg.k_begin, it);
+          const SK::Range sk = SK::sk_range(w, cta);
+          if (cta < w.sk_ctas && w.sk_iterations >= 8 * w.sk_ctas) EXPECT_GE(sk.end - sk.begin, 8);
+          int32_t whole = 0, sk_segment = 0;
+          for (int32_t unit = SK::first_unit(w, cta, sk); unit != sched::kNoTile;
+               unit = SK::next_unit(w, sk, unit)) {
+            const SK::Segment seg = SK::unit_segment(w, sk, unit);
+            ASSERT_EQ(seg.tile * k_blocks + seg.k_begin, unit);
             ASSERT_LT(seg.k_begin, seg.k_end);
             ASSERT_LE(seg.k_end, k_blocks);
+            ASSERT_LT(seg.tile, tiles);
             ASSERT_EQ(next_k[static_cast<size_t>(seg.tile)], seg.k_begin) << "K blocks out of order";
             next_k[static_cast<size_t>(seg.tile)] = seg.k_end;
-            if (seg.k_begin > 0) EXPECT_EQ(segment, 0) << "only a first segment starts inside a tile";
-            const int32_t len = seg.k_end - seg.k_begin;
-            if (seg.k_end < k_blocks) EXPECT_EQ(it + len, r.end) << "only a last segment ends inside a tile";
-            for (int32_t i = it; i < it + len; ++i) {
-              holder[static_cast<size_t>(i)] = cta;
-              EXPECT_EQ(SK::owner(i, iterations, ctas), cta);
+            if (seg.tile < w.dp_tiles) {
+              EXPECT_EQ(seg.tile % ctas, cta);
+              EXPECT_EQ(seg.k_end - seg.k_begin, k_blocks);
+              EXPECT_EQ(sk_segment, 0) << "whole waves come first";
+              ++whole;
+            } else {
+              if (sk_segment == 0) first_sk_unit[static_cast<size_t>(cta)] = unit;
+              if (seg.k_begin > 0) EXPECT_EQ(sk_segment, 0) << "only a first segment starts inside a tile";
+              if (seg.k_end < k_blocks) EXPECT_EQ(unit + seg.k_end - seg.k_begin, sk.end);
+              ++sk_segment;
             }
-            it += len;
+            for (int32_t k = seg.k_begin; k < seg.k_end; ++k)
+              holder[static_cast<size_t>(seg.tile) * k_blocks + k] = cta;
           }
+          EXPECT_EQ(whole, w.dp_tiles / ctas);
         }
-        ASSERT_EQ(covered, iterations);
-        for (int32_t t = 0; t < tiles; ++t) EXPECT_EQ(next_k[static_cast<size_t>(t)], k_blocks);
-        // Each head: tail_owners names the holders of the rest of the tile, in order, each starting there.
-        for (int32_t t = 0; t < tiles; ++t) {
-          const int32_t head = holder[static_cast<size_t>(t * k_blocks)];
+        for (int32_t t = 0; t < tiles; ++t)
+          ASSERT_EQ(next_k[static_cast<size_t>(t)], k_blocks) << "tile " << t;
+        for (int32_t t = w.dp_tiles; t < tiles; ++t) {
+          const size_t t0 = static_cast<size_t>(t) * k_blocks;
+          const int32_t head = holder[t0];
           int32_t head_end = 0;
-          while (head_end < k_blocks && holder[static_cast<size_t>(t * k_blocks + head_end)] == head)
-            ++head_end;
+          while (head_end < k_blocks && holder[t0 + head_end] == head) ++head_end;
           if (head_end == k_blocks) continue;  // one CTA holds the whole tile
-          const SK::Owners o = SK::tail_owners(t, head_end, k_blocks, iterations, ctas);
+          const SK::Owners o = SK::head_tail_owners(w, SK::Segment{t, 0, head_end});
           EXPECT_EQ(o.first, head + 1);
-          EXPECT_EQ(o.last, holder[static_cast<size_t>(t * k_blocks + k_blocks - 1)]);
+          EXPECT_EQ(o.last, holder[t0 + k_blocks - 1]);
           for (int32_t c = o.first; c <= o.last; ++c) {
-            const int32_t begin = SK::cta_range(iterations, ctas, c).begin;
-            EXPECT_EQ(begin / k_blocks, t) << "CTA " << c << " does not start in the head's tile";
-            EXPECT_GT(begin % k_blocks, 0);
+            const int32_t u = first_sk_unit[static_cast<size_t>(c)];
+            EXPECT_EQ(u / k_blocks, t) << "CTA " << c << " does not start in the head's tile";
+            EXPECT_GT(u % k_blocks, 0);
           }
         }
       }
@@ -703,8 +713,9 @@ TEST(Sm90GemmStreamK, SegmentsCoverEachTileOnce) {
 
 // The contract's problems are short in K: these take 22 K blocks (K = 1352, a K tail) with tails in M and
 // N, a batch with strides, padding and beta, both tiers and both B layouts, every output type, at CTA
-// counts from 1 (no tile shared) to 131 (each tile's K blocks over about 7 CTAs, most CTAs a middle segment
-// alone) and the device's own.
+// counts from 1 to 3 (whole waves only, or one tile over two CTAs), 7 and 13 (whole waves, then 4 or 5
+// tiles over every CTA) and 64, 131 and the device's own (no whole wave: 18 tiles over 49 CTAs); and 4
+// tiles of 128 K blocks (K = 8192), each over up to 16 CTAs, most of them a middle segment alone.
 template <class Cfg, class In>
 void check_stream_k_ctas(std::initializer_list<int64_t> cta_counts, uint32_t seed) {
   using bwgemm::BLayout;
@@ -723,6 +734,8 @@ void check_stream_k_ctas(std::initializer_list<int64_t> cta_counts, uint32_t see
         Data::kRealistic, seed, run);
     check_gemm_with<Cfg, In>(GemmProblem{136, Cfg::kBlockN + 8, 1352, 1, BLayout::kColumnMajorKxN},
                              Data::kExact, seed + 1, run);
+    check_gemm_with<Cfg, In>(GemmProblem{136, Cfg::kBlockN + 8, 8192, 1, BLayout::kRowMajorKxN}, Data::kExact,
+                             seed + 2, run);
   }
 }
 TEST(Sm90GemmStreamK, LongKOverManyCtaCounts) {
@@ -735,7 +748,8 @@ TEST(Sm90GemmStreamK, LongKOverManyCtaCounts) {
 
 // Stream-K gives the same bits on every run for a given CTA count: realistic data, 3 calls per count, each
 // compared byte for byte with the first (checked against the reference). 4 x 8 tiles of 128 x 256, 40 K
-// blocks: 1280 iterations, each tile's K blocks over 2-3 CTAs at 50 CTAs, 3-4 at 97 and 4-5 at 132.
+// blocks: fewer tiles than CTAs, so 1280 K blocks of stream-K alone, each tile's over 2-3 CTAs at 50 CTAs,
+// 3-4 at 97 and 4-5 at 132.
 TEST(Sm90GemmStreamK, BitwiseDeterministic) {
   BWGEMM_REQUIRE_SM90();
   expect_bitwise_identical_runs(GemmProblem{512, 2048, 2560, 1, bwgemm::BLayout::kColumnMajorKxN}, 980,
@@ -753,14 +767,15 @@ TEST(Sm90GemmStreamK, BitwiseDeterministic) {
 
 // The workspace: the flags are zero again after a call (a fresh workspace, checked word for word), the
 // partial slots need no clearing (filled with 0xFF, NaN as floats, before the call: D is still right),
-// nothing is written outside the workspace (its guard bands), and its size is what workspace_bytes says
-// (stream_k_workspace_bytes of the CTA count, the flags rounded up to 256 bytes).
+// nothing is written outside the workspace (its guard bands), and its size is what workspace_bytes says:
+// 384 x 768 x 1024 on 37 CTAs is 9 tiles of 16 K blocks, no whole wave, 144 K blocks over 18 CTAs (8
+// each), so 256 bytes of flags and 18 partial slots of 128 x 256 floats.
 TEST(Sm90GemmStreamK, WorkspaceFlagsLeftZero) {
   BWGEMM_REQUIRE_SM90();
   using Cfg = sm90::GemmStreamK<bf16>;
   const int64_t ctas = 37;
-  const int64_t bytes = sm90::stream_k_workspace_bytes<Cfg>(ctas);
-  EXPECT_EQ(bytes, 256 + ctas * 128 * 256 * 4);
+  const int64_t bytes = sm90::stream_k_workspace_bytes<Cfg>(18);
+  EXPECT_EQ(bytes, 256 + 18 * 128 * 256 * 4);
   DeviceBytes workspace(static_cast<size_t>(bytes));
   workspace.fill(0xFF);
   ASSERT_EQ(cudaMemset(workspace.data(), 0, 256), cudaSuccess);  // the flags
@@ -828,31 +843,32 @@ TEST(Sm90GemmDefault, StreamKWithWorkspace) {
        GemmProblem{4096, 4096, 64}});
 }
 
-// The plan with a workspace (host logic): stream_k_cost = (ceil(128 x 256 tiles x K blocks / CTAs) +
-// kStreamKFixupKBlocks (8)) x 100 x 256 x 100 against the plan without it (tiled_split_cost; the
-// ping-pong kernel's wave cost), with the H200's resident clusters {132, 66, 33, 16}; without a workspace
-// (stream_k_ctas 0) never stream-K.
+// The plan with a workspace (host logic): stream_k_cost = (whole waves of 128 x 256 tiles x K blocks +
+// ceil(the rest's K blocks / its CTAs) + kStreamKFixupKBlocks (8)) x 100 x 256 x 100 against the plan
+// without it (tiled_split_cost; the ping-pong kernel's wave cost), with the H200's 132 CTAs and resident
+// clusters {132, 66, 33, 16}; without a workspace (stream_k_ctas 0) never stream-K.
 TEST(Sm90GemmChoice, StreamK) {
   using sm90::GemmChoice;
   const int64_t resident[4] = {132, 66, 33, 16};
   const auto plan = [&](int64_t m, int64_t n, int64_t k, int64_t ctas) {
     return sm90::gemm_tiled_plan(m, n, k, 1, resident, ctas).choice;
   };
-  // 1024 x 5120 x 5120: 8 x 20 tiles x 80 K blocks = 12800 / 132 -> 97 + 8 = 105 (x 25600) against 128 x 192:
-  // 8 x 27 = 216 tiles, 2 waves x 80 x 192 x 100 = 3072000 / 25600 = 120.
+  // 1024 x 5120 x 5120: 8 x 20 = 160 tiles of 80 K blocks: one whole wave (80), then 28 x 80 = 2240 / 132
+  // -> 17 + 8: 105 (x 25600) against 128 x 192: 8 x 27 = 216 tiles, 2 waves x 80 x 192 x 100 = 3072000 /
+  // 25600 = 120.
   EXPECT_EQ(plan(1024, 5120, 5120, 132), GemmChoice::kStreamK);
   EXPECT_EQ(plan(1024, 5120, 5120, 0), GemmChoice::kMedium);
-  // 384 x 1536 x 2048: 3 x 6 tiles x 32 = 576 / 72 CTAs (576 / 8) = 8 + 8 = 16 against 128 x 128: 36 tiles,
-  // one wave, 32 x 128 x 105 / 256 = 16.8.
-  EXPECT_EQ(plan(384, 1536, 2048, 72), GemmChoice::kStreamK);
+  // 384 x 1536 x 2048: 3 x 6 tiles x 32 = 576 K blocks over 72 CTAs (576 / 8) = 8 + 8 = 16 against 128 x
+  // 128: 36 tiles, one wave, 32 x 128 x 105 / 256 = 16.8.
+  EXPECT_EQ(plan(384, 1536, 2048, 132), GemmChoice::kStreamK);
   EXPECT_EQ(plan(384, 1536, 2048, 0), GemmChoice::kSmall);
-  // 4096 x 8192 x 8192: 32 x 32 x 128 = 131072 / 132 -> 993 + 8 = 1001 against ping-pong: 2048 tiles of
-  // 128 x 128 = 16 waves x 128 x 95 x 128 K blocks / 256 = 972.8.
+  // 4096 x 8192 x 8192: 1024 tiles: 7 whole waves (896), then 100 x 128 = 12800 / 132 -> 97 + 8: 1001
+  // against ping-pong: 2048 tiles of 128 x 128 = 16 waves x 128 x 95 x 128 K blocks / 256 = 972.8.
   EXPECT_EQ(plan(4096, 8192, 8192, 132), GemmChoice::kPingPong);
-  // 4096 x 4096 x 64: one K block per tile, 512 / 64 CTAs = 8 + 8 = 16 against 4 waves of 128 x 256 (4):
-  // the plan without it.
-  EXPECT_EQ(plan(4096, 4096, 64, 64), plan(4096, 4096, 64, 0));
-  EXPECT_NE(plan(4096, 4096, 64, 64), GemmChoice::kStreamK);
+  // 4096 x 4096 x 64: 512 tiles of one K block: 3 whole waves, then 116 / 14 CTAs -> 9 + 8: 20 against 4
+  // waves of 128 x 256 (4): the plan without it.
+  EXPECT_EQ(plan(4096, 4096, 64, 132), plan(4096, 4096, 64, 0));
+  EXPECT_NE(plan(4096, 4096, 64, 132), GemmChoice::kStreamK);
 }
 
 // On anything but compute capability 9.0 the entry point must refuse with a clear device mismatch (and

@@ -10,14 +10,18 @@
 //   and computes that cluster's tile instead; the hardware balances the work (seed 004). The device
 //   half of that protocol (the response ring, the scheduler warp) is in kernels/sm100/common.cuh
 //   (TileStream, run_clc_scheduler); the mapping from a cancelled cluster's first CTA to its tile is here.
-// - StreamK: the tiles' K blocks laid end to end (tile-major: tile t's K blocks are iterations
+// - StreamK: whole waves of tiles first, one tile per CTA at a time as StaticPersistent (all CTAs at the
+//   same K offset of neighbouring tiles, so they share the operands' L2 lines), then the tiles of the last,
+//   partial wave with their K blocks laid end to end (tile-major: tile t's K blocks are iterations
 //   t·k_blocks .. t·k_blocks + k_blocks - 1) and cut into one contiguous range per CTA, as even as whole
 //   iterations allow (Osama et al., "Stream-K: Work-centric Parallel Decomposition for Dense Matrix-Matrix
-//   Multiplication on the GPU", 2023). A CTA's range is a run of segments, each one tile's K blocks
-//   [k_begin, k_end): first the tail of a tile it shares with earlier CTAs, then whole tiles, last the head
-//   (k_begin = 0) of a tile it shares with later CTAs. The head's CTA adds the others' partial sums to its
-//   own and stores the tile (the kernels with this scheduler: kernels/sm90/gemm_kernel.cuh). It is not
-//   walked with first_tile / next_tile (the kernels ask `kStreamK`).
+//   Multiplication on the GPU", 2023; the data-parallel + stream-K hybrid). A CTA's range is a run of
+//   segments, each one tile's K blocks [k_begin, k_end): first the tail of a tile it shares with earlier
+//   CTAs, then whole tiles, last the head (k_begin = 0) of a tile it shares with later CTAs. The head's CTA
+//   adds the others' partial sums to its own and stores the tile (kernels/sm90/gemm_kernel.cuh). Stream-K
+//   over every tile measured 0.5-0.85x of the whole-wave kernels on the H200 (tenth session, run 2): CTAs
+//   at staggered K offsets of tiles spread over the whole problem share no L2 lines, and the kernel became
+//   bound by HBM; the last wave's tiles alone fit in L2.
 #pragma once
 
 #include <cstdint>
@@ -103,8 +107,8 @@ struct StreamK {
     const int32_t left = end - it;
     return {tile, k_begin, k_blocks - k_begin < left ? k_blocks : k_begin + left};
   }
-  // The CTAs that hold the rest of a head segment's tile (the head ending at K block k_end < k_blocks):
-  // first_owner .. last_owner, in K order.
+  // The CTAs that hold the rest of a head segment's tile (the head ending at K block k_end < k_blocks;
+  // `tile` counted from the first stream-K tile): first .. last, in K order.
   struct Owners {
     int32_t first, last;
   };
@@ -112,6 +116,55 @@ struct StreamK {
                                                 int32_t iterations, int32_t ctas) {
     return {owner(tile * k_blocks + k_end, iterations, ctas),
             owner(tile * k_blocks + k_blocks - 1, iterations, ctas)};
+  }
+
+  // A launch's work (host: plan): the first dp_tiles tiles whole, `ctas` at a time (tile t to CTA
+  // t % ctas: whole waves), then the other tiles' sk_iterations K blocks over the first sk_ctas CTAs.
+  // Every CTA walks units, each named by the iteration it starts at (tile · k_blocks + K block).
+  struct Work {
+    int32_t k_blocks = 1, ctas = 1, dp_tiles = 0, sk_iterations = 0, sk_ctas = 0;
+  };
+  // The work of `tiles` tiles of k_blocks K blocks on `ctas` CTAs: whole waves, then the rest over as many
+  // CTAs as give each at least min_k_blocks iterations (at most ctas, at least 1). The caller checks that
+  // (tiles + ctas) · k_blocks fits in 32 bits.
+  BWGEMM_HD static constexpr Work plan(int32_t tiles, int32_t k_blocks, int32_t ctas, int32_t min_k_blocks) {
+    Work w;
+    w.k_blocks = k_blocks, w.ctas = ctas;
+    w.dp_tiles = tiles / ctas * ctas;
+    w.sk_iterations = (tiles - w.dp_tiles) * k_blocks;
+    const int32_t by_work = w.sk_iterations / (min_k_blocks < 1 ? 1 : min_k_blocks);
+    w.sk_ctas = w.sk_iterations == 0 ? 0 : by_work < 1 ? 1 : by_work < ctas ? by_work : ctas;
+    return w;
+  }
+  // CTA cta's stream-K range in iterations of the whole problem (empty for cta >= sk_ctas).
+  BWGEMM_HD static constexpr Range sk_range(const Work& w, int32_t cta) {
+    if (cta >= w.sk_ctas) return {0, 0};
+    const Range r = cta_range(w.sk_iterations, w.sk_ctas, cta);
+    const int32_t base = w.dp_tiles * w.k_blocks;
+    return {base + r.begin, base + r.end};
+  }
+  BWGEMM_HD static constexpr int32_t first_unit(const Work& w, int32_t cta, const Range& sk) {
+    if (cta < w.dp_tiles) return cta * w.k_blocks;
+    return sk.begin < sk.end ? sk.begin : kNoTile;
+  }
+  BWGEMM_HD static constexpr Segment unit_segment(const Work& w, const Range& sk, int32_t unit) {
+    if (unit < w.dp_tiles * w.k_blocks) return {unit / w.k_blocks, 0, w.k_blocks};
+    return segment_at(unit, sk.end, w.k_blocks);
+  }
+  BWGEMM_HD static constexpr int32_t next_unit(const Work& w, const Range& sk, int32_t unit) {
+    const int32_t base = w.dp_tiles * w.k_blocks;
+    if (unit < base) {
+      const int32_t next = unit + w.ctas * w.k_blocks;  // < (tiles + ctas) · k_blocks: no overflow
+      if (next < base) return next;
+      return sk.begin < sk.end ? sk.begin : kNoTile;
+    }
+    const Segment seg = segment_at(unit, sk.end, w.k_blocks);
+    const int32_t next = unit + (seg.k_end - seg.k_begin);
+    return next < sk.end ? next : kNoTile;
+  }
+  // The CTAs that hold the rest of head segment `seg`'s tile (seg.k_begin = 0, seg.k_end < k_blocks).
+  BWGEMM_HD static constexpr Owners head_tail_owners(const Work& w, const Segment& seg) {
+    return tail_owners(seg.tile - w.dp_tiles, seg.k_end, w.k_blocks, w.sk_iterations, w.sk_ctas);
   }
 };
 

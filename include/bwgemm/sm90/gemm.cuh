@@ -121,33 +121,37 @@ constexpr int choose_tiled_split_k(int64_t m, int64_t n, int64_t k, int64_t batc
 }
 
 // ---- stream-K (sched::StreamK Configs: GemmStreamK)
-// -------------------------------------------------------- The workspace of a stream-K launch of `ctas` CTAs
-// (GemmArguments::workspace): a 32-bit flag per CTA, rounded up to kStreamKFlagBytesAlign bytes so that the
-// partial slots start aligned, then each CTA's slot of Cfg::kPartialBytes (128 x BlockN fp32 sums). Only the
-// flags must be zero before a call, and a call leaves them zero.
+// -------------------------------------------------------- The workspace of a stream-K launch whose last
+// wave's K blocks go over sk_ctas CTAs (GemmArguments:: workspace): a 32-bit flag per such CTA, rounded up to
+// kStreamKFlagBytesAlign bytes so that the partial slots start aligned, then each one's slot of
+// Cfg::kPartialBytes (128 x BlockN fp32 sums); none without a stream-K part. Only the flags must be zero
+// before a call, and a call leaves them zero.
 inline constexpr int64_t kStreamKFlagBytesAlign = 256;
 template <class Cfg>
-constexpr int64_t stream_k_workspace_bytes(int64_t ctas) {
-  return round_up(ctas * 4, kStreamKFlagBytesAlign) + ctas * int64_t{Cfg::kPartialBytes};
+constexpr int64_t stream_k_workspace_bytes(int64_t sk_ctas) {
+  return round_up(sk_ctas * 4, kStreamKFlagBytesAlign) + sk_ctas * int64_t{Cfg::kPartialBytes};
 }
-// The CTAs of a stream-K launch: every resident CTA (one per SM), but no fewer than kStreamKMinKBlocksPerCta
-// K blocks each, so that a CTA's range at least fills the pipeline (a floor, not measured: the shapes the
-// default gives stream-K have 60 and more per CTA).
-inline constexpr int64_t kStreamKMinKBlocksPerCta = 8;
-constexpr int64_t stream_k_ctas(int64_t iterations, int64_t resident) {
-  const int64_t by_work = iterations / kStreamKMinKBlocksPerCta;
-  const int64_t ctas = resident < by_work ? resident : by_work;
-  return ctas < 1 ? 1 : ctas;
+// The last wave's K blocks go over as many CTAs as give each at least kStreamKMinKBlocksPerCta (sched::
+// StreamK::plan), so that a CTA's range at least fills the pipeline (a floor, not measured).
+inline constexpr int32_t kStreamKMinKBlocksPerCta = 8;
+
+// The stream-K work of `tiles` tiles of K / BlockK K blocks on `ctas` CTAs (sched::StreamK::plan); false
+// where (tiles + ctas) · K blocks does not fit in 32 bits (the kernel's iteration numbers).
+template <class Cfg>
+constexpr bool stream_k_work(int64_t tiles, int64_t k, int64_t ctas, sched::StreamK::Work* w) {
+  const int64_t k_blocks = ceil_div(k, int64_t{Cfg::kBlockK});
+  if (ctas < 1 || (tiles + ctas) * k_blocks > INT32_MAX) return false;
+  *w = sched::StreamK::plan(static_cast<int32_t>(tiles), static_cast<int32_t>(k_blocks),
+                            static_cast<int32_t>(ctas), kStreamKMinKBlocksPerCta);
+  return true;
 }
 
 namespace detail {
-// A stream-K Config's launch on validated arguments: the CTA count from the device (cached per kernel), the
-// workspace checked against what that count takes, the kernel's stream-K fields filled in.
-// requested: 0 for stream_k_ctas' count, else that many CTAs (at most the resident CTAs, so that every CTA
-// of the grid runs at once; at most one per iteration, fewer taken as asked).
+// A stream-K launch's work for validated arguments: `requested` CTAs (0: one per resident CTA; at most the
+// resident CTAs, so that every CTA of the grid runs at once: a tile's head waits for the others).
 template <class Cfg, class Params>
-Status stream_k_launch_shape(void (*kernel)(const Params), const Params& p, int64_t requested, int64_t* ctas,
-                             int64_t* iterations) {
+Status stream_k_launch_work(void (*kernel)(const Params), const Params& p, int64_t requested,
+                            sched::StreamK::Work* w) {
   if (requested < 0)
     return Status::invalid_argument("stream_k_ctas must be >= 0 (0: one per resident CTA; got " +
                                     std::to_string(requested) + ")");
@@ -159,33 +163,35 @@ Status stream_k_launch_shape(void (*kernel)(const Params), const Params& p, int6
     return Status::invalid_argument("stream_k_ctas (" + std::to_string(requested) +
                                     ") must not exceed the CTAs this device holds at once (" +
                                     std::to_string(resident) + "): a tile's head waits for the others");
-  *iterations = int64_t{p.tiles.total()} * ceil_div(int64_t{p.k}, int64_t{Cfg::kBlockK});
-  if (*iterations > INT32_MAX)
-    return Status::invalid_argument("stream-K: tiles x K blocks (" + std::to_string(*iterations) +
-                                    ") must fit in 32 bits");
-  *ctas = requested == 0 ? stream_k_ctas(*iterations, resident) : std::min(requested, *iterations);
+  if (!stream_k_work<Cfg>(p.tiles.total(), p.k, requested == 0 ? resident : requested, w))
+    return Status::invalid_argument("stream-K: (tiles + CTAs) x K blocks must fit in 32 bits");
   return Status::success();
 }
 
 template <class Cfg, class Params>
 Status launch_stream_k(void (*kernel)(const Params), Params& p, int64_t requested_ctas, void* workspace,
                        int64_t workspace_bytes, cudaStream_t stream, const LaunchOptions& options) {
-  int64_t ctas = 0, iterations = 0;
-  if (Status s = stream_k_launch_shape<Cfg>(kernel, p, requested_ctas, &ctas, &iterations); !s.ok()) return s;
-  const int64_t need = stream_k_workspace_bytes<Cfg>(ctas);
-  if (workspace == nullptr || workspace_bytes < need)
+  sched::StreamK::Work w;
+  if (Status s = stream_k_launch_work<Cfg>(kernel, p, requested_ctas, &w); !s.ok()) return s;
+  const int64_t need = stream_k_workspace_bytes<Cfg>(w.sk_ctas);
+  if (need > 0 && (workspace == nullptr || workspace_bytes < need))
     return Status::invalid_argument(
-        "workspace: this stream-K launch (" + std::to_string(ctas) + " CTAs) takes " + std::to_string(need) +
-        " bytes (got " + std::to_string(workspace_bytes) + "; sm90::gemm_workspace_bytes says how many)");
-  p.num_clusters = static_cast<int32_t>(ctas);
-  p.sk_iterations = static_cast<int32_t>(iterations);
+        "workspace: this stream-K launch (its last " + std::to_string(w.sk_iterations / w.k_blocks) +
+        " tiles over " + std::to_string(w.sk_ctas) + " CTAs) takes " + std::to_string(need) + " bytes (got " +
+        std::to_string(workspace_bytes) + "; sm90::gemm_workspace_bytes says how many)");
+  p.sk = w;
+  p.num_clusters = w.ctas;
   p.sk_flags = static_cast<uint32_t*>(workspace);
-  p.sk_partials =
-      reinterpret_cast<float*>(static_cast<char*>(workspace) + round_up(ctas * 4, kStreamKFlagBytesAlign));
-  ::bwgemm::detail::report_choice(
-      "bwgemm::sm90 stream-K launch", p.m, p.n, p.k, p.tiles.batch,
-      std::to_string(iterations) + " K blocks over " + std::to_string(ctas) + " CTAs");
-  return host::launch_cluster_kernel(kernel, static_cast<uint32_t>(ctas), Cfg::kThreads, 1, Cfg::kSmemBytes,
+  p.sk_partials = need > 0 ? reinterpret_cast<float*>(static_cast<char*>(workspace) +
+                                                      round_up(w.sk_ctas * 4, kStreamKFlagBytesAlign))
+                           : nullptr;
+  // Whole waves need every CTA; a stream-K part alone only its own.
+  const int32_t grid = w.dp_tiles > 0 ? w.ctas : w.sk_ctas;
+  ::bwgemm::detail::report_choice("bwgemm::sm90 stream-K launch", p.m, p.n, p.k, p.tiles.batch,
+                                  std::to_string(w.dp_tiles) + " tiles whole on " + std::to_string(w.ctas) +
+                                      " CTAs, then " + std::to_string(w.sk_iterations) + " K blocks over " +
+                                      std::to_string(w.sk_ctas));
+  return host::launch_cluster_kernel(kernel, static_cast<uint32_t>(grid), Cfg::kThreads, 1, Cfg::kSmemBytes,
                                      stream, p, options);
 }
 
@@ -252,8 +258,7 @@ struct Gemm {
   // split_k: 1 (default) the persistent kernel; 2, 4 or 8 K split over a cluster of that many CTAs per
   // tile; 0 chosen from the shape and the device (choose_tiled_split_k; 1 for Configs without kSplitK).
   // stream_k_ctas (sched::StreamK Configs, which take a.workspace: workspace_bytes): 0 one CTA per resident
-  // CTA (stream_k_ctas), else that many (tuning and tests: at most the resident CTAs, at most one per
-  // iteration).
+  // CTA, else that many (tuning and tests: at most the resident CTAs).
   template <class In>
   static Status run(const GemmArguments<In, Out, Epilogue>& a, cudaStream_t stream = nullptr, int split_k = 1,
                     int64_t stream_k_ctas = 0) {
@@ -303,7 +308,8 @@ struct Gemm {
   }
 
   // The workspace bytes run takes for `a` on the current device (validated first): a stream-K Config's
-  // (stream_k_workspace_bytes of its CTA count, in *ctas if given), 0 for every other Config.
+  // (stream_k_workspace_bytes of its last wave's CTAs; its CTA count in *ctas_out if given), 0 for every
+  // other Config.
   template <class In>
   static Status workspace_bytes(const GemmArguments<In, Out, Epilogue>& a, int64_t* bytes,
                                 int64_t* ctas_out = nullptr, int64_t stream_k_ctas = 0) {
@@ -317,11 +323,10 @@ struct Gemm {
       p.tiles = ::bwgemm::detail::config_tile_grid<Cfg>(a.m, a.n, a.batch);
       auto* kernel =
           a.b_layout == BLayout::kRowMajorKxN ? &gemm_kernel<Cfg, In, true> : &gemm_kernel<Cfg, In, false>;
-      int64_t ctas = 0, iterations = 0;
-      if (Status s = detail::stream_k_launch_shape<Cfg>(kernel, p, stream_k_ctas, &ctas, &iterations);
-          !s.ok())
-        return s;
-      *bytes = stream_k_workspace_bytes<Cfg>(ctas);
+      sched::StreamK::Work w;
+      if (Status s = detail::stream_k_launch_work<Cfg>(kernel, p, stream_k_ctas, &w); !s.ok()) return s;
+      *bytes = stream_k_workspace_bytes<Cfg>(w.sk_ctas);
+      const int64_t ctas = w.ctas;
       if (ctas_out != nullptr) *ctas_out = ctas;
     }
     return Status::success();
@@ -385,8 +390,9 @@ using GemmPingPongCluster2 = GemmConfig<128, 6, 2, sched::StaticPersistent, epi:
 template <class Out>
 using GemmPingPongWide = GemmConfig<256, 4, 1, sched::StaticPersistent, epi::LinearCombination, Out, true,
                                     /*RowBlocks=*/1, /*ClusterAlongN=*/false, /*PingPong=*/true>;
-// Stream-K (sched::StreamK; the call passes a workspace, GemmArguments::workspace): the tiles' K blocks
-// split evenly over one CTA per SM, so the last partial wave of tiles costs a fraction of a tile:
+// Stream-K (sched::StreamK; the call passes a workspace, GemmArguments::workspace): whole waves of tiles,
+// then the last, partial wave's K blocks split evenly over one CTA per SM, so that wave costs a fraction of
+// a tile:
 //   GemmStreamK      : GemmLarge's 128 x 256 tile, 4 stages: in the default choice where a workspace is given
 //                      and its modelled time is below the other kernels' (gemm_tiled_plan)
 //   GemmStreamKSmall : GemmSmall's 128 x 128 tile, 6 stages (a candidate, bench bwgemm_sm90_sk128)
@@ -453,17 +459,21 @@ struct GemmTiledPlan {
   int split_k;        // 1, or 2, 4, 8 (then a one-CTA kernel)
 };
 
-// Stream-K's cost beyond its share of the K blocks, in K blocks of a 128 x 256 tile: the hand-off of a
-// tile's partial sums (a 128 KiB write, a flag, a 128 KiB read per shared tile) and the head's wait.
-// A first estimate, not yet fitted (about 4 K blocks of transfers at the H200's per-SM L2 bandwidth and as
-// many of waiting).
+// Stream-K's cost beyond its share of the last wave's K blocks, in K blocks of a 128 x 256 tile: the
+// hand-off of a shared tile's partial sums (a 128 KiB write, a flag, 128 KiB reads) and the head's wait.
+// A first estimate, not yet fitted.
 inline constexpr int64_t kStreamKFixupKBlocks = 8;
-// The modelled time of stream-K over 128 x 256 tiles on `ctas` CTAs, in tiled_split_cost's units: each CTA's
-// share of the tiles' K blocks plus kStreamKFixupKBlocks, at the 128 x 256 tile's cost per column.
+// The modelled time of GemmStreamK on `ctas` CTAs, in tiled_split_cost's units: its whole waves of
+// 128 x 256 tiles, then each stream-K CTA's share of the rest's K blocks plus kStreamKFixupKBlocks, at the
+// 128 x 256 tile's cost per column (INT64_MAX where the work does not fit the kernel's 32-bit iterations).
 constexpr int64_t stream_k_cost(int64_t m, int64_t n, int64_t k, int64_t batch, int64_t ctas) {
-  const int64_t iterations =
-      ceil_div(m, int64_t{128}) * ceil_div(n, int64_t{256}) * batch * ceil_div(k, kTiledBlockK);
-  return (ceil_div(iterations, ctas) + kStreamKFixupKBlocks) * 100 * 256 * kGemmLargeColumnCostPercent;
+  const int64_t tiles = ceil_div(m, int64_t{128}) * ceil_div(n, int64_t{256}) * batch;
+  sched::StreamK::Work w;
+  if (!stream_k_work<GemmStreamK<__nv_bfloat16>>(tiles, k, ctas, &w)) return INT64_MAX;
+  const int64_t blocks =
+      int64_t{w.dp_tiles} / w.ctas * w.k_blocks +
+      (w.sk_ctas > 0 ? ceil_div(int64_t{w.sk_iterations}, int64_t{w.sk_ctas}) + kStreamKFixupKBlocks : 0);
+  return blocks * 100 * 256 * kGemmLargeColumnCostPercent;
 }
 
 // The (tile width, split) of lowest tiled_split_cost over {128 x 256, 128 x 192, 128 x 128} x
@@ -472,7 +482,7 @@ constexpr int64_t stream_k_cost(int64_t m, int64_t n, int64_t k, int64_t batch, 
 // wider tile. Without a split it is gemm_tiled_choice's kernel, CTA pairs included (with 132 resident CTAs
 // the two models agree on the tile width).
 //
-// stream_k_ctas > 0 (the call has a workspace large enough for a stream-K launch of that many CTAs):
+// stream_k_ctas > 0 (the call has a workspace large enough for GemmStreamK's launch on that many CTAs):
 // GemmStreamK instead where stream_k_cost is strictly below that plan's modelled time (the ping-pong kernel's
 // its tiled_wave_cost at kGemmPingPongColumnCostPercent times the K blocks).
 constexpr GemmTiledPlan gemm_tiled_plan(int64_t m, int64_t n, int64_t k, int64_t batch,

@@ -44,10 +44,11 @@
 // is freed by the one consumer that read it (per CTA of the cluster). No split K.
 //
 // Scheduler sched::StreamK (one-CTA Configs with RowBlocks 1, not ping-pong): one persistent CTA per SM,
-// the tiles' K blocks laid end to end and cut into equal ranges (scheduler/schedulers.cuh), so a partial
-// last wave costs a fraction of a tile instead of a whole one; a tile shared by several CTAs is completed by
-// the CTA that holds its first K blocks (its head), which adds the others' fp32 partial sums in K order (the
-// same bits on every run for a given CTA count) from the workspace the caller passes.
+// the whole waves of tiles as StaticPersistent, then the last, partial wave's K blocks cut into equal ranges
+// (scheduler/schedulers.cuh), so that wave costs a fraction of a tile instead of a whole one; a tile shared
+// by several CTAs is completed by the CTA that holds its first K blocks (its head), which adds the others'
+// fp32 partial sums in K order (the same bits on every run for a given CTA count) from the workspace the
+// caller passes.
 //
 // The input type (fp16 or bf16) is not part of the Config: the kernel is instantiated per input type
 // (sm90::Gemm<Cfg>::run deduces it from the arguments), as the sm_100a sm100::GemmConfig does.

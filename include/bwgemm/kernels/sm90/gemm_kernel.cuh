@@ -31,16 +31,18 @@
 // applies the epilogue functor as the register-store path does and stores D from registers (pairs, masked),
 // cluster barrier.
 //
-// Stream-K (Cfg::kStreamK, sched::StreamK): one CTA per SM, CTA g taking iterations cta_range(tiles ·
-// K blocks, CTAs, g) in segments of one tile each (scheduler/schedulers.cuh). Both roles walk the segments
-// as they walk tiles. After a segment's mainloop the consumers: a segment that starts past the tile's first
-// K block (only ever a CTA's first) writes its fp32 sums to the CTA's slot of the workspace (write_partials'
-// layout, coalesced), barrier of the 256 consumer threads, one thread's release store of the CTA's flag, and
-// no epilogue; the tile's head (its first K blocks, a CTA's last segment) takes the sums of the CTAs that
-// hold the rest of the tile in K order (one thread's acquire spin on each flag, which it then resets to 0,
-// a barrier, every thread adding its peer thread's words) and runs the epilogue. Those CTAs did that work
-// first, so the head seldom waits; every CTA of the grid is resident (one per SM, at most the resident
-// CTAs launched), so every wait ends.
+// Stream-K (Cfg::kStreamK, sched::StreamK): one CTA per SM; the whole waves of tiles first (tile t to CTA
+// t % CTAs, as the persistent kernels), then the last, partial wave's tiles with their K blocks split
+// evenly over the CTAs in segments of one tile each (scheduler/schedulers.cuh: StreamK::Work). Both roles
+// walk the units as they walk tiles. After a segment's mainloop the consumers: a segment that starts past
+// the tile's first K block (only ever a CTA's first stream-K one) writes its fp32 sums to the CTA's slot of
+// the workspace (write_partials' layout, coalesced), barrier of the 256 consumer threads, one thread's
+// release store of the CTA's flag, and no epilogue; the tile's head (its first K blocks, a CTA's last
+// segment) takes the sums of the CTAs that hold the rest of the tile in K order (one thread's acquire spin
+// on each flag, which it then resets to 0, a barrier, every thread adding its peer thread's words) and runs
+// the epilogue. Every CTA has as many whole tiles before its stream-K part, and those CTAs did their part
+// of the head's tile first, so the head seldom waits; every CTA of the grid is resident (one per SM, at
+// most the resident CTAs launched), so every wait ends.
 //
 // Shared memory (carved from the dynamic buffer, aligned up to 1024 bytes):
 //   [stage 0: A kBlockMx64 | B] ... [stage S-1] | D buffer per consumer (kTmaStore) | full[S] | empty[S]
@@ -86,10 +88,11 @@ struct GemmParams {
   sched::TileGrid tiles{};   // cluster tiles: kClusterBlockM x kClusterBlockN
   int32_t num_clusters = 0;  // splits == 1: the grid in clusters (the scheduler's stride)
   int32_t splits = 1;        // CTAs per tile, splitting its K blocks: 1, or (ClusterCtas = 1 only) 2, 4, 8
-  // Stream-K (Cfg::kStreamK): the tiles' K blocks end to end (tiles · K blocks iterations) split over the
-  // num_clusters CTAs; CTA g's partial sums at sk_partials + g · Cfg::kPartialElements, its flag sk_flags[g]
-  // (0 before the launch and after it: the head's CTA resets each flag it waited on).
-  int32_t sk_iterations = 0;
+  // Stream-K (Cfg::kStreamK): whole waves of tiles, then the rest's K blocks over sk.sk_ctas CTAs
+  // (sched::StreamK::Work, k_blocks and ctas = num_clusters filled in too); CTA g's partial sums at
+  // sk_partials + g · Cfg::kPartialElements, its flag sk_flags[g] (0 before the launch and after it: the
+  // head's CTA resets each flag it waited on).
+  sched::StreamK::Work sk{};
   float* sk_partials = nullptr;
   uint32_t* sk_flags = nullptr;
   bool read_c = false;
@@ -156,15 +159,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
   const int32_t total = p.tiles.total();
   const int32_t k_blocks = (p.k + Cfg::kBlockK - 1) / Cfg::kBlockK;
   const KRange kr = split_k_range(k_blocks, static_cast<int32_t>(splits), static_cast<int32_t>(split_rank));
-  // The units both roles walk: tiles (each tile's K blocks kr), or with stream-K the segments of this CTA's
-  // range of iterations, each named by the iteration it starts at (sched::StreamK).
-  using Segment = sched::StreamK::Segment;
-  const sched::StreamK::Range sk = Cfg::kStreamK
-                                       ? sched::StreamK::cta_range(p.sk_iterations, p.num_clusters, cluster)
-                                       : sched::StreamK::Range{0, 0};
+  // The units both roles walk: tiles (each tile's K blocks kr), or with stream-K whole tiles and then the
+  // segments of this CTA's range, each named by the iteration it starts at (sched::StreamK).
+  using SK = sched::StreamK;
+  using Segment = SK::Segment;
+  const SK::Range sk = Cfg::kStreamK ? SK::sk_range(p.sk, cluster) : SK::Range{0, 0};
   const auto first_unit = [&]() -> int32_t {
     if constexpr (Cfg::kStreamK) {
-      return sk.begin < sk.end ? sk.begin : sched::kNoTile;
+      return SK::first_unit(p.sk, cluster, sk);
     } else {
       return splits > 1 ? static_cast<int32_t>(block_idx().x / splits)
                         : Scheduler::first_tile(cluster, p.num_clusters, total);
@@ -172,16 +174,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
   };
   const auto unit_segment = [&](int32_t unit) -> Segment {
     if constexpr (Cfg::kStreamK) {
-      return sched::StreamK::segment_at(unit, sk.end, k_blocks);
+      return SK::unit_segment(p.sk, sk, unit);
     } else {
       return {unit, kr.begin, kr.end};
     }
   };
   const auto next_unit = [&](int32_t unit) -> int32_t {
     if constexpr (Cfg::kStreamK) {
-      const Segment seg = unit_segment(unit);
-      const int32_t next = unit + (seg.k_end - seg.k_begin);
-      return next < sk.end ? next : sched::kNoTile;
+      return SK::next_unit(p.sk, sk, unit);
     } else {
       return splits > 1 ? sched::kNoTile : Scheduler::next_tile(unit, p.num_clusters, total);
     }
@@ -303,8 +303,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
         if (seg.k_end < k_blocks) {
           // The head of a shared tile (this CTA's last segment): the later K blocks' sums, CTA by CTA in K
           // order, each once its flag is set (those CTAs computed them as their first segment).
-          const sched::StreamK::Owners owners =
-              sched::StreamK::tail_owners(seg.tile, seg.k_end, k_blocks, p.sk_iterations, p.num_clusters);
+          const SK::Owners owners = SK::head_tail_owners(p.sk, seg);
           for (int32_t c = owners.first; c <= owners.last; ++c) {
             if (tid == 0) {
               while (ld_acquire_gpu(p.sk_flags + c) == 0u) {
