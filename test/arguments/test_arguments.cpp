@@ -118,8 +118,9 @@ TEST(GemmArguments, PointersAndScalars) {
   expect_invalid(a, "alpha and beta");
 }
 
-// The optional workspace (the sm_90a stream-K kernels' scratch): a size >= 0, a 16-byte-aligned pointer
-// exactly when the size is positive, no address wrap, and no overlap with any operand or device scale.
+// The optional workspace (the sm_90a stream-K kernels' scratch): a size >= 0; with a positive size a
+// 16-byte-aligned pointer, no address wrap and no overlap with any operand or device scale; size 0 is no
+// workspace, whatever the pointer (so a caller may pass its buffer with the size a call asks for, 0 too).
 TEST(GemmArguments, Workspace) {
   auto a = valid_gemm();
   a.workspace = fake_pointer<void>(0x800000), a.workspace_bytes = 1 << 20;
@@ -130,8 +131,10 @@ TEST(GemmArguments, Workspace) {
   expect_invalid(a, "workspace is null but workspace_bytes > 0");
   a = valid_gemm(), a.workspace = fake_pointer<void>(0x800008), a.workspace_bytes = 256;
   expect_invalid(a, "workspace must be 16-byte aligned");
-  a = valid_gemm(), a.workspace = fake_pointer<void>(0x800000);
-  expect_invalid(a, "workspace is given with workspace_bytes = 0");
+  a = valid_gemm(), a.workspace = fake_pointer<void>(0x800000);  // size 0: no workspace, whatever the pointer
+  EXPECT_TRUE(bwgemm::validate(a).ok());
+  a.workspace = fake_pointer<void>(0x400000);  // (so it is not checked against the operands either)
+  EXPECT_TRUE(bwgemm::validate(a).ok());
   a = valid_gemm(), a.workspace = fake_pointer<void>(0x400000 + 256), a.workspace_bytes = 256;
   expect_invalid(a, "workspace overlaps D");
   a = valid_gemm(), a.workspace = fake_pointer<void>(0x100000 - 128), a.workspace_bytes = 256;

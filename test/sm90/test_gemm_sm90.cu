@@ -130,7 +130,8 @@ struct SplitNames {
 
 // A zero-filled device workspace of at least `bytes` (stream-K: GemmArguments::workspace), kept for the
 // process and reused as it is: every stream-K call must leave its flags at zero, so every later call in
-// this process checks that the calls before it did.
+// this process checks that the calls before it did. Callers pass none where the launch takes 0 bytes (whole
+// waves only), which validate requires (a workspace with workspace_bytes 0 is refused).
 inline void* reused_workspace(int64_t bytes) {
   static std::unique_ptr<DeviceBytes> workspace;
   if (!workspace || static_cast<int64_t>(workspace->size()) < bytes) {
@@ -157,7 +158,7 @@ struct Sm90StreamK {
       int64_t bytes = 0;
       if (bwgemm::Status s = sm90::Gemm<Cfg>::workspace_bytes(a, &bytes, nullptr, Ctas); !s.ok()) return s;
       Args with = a;
-      with.workspace = reused_workspace(bytes), with.workspace_bytes = bytes;
+      if (bytes > 0) with.workspace = reused_workspace(bytes), with.workspace_bytes = bytes;
       return sm90::Gemm<Cfg>::run(with, stream, 1, Ctas);
     }
   };
@@ -639,33 +640,40 @@ TEST(Sm90GemmDiagnostics, ResidentClusters) {
 
 // ---- stream-K (sched::StreamK: GemmStreamK, GemmStreamKSmall) ------------------------------------------
 
-// The decomposition (host logic), walked exactly as the kernel walks it (sched::StreamK::plan, first_unit,
-// next_unit, unit_segment, head_tail_owners) over many tile counts, K blocks per tile and CTA counts: every
-// tile's K blocks are covered once and in order; the whole waves give tile t to CTA t % ctas in one
-// segment and every CTA as many of them; in the stream-K part only a CTA's first segment starts inside a
-// tile and only its last ends inside one, each CTA has at least the floor's K blocks (unless there are
-// fewer); the CTAs head_tail_owners names for a head are exactly those holding the rest of its tile, each
-// with that part as its first stream-K segment.
+// The decomposition (host logic), walked exactly as the kernel walks it (sched::StreamK::plan, grid,
+// sk_range, first_unit, next_unit, unit_segment, head_tail_owners) over many tile counts, K blocks per tile
+// and CTA counts: every tile's K blocks are covered once and in order; the whole waves give tile t to CTA
+// t % ctas in one segment; with a split part the whole waves are whole (every CTA as many tiles), each split
+// tile's K ranges are equal to within one block, at least the floor's 8 long, on consecutive CTAs of one
+// range each, and head_tail_owners names exactly the CTAs of the head's tile's other ranges, in K order.
 TEST(Sm90GemmStreamK, SegmentsCoverEachTileOnce) {
   using SK = sched::StreamK;
-  for (int32_t k_blocks : {1, 2, 3, 7, 22, 80})
+  for (int32_t k_blocks : {1, 2, 3, 7, 16, 22, 80})
     for (int32_t tiles : {1, 2, 5, 18, 131, 133, 160, 300})
       for (int32_t ctas : {1, 2, 3, 7, 13, 64, 131, 132}) {
         const SK::Work w = SK::plan(tiles, k_blocks, ctas, 8);
         SCOPED_TRACE(std::to_string(tiles) + " tiles x " + std::to_string(k_blocks) + " K blocks on " +
                      std::to_string(ctas) + " CTAs");
-        ASSERT_EQ(w.dp_tiles % ctas, 0);
-        ASSERT_EQ(w.sk_iterations, (tiles - w.dp_tiles) * k_blocks);
-        ASSERT_LT(tiles - w.dp_tiles, ctas);
-        ASSERT_LE(w.sk_ctas, ctas);
-        if (w.sk_iterations > 0) ASSERT_GE(w.sk_ctas, 1);
+        if (w.sk_ctas > 0) {
+          ASSERT_EQ(w.dp_tiles % ctas, 0);
+          ASSERT_EQ(w.sk_tiles, tiles - w.dp_tiles);
+          ASSERT_GE(w.sk_splits, 2);
+          ASSERT_EQ(w.sk_ctas, w.sk_tiles * w.sk_splits);
+          ASSERT_LE(w.sk_ctas, ctas);
+          ASSERT_GE(k_blocks / w.sk_splits, 8);
+          // As many ways as the idle CTAs allow (or the floor): one more would not fit.
+          EXPECT_TRUE((w.sk_splits + 1) * w.sk_tiles > ctas || k_blocks / (w.sk_splits + 1) < 8);
+        } else {
+          ASSERT_EQ(w.dp_tiles, tiles);
+        }
+        const int32_t grid = SK::grid(w);
+        ASSERT_LE(grid, ctas);
         std::vector<int32_t> next_k(static_cast<size_t>(tiles), 0);  // per tile: the next K block expected
         std::vector<int32_t> holder(static_cast<size_t>(tiles) * k_blocks, -1);
-        std::vector<int32_t> first_sk_unit(static_cast<size_t>(ctas), -1);
-        for (int32_t cta = 0; cta < ctas; ++cta) {
+        std::vector<SK::Segment> split_segment(static_cast<size_t>(grid), SK::Segment{-1, 0, 0});
+        for (int32_t cta = 0; cta < grid; ++cta) {
           const SK::Range sk = SK::sk_range(w, cta);
-          if (cta < w.sk_ctas && w.sk_iterations >= 8 * w.sk_ctas) EXPECT_GE(sk.end - sk.begin, 8);
-          int32_t whole = 0, sk_segment = 0;
+          int32_t whole = 0, split = 0;
           for (int32_t unit = SK::first_unit(w, cta, sk); unit != sched::kNoTile;
                unit = SK::next_unit(w, sk, unit)) {
             const SK::Segment seg = SK::unit_segment(w, sk, unit);
@@ -678,44 +686,51 @@ TEST(Sm90GemmStreamK, SegmentsCoverEachTileOnce) {
             if (seg.tile < w.dp_tiles) {
               EXPECT_EQ(seg.tile % ctas, cta);
               EXPECT_EQ(seg.k_end - seg.k_begin, k_blocks);
-              EXPECT_EQ(sk_segment, 0) << "whole waves come first";
+              EXPECT_EQ(split, 0) << "whole waves come first";
               ++whole;
             } else {
-              if (sk_segment == 0) first_sk_unit[static_cast<size_t>(cta)] = unit;
-              if (seg.k_begin > 0) EXPECT_EQ(sk_segment, 0) << "only a first segment starts inside a tile";
-              if (seg.k_end < k_blocks) EXPECT_EQ(unit + seg.k_end - seg.k_begin, sk.end);
-              ++sk_segment;
+              EXPECT_EQ(split, 0) << "a split CTA has one range";
+              const int32_t len = seg.k_end - seg.k_begin;
+              EXPECT_GE(len, k_blocks / w.sk_splits);
+              EXPECT_LE(len, k_blocks / w.sk_splits + 1);
+              split_segment[static_cast<size_t>(cta)] = seg;
+              ++split;
             }
             for (int32_t k = seg.k_begin; k < seg.k_end; ++k)
               holder[static_cast<size_t>(seg.tile) * k_blocks + k] = cta;
           }
-          EXPECT_EQ(whole, w.dp_tiles / ctas);
+          if (w.sk_ctas > 0) EXPECT_EQ(whole, w.dp_tiles / ctas);
+          EXPECT_EQ(split, cta < w.sk_ctas ? 1 : 0);
         }
         for (int32_t t = 0; t < tiles; ++t)
           ASSERT_EQ(next_k[static_cast<size_t>(t)], k_blocks) << "tile " << t;
         for (int32_t t = w.dp_tiles; t < tiles; ++t) {
-          const size_t t0 = static_cast<size_t>(t) * k_blocks;
-          const int32_t head = holder[t0];
-          int32_t head_end = 0;
-          while (head_end < k_blocks && holder[t0 + head_end] == head) ++head_end;
-          if (head_end == k_blocks) continue;  // one CTA holds the whole tile
-          const SK::Owners o = SK::head_tail_owners(w, SK::Segment{t, 0, head_end});
+          const int32_t head = holder[static_cast<size_t>(t) * k_blocks];
+          const SK::Segment head_seg = split_segment[static_cast<size_t>(head)];
+          ASSERT_EQ(head_seg.k_begin, 0);
+          ASSERT_LT(head_seg.k_end, k_blocks);
+          const SK::Owners o = SK::head_tail_owners(w, head_seg);
           EXPECT_EQ(o.first, head + 1);
-          EXPECT_EQ(o.last, holder[t0 + k_blocks - 1]);
+          EXPECT_EQ(o.last, holder[static_cast<size_t>(t) * k_blocks + k_blocks - 1]);
+          int32_t k = head_seg.k_end;
           for (int32_t c = o.first; c <= o.last; ++c) {
-            const int32_t u = first_sk_unit[static_cast<size_t>(c)];
-            EXPECT_EQ(u / k_blocks, t) << "CTA " << c << " does not start in the head's tile";
-            EXPECT_GT(u % k_blocks, 0);
+            const SK::Segment seg = split_segment[static_cast<size_t>(c)];
+            EXPECT_EQ(seg.tile, t);
+            EXPECT_EQ(seg.k_begin, k) << "CTA " << c << " out of K order";
+            k = seg.k_end;
           }
+          EXPECT_EQ(k, k_blocks);
         }
       }
 }
 
 // The contract's problems are short in K: these take 22 K blocks (K = 1352, a K tail) with tails in M and
-// N, a batch with strides, padding and beta, both tiers and both B layouts, every output type, at CTA
-// counts from 1 to 3 (whole waves only, or one tile over two CTAs), 7 and 13 (whole waves, then 4 or 5
-// tiles over every CTA) and 64, 131 and the device's own (no whole wave: 18 tiles over 49 CTAs); and 4
-// tiles of 128 K blocks (K = 8192), each over up to 16 CTAs, most of them a middle segment alone.
+// N, a batch with strides, padding and beta, both tiers and both B layouts, every output type. With 128 x
+// 256 tiles: 18 tiles run as whole waves only at 1, 2, 3 and 7 CTAs (a last wave of 4 tiles on 7 CTAs
+// cannot split 2 ways), 13 whole and 5 split 2 ways at 13 CTAs (22 K blocks take at most 2 ranges of 8),
+// all 18 split 2 ways over 36 CTAs at 64, 131 and the device's own; 4 tiles split 2 ways at 3 (one tile)
+// and 13 and more CTAs; 4 tiles of 128 K blocks (K = 8192) split 3 ways at 3 and 13 CTAs and 16 ways from
+// 64 on (ranges of 8, the middle ones neither a tile's head nor its last).
 template <class Cfg, class In>
 void check_stream_k_ctas(std::initializer_list<int64_t> cta_counts, uint32_t seed) {
   using bwgemm::BLayout;
@@ -725,7 +740,7 @@ void check_stream_k_ctas(std::initializer_list<int64_t> cta_counts, uint32_t see
       int64_t bytes = 0;
       if (bwgemm::Status s = sm90::Gemm<Cfg>::workspace_bytes(args, &bytes, nullptr, ctas); !s.ok()) return s;
       auto with = args;
-      with.workspace = reused_workspace(bytes), with.workspace_bytes = bytes;
+      if (bytes > 0) with.workspace = reused_workspace(bytes), with.workspace_bytes = bytes;
       return sm90::Gemm<Cfg>::run(with, nullptr, 1, ctas);
     };
     check_gemm_with<Cfg, In>(
@@ -760,7 +775,8 @@ TEST(Sm90GemmStreamK, BitwiseDeterministic) {
                                       !s.ok())
                                     return s;
                                   auto with = args;
-                                  with.workspace = reused_workspace(bytes), with.workspace_bytes = bytes;
+                                  if (bytes > 0)
+                                    with.workspace = reused_workspace(bytes), with.workspace_bytes = bytes;
                                   return Op::run(with, nullptr, 1, ctas);
                                 });
 }
@@ -768,8 +784,9 @@ TEST(Sm90GemmStreamK, BitwiseDeterministic) {
 // The workspace: the flags are zero again after a call (a fresh workspace, checked word for word), the
 // partial slots need no clearing (filled with 0xFF, NaN as floats, before the call: D is still right),
 // nothing is written outside the workspace (its guard bands), and its size is what workspace_bytes says:
-// 384 x 768 x 1024 on 37 CTAs is 9 tiles of 16 K blocks, no whole wave, 144 K blocks over 18 CTAs (8
-// each), so 256 bytes of flags and 18 partial slots of 128 x 256 floats.
+// 384 x 768 x 1024 on 37 CTAs is 9 tiles of 16 K blocks, no whole wave, each split 2 ways (37 / 9 = 4 ways
+// by CTAs, 16 / 8 = 2 by the floor) over 18 CTAs, so 256 bytes of flags and 18 partial slots of 128 x 256
+// floats.
 TEST(Sm90GemmStreamK, WorkspaceFlagsLeftZero) {
   BWGEMM_REQUIRE_SM90();
   using Cfg = sm90::GemmStreamK<bf16>;
@@ -828,45 +845,49 @@ TEST(Sm90GemmStreamK, Refusals) {
 TEST(Sm90GemmDefault, StreamKWithWorkspace) {
   BWGEMM_REQUIRE_SM90();
   bwgemm::GemmArguments<bf16> probe;
-  probe.m = 384, probe.n = 1536, probe.k = 2048;
+  probe.m = 640, probe.n = 1280, probe.k = 3072;
   probe.a = reinterpret_cast<const bf16*>(uintptr_t{0x100000});
-  probe.b = reinterpret_cast<const bf16*>(uintptr_t{0x800000});
-  probe.d = reinterpret_cast<bf16*>(uintptr_t{0x1000000});
+  probe.b = reinterpret_cast<const bf16*>(uintptr_t{0x1000000});
+  probe.d = reinterpret_cast<bf16*>(uintptr_t{0x2000000});
   int64_t bytes = 0;
   ASSERT_TRUE(sm90::gemm_workspace_bytes(probe, &bytes).ok());
-  EXPECT_GT(bytes, 0) << "384 x 1536 x 2048 should take the stream-K kernel";
+  EXPECT_GT(bytes, 0) << "640 x 1280 x 3072 should take the stream-K kernel";
   probe.m = 4096, probe.n = 4096, probe.k = 64;
   ASSERT_TRUE(sm90::gemm_workspace_bytes(probe, &bytes).ok());
   EXPECT_EQ(bytes, 0);
   check_default_entry<Sm90StreamK<0>, bf16, bf16>(
-      {GemmProblem{384, 1536, 2048}, GemmProblem{640, 1280, 3072, 1, bwgemm::BLayout::kColumnMajorKxN},
+      {GemmProblem{640, 1280, 3072}, GemmProblem{640, 1280, 3072, 1, bwgemm::BLayout::kColumnMajorKxN},
        GemmProblem{4096, 4096, 64}});
 }
 
 // The plan with a workspace (host logic): stream_k_cost = (whole waves of 128 x 256 tiles x K blocks +
-// ceil(the rest's K blocks / its CTAs) + kStreamKFixupKBlocks (8)) x 100 x 256 x 100 against the plan
-// without it (tiled_split_cost; the ping-pong kernel's wave cost), with the H200's 132 CTAs and resident
-// clusters {132, 66, 33, 16}; without a workspace (stream_k_ctas 0) never stream-K.
+// one split range + kStreamKHandOffKBlocks (4) + (splits - 1) x kStreamKPartialKBlocks (2)) x 100 x 256 x
+// 100 against the plan without it (tiled_split_cost; the ping-pong kernel's wave cost), with the H200's 132
+// CTAs and resident clusters {132, 66, 33, 16}; without a workspace (stream_k_ctas 0) never stream-K. Costs
+// below in units of 100 x 256 x 100.
 TEST(Sm90GemmChoice, StreamK) {
   using sm90::GemmChoice;
   const int64_t resident[4] = {132, 66, 33, 16};
   const auto plan = [&](int64_t m, int64_t n, int64_t k, int64_t ctas) {
     return sm90::gemm_tiled_plan(m, n, k, 1, resident, ctas).choice;
   };
-  // 1024 x 5120 x 5120: 8 x 20 = 160 tiles of 80 K blocks: one whole wave (80), then 28 x 80 = 2240 / 132
-  // -> 17 + 8: 105 (x 25600) against 128 x 192: 8 x 27 = 216 tiles, 2 waves x 80 x 192 x 100 = 3072000 /
-  // 25600 = 120.
+  // 1024 x 5120 x 5120: 8 x 20 = 160 tiles of 80 K blocks: one whole wave (80), then 28 tiles split 4 ways
+  // (132 / 28) over 112 CTAs: 20 + 4 + 3 x 2 -> 110, against 128 x 192: 8 x 27 = 216 tiles, 2 waves x 80 x
+  // 192 / 256 = 120.
   EXPECT_EQ(plan(1024, 5120, 5120, 132), GemmChoice::kStreamK);
   EXPECT_EQ(plan(1024, 5120, 5120, 0), GemmChoice::kMedium);
-  // 384 x 1536 x 2048: 3 x 6 tiles x 32 = 576 K blocks over 72 CTAs (576 / 8) = 8 + 8 = 16 against 128 x
-  // 128: 36 tiles, one wave, 32 x 128 x 105 / 256 = 16.8.
-  EXPECT_EQ(plan(384, 1536, 2048, 132), GemmChoice::kStreamK);
-  EXPECT_EQ(plan(384, 1536, 2048, 0), GemmChoice::kSmall);
-  // 4096 x 8192 x 8192: 1024 tiles: 7 whole waves (896), then 100 x 128 = 12800 / 132 -> 97 + 8: 1001
-  // against ping-pong: 2048 tiles of 128 x 128 = 16 waves x 128 x 95 x 128 K blocks / 256 = 972.8.
+  // 640 x 1280 x 3072: 25 tiles of 48 K blocks split 5 ways (132 / 25; the floor allows 6): 10 + 4 + 4 x 2
+  // = 22, against 128 x 128: 50 tiles, one wave, 48 x 128 x 105 / 256 = 25.2.
+  EXPECT_EQ(plan(640, 1280, 3072, 132), GemmChoice::kStreamK);
+  EXPECT_EQ(plan(640, 1280, 3072, 0), GemmChoice::kSmall);
+  // 384 x 1536 x 2048: 18 tiles of 32 K blocks split 4 ways (the floor: 32 / 8): 8 + 4 + 3 x 2 = 18, against
+  // 128 x 128: 36 tiles, one wave, 32 x 128 x 105 / 256 = 16.8.
+  EXPECT_EQ(plan(384, 1536, 2048, 132), GemmChoice::kSmall);
+  // 4096 x 8192 x 8192: 1024 tiles: 7 whole waves, then 100 tiles that cannot split 2 ways (132 / 100):
+  // 8 waves x 128 = 1024, against ping-pong: 2048 tiles of 128 x 128 = 16 waves x 128 x 95 x 128 / 256 =
+  // 972.8.
   EXPECT_EQ(plan(4096, 8192, 8192, 132), GemmChoice::kPingPong);
-  // 4096 x 4096 x 64: 512 tiles of one K block: 3 whole waves, then 116 / 14 CTAs -> 9 + 8: 20 against 4
-  // waves of 128 x 256 (4): the plan without it.
+  // 4096 x 4096 x 64: one K block per tile, no split (the floor): the plan without a workspace.
   EXPECT_EQ(plan(4096, 4096, 64, 132), plan(4096, 4096, 64, 0));
   EXPECT_NE(plan(4096, 4096, 64, 132), GemmChoice::kStreamK);
 }

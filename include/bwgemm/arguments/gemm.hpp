@@ -50,9 +50,10 @@ struct GemmArguments {
   // says how many bytes a call's choice takes; 0 for every other kernel). Device memory, 16-byte aligned,
   // not overlapping any operand, zero-filled before its first use (e.g. cudaMemsetAsync); a call leaves
   // the words that must be zero at zero again, so it is cleared once, not per call. One call at a time per
-  // workspace (calls on one stream are). Null (the default): no kernel that needs one is chosen.
+  // workspace (calls on one stream are). Null or workspace_bytes 0 (the default): none, and no kernel that
+  // needs one is chosen.
   void* workspace = nullptr;
-  int64_t workspace_bytes = 0;  // its size; 0 with a null workspace
+  int64_t workspace_bytes = 0;  // its size (what sm90::gemm_workspace_bytes asks for, or more)
 };
 
 namespace detail {
@@ -169,8 +170,6 @@ Status validate(const GemmArguments<In, Out, Epilogue>& a) {
     if (Status s = detail::check_operand_pointer(a.workspace, "workspace", " but workspace_bytes > 0");
         !s.ok())
       return s;
-  } else if (a.workspace != nullptr) {
-    return Status::invalid_argument("workspace is given with workspace_bytes = 0 (pass its size)");
   }
 
   // Every offset the kernels form stays inside each operand's span, and no output aliases an input (D == C
@@ -204,7 +203,7 @@ Status validate(const GemmArguments<In, Out, Epilogue>& a) {
       return Status::invalid_argument("alpha and beta must be finite");
     if (Status st = detail::check_linear_combination_scales(a.epilogue, span_d); !st.ok()) return st;
   }
-  if (a.workspace != nullptr) {
+  if (a.workspace_bytes > 0) {
     // The kernels write the workspace: it may share memory with no operand (nor device scale).
     if (reinterpret_cast<uintptr_t>(a.workspace) > UINTPTR_MAX - static_cast<uint64_t>(a.workspace_bytes))
       return Status::invalid_argument("workspace + workspace_bytes wraps around the address space");
@@ -259,7 +258,7 @@ host::OperandPointers device_operands(const GemmArguments<In, Out, Epilogue>& a)
     ops.add_if_given(a.epilogue.alpha_ptr, "alpha_ptr");
     ops.add_if_given(a.epilogue.beta_ptr, "beta_ptr");
   }
-  ops.add_if_given(a.workspace, "workspace");
+  if (a.workspace_bytes > 0) ops.add_if_given(a.workspace, "workspace");
   return ops;
 }
 

@@ -10,18 +10,17 @@
 //   and computes that cluster's tile instead; the hardware balances the work (seed 004). The device
 //   half of that protocol (the response ring, the scheduler warp) is in kernels/sm100/common.cuh
 //   (TileStream, run_clc_scheduler); the mapping from a cancelled cluster's first CTA to its tile is here.
-// - StreamK: whole waves of tiles first, one tile per CTA at a time as StaticPersistent (all CTAs at the
-//   same K offset of neighbouring tiles, so they share the operands' L2 lines), then the tiles of the last,
-//   partial wave with their K blocks laid end to end (tile-major: tile t's K blocks are iterations
-//   t·k_blocks .. t·k_blocks + k_blocks - 1) and cut into one contiguous range per CTA, as even as whole
-//   iterations allow (Osama et al., "Stream-K: Work-centric Parallel Decomposition for Dense Matrix-Matrix
-//   Multiplication on the GPU", 2023; the data-parallel + stream-K hybrid). A CTA's range is a run of
-//   segments, each one tile's K blocks [k_begin, k_end): first the tail of a tile it shares with earlier
-//   CTAs, then whole tiles, last the head (k_begin = 0) of a tile it shares with later CTAs. The head's CTA
-//   adds the others' partial sums to its own and stores the tile (kernels/sm90/gemm_kernel.cuh). Stream-K
-//   over every tile measured 0.5-0.85x of the whole-wave kernels on the H200 (tenth session, run 2): CTAs
-//   at staggered K offsets of tiles spread over the whole problem share no L2 lines, and the kernel became
-//   bound by HBM; the last wave's tiles alone fit in L2.
+// - StreamK: the data-parallel + stream-K hybrid with the last wave split evenly: whole waves of tiles
+//   first, one tile per CTA at a time as StaticPersistent (all CTAs at the same K offset of neighbouring
+//   tiles, so they share the operands' L2 lines), then each tile of the last, partial wave split into the
+//   same `splits` K ranges over `splits` consecutive CTAs, as many as the idle CTAs allow (CUTLASS's stream-K
+//   scheduler with its split-K decomposition for the last wave; Osama et al., "Stream-K: Work-centric
+//   Parallel Decomposition for Dense Matrix-Matrix Multiplication on the GPU", 2023). The CTA of a tile's
+//   first K range (its head) adds the others' partial sums to its own and stores the tile
+//   (kernels/sm90/gemm_kernel.cuh). Why not stream-K proper (every CTA one contiguous range of the tiles' K
+//   blocks laid end to end): measured 0.5-0.85x of the whole-wave kernels on the H200 (tenth session, run 2),
+//   its CTAs at staggered K offsets of tiles spread over the problem shared no L2 lines and the kernel became
+//   bound by HBM; equal K ranges keep every CTA of the split part at the same few K offsets.
 #pragma once
 
 #include <cstdint>
@@ -81,67 +80,61 @@ struct StreamK {
   static constexpr bool kUsesClc = false;
   static constexpr bool kStreamK = true;
 
-  // One CTA's iterations [begin, end) of `iterations` split over `ctas`: the first iterations % ctas CTAs
-  // take one more.
+  // Range r of n items split into `parts` as evenly as whole items allow (the first n % parts take one
+  // more): [begin, end).
   struct Range {
     int32_t begin, end;
   };
-  BWGEMM_HD static constexpr Range cta_range(int32_t iterations, int32_t ctas, int32_t cta) {
-    const int32_t base = iterations / ctas, extra = iterations % ctas;
-    const int32_t begin = cta * base + (cta < extra ? cta : extra);
-    return {begin, begin + base + (cta < extra ? 1 : 0)};
+  BWGEMM_HD static constexpr Range even_range(int32_t n, int32_t parts, int32_t r) {
+    const int32_t base = n / parts, extra = n % parts;
+    const int32_t begin = r * base + (r < extra ? r : extra);
+    return {begin, begin + base + (r < extra ? 1 : 0)};
   }
-  // The CTA whose range holds iteration `it` (cta_range's inverse).
-  BWGEMM_HD static constexpr int32_t owner(int32_t it, int32_t iterations, int32_t ctas) {
-    const int32_t base = iterations / ctas, extra = iterations % ctas;
-    const int32_t long_span = extra * (base + 1);  // the iterations of the CTAs that take one more
-    return it < long_span ? it / (base + 1) : extra + (it - long_span) / base;
-  }
-  // The segment that starts at iteration `it` of a range ending at `end`: its tile, K blocks
-  // [k_begin, k_end) of that tile.
+  // One tile's K blocks [k_begin, k_end).
   struct Segment {
     int32_t tile, k_begin, k_end;
   };
-  BWGEMM_HD static constexpr Segment segment_at(int32_t it, int32_t end, int32_t k_blocks) {
-    const int32_t tile = it / k_blocks, k_begin = it - tile * k_blocks;
-    const int32_t left = end - it;
-    return {tile, k_begin, k_blocks - k_begin < left ? k_blocks : k_begin + left};
-  }
-  // The CTAs that hold the rest of a head segment's tile (the head ending at K block k_end < k_blocks;
-  // `tile` counted from the first stream-K tile): first .. last, in K order.
+  // The CTAs that hold a split tile's other K ranges: first .. last, in K order.
   struct Owners {
     int32_t first, last;
   };
-  BWGEMM_HD static constexpr Owners tail_owners(int32_t tile, int32_t k_end, int32_t k_blocks,
-                                                int32_t iterations, int32_t ctas) {
-    return {owner(tile * k_blocks + k_end, iterations, ctas),
-            owner(tile * k_blocks + k_blocks - 1, iterations, ctas)};
-  }
 
-  // A launch's work (host: plan): the first dp_tiles tiles whole, `ctas` at a time (tile t to CTA
-  // t % ctas: whole waves), then the other tiles' sk_iterations K blocks over the first sk_ctas CTAs.
-  // Every CTA walks units, each named by the iteration it starts at (tile · k_blocks + K block).
+  // A launch's work (host: plan): the first dp_tiles tiles whole, `ctas` at a time (tile t to CTA t % ctas),
+  // then each of the other sk_tiles tiles split into sk_splits K ranges, tile dp_tiles + i's range j on CTA
+  // i · sk_splits + j (sk_ctas = sk_tiles · sk_splits of them). Every CTA walks units, each named by the
+  // iteration it starts at (tile · k_blocks + K block).
   struct Work {
-    int32_t k_blocks = 1, ctas = 1, dp_tiles = 0, sk_iterations = 0, sk_ctas = 0;
+    int32_t k_blocks = 1, ctas = 1, dp_tiles = 0, sk_tiles = 0, sk_splits = 0, sk_ctas = 0;
   };
-  // The work of `tiles` tiles of k_blocks K blocks on `ctas` CTAs: whole waves, then the rest over as many
-  // CTAs as give each at least min_k_blocks iterations (at most ctas, at least 1). The caller checks that
-  // (tiles + ctas) · k_blocks fits in 32 bits.
+  // The work of `tiles` tiles of k_blocks K blocks on `ctas` CTAs: whole waves; the tiles of a last,
+  // partial wave split as many ways as the CTAs allow (ctas / those tiles) and as keep min_k_blocks K blocks
+  // in each range; with fewer than 2 ways that wave runs whole (dp_tiles = tiles, no split part). The
+  // caller checks that (tiles + ctas) · k_blocks fits in 32 bits.
   BWGEMM_HD static constexpr Work plan(int32_t tiles, int32_t k_blocks, int32_t ctas, int32_t min_k_blocks) {
     Work w;
     w.k_blocks = k_blocks, w.ctas = ctas;
-    w.dp_tiles = tiles / ctas * ctas;
-    w.sk_iterations = (tiles - w.dp_tiles) * k_blocks;
-    const int32_t by_work = w.sk_iterations / (min_k_blocks < 1 ? 1 : min_k_blocks);
-    w.sk_ctas = w.sk_iterations == 0 ? 0 : by_work < 1 ? 1 : by_work < ctas ? by_work : ctas;
+    const int32_t whole = tiles / ctas * ctas, rest = tiles - whole;
+    const int32_t by_ctas = rest > 0 ? ctas / rest : 0;
+    const int32_t by_k = k_blocks / (min_k_blocks < 1 ? 1 : min_k_blocks);
+    const int32_t splits = by_ctas < by_k ? by_ctas : by_k;
+    if (splits < 2) {
+      w.dp_tiles = tiles;
+      return w;
+    }
+    w.dp_tiles = whole, w.sk_tiles = rest, w.sk_splits = splits, w.sk_ctas = rest * splits;
     return w;
   }
-  // CTA cta's stream-K range in iterations of the whole problem (empty for cta >= sk_ctas).
+  // The CTAs a launch of this work needs: the whole waves' (at most ctas) or the split part's.
+  BWGEMM_HD static constexpr int32_t grid(const Work& w) {
+    const int32_t whole = w.dp_tiles < w.ctas ? w.dp_tiles : w.ctas;
+    return whole > w.sk_ctas ? whole : w.sk_ctas;
+  }
+  // CTA cta's K range of the split part in iterations of the whole problem (empty for cta >= sk_ctas).
   BWGEMM_HD static constexpr Range sk_range(const Work& w, int32_t cta) {
     if (cta >= w.sk_ctas) return {0, 0};
-    const Range r = cta_range(w.sk_iterations, w.sk_ctas, cta);
-    const int32_t base = w.dp_tiles * w.k_blocks;
-    return {base + r.begin, base + r.end};
+    const int32_t tile = w.dp_tiles + cta / w.sk_splits;
+    const Range r = even_range(w.k_blocks, w.sk_splits, cta % w.sk_splits);
+    return {tile * w.k_blocks + r.begin, tile * w.k_blocks + r.end};
   }
   BWGEMM_HD static constexpr int32_t first_unit(const Work& w, int32_t cta, const Range& sk) {
     if (cta < w.dp_tiles) return cta * w.k_blocks;
@@ -149,7 +142,8 @@ struct StreamK {
   }
   BWGEMM_HD static constexpr Segment unit_segment(const Work& w, const Range& sk, int32_t unit) {
     if (unit < w.dp_tiles * w.k_blocks) return {unit / w.k_blocks, 0, w.k_blocks};
-    return segment_at(unit, sk.end, w.k_blocks);
+    const int32_t tile = unit / w.k_blocks;
+    return {tile, unit - tile * w.k_blocks, sk.end - tile * w.k_blocks};
   }
   BWGEMM_HD static constexpr int32_t next_unit(const Work& w, const Range& sk, int32_t unit) {
     const int32_t base = w.dp_tiles * w.k_blocks;
@@ -158,13 +152,13 @@ struct StreamK {
       if (next < base) return next;
       return sk.begin < sk.end ? sk.begin : kNoTile;
     }
-    const Segment seg = segment_at(unit, sk.end, w.k_blocks);
-    const int32_t next = unit + (seg.k_end - seg.k_begin);
-    return next < sk.end ? next : kNoTile;
+    return kNoTile;  // a split part's CTA has one range
   }
-  // The CTAs that hold the rest of head segment `seg`'s tile (seg.k_begin = 0, seg.k_end < k_blocks).
+  // The CTAs that hold the other K ranges of head segment `seg`'s tile (seg.k_begin = 0, seg.k_end <
+  // k_blocks): the next sk_splits - 1.
   BWGEMM_HD static constexpr Owners head_tail_owners(const Work& w, const Segment& seg) {
-    return tail_owners(seg.tile - w.dp_tiles, seg.k_end, w.k_blocks, w.sk_iterations, w.sk_ctas);
+    const int32_t head = (seg.tile - w.dp_tiles) * w.sk_splits;
+    return {head + 1, head + w.sk_splits - 1};
   }
 };
 

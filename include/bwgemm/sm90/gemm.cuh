@@ -120,19 +120,18 @@ constexpr int choose_tiled_split_k(int64_t m, int64_t n, int64_t k, int64_t batc
   });
 }
 
-// ---- stream-K (sched::StreamK Configs: GemmStreamK)
-// -------------------------------------------------------- The workspace of a stream-K launch whose last
-// wave's K blocks go over sk_ctas CTAs (GemmArguments:: workspace): a 32-bit flag per such CTA, rounded up to
-// kStreamKFlagBytesAlign bytes so that the partial slots start aligned, then each one's slot of
-// Cfg::kPartialBytes (128 x BlockN fp32 sums); none without a stream-K part. Only the flags must be zero
-// before a call, and a call leaves them zero.
+// ---- stream-K (sched::StreamK Configs: GemmStreamK) ------------------------------------------------------
+// The workspace of a stream-K launch whose last wave's tiles are split over sk_ctas CTAs
+// (GemmArguments::workspace): a 32-bit flag per such CTA, rounded up to kStreamKFlagBytesAlign bytes so that
+// the partial slots start aligned, then each one's slot of Cfg::kPartialBytes (128 x BlockN fp32 sums); none
+// without a split part. Only the flags must be zero before a call, and a call leaves them zero.
 inline constexpr int64_t kStreamKFlagBytesAlign = 256;
 template <class Cfg>
 constexpr int64_t stream_k_workspace_bytes(int64_t sk_ctas) {
   return round_up(sk_ctas * 4, kStreamKFlagBytesAlign) + sk_ctas * int64_t{Cfg::kPartialBytes};
 }
-// The last wave's K blocks go over as many CTAs as give each at least kStreamKMinKBlocksPerCta (sched::
-// StreamK::plan), so that a CTA's range at least fills the pipeline (a floor, not measured).
+// The last wave's tiles are split no finer than kStreamKMinKBlocksPerCta K blocks per range
+// (sched::StreamK::plan), so that a range at least fills the pipeline (a floor, not measured).
 inline constexpr int32_t kStreamKMinKBlocksPerCta = 8;
 
 // The stream-K work of `tiles` tiles of K / BlockK K blocks on `ctas` CTAs (sched::StreamK::plan); false
@@ -176,21 +175,21 @@ Status launch_stream_k(void (*kernel)(const Params), Params& p, int64_t requeste
   const int64_t need = stream_k_workspace_bytes<Cfg>(w.sk_ctas);
   if (need > 0 && (workspace == nullptr || workspace_bytes < need))
     return Status::invalid_argument(
-        "workspace: this stream-K launch (its last " + std::to_string(w.sk_iterations / w.k_blocks) +
-        " tiles over " + std::to_string(w.sk_ctas) + " CTAs) takes " + std::to_string(need) + " bytes (got " +
-        std::to_string(workspace_bytes) + "; sm90::gemm_workspace_bytes says how many)");
+        "workspace: this stream-K launch (its last " + std::to_string(w.sk_tiles) + " tiles split " +
+        std::to_string(w.sk_splits) + " ways over " + std::to_string(w.sk_ctas) + " CTAs) takes " +
+        std::to_string(need) + " bytes (got " + std::to_string(workspace_bytes) +
+        "; sm90::gemm_workspace_bytes says how many)");
   p.sk = w;
   p.num_clusters = w.ctas;
   p.sk_flags = static_cast<uint32_t*>(workspace);
   p.sk_partials = need > 0 ? reinterpret_cast<float*>(static_cast<char*>(workspace) +
                                                       round_up(w.sk_ctas * 4, kStreamKFlagBytesAlign))
                            : nullptr;
-  // Whole waves need every CTA; a stream-K part alone only its own.
-  const int32_t grid = w.dp_tiles > 0 ? w.ctas : w.sk_ctas;
+  const int32_t grid = sched::StreamK::grid(w);
   ::bwgemm::detail::report_choice("bwgemm::sm90 stream-K launch", p.m, p.n, p.k, p.tiles.batch,
                                   std::to_string(w.dp_tiles) + " tiles whole on " + std::to_string(w.ctas) +
-                                      " CTAs, then " + std::to_string(w.sk_iterations) + " K blocks over " +
-                                      std::to_string(w.sk_ctas));
+                                      " CTAs, then " + std::to_string(w.sk_tiles) + " split " +
+                                      std::to_string(w.sk_splits) + " ways");
   return host::launch_cluster_kernel(kernel, static_cast<uint32_t>(grid), Cfg::kThreads, 1, Cfg::kSmemBytes,
                                      stream, p, options);
 }
@@ -459,20 +458,23 @@ struct GemmTiledPlan {
   int split_k;        // 1, or 2, 4, 8 (then a one-CTA kernel)
 };
 
-// Stream-K's cost beyond its share of the last wave's K blocks, in K blocks of a 128 x 256 tile: the
-// hand-off of a shared tile's partial sums (a 128 KiB write, a flag, 128 KiB reads) and the head's wait.
-// A first estimate, not yet fitted.
-inline constexpr int64_t kStreamKFixupKBlocks = 8;
+// Stream-K's cost beyond each split range's K blocks, in K blocks of a 128 x 256 tile (about 0.7 us each
+// on the H200): every split CTA writes its 128 KiB of partial sums at once (e.g. 112 x 128 KiB = 14 MiB,
+// about 3 us at L2 rates: kStreamKHandOffKBlocks) and each head reads its tile's other splits - 1 partials
+// (kStreamKPartialKBlocks each). Estimates, not fitted.
+inline constexpr int64_t kStreamKHandOffKBlocks = 4;
+inline constexpr int64_t kStreamKPartialKBlocks = 2;
 // The modelled time of GemmStreamK on `ctas` CTAs, in tiled_split_cost's units: its whole waves of
-// 128 x 256 tiles, then each stream-K CTA's share of the rest's K blocks plus kStreamKFixupKBlocks, at the
-// 128 x 256 tile's cost per column (INT64_MAX where the work does not fit the kernel's 32-bit iterations).
+// 128 x 256 tiles, then one split range plus the hand-off, at the 128 x 256 tile's cost per column
+// (INT64_MAX where the work does not fit the kernel's 32-bit iterations).
 constexpr int64_t stream_k_cost(int64_t m, int64_t n, int64_t k, int64_t batch, int64_t ctas) {
   const int64_t tiles = ceil_div(m, int64_t{128}) * ceil_div(n, int64_t{256}) * batch;
   sched::StreamK::Work w;
   if (!stream_k_work<GemmStreamK<__nv_bfloat16>>(tiles, k, ctas, &w)) return INT64_MAX;
-  const int64_t blocks =
-      int64_t{w.dp_tiles} / w.ctas * w.k_blocks +
-      (w.sk_ctas > 0 ? ceil_div(int64_t{w.sk_iterations}, int64_t{w.sk_ctas}) + kStreamKFixupKBlocks : 0);
+  int64_t blocks = ceil_div(int64_t{w.dp_tiles}, int64_t{w.ctas}) * w.k_blocks;
+  if (w.sk_ctas > 0)
+    blocks += ceil_div(int64_t{w.k_blocks}, int64_t{w.sk_splits}) + kStreamKHandOffKBlocks +
+              (w.sk_splits - 1) * kStreamKPartialKBlocks;
   return blocks * 100 * 256 * kGemmLargeColumnCostPercent;
 }
 

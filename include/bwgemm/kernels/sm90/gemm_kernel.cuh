@@ -32,17 +32,15 @@
 // cluster barrier.
 //
 // Stream-K (Cfg::kStreamK, sched::StreamK): one CTA per SM; the whole waves of tiles first (tile t to CTA
-// t % CTAs, as the persistent kernels), then the last, partial wave's tiles with their K blocks split
-// evenly over the CTAs in segments of one tile each (scheduler/schedulers.cuh: StreamK::Work). Both roles
-// walk the units as they walk tiles. After a segment's mainloop the consumers: a segment that starts past
-// the tile's first K block (only ever a CTA's first stream-K one) writes its fp32 sums to the CTA's slot of
-// the workspace (write_partials' layout, coalesced), barrier of the 256 consumer threads, one thread's
-// release store of the CTA's flag, and no epilogue; the tile's head (its first K blocks, a CTA's last
-// segment) takes the sums of the CTAs that hold the rest of the tile in K order (one thread's acquire spin
-// on each flag, which it then resets to 0, a barrier, every thread adding its peer thread's words) and runs
-// the epilogue. Every CTA has as many whole tiles before its stream-K part, and those CTAs did their part
-// of the head's tile first, so the head seldom waits; every CTA of the grid is resident (one per SM, at
-// most the resident CTAs launched), so every wait ends.
+// t % CTAs, as the persistent kernels), then each tile of the last, partial wave split into the same K
+// ranges over consecutive CTAs (scheduler/schedulers.cuh: StreamK::Work). Both roles walk the units as they
+// walk tiles. After a unit's mainloop the consumers: a range that starts past the tile's first K block
+// writes its fp32 sums to the CTA's slot of the workspace (write_partials' layout, coalesced), barrier of the
+// 256 consumer threads, one thread's release store of the CTA's flag, and no epilogue; the tile's head (its
+// first K range) takes the other ranges' sums in K order (one thread's acquire spin on each flag, which it
+// then resets to 0, a barrier, every thread adding its peer thread's words) and runs the epilogue. Every CTA
+// has as many whole tiles before its range and the ranges are equal, so the head seldom waits; every CTA of
+// the grid is resident (one per SM, at most the resident CTAs launched), so every wait ends.
 //
 // Shared memory (carved from the dynamic buffer, aligned up to 1024 bytes):
 //   [stage 0: A kBlockMx64 | B] ... [stage S-1] | D buffer per consumer (kTmaStore) | full[S] | empty[S]
