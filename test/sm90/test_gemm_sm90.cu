@@ -845,18 +845,19 @@ TEST(Sm90GemmStreamK, Refusals) {
 TEST(Sm90GemmDefault, StreamKWithWorkspace) {
   BWGEMM_REQUIRE_SM90();
   bwgemm::GemmArguments<bf16> probe;
-  probe.m = 640, probe.n = 1280, probe.k = 3072;
+  probe.m = 896, probe.n = 4864, probe.k = 3072;
   probe.a = reinterpret_cast<const bf16*>(uintptr_t{0x100000});
   probe.b = reinterpret_cast<const bf16*>(uintptr_t{0x1000000});
-  probe.d = reinterpret_cast<bf16*>(uintptr_t{0x2000000});
+  probe.d = reinterpret_cast<bf16*>(uintptr_t{0x8000000});
   int64_t bytes = 0;
   ASSERT_TRUE(sm90::gemm_workspace_bytes(probe, &bytes).ok());
-  EXPECT_GT(bytes, 0) << "640 x 1280 x 3072 should take the stream-K kernel";
+  EXPECT_GT(bytes, 0) << "896 x 4864 x 3072 should take the stream-K kernel";
+  EXPECT_EQ(bytes, sm90::stream_k_workspace_bytes<sm90::GemmStreamK<bf16>>(6));  // 1 tile split 6 ways
   probe.m = 4096, probe.n = 4096, probe.k = 64;
   ASSERT_TRUE(sm90::gemm_workspace_bytes(probe, &bytes).ok());
   EXPECT_EQ(bytes, 0);
   check_default_entry<Sm90StreamK<0>, bf16, bf16>(
-      {GemmProblem{640, 1280, 3072}, GemmProblem{640, 1280, 3072, 1, bwgemm::BLayout::kColumnMajorKxN},
+      {GemmProblem{896, 4864, 3072}, GemmProblem{896, 4864, 3072, 1, bwgemm::BLayout::kColumnMajorKxN},
        GemmProblem{4096, 4096, 64}});
 }
 
@@ -876,13 +877,15 @@ TEST(Sm90GemmChoice, StreamK) {
   // 192 / 256 = 120.
   EXPECT_EQ(plan(1024, 5120, 5120, 132), GemmChoice::kStreamK);
   EXPECT_EQ(plan(1024, 5120, 5120, 0), GemmChoice::kMedium);
-  // 640 x 1280 x 3072: 25 tiles of 48 K blocks split 5 ways (132 / 25; the floor allows 6): 10 + 4 + 4 x 2
-  // = 22, against 128 x 128: 50 tiles, one wave, 48 x 128 x 105 / 256 = 25.2.
-  EXPECT_EQ(plan(640, 1280, 3072, 132), GemmChoice::kStreamK);
-  EXPECT_EQ(plan(640, 1280, 3072, 0), GemmChoice::kSmall);
-  // 384 x 1536 x 2048: 18 tiles of 32 K blocks split 4 ways (the floor: 32 / 8): 8 + 4 + 3 x 2 = 18, against
-  // 128 x 128: 36 tiles, one wave, 32 x 128 x 105 / 256 = 16.8.
-  EXPECT_EQ(plan(384, 1536, 2048, 132), GemmChoice::kSmall);
+  // 896 x 4864 x 3072: 7 x 19 = 133 tiles of 48 K blocks: one whole wave (48), then 1 tile split 6 ways (the
+  // floor: 48 / 8): 8 + 4 + 5 x 2 -> 70, against 128 x 192: 7 x 26 = 182 tiles, 2 waves x 48 x 192 / 256
+  // = 72.
+  EXPECT_EQ(plan(896, 4864, 3072, 132), GemmChoice::kStreamK);
+  EXPECT_EQ(plan(896, 4864, 3072, 0), GemmChoice::kMedium);
+  // No whole wave, never stream-K (its split alone lost to the cluster split, docs/hopper.md): 640 x 1280 x
+  // 3072 is 25 tiles that would split 5 ways (10 + 4 + 4 x 2 = 22 against 128 x 128's 25.2).
+  EXPECT_EQ(plan(640, 1280, 3072, 132), GemmChoice::kSmall);
+  EXPECT_EQ(sm90::stream_k_cost(640, 1280, 3072, 1, 132), INT64_MAX);
   // 4096 x 8192 x 8192: 1024 tiles: 7 whole waves, then 100 tiles that cannot split 2 ways (132 / 100):
   // 8 waves x 128 = 1024, against ping-pong: 2048 tiles of 128 x 128 = 16 waves x 128 x 95 x 128 / 256 =
   // 972.8.

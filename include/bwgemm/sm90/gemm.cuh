@@ -461,20 +461,26 @@ struct GemmTiledPlan {
 // Stream-K's cost beyond each split range's K blocks, in K blocks of a 128 x 256 tile (about 0.7 us each
 // on the H200): every split CTA writes its 128 KiB of partial sums at once (e.g. 112 x 128 KiB = 14 MiB,
 // about 3 us at L2 rates: kStreamKHandOffKBlocks) and each head reads its tile's other splits - 1 partials
-// (kStreamKPartialKBlocks each). Estimates, not fitted.
+// (kStreamKPartialKBlocks each). Estimated, then checked on the H200 (tenth session, run 4, paired against
+// the default without a workspace at M = 512..2048 over the model sweep, both types and B layouts, in
+// sample): 0.964x of cuBLASLt in geomean against 0.960x without stream-K and 0.968x for the better of the
+// two per shape; other values from 0-24 and 0-6 gave 0.955-0.964x.
 inline constexpr int64_t kStreamKHandOffKBlocks = 4;
 inline constexpr int64_t kStreamKPartialKBlocks = 2;
 // The modelled time of GemmStreamK on `ctas` CTAs, in tiled_split_cost's units: its whole waves of
-// 128 x 256 tiles, then one split range plus the hand-off, at the 128 x 256 tile's cost per column
-// (INT64_MAX where the work does not fit the kernel's 32-bit iterations).
+// 128 x 256 tiles, then one split range plus the hand-off, at the 128 x 256 tile's cost per column.
+// INT64_MAX (never chosen) where the work does not fit the kernel's 32-bit iterations, where nothing is
+// split (the kernel is then GemmLarge's), and where there is no whole wave before the split: then the split
+// alone competes with the cluster split of K and lost to it (same run, M = 256: the model took stream-K on
+// 20 shapes and it ran 0.58-1.00x of cuBLASLt against 0.70-1.02x; it won only at K = 27648).
 constexpr int64_t stream_k_cost(int64_t m, int64_t n, int64_t k, int64_t batch, int64_t ctas) {
   const int64_t tiles = ceil_div(m, int64_t{128}) * ceil_div(n, int64_t{256}) * batch;
   sched::StreamK::Work w;
   if (!stream_k_work<GemmStreamK<__nv_bfloat16>>(tiles, k, ctas, &w)) return INT64_MAX;
-  int64_t blocks = ceil_div(int64_t{w.dp_tiles}, int64_t{w.ctas}) * w.k_blocks;
-  if (w.sk_ctas > 0)
-    blocks += ceil_div(int64_t{w.k_blocks}, int64_t{w.sk_splits}) + kStreamKHandOffKBlocks +
-              (w.sk_splits - 1) * kStreamKPartialKBlocks;
+  if (w.sk_ctas == 0 || w.dp_tiles == 0) return INT64_MAX;
+  const int64_t blocks = int64_t{w.dp_tiles} / w.ctas * w.k_blocks +
+                         ceil_div(int64_t{w.k_blocks}, int64_t{w.sk_splits}) + kStreamKHandOffKBlocks +
+                         (w.sk_splits - 1) * kStreamKPartialKBlocks;
   return blocks * 100 * 256 * kGemmLargeColumnCostPercent;
 }
 
