@@ -335,8 +335,10 @@ struct Gemm {
 // The kernels the default entry point chooses from (docs/hopper.md):
 //   GemmLarge         : 128 x 256 tiles (one m64n256k16 wgmma per consumer per 16 K), 4 stages, one CTA per
 //                       cluster: the widest tile the registers allow
-//   GemmLargeCluster2 : the GemmLarge tile in clusters of two CTAs along M sharing B through TMA multicast,
-//                       for shapes with enough tiles for every pair (prefer_cluster_pair)
+//   GemmLargeCluster2 : the GemmLarge tile in clusters of two CTAs along M sharing B through TMA multicast
+//                       (no longer chosen: where every pair got enough tiles, prefer_cluster_pair, the
+//                       ping-pong kernel costs less, so the choice dropped it in the tenth session; bench
+//                       bwgemm_sm90_cluster2, tests)
 //   GemmMedium        : 128 x 192 tiles, 5 stages, one CTA per cluster (its three 64-column B chunks do not
 //                       split over a pair)
 //   GemmSmall         : 128 x 128 tiles, 6 stages: twice the tiles of GemmLarge
@@ -412,7 +414,6 @@ enum class GemmChoice {
   kSmall,
   kMedium,
   kLarge,
-  kLargeCluster2,
   kPingPong,
   kStreamK,
   kSwapAb16,
@@ -432,10 +433,12 @@ constexpr GemmChoice gemm_swap_ab_choice(int64_t m) {
                    : GemmChoice::kSwapAb128;
 }
 
-// The tiled kernel for a shape: the tile width with the lowest tiled_wave_cost (ties to the wider tile), and
-// for 128 x 256 tiles CTA pairs where every pair gets enough tiles (prefer_cluster_pair); the ping-pong
-// kernel instead where it has more than kPingPongMinWaves waves of 128 x 128 tiles, at least
-// kPingPongMinRowTiles rows of them, and costs strictly less.
+// The tiled kernel for a shape: the tile width with the lowest tiled_wave_cost (ties to the wider tile); the
+// ping-pong kernel instead where it has more than kPingPongMinWaves waves of 128 x 128 tiles, at least
+// kPingPongMinRowTiles rows of them, and costs strictly less. (The CTA pairs of GemmLargeCluster2, once
+// taken for 128 x 256 tiles where prefer_cluster_pair held, were never reached since the ping-pong kernel:
+// they need >= 132 pair tiles, i.e. > 3 x 132 tiles of 128 x 128, where the ping-pong cost is the lower; a
+// brute-force check over M <= 51200, N <= 33280, batch 1-8 found no shape.)
 constexpr GemmChoice gemm_tiled_choice(int64_t m, int64_t n, int64_t batch) {
   const int64_t large = tiled_wave_cost(m, n, batch, 256, kGemmLargeColumnCostPercent);
   const int64_t medium = tiled_wave_cost(m, n, batch, 192, kGemmMediumColumnCostPercent);
@@ -446,15 +449,13 @@ constexpr GemmChoice gemm_tiled_choice(int64_t m, int64_t n, int64_t batch) {
   if (small_tiles > kPingPongMinWaves * kResidentTiles && row_tiles >= kPingPongMinRowTiles &&
       ping_pong < std::min({large, medium, small}))
     return GemmChoice::kPingPong;
-  if (large <= medium && large <= small)
-    return prefer_cluster_pair(row_tiles, ceil_div(n, int64_t{256}), batch) ? GemmChoice::kLargeCluster2
-                                                                            : GemmChoice::kLarge;
+  if (large <= medium && large <= small) return GemmChoice::kLarge;
   return medium <= small ? GemmChoice::kMedium : GemmChoice::kSmall;
 }
 
 // The default entry point's tiled kernel and split of K for a shape.
 struct GemmTiledPlan {
-  GemmChoice choice;  // kSmall, kMedium, kLarge, kLargeCluster2, kPingPong or kStreamK (split 1)
+  GemmChoice choice;  // kSmall, kMedium, kLarge, kPingPong or kStreamK (split 1)
   int split_k;        // 1, or 2, 4, 8 (then a one-CTA kernel)
 };
 
@@ -487,8 +488,8 @@ constexpr int64_t stream_k_cost(int64_t m, int64_t n, int64_t k, int64_t batch, 
 // The (tile width, split) of lowest tiled_split_cost over {128 x 256, 128 x 192, 128 x 128} x
 // kSplitKChoices, resident[i] the resident clusters of kSplitKChoices[i] CTAs (0: that size cannot be
 // placed, never chosen); never more CTAs per tile than K blocks; ties go to the smaller split, then to the
-// wider tile. Without a split it is gemm_tiled_choice's kernel, CTA pairs included (with 132 resident CTAs
-// the two models agree on the tile width).
+// wider tile. Without a split it is gemm_tiled_choice's kernel (with 132 resident CTAs the two models agree
+// on the tile width).
 //
 // stream_k_ctas > 0 (the call has a workspace large enough for GemmStreamK's launch on that many CTAs):
 // GemmStreamK instead where stream_k_cost is strictly below that plan's modelled time (the ping-pong kernel's
@@ -555,9 +556,6 @@ Status run_gemm_choice(GemmChoice choice, const GemmArguments<In, Out>& args, cu
       return report("sm90::GemmSmall (128 x 128)"), Gemm<GemmSmall<Out>>::run(args, stream, split_k);
     case GemmChoice::kMedium:
       return report("sm90::GemmMedium (128 x 192)"), Gemm<GemmMedium<Out>>::run(args, stream, split_k);
-    case GemmChoice::kLargeCluster2:
-      return report("sm90::GemmLargeCluster2 (128 x 256, CTA pairs)"),
-             Gemm<GemmLargeCluster2<Out>>::run(args, stream, split_k);
     case GemmChoice::kPingPong:
       return report("sm90::GemmPingPong (128 x 128 per consumer, ping-pong)"),
              Gemm<GemmPingPong<Out>>::run(args, stream, split_k);
@@ -623,7 +621,7 @@ template <class In, class Out>
 Status gemm(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
   const GemmChoice choice = gemm_choice(args.m, args.n, args.batch);
   if (choice == GemmChoice::kSmall || choice == GemmChoice::kMedium || choice == GemmChoice::kLarge ||
-      choice == GemmChoice::kLargeCluster2 || choice == GemmChoice::kPingPong)
+      choice == GemmChoice::kPingPong)
     return detail::run_gemm_tiled_plan(args, stream);
   return detail::run_gemm_choice(choice, args, stream, 0);
 }
@@ -637,7 +635,7 @@ Status gemm_workspace_bytes(const GemmArguments<In, Out>& args, int64_t* bytes) 
   if (Status s = validate(args); !s.ok()) return s;
   const GemmChoice choice = gemm_choice(args.m, args.n, args.batch);
   if (choice != GemmChoice::kSmall && choice != GemmChoice::kMedium && choice != GemmChoice::kLarge &&
-      choice != GemmChoice::kLargeCluster2 && choice != GemmChoice::kPingPong)
+      choice != GemmChoice::kPingPong)
     return Status::success();  // a swap-AB kernel: no workspace
   if (detail::tiled_plan_for(args, /*assume_workspace=*/true).choice != GemmChoice::kStreamK)
     return Status::success();
