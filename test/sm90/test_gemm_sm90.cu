@@ -130,8 +130,7 @@ struct SplitNames {
 
 // A zero-filled device workspace of at least `bytes` (stream-K: GemmArguments::workspace), kept for the
 // process and reused as it is: every stream-K call must leave its flags at zero, so every later call in
-// this process checks that the calls before it did. Callers pass none where the launch takes 0 bytes (whole
-// waves only), which validate requires (a workspace with workspace_bytes 0 is refused).
+// this process checks that the calls before it did.
 inline void* reused_workspace(int64_t bytes) {
   static std::unique_ptr<DeviceBytes> workspace;
   if (!workspace || static_cast<int64_t>(workspace->size()) < bytes) {
@@ -141,10 +140,21 @@ inline void* reused_workspace(int64_t bytes) {
   return workspace->data();
 }
 
-// The stream-K Configs' explicit entry point with the workspace it asks for (Gemm::workspace_bytes) and
-// Ctas CTAs (0: one per resident CTA; more than a problem's iterations are clamped to them, so the
-// contract's short problems run with a tile's K blocks over several CTAs); the default entry point with
-// the workspace it asks for (gemm_workspace_bytes).
+// A stream-K Config's explicit entry point on `ctas` CTAs (0: one per resident CTA) with the workspace it
+// asks for (Gemm::workspace_bytes, from reused_workspace; none where it asks for 0 bytes).
+template <class Cfg, class Args>
+bwgemm::Status run_stream_k(const Args& a, int64_t ctas, cudaStream_t stream = nullptr) {
+  int64_t bytes = 0;
+  if (bwgemm::Status s = sm90::Gemm<Cfg>::workspace_bytes(a, &bytes, nullptr, ctas); !s.ok()) return s;
+  Args with = a;
+  if (bytes > 0) with.workspace = reused_workspace(bytes), with.workspace_bytes = bytes;
+  return sm90::Gemm<Cfg>::run(with, stream, 1, ctas);
+}
+
+// The contract's backend for the stream-K Configs: run_stream_k on Ctas CTAs (the contract's problems are
+// short in K, so they run whole waves only: a split needs 2 x kStreamKMinKBlocksPerCta K blocks; the
+// Sm90GemmStreamK tests below split); the default entry point with the workspace it asks for
+// (gemm_workspace_bytes).
 template <int Ctas>
 struct Sm90StreamK {
   template <class Cfg>
@@ -155,11 +165,7 @@ struct Sm90StreamK {
     }
     template <class Args>
     static bwgemm::Status run(const Args& a, cudaStream_t stream = nullptr) {
-      int64_t bytes = 0;
-      if (bwgemm::Status s = sm90::Gemm<Cfg>::workspace_bytes(a, &bytes, nullptr, Ctas); !s.ok()) return s;
-      Args with = a;
-      if (bytes > 0) with.workspace = reused_workspace(bytes), with.workspace_bytes = bytes;
-      return sm90::Gemm<Cfg>::run(with, stream, 1, Ctas);
+      return run_stream_k<Cfg>(a, Ctas, stream);
     }
   };
   template <class In, class Out>
@@ -739,13 +745,7 @@ void check_stream_k_ctas(std::initializer_list<int64_t> cta_counts, uint32_t see
   using bwgemm::BLayout;
   for (int64_t ctas : cta_counts) {
     SCOPED_TRACE("stream_k_ctas " + std::to_string(ctas));
-    const auto run = [ctas](const auto& args) {
-      int64_t bytes = 0;
-      if (bwgemm::Status s = sm90::Gemm<Cfg>::workspace_bytes(args, &bytes, nullptr, ctas); !s.ok()) return s;
-      auto with = args;
-      if (bytes > 0) with.workspace = reused_workspace(bytes), with.workspace_bytes = bytes;
-      return sm90::Gemm<Cfg>::run(with, nullptr, 1, ctas);
-    };
+    const auto run = [ctas](const auto& args) { return run_stream_k<Cfg>(args, ctas); };
     check_gemm_with<Cfg, In>(
         GemmProblem{300, 2 * Cfg::kBlockN + 24, 1352, 2, BLayout::kRowMajorKxN, 1.5f, -0.5f,
                     /*pad=*/8, /*batch_gap=*/16},
@@ -770,18 +770,9 @@ TEST(Sm90GemmStreamK, LongKOverManyCtaCounts) {
 // 3-4 at 97 and 4-5 at 132.
 TEST(Sm90GemmStreamK, BitwiseDeterministic) {
   BWGEMM_REQUIRE_SM90();
-  expect_bitwise_identical_runs(GemmProblem{512, 2048, 2560, 1, bwgemm::BLayout::kColumnMajorKxN}, 980,
-                                {0, 50, 97}, 3, [](const auto& args, int ctas) {
-                                  using Op = sm90::Gemm<sm90::GemmStreamK<bf16>>;
-                                  int64_t bytes = 0;
-                                  if (bwgemm::Status s = Op::workspace_bytes(args, &bytes, nullptr, ctas);
-                                      !s.ok())
-                                    return s;
-                                  auto with = args;
-                                  if (bytes > 0)
-                                    with.workspace = reused_workspace(bytes), with.workspace_bytes = bytes;
-                                  return Op::run(with, nullptr, 1, ctas);
-                                });
+  expect_bitwise_identical_runs(
+      GemmProblem{512, 2048, 2560, 1, bwgemm::BLayout::kColumnMajorKxN}, 980, {0, 50, 97}, 3,
+      [](const auto& args, int ctas) { return run_stream_k<sm90::GemmStreamK<bf16>>(args, ctas); });
 }
 
 // The workspace: the flags are zero again after a call (a fresh workspace, checked word for word), the

@@ -297,13 +297,19 @@ struct Gemm {
     }
     ::bwgemm::detail::fill_common_gemm_params<Cfg>(a, st, &p);
 
-    auto* kernel = kxn ? &gemm_kernel<Cfg, In, true> : &gemm_kernel<Cfg, In, false>;
+    auto* kernel = kernel_for<In>(a.b_layout);
     if constexpr (Cfg::kStreamK) {
       return detail::launch_stream_k<Cfg>(kernel, p, stream_k_ctas, a.workspace, a.workspace_bytes, stream,
                                           a.launch);
     } else {
       return detail::launch_tiled<Cfg>(kernel, p, split_k, stream, a.launch);
     }
+  }
+
+  // This Config's kernel for input type In and B's layout (one instance per layout: BMnMajor).
+  template <class In>
+  static auto kernel_for(BLayout b_layout) {
+    return b_layout == BLayout::kRowMajorKxN ? &gemm_kernel<Cfg, In, true> : &gemm_kernel<Cfg, In, false>;
   }
 
   // The workspace bytes run takes for `a` on the current device (validated first): a stream-K Config's
@@ -320,13 +326,12 @@ struct Gemm {
       Params p;
       p.k = static_cast<int32_t>(a.k);
       p.tiles = ::bwgemm::detail::config_tile_grid<Cfg>(a.m, a.n, a.batch);
-      auto* kernel =
-          a.b_layout == BLayout::kRowMajorKxN ? &gemm_kernel<Cfg, In, true> : &gemm_kernel<Cfg, In, false>;
       sched::StreamK::Work w;
-      if (Status s = detail::stream_k_launch_work<Cfg>(kernel, p, stream_k_ctas, &w); !s.ok()) return s;
+      if (Status s = detail::stream_k_launch_work<Cfg>(kernel_for<In>(a.b_layout), p, stream_k_ctas, &w);
+          !s.ok())
+        return s;
       *bytes = stream_k_workspace_bytes<Cfg>(w.sk_ctas);
-      const int64_t ctas = w.ctas;
-      if (ctas_out != nullptr) *ctas_out = ctas;
+      if (ctas_out != nullptr) *ctas_out = w.ctas;
     }
     return Status::success();
   }
@@ -421,6 +426,12 @@ enum class GemmChoice {
   kSwapAb64,
   kSwapAb128
 };
+
+// Whether `choice` is one of the swap-AB kernels (gemm_swap_ab_choice) rather than a tiled one.
+constexpr bool is_swap_ab_choice(GemmChoice choice) {
+  return choice == GemmChoice::kSwapAb16 || choice == GemmChoice::kSwapAb32 ||
+         choice == GemmChoice::kSwapAb64 || choice == GemmChoice::kSwapAb128;
+}
 
 // The swap-AB kernel for M tokens (whatever M: more than 128 take several token tiles): the token tile
 // that holds M, from 16, 32, 64, 128 (32 tokens measured at M = 32: 0.943x of cuBLASLt where 64 tokens gave
@@ -574,8 +585,7 @@ Status run_gemm_choice(GemmChoice choice, const GemmArguments<In, Out>& args, cu
 template <class In, class Out>
 void tiled_resident_clusters(const GemmArguments<In, Out>& args, int64_t (&resident)[kSplitKChoiceCount]) {
   using Cfg = GemmLarge<Out>;
-  auto* kernel =
-      args.b_layout == BLayout::kRowMajorKxN ? &gemm_kernel<Cfg, In, true> : &gemm_kernel<Cfg, In, false>;
+  auto* kernel = Gemm<Cfg>::template kernel_for<In>(args.b_layout);
   if (!split_k_resident_clusters(kernel, Cfg::kThreads, Cfg::kSmemBytes, true, resident).ok()) {
     resident[0] = kResidentTiles;
     for (int i = 1; i < kSplitKChoiceCount; ++i) resident[i] = 0;
@@ -620,9 +630,7 @@ Status run_gemm_tiled_plan(const GemmArguments<In, Out>& args, cudaStream_t stre
 template <class In, class Out>
 Status gemm(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
   const GemmChoice choice = gemm_choice(args.m, args.n, args.batch);
-  if (choice == GemmChoice::kSmall || choice == GemmChoice::kMedium || choice == GemmChoice::kLarge ||
-      choice == GemmChoice::kPingPong)
-    return detail::run_gemm_tiled_plan(args, stream);
+  if (!is_swap_ab_choice(choice)) return detail::run_gemm_tiled_plan(args, stream);
   return detail::run_gemm_choice(choice, args, stream, 0);
 }
 
@@ -634,9 +642,7 @@ Status gemm_workspace_bytes(const GemmArguments<In, Out>& args, int64_t* bytes) 
   *bytes = 0;
   if (Status s = validate(args); !s.ok()) return s;
   const GemmChoice choice = gemm_choice(args.m, args.n, args.batch);
-  if (choice != GemmChoice::kSmall && choice != GemmChoice::kMedium && choice != GemmChoice::kLarge &&
-      choice != GemmChoice::kPingPong)
-    return Status::success();  // a swap-AB kernel: no workspace
+  if (is_swap_ab_choice(choice)) return Status::success();  // no workspace
   if (detail::tiled_plan_for(args, /*assume_workspace=*/true).choice != GemmChoice::kStreamK)
     return Status::success();
   return Gemm<GemmStreamK<Out>>::workspace_bytes(args, bytes);
