@@ -66,14 +66,19 @@ template <class Out>
 using TallRegisterStore = typename sm90::GemmTall<Out>::template WithTmaStore<false>;
 template <class Out>
 using PingPongRegisterStore = typename sm90::GemmPingPong<Out>::template WithTmaStore<false>;
+// The 128 x 160 tile: B K x N as three 64-column chunks (the last half read), D in 64-byte boxes (16-bit
+// outputs) or 128-byte ones (fp32), and from registers.
+template <class Out>
+using Medium160RegisterStore = typename sm90::GemmMedium160<Out>::template WithTmaStore<false>;
 using Sm90GemmConfigs =
-    Configs<sm90::GemmLargeCluster2<bf16>, sm90::GemmLarge<f16>, sm90::GemmMedium<bf16>, sm90::GemmSmall<f16>,
-            LargeRegisterStore<bf16>, OneTileCluster, OneTileSingle, sm90::GemmTallCluster2N<f16>,
-            TallRegisterStore<f16>, sm90::GemmPingPong<bf16>, sm90::GemmPingPongCluster2<f16>,
-            sm90::GemmPingPongWide<bf16>, PingPongRegisterStore<f16>>;
+    Configs<sm90::GemmLargeCluster2<bf16>, sm90::GemmLarge<f16>, sm90::GemmMedium<bf16>,
+            sm90::GemmMedium160<bf16>, sm90::GemmSmall<f16>, LargeRegisterStore<bf16>, OneTileCluster,
+            OneTileSingle, sm90::GemmTallCluster2N<f16>, TallRegisterStore<f16>, sm90::GemmPingPong<bf16>,
+            sm90::GemmPingPongCluster2<f16>, sm90::GemmPingPongWide<bf16>, PingPongRegisterStore<f16>>;
 // Every output type for the new tile shapes (f16 above): bf16 and fp32, and fp32 with D from registers.
 using Sm90GemmOutputVariants =
-    Configs<sm90::GemmLargeCluster2<float>, sm90::GemmMedium<float>, sm90::GemmSmall<float>,
+    Configs<sm90::GemmLargeCluster2<float>, sm90::GemmMedium<float>, sm90::GemmMedium160<float>,
+            sm90::GemmMedium160<f16>, Medium160RegisterStore<f16>, sm90::GemmSmall<float>,
             sm90::GemmLarge<bf16>, sm90::GemmSmall<bf16>, LargeRegisterStore<float>,
             sm90::GemmTallCluster2N<float>, sm90::GemmPingPongCluster2<bf16>, sm90::GemmPingPong<float>,
             PingPongRegisterStore<float>>;
@@ -82,8 +87,9 @@ using Sm90GemmDefaults = Configs<sm90::GemmLargeCluster2<bf16>, sm90::GemmLarge<
 // More tiles than resident clusters: the default kernels and the tile shapes above.
 using Sm90GemmManyTiles =
     Configs<sm90::GemmLargeCluster2<bf16>, sm90::GemmLarge<bf16>, sm90::GemmMedium<bf16>,
-            sm90::GemmSmall<bf16>, sm90::GemmTallCluster2N<bf16>, sm90::GemmWideCluster2N<bf16>,
-            sm90::GemmPingPong<bf16>, sm90::GemmPingPongCluster2<bf16>, sm90::GemmPingPongWide<bf16>>;
+            sm90::GemmMedium160<bf16>, sm90::GemmSmall<bf16>, sm90::GemmTallCluster2N<bf16>,
+            sm90::GemmWideCluster2N<bf16>, sm90::GemmPingPong<bf16>, sm90::GemmPingPongCluster2<bf16>,
+            sm90::GemmPingPongWide<bf16>>;
 
 // The explicit-Config entry point with K split over clusters of Split CTAs (split_for: as many as the
 // problem's K blocks allow, so the contract's short-K problems run at a smaller split).
@@ -111,7 +117,8 @@ struct Sm90Split {
 using Split2 = Sm90Split<2>;
 using Split4 = Sm90Split<4>;
 using Split8 = Sm90Split<8>;
-using SplitConfigs = Configs<sm90::GemmSmall<bf16>, sm90::GemmMedium<f16>, sm90::GemmLarge<bf16>>;
+using SplitConfigs =
+    Configs<sm90::GemmSmall<bf16>, sm90::GemmMedium<f16>, sm90::GemmMedium160<bf16>, sm90::GemmLarge<bf16>>;
 using Sm90SplitCases = Concat<CasesOf<Split2, SplitConfigs>::type, CasesOf<Split4, SplitConfigs>::type,
                               CasesOf<Split8, Configs<sm90::GemmLarge<f16>>>::type>::type;
 // Every output type at split 4.
@@ -218,13 +225,15 @@ TEST(Sm90GemmExtending, UserEpilogueFunctor) {
 }
 
 // The default entry point on problems that select each of its tiled kernels (Sm90GemmChoice below works
-// them out): GemmSmall, GemmLargeCluster2, GemmMedium (1536 x 3072: 144 / 192 / 288 tiles = 2 / 2 / 3
-// waves) and GemmLarge.
+// them out): GemmSmall (1024 x 2048), GemmPingPong (4096 x 5120), GemmMedium160 (1536 x 3072: 12 x 20 = 240
+// tiles of 128 x 160, 2 waves), GemmMedium (1024 x 6144) and GemmLarge (1024 x 4096).
 TEST(Sm90GemmDefault, EachKernelOfTheChoice) {
   BWGEMM_REQUIRE_SM90();
+  EXPECT_EQ(sm90::gemm_choice(1536, 3072, 1), sm90::GemmChoice::kMedium160);
   check_default_entry<Sm90, bf16, bf16>({GemmProblem{1024, 2048, 64}, GemmProblem{4096, 5120, 64},
                                          GemmProblem{1536, 3072, 64, 1, bwgemm::BLayout::kColumnMajorKxN},
-                                         GemmProblem{1024, 4096, 64}});
+                                         GemmProblem{1536, 3072, 64, 1, bwgemm::BLayout::kRowMajorKxN},
+                                         GemmProblem{1024, 6144, 64}, GemmProblem{1024, 4096, 64}});
 }
 
 TEST(Sm90GemmDefault, RealisticShapes) {
@@ -240,63 +249,71 @@ TEST(Sm90GemmDefault, RealisticShapes) {
 }
 
 // The default entry point's choice (host logic: runs without a GPU). Expected kernels worked out by hand
-// from the rules in sm90/gemm.cuh (gemm_tiled_cost: ceil(tiles / 132) x width x 100, 100 or 105 for the
-// 256-, 192- and 128-column tiles; the ping-pong kernel at 95 per column of its 128 x 128 tiles, only with
-// more than 3 x 132 of them and a strictly lower cost) and kernels/sm90/common.cuh (prefer_cluster_pair).
-// Costs below as 256 / 192 / 128 / ping-pong.
+// from the rules in sm90/gemm.cuh (gemm_tiled_cost: ceil(tiles / 132) x width x 100, 100, 100 or 105 for the
+// 256-, 192-, 160- and 128-column tiles; the ping-pong kernel at 95 per column of its 128 x 128 tiles, only
+// with more than 3 x 132 of them and a strictly lower cost; ties to the wider tile). Tiles and costs below as
+// 256 / 192 / 160 / 128 / ping-pong.
 TEST(Sm90GemmChoice, ByWavesOfTiles) {
   using sm90::GemmChoice;
-  // 64 / 88 / 128 tiles, one wave each: 25600 / 19200 / 13440 -> 128 x 128 (128 tiles: no ping-pong).
+  // 64 / 88 / 104 / 128 tiles, one wave each: 25600 / 19200 / 16000 / 13440 -> 128 x 128 (128 tiles: no
+  // ping-pong).
   EXPECT_EQ(sm90::gemm_choice(1024, 2048, 1), GemmChoice::kSmall);
-  // 640 / 864 / 1280 tiles = 5 / 7 / 10 waves: 128000 / 134400 / 134400 / 121600, 1280 > 396 tiles ->
-  // ping-pong (the benchmark's 4096 x 5120).
+  // 640 / 864 / 1024 / 1280 tiles = 5 / 7 / 8 / 10 waves: 128000 / 134400 / 128000 / 134400 / 121600, 1280 >
+  // 396 tiles -> ping-pong (the benchmark's 4096 x 5120).
   EXPECT_EQ(sm90::gemm_choice(4096, 5120, 1), GemmChoice::kPingPong);
-  // 2048 / 2752 / 4096 tiles = 16 / 21 / 32 waves: 409600 / 403200 / 430080 / 389120 -> ping-pong.
-  EXPECT_EQ(sm90::gemm_choice(8192, 8192, 1), GemmChoice::kPingPong);
-  // 128 / 176 / 256 tiles = 1 / 2 / 2 waves: 25600 / 38400 / 26880 / 24320, but 256 <= 396 tiles: no
-  // ping-pong -> 128 x 256, and 4 x 16 = 64 pair tiles < 132 -> one CTA per cluster.
-  EXPECT_EQ(sm90::gemm_choice(1024, 4096, 1), GemmChoice::kLarge);
-  // 192 / 256 / 384 tiles = 2 / 2 / 3 waves: 51200 / 38400 / 40320 / 36480, 384 <= 396 tiles -> 128 x 192.
-  EXPECT_EQ(sm90::gemm_choice(1024, 6144, 1), GemmChoice::kMedium);
-  // 384 / 516 / 768 tiles = 3 / 4 / 6 waves: 76800 / 76800 / 80640 / 72960 -> ping-pong.
-  EXPECT_EQ(sm90::gemm_choice(1536, 8192, 1), GemmChoice::kPingPong);
-  // 3 row tiles: 201 / 270 / 402 tiles = 2 / 3 / 4 waves: 51200 / 57600 / 53760 / 48640, 402 > 396 tiles ->
+  // 2048 / 2752 / 3328 / 4096 tiles = 16 / 21 / 26 / 32 waves: 409600 / 403200 / 416000 / 430080 / 389120 ->
   // ping-pong.
-  EXPECT_EQ(sm90::gemm_choice(384, 17152, 1), GemmChoice::kPingPong);
-  // 2 row tiles: 134 / 180 / 268 tiles = 2 / 2 / 3 waves: 51200 / 38400 / 40320; 268 tiles -> 128 x 192.
-  EXPECT_EQ(sm90::gemm_choice(256, 17152, 1), GemmChoice::kMedium);
-  // 6 x 22 = 132 / 180 / 264 tiles = 1 / 2 / 2 waves: 25600 / 38400 / 26880 -> 128 x 256 (264 tiles: no
-  // ping-pong); 3 x 22 = 66 pair tiles < 132 -> one CTA.
+  EXPECT_EQ(sm90::gemm_choice(8192, 8192, 1), GemmChoice::kPingPong);
+  // 128 / 176 / 208 / 256 tiles = 1 / 2 / 2 / 2 waves: 25600 / 38400 / 32000 / 26880 / 24320, but 256 <= 396
+  // tiles: no ping-pong -> 128 x 256.
+  EXPECT_EQ(sm90::gemm_choice(1024, 4096, 1), GemmChoice::kLarge);
+  // 192 / 256 / 312 / 384 tiles = 2 / 2 / 3 / 3 waves: 51200 / 38400 / 48000 / 40320 / 36480, 384 <= 396
+  // tiles -> 128 x 192.
+  EXPECT_EQ(sm90::gemm_choice(1024, 6144, 1), GemmChoice::kMedium);
+  // 8 x 20 = 160 / 8 x 27 = 216 / 8 x 32 = 256 / 320 tiles = 2 / 2 / 2 / 3 waves: 51200 / 38400 / 32000 /
+  // 40320 -> 128 x 160 (N = 5120 in 32 whole tiles).
+  EXPECT_EQ(sm90::gemm_choice(1024, 5120, 1), GemmChoice::kMedium160);
+  // 384 / 516 / 624 / 768 tiles = 3 / 4 / 5 / 6 waves: 76800 / 76800 / 80000 / 80640 / 72960 -> ping-pong.
+  EXPECT_EQ(sm90::gemm_choice(1536, 8192, 1), GemmChoice::kPingPong);
+  // 3 row tiles: 201 / 270 / 324 / 402 tiles = 2 / 3 / 3 / 4 waves: 51200 / 57600 / 48000 / 53760 / 48640:
+  // 402 > 396 tiles, but the 128 x 160 tile costs less than ping-pong -> 128 x 160.
+  EXPECT_EQ(sm90::gemm_choice(384, 17152, 1), GemmChoice::kMedium160);
+  // 2 row tiles: 134 / 180 / 216 / 268 tiles = 2 / 2 / 2 / 3 waves: 51200 / 38400 / 32000 / 40320 -> 128 x
+  // 160.
+  EXPECT_EQ(sm90::gemm_choice(256, 17152, 1), GemmChoice::kMedium160);
+  // 6 x 22 = 132 / 180 / 216 / 264 tiles = 1 / 2 / 2 / 2 waves: 25600 / 38400 / 32000 / 26880 -> 128 x 256
+  // (264 tiles: no ping-pong).
   EXPECT_EQ(sm90::gemm_choice(768, 5632, 1), GemmChoice::kLarge);
-  // Batches multiply the tiles: x 4: 128 / 176 / 256 tiles (as 1024 x 4096 above; 64 pair tiles) -> one CTA;
-  // x 9: 288 / 396 / 576 tiles = 3 / 3 / 5 waves: 76800 / 57600 / 67200 / 60800 -> 128 x 192.
+  // Batches multiply the tiles: x 4: 128 / 176 / 208 / 256 tiles (as 1024 x 4096 above) -> 128 x 256; x 9:
+  // 288 / 396 / 468 / 576 tiles = 3 / 3 / 4 / 5 waves: 76800 / 57600 / 64000 / 67200 / 60800 -> 128 x 192.
   EXPECT_EQ(sm90::gemm_choice(512, 2048, 4), GemmChoice::kLarge);
   EXPECT_EQ(sm90::gemm_choice(512, 2048, 9), GemmChoice::kMedium);
-  // x 16: 512 / 704 / 1024 tiles = 4 / 6 / 8 waves: 102400 / 115200 / 107520 / 97280 -> ping-pong.
+  // x 16: 512 / 704 / 832 / 1024 tiles = 4 / 6 / 7 / 8 waves: 102400 / 115200 / 112000 / 107520 / 97280 ->
+  // ping-pong.
   EXPECT_EQ(sm90::gemm_choice(512, 2048, 16), GemmChoice::kPingPong);
 }
 
 // The ping-pong kernel's thresholds (more than 3 x 132 tiles of 128 x 128, at least 2 rows of them), worked
-// as above. Where the
-// 128 x 256 tile with CTA pairs would win (pair tiles >= 132, i.e. >= 528 tiles of 128 x 128) the ping-pong
-// kernel costs less (at most 2 x 12160 per wave of 128 x 256 tiles against 25600), so the GEMM's default no
-// longer takes GemmLargeCluster2.
+// as above. Where the 128 x 256 tile with CTA pairs would win (pair tiles >= 132, i.e. >= 528 tiles of 128 x
+// 128) the ping-pong kernel costs less (at most 2 x 12160 per wave of 128 x 256 tiles against 25600), so the
+// GEMM's default no longer takes GemmLargeCluster2.
 TEST(Sm90GemmChoice, PingPongThreshold) {
   using sm90::GemmChoice;
-  // 2560 x 2560: 20 x 10 = 200 / 280 / 400 tiles = 2 / 3 / 4 waves: 51200 / 57600 / 53760 / 48640, 400 >
-  // 396 -> ping-pong; 2304 x 2560: 18 x 10 = 180 / 252 / 360 = 2 / 2 / 3 waves: 51200 / 38400 / 40320 ->
-  // 128 x 192 (360 tiles: no ping-pong).
-  EXPECT_EQ(sm90::gemm_choice(2560, 2560, 1), GemmChoice::kPingPong);
+  // 2560 x 3072: 20 x 12 = 240 / 320 / 400 / 480 tiles = 2 / 3 / 4 / 4 waves: 51200 / 57600 / 64000 / 53760
+  // / 48640, 480 > 396 -> ping-pong; 2304 x 2560: 18 x 10 = 180 / 252 / 288 / 360 = 2 / 2 / 3 / 3 waves:
+  // 51200 / 38400 / 48000 / 40320 / 36480: ping-pong the cheapest, but 360 tiles -> 128 x 192.
+  EXPECT_EQ(sm90::gemm_choice(2560, 3072, 1), GemmChoice::kPingPong);
   EXPECT_EQ(sm90::gemm_choice(2304, 2560, 1), GemmChoice::kMedium);
-  // 2048 x 3072: 16 x 12 = 192 / 256 / 384 tiles = 2 / 2 / 3 waves: 51200 / 38400 / 40320 -> 128 x 192.
+  // 2048 x 3072: 16 x 12 = 192 / 256 / 320 / 384 tiles = 2 / 2 / 3 / 3 waves: 51200 / 38400 / 48000 / 40320
+  // -> 128 x 192.
   EXPECT_EQ(sm90::gemm_choice(2048, 3072, 1), GemmChoice::kMedium);
-  // 2048 x 2048: 16 x 8 = 128 / 176 / 256 = 1 / 2 / 2 waves: 25600 / 38400 / 26880 -> 128 x 256; 8 x 8 = 64
-  // pair tiles < 132 -> one CTA.
+  // 2048 x 2048: 16 x 8 = 128 / 176 / 208 / 256 = 1 / 2 / 2 / 2 waves: 25600 / 38400 / 32000 / 26880 -> 128
+  // x 256.
   EXPECT_EQ(sm90::gemm_choice(2048, 2048, 1), GemmChoice::kLarge);
-  // One row of tiles: 128 x 57344: 224 / 299 / 448 tiles = 2 / 3 / 4 waves: 51200 / 57600 / 53760 / 48640,
-  // 448 > 396 tiles but 1 row tile -> 128 x 256 (odd row-tile count below 8: one CTA); 256 x 57344: 448 /
-  // 598 / 896 tiles = 4 / 5 / 7 waves: 102400 / 96000 / 94080 / 85120, 2 row tiles -> ping-pong.
-  EXPECT_EQ(sm90::gemm_choice(128, 57344, 1), GemmChoice::kLarge);
+  // One row of tiles: 128 x 57344: 224 / 299 / 359 / 448 tiles = 2 / 3 / 3 / 4 waves: 51200 / 57600 / 48000
+  // / 53760 / 48640, 448 > 396 tiles but 1 row tile: no ping-pong -> 128 x 160; 256 x 57344: 448 / 598 /
+  // 718 / 896 tiles = 4 / 5 / 6 / 7 waves: 102400 / 96000 / 96000 / 94080 / 85120, 2 row tiles -> ping-pong.
+  EXPECT_EQ(sm90::gemm_choice(128, 57344, 1), GemmChoice::kMedium160);
   EXPECT_EQ(sm90::gemm_choice(256, 57344, 1), GemmChoice::kPingPong);
 }
 
@@ -327,6 +344,7 @@ TEST(Sm90GemmSplitK, LongKTailsBatchAndBeta) {
   BWGEMM_REQUIRE_SM90();
   check_long_k_splits<sm90::GemmSmall<bf16>>();
   check_long_k_splits<sm90::GemmMedium<f16>>();
+  check_long_k_splits<sm90::GemmMedium160<bf16>>();
   check_long_k_splits<sm90::GemmLarge<float>>();
 }
 
@@ -452,6 +470,31 @@ TEST(Sm90GemmTileShape, PingPongLongKOverSeveralTiles) {
   check_ping_pong_long_k<sm90::GemmPingPongWide<bf16>, bf16>(bwgemm::BLayout::kColumnMajorKxN, 93);
 }
 
+// The 128 x 160 tile (host logic): B's stage bytes per layout (K-major 160 rows; MN-major three 64-column
+// chunks, the stage holding the larger), what each layout's producer waits for, the D boxes (64-byte rows,
+// 64-byte swizzle for 16-bit outputs; 128-byte for fp32), and that the other tiles keep theirs.
+TEST(Sm90GemmTileShape, Medium160) {
+  using C = sm90::GemmMedium160<bf16>;
+  static_assert(C::kBlockM == 128 && C::kBlockN == 160 && C::kAccRegs == 80 && C::kSplitK, "");
+  static_assert(C::kBMnChunks == 3 && C::kBKMajorBytes == 160 * 128 && C::kBMnMajorBytes == 3 * 8192, "");
+  static_assert(C::kStageBytes == 128 * 128 + 3 * 8192 && C::kSmemBytes <= bwgemm::hw::kMaxDynamicSmemBytes,
+                "");
+  static_assert(C::tx_bytes<false>() == 128 * 128 + 160 * 128 && C::tx_bytes<true>() == 128 * 128 + 3 * 8192,
+                "");
+  static_assert(C::EpiBuffers::kSwizzleBytes == 64 && C::EpiBuffers::kBoxColumns == 32 &&
+                    C::EpiBuffers::kBoxes == 5 && C::EpiBuffers::kBoxBytes == 4096,
+                "");
+  using F = sm90::GemmMedium160<float>;
+  static_assert(F::EpiBuffers::kSwizzleBytes == 128 && F::EpiBuffers::kBoxColumns == 32 &&
+                    F::EpiBuffers::kBoxes == 5 && F::EpiBuffers::kBoxBytes == 8192,
+                "");
+  using M = sm90::GemmMedium<bf16>;
+  static_assert(M::EpiBuffers::kSwizzleBytes == 128 && M::EpiBuffers::kBoxColumns == 64 &&
+                    M::EpiBuffers::kBoxes == 3 && M::kBBytes == 192 * 128 &&
+                    M::tx_bytes<true>() == M::kStageBytes && M::tx_bytes<false>() == M::kStageBytes,
+                "");
+}
+
 // The tile shapes of RowBlocks and ClusterAlongN (host logic): tile sizes, per-CTA operand shares, stage
 // bytes, the cluster-tile grid (odd N tile counts round up to whole pairs), and that the aliases keep them.
 TEST(Sm90GemmTileShape, RowBlocksAndClusterAlongN) {
@@ -465,7 +508,9 @@ TEST(Sm90GemmTileShape, RowBlocksAndClusterAlongN) {
   static_assert(TallN::kClusterAlongN && TallN::kClusterBlockM == 256 && TallN::kClusterBlockN == 256, "");
   static_assert(TallN::kARowsPerCta == 128 && TallN::kASliceBytes == 128 * 128, "each CTA loads half of A");
   static_assert(TallN::kBKMajorRowsPerCta == 128 && TallN::kBMnChunksPerCta == 2, "B is per CTA");
-  static_assert(TallN::kEmptyArrivals == 4 && TallN::kTxBytes == TallN::kStageBytes, "");
+  static_assert(TallN::kEmptyArrivals == 4 && TallN::tx_bytes<false>() == TallN::kStageBytes &&
+                    TallN::tx_bytes<true>() == TallN::kStageBytes,
+                "");
   static_assert(WideN::kBlockM == 128 && WideN::kClusterBlockN == 512 && WideN::kARowsPerCta == 64, "");
   static_assert(!sm90::GemmLargeCluster2<bf16>::kClusterAlongN &&
                     sm90::GemmLargeCluster2<bf16>::kClusterBlockM == 256 &&
@@ -529,22 +574,27 @@ void check_partial_layout() {
 TEST(Sm90GemmSplitK, PartialLayoutCoversTheTile) {
   check_partial_layout<sm90::GemmSmall<bf16>>();
   check_partial_layout<sm90::GemmMedium<bf16>>();
+  check_partial_layout<sm90::GemmMedium160<bf16>>();
   check_partial_layout<sm90::GemmLarge<bf16>>();
 }
 
 // The split model of the default choice (host logic: runs without a GPU): cost = ceil(tiles · S / (resident
-// clusters of S · S)) · (S > 1 ? ceil(K blocks / S) · 105 + 2400 : 100 · K blocks) · width · {100, 100, 105},
-// resident clusters {132, 66, 33, 16} as on an H200. Costs below as 256 / 192 / 128 columns.
+// clusters of S · S)) · (S > 1 ? ceil(K blocks / S) · 105 + 2400 : 100 · K blocks) · width · {100, 100, 100,
+// 105}, resident clusters {132, 66, 33, 16} as on an H200. Costs below as 256 / 192 / 160 / 128 columns.
 TEST(Sm90GemmChoice, SplitModel) {
   using sm90::GemmChoice;
   const int64_t h200[4] = {132, 66, 33, 16};
   EXPECT_EQ(sm90::kSplitReductionKBlocks, 24) << "the worked costs below assume the fitted constants";
   EXPECT_EQ(sm90::kSplitKBlockCostPercent, 105) << "the worked costs below assume the fitted constants";
-  // M = 256, N = 4096, K = 14336 (224 K blocks): 32 / 44 / 64 tiles.
-  //   S = 1: 1 wave each: 22400 · {25600, 19200, 13440} = 573440000 / 430080000 / 301056000
-  //   S = 2: 64 / 88 / 128 CTAs, 1 wave: (112 · 105 + 2400) = 14160 · ... = 362496000 / 271872000 / 190310400
-  //   S = 4: 128 / 176 / 256 CTAs of 132, 1 / 2 / 2 waves of 8280: 211968000 / 317952000 / 222566400
-  //   S = 8: 256 / 352 / 512 CTAs of 128, 2 / 3 / 4 waves of 5340: 273408000 / 307584000 / 287078400
+  // M = 256, N = 4096, K = 14336 (224 K blocks): 32 / 44 / 52 / 64 tiles.
+  //   S = 1: 1 wave each: 22400 · {25600, 19200, 16000, 13440} = 573440000 / 430080000 / 358400000 /
+  //          301056000
+  //   S = 2: 64 / 88 / 104 / 128 CTAs, 1 wave: (112 · 105 + 2400) = 14160 · ... = 362496000 / 271872000 /
+  //          226560000 / 190310400
+  //   S = 4: 128 / 176 / 208 / 256 CTAs of 132, 1 / 2 / 2 / 2 waves of 8280: 211968000 / 317952000 /
+  //          264960000 / 222566400
+  //   S = 8: 256 / 352 / 416 / 512 CTAs of 128, 2 / 3 / 4 / 4 waves of 5340: 273408000 / 307584000 /
+  //          341760000 / 287078400
   //   -> 128 x 128 at split 2 (measured on the H200, eighth session run 1: the best tiled pair there, 0.92x
   //   of cuBLASLt, against 0.51x for 128 x 256 at split 4 and 0.69x for 128 x 128 unsplit).
   {
@@ -582,16 +632,17 @@ TEST(Sm90GemmChoice, SplitModel) {
         const sm90::GemmTiledPlan plan = sm90::gemm_tiled_plan(m, n, k, 1, h200);
         EXPECT_LE(plan.split_k, k_blocks) << m << " x " << n;
         if (plan.split_k > 1)  // a split runs on a one-CTA kernel
-          EXPECT_TRUE(plan.choice == GemmChoice::kSmall || plan.choice == GemmChoice::kMedium ||
-                      plan.choice == GemmChoice::kLarge)
+          EXPECT_TRUE(plan.choice == GemmChoice::kSmall || plan.choice == GemmChoice::kMedium160 ||
+                      plan.choice == GemmChoice::kMedium || plan.choice == GemmChoice::kLarge)
               << m << " x " << n;
-        for (int64_t w : {128, 192, 256})
+        for (int64_t w : {128, 160, 192, 256})
           EXPECT_LE(sm90::choose_tiled_split_k(m, n, k, 1, w, h200), k_blocks);
       }
   }
   // A cluster size the device cannot place (0 resident) is never chosen: without clusters of 2, the 128 x
-  // 128 split-2 plan above goes to 128 x 256 at split 4 (211968000 < 222566400); without clusters of 2 and 4,
-  // to 128 x 256 at split 8 (273408000 < 128 x 128 unsplit 301056000); without any cluster, no split.
+  // 128 split-2 plan above goes to 128 x 256 at split 4 (211968000 < 222566400 < 264960000); without clusters
+  // of 2 and 4, to 128 x 256 at split 8 (273408000 < 128 x 128 unsplit 301056000); without any cluster, no
+  // split.
   const int64_t no_twos[4] = {132, 0, 33, 16};
   EXPECT_EQ(sm90::gemm_tiled_plan(256, 4096, 14336, 1, no_twos).split_k, 4);
   EXPECT_EQ(sm90::gemm_tiled_plan(256, 4096, 14336, 1, no_twos).choice, GemmChoice::kLarge);
@@ -839,19 +890,20 @@ TEST(Sm90GemmStreamK, Refusals) {
 TEST(Sm90GemmDefault, StreamKWithWorkspace) {
   BWGEMM_REQUIRE_SM90();
   bwgemm::GemmArguments<bf16> probe;
-  probe.m = 896, probe.n = 4864, probe.k = 3072;
+  probe.m = 896, probe.n = 5952, probe.k = 4096;
   probe.a = reinterpret_cast<const bf16*>(uintptr_t{0x100000});
   probe.b = reinterpret_cast<const bf16*>(uintptr_t{0x1000000});
   probe.d = reinterpret_cast<bf16*>(uintptr_t{0x8000000});
   int64_t bytes = 0;
   ASSERT_TRUE(sm90::gemm_workspace_bytes(probe, &bytes).ok());
-  EXPECT_GT(bytes, 0) << "896 x 4864 x 3072 should take the stream-K kernel";
-  EXPECT_EQ(bytes, sm90::stream_k_workspace_bytes<sm90::GemmStreamK<bf16>>(6));  // 1 tile split 6 ways
+  EXPECT_GT(bytes, 0) << "896 x 5952 x 4096 should take the stream-K kernel";
+  // 36 tiles split 3 ways
+  EXPECT_EQ(bytes, sm90::stream_k_workspace_bytes<sm90::GemmStreamK<bf16>>(108));
   probe.m = 4096, probe.n = 4096, probe.k = 64;
   ASSERT_TRUE(sm90::gemm_workspace_bytes(probe, &bytes).ok());
   EXPECT_EQ(bytes, 0);
   check_default_entry<Sm90StreamK<0>, bf16, bf16>(
-      {GemmProblem{896, 4864, 3072}, GemmProblem{896, 4864, 3072, 1, bwgemm::BLayout::kColumnMajorKxN},
+      {GemmProblem{896, 5952, 4096}, GemmProblem{896, 5952, 4096, 1, bwgemm::BLayout::kColumnMajorKxN},
        GemmProblem{4096, 4096, 64}});
 }
 
@@ -866,16 +918,16 @@ TEST(Sm90GemmChoice, StreamK) {
   const auto plan = [&](int64_t m, int64_t n, int64_t k, int64_t ctas) {
     return sm90::gemm_tiled_plan(m, n, k, 1, resident, ctas).choice;
   };
+  // 896 x 5952 x 4096: 7 x 24 = 168 tiles of 64 K blocks: one whole wave (64), then 36 tiles split 3 ways
+  // (132 / 36) over 108 CTAs: 22 + 4 + 2 x 2 -> 94, against 128 x 192: 7 x 31 = 217 tiles, 2 waves x 64 x
+  // 192 / 256 = 96 (128 x 160: 7 x 38 = 266 tiles, 3 waves x 64 x 160 / 256 = 120).
+  EXPECT_EQ(plan(896, 5952, 4096, 132), GemmChoice::kStreamK);
+  EXPECT_EQ(plan(896, 5952, 4096, 0), GemmChoice::kMedium);
   // 1024 x 5120 x 5120: 8 x 20 = 160 tiles of 80 K blocks: one whole wave (80), then 28 tiles split 4 ways
-  // (132 / 28) over 112 CTAs: 20 + 4 + 3 x 2 -> 110, against 128 x 192: 8 x 27 = 216 tiles, 2 waves x 80 x
-  // 192 / 256 = 120.
-  EXPECT_EQ(plan(1024, 5120, 5120, 132), GemmChoice::kStreamK);
-  EXPECT_EQ(plan(1024, 5120, 5120, 0), GemmChoice::kMedium);
-  // 896 x 4864 x 3072: 7 x 19 = 133 tiles of 48 K blocks: one whole wave (48), then 1 tile split 6 ways (the
-  // floor: 48 / 8): 8 + 4 + 5 x 2 -> 70, against 128 x 192: 7 x 26 = 182 tiles, 2 waves x 48 x 192 / 256
-  // = 72.
-  EXPECT_EQ(plan(896, 4864, 3072, 132), GemmChoice::kStreamK);
-  EXPECT_EQ(plan(896, 4864, 3072, 0), GemmChoice::kMedium);
+  // (132 / 28) over 112 CTAs: 20 + 4 + 3 x 2 -> 110, against 128 x 160: 8 x 32 = 256 tiles, 2 waves x 80 x
+  // 160 / 256 = 100.
+  EXPECT_EQ(plan(1024, 5120, 5120, 132), GemmChoice::kMedium160);
+  EXPECT_EQ(plan(1024, 5120, 5120, 0), GemmChoice::kMedium160);
   // No whole wave, never stream-K (its split alone lost to the cluster split, docs/hopper.md): 640 x 1280 x
   // 3072 is 25 tiles that would split 5 ways (10 + 4 + 4 x 2 = 22 against 128 x 128's 25.2).
   EXPECT_EQ(plan(640, 1280, 3072, 132), GemmChoice::kSmall);

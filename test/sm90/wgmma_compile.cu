@@ -41,7 +41,7 @@ void instantiate(std::integer_sequence<int, Ns...>) {
   (void)std::initializer_list<void*>{reinterpret_cast<void*>(&wgmma_form<T, Ns, A, B>)...};
 }
 
-using AllN = std::integer_sequence<int, 8, 16, 32, 48, 64, 96, 128, 192, 256>;
+using AllN = std::integer_sequence<int, 8, 16, 32, 48, 64, 96, 128, 160, 192, 256>;
 
 void instantiate_all() {
   constexpr auto K = ptx::WgmmaMajor::kK, MN = ptx::WgmmaMajor::kMN;

@@ -133,6 +133,8 @@ TEST(WgmmaGeometry, Sw128Constants) {
   EXPECT_EQ(ptx::kWgmmaK16BytesMnMajor, 2048u);
   EXPECT_TRUE(ptx::kWgmmaSupportedN<256>);
   EXPECT_TRUE(ptx::kWgmmaSupportedN<128>);
+  EXPECT_TRUE(ptx::kWgmmaSupportedN<160>);
+  EXPECT_FALSE(ptx::kWgmmaSupportedN<168>);
   EXPECT_FALSE(ptx::kWgmmaSupportedN<24>);
   EXPECT_FALSE(ptx::kWgmmaSupportedN<512>);
 }

@@ -119,8 +119,8 @@ inline constexpr uint32_t kWgmmaK16BytesMnMajor = kWgmmaK16 * 128;  // k16 step 
 // The N of m64nNk16 that ptx::wgmma_ss (wgmma.cuh) instantiates: a subset of the ISA's multiples of 8 in
 // [8, 256] (what the kernels use, plus small ones for tests). Adding one is one line there and one here.
 template <int N>
-inline constexpr bool kWgmmaSupportedN =
-    N == 8 || N == 16 || N == 32 || N == 48 || N == 64 || N == 96 || N == 128 || N == 192 || N == 256;
+inline constexpr bool kWgmmaSupportedN = N == 8 || N == 16 || N == 32 || N == 48 || N == 64 || N == 96 ||
+                                         N == 128 || N == 160 || N == 192 || N == 256;
 
 // K-major operand, 128-byte swizzle: SBO = one 8-row atom, LBO unused (16 by convention).
 inline constexpr uint64_t kWgmmaKMajorSw128Desc =

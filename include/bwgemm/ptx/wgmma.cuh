@@ -101,6 +101,10 @@ namespace bwgemm::ptx {
   } else if constexpr (N == 128) {                                                                         \
     BWGEMM_WGMMA_SS_ASM(T, 128, BWGEMM_WGMMA_D6 ", " BWGEMM_WGMMA_UNITS4(6), BWGEMM_WGMMA_OPS64(d, 0), 64, \
                         65, 66, 67, 68, 69, 70);                                                           \
+  } else if constexpr (N == 160) {                                                                         \
+    BWGEMM_WGMMA_SS_ASM(T, 160, BWGEMM_WGMMA_D8,                                                           \
+                        BWGEMM_WGMMA_OPS64(d, 0) BWGEMM_WGMMA_COMMA BWGEMM_WGMMA_OPS16(d, 64), 80, 81, 82, \
+                        83, 84, 85, 86);                                                                   \
   } else if constexpr (N == 192) {                                                                         \
     BWGEMM_WGMMA_SS_ASM(T, 192, BWGEMM_WGMMA_D9 ", " BWGEMM_WGMMA_UNITS6(9),                               \
                         BWGEMM_WGMMA_OPS64(d, 0) BWGEMM_WGMMA_COMMA BWGEMM_WGMMA_OPS32(d, 64), 96, 97, 98, \
@@ -128,7 +132,7 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void wgmma_ss(float (&d)[N / 2], uint64_t desc_
                                                bool accumulate) {
   static_assert(std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>,
                 "wgmma_ss takes fp16 or bf16 operands (fp32 accumulation)");
-  static_assert(kWgmmaSupportedN<N>, "wgmma_ss: N must be one of 8, 16, 32, 48, 64, 96, 128, 192, 256");
+  static_assert(kWgmmaSupportedN<N>, "wgmma_ss: N must be one of 8, 16, 32, 48, 64, 96, 128, 160, 192, 256");
   constexpr int kTransA = static_cast<int>(AMajor);
   constexpr int kTransB = static_cast<int>(BMajor);
   const uint32_t scale_d = accumulate ? 1u : 0u;

@@ -87,9 +87,10 @@ struct DualGemm {
     // (N % 8 == 0); otherwise the kernel stores from registers.
     p.tma_store = Cfg::kTmaStore && a.n % 8 == 0 && p.ldc * static_cast<int64_t>(sizeof(Out)) % 16 == 0;
     if (p.tma_store) {
-      if (Status s = ::bwgemm::detail::gemm_output_map(a.c, a.n, a.m, a.batch, p.ldc, a.m * p.ldc,
-                                                       Cfg::EpiBuffers::kBoxColumns,
-                                                       Cfg::EpiBuffers::kBoxRows, &p.tmap_c);
+      if (Status s = ::bwgemm::detail::gemm_output_map(
+              a.c, a.n, a.m, a.batch, p.ldc, a.m * p.ldc, Cfg::EpiBuffers::kBoxColumns,
+              Cfg::EpiBuffers::kBoxRows, &p.tmap_c,
+              Cfg::EpiBuffers::kSwizzleBytes == 64 ? TensorMapSwizzle::k64B : TensorMapSwizzle::k128B);
           !s.ok())
         return s;
     }

@@ -74,6 +74,10 @@ inline constexpr int64_t kTiledBlockK = 64;  // the tiled Configs' K block (Gemm
 inline constexpr int64_t kGemmLargeColumnCostPercent = 100;
 inline constexpr int64_t kGemmMediumColumnCostPercent = 100;
 inline constexpr int64_t kGemmSmallColumnCostPercent = 105;
+// 128 x 160 tiles (GemmMedium160: N = 5120 and 10240 in whole tiles of 32 and 64 per row of tiles, where
+// 128 x 192 and 128 x 256 tiles leave a third of the last wave idle): as fast per column as 128 x 192, a
+// first estimate.
+inline constexpr int64_t kGemmMedium160ColumnCostPercent = 100;
 // Ping-pong consumers (GemmPingPong: 128 x 128 tiles, one per consumer in turn, each epilogue under the other
 // consumer's wgmmas): 5% faster per column than the 128 x 256 cooperative tile where every CTA walks several
 // tiles (paired, H200, ninth session, run 4: 1.007-1.027x of cuBLASLt in geomean at M = 4096..16384 against
@@ -90,6 +94,7 @@ inline constexpr int64_t kPingPongMinRowTiles = 2;
 constexpr int64_t tiled_column_cost_percent(int64_t block_n) {
   return block_n == 256   ? kGemmLargeColumnCostPercent
          : block_n == 192 ? kGemmMediumColumnCostPercent
+         : block_n == 160 ? kGemmMedium160ColumnCostPercent
                           : kGemmSmallColumnCostPercent;
 }
 
@@ -289,9 +294,10 @@ struct Gemm {
         return s;
     }
     if constexpr (Cfg::kTmaStore) {
-      if (Status s = ::bwgemm::detail::gemm_output_map(a.d, a.n, a.m, a.batch, st.ldd, st.batch_stride_d,
-                                                       Cfg::EpiBuffers::kBoxColumns,
-                                                       Cfg::EpiBuffers::kBoxRows, &p.tmap_d);
+      if (Status s = ::bwgemm::detail::gemm_output_map(
+              a.d, a.n, a.m, a.batch, st.ldd, st.batch_stride_d, Cfg::EpiBuffers::kBoxColumns,
+              Cfg::EpiBuffers::kBoxRows, &p.tmap_d,
+              Cfg::EpiBuffers::kSwizzleBytes == 64 ? TensorMapSwizzle::k64B : TensorMapSwizzle::k128B);
           !s.ok())
         return s;
     }
@@ -346,6 +352,10 @@ struct Gemm {
 //                       bwgemm_sm90_cluster2, tests)
 //   GemmMedium        : 128 x 192 tiles, 5 stages, one CTA per cluster (its three 64-column B chunks do not
 //                       split over a pair)
+//   GemmMedium160     : 128 x 160 tiles (one m64n160k16 wgmma per consumer per 16 K), 5 stages, one CTA per
+//                       cluster: whole tiles of N = 5120 and 10240 (32 and 64 per row of tiles); with B K x
+//                       N its B tile is loaded as three 64-column chunks (the last 32 columns unused), D
+//                       stored in 64-byte boxes (16-bit outputs)
 //   GemmSmall         : 128 x 128 tiles, 6 stages: twice the tiles of GemmLarge
 //   GemmPingPong      : 128 x 128 tiles per consumer warpgroup, the two consumers taking turns (below), for
 //                       shapes with more than kPingPongMinWaves waves of its tiles
@@ -356,6 +366,8 @@ template <class Out>
 using GemmLarge = GemmConfig<256, 4, 1, sched::StaticPersistent, epi::LinearCombination, Out>;
 template <class Out>
 using GemmMedium = GemmConfig<192, 5, 1, sched::StaticPersistent, epi::LinearCombination, Out>;
+template <class Out>
+using GemmMedium160 = GemmConfig<160, 5, 1, sched::StaticPersistent, epi::LinearCombination, Out>;
 template <class Out>
 using GemmSmall = GemmConfig<128, 6, 1, sched::StaticPersistent, epi::LinearCombination, Out>;
 template <class Out>
@@ -417,6 +429,7 @@ inline constexpr int64_t kGemmSwapAbMaxNarrowN = 66 * 128;  // 128 x 128 tiles f
 
 enum class GemmChoice {
   kSmall,
+  kMedium160,
   kMedium,
   kLarge,
   kPingPong,
@@ -453,20 +466,22 @@ constexpr GemmChoice gemm_swap_ab_choice(int64_t m) {
 constexpr GemmChoice gemm_tiled_choice(int64_t m, int64_t n, int64_t batch) {
   const int64_t large = tiled_wave_cost(m, n, batch, 256, kGemmLargeColumnCostPercent);
   const int64_t medium = tiled_wave_cost(m, n, batch, 192, kGemmMediumColumnCostPercent);
+  const int64_t medium160 = tiled_wave_cost(m, n, batch, 160, kGemmMedium160ColumnCostPercent);
   const int64_t small = tiled_wave_cost(m, n, batch, 128, kGemmSmallColumnCostPercent);
   const int64_t ping_pong = tiled_wave_cost(m, n, batch, 128, kGemmPingPongColumnCostPercent);
   const int64_t row_tiles = ceil_div(m, int64_t{128});
   const int64_t small_tiles = row_tiles * ceil_div(n, int64_t{128}) * batch;
   if (small_tiles > kPingPongMinWaves * kResidentTiles && row_tiles >= kPingPongMinRowTiles &&
-      ping_pong < std::min({large, medium, small}))
+      ping_pong < std::min({large, medium, medium160, small}))
     return GemmChoice::kPingPong;
-  if (large <= medium && large <= small) return GemmChoice::kLarge;
-  return medium <= small ? GemmChoice::kMedium : GemmChoice::kSmall;
+  if (large <= std::min({medium, medium160, small})) return GemmChoice::kLarge;
+  if (medium <= std::min(medium160, small)) return GemmChoice::kMedium;
+  return medium160 <= small ? GemmChoice::kMedium160 : GemmChoice::kSmall;
 }
 
 // The default entry point's tiled kernel and split of K for a shape.
 struct GemmTiledPlan {
-  GemmChoice choice;  // kSmall, kMedium, kLarge, kPingPong or kStreamK (split 1)
+  GemmChoice choice;  // kSmall, kMedium160, kMedium, kLarge, kPingPong or kStreamK (split 1)
   int split_k;        // 1, or 2, 4, 8 (then a one-CTA kernel)
 };
 
@@ -496,7 +511,7 @@ constexpr int64_t stream_k_cost(int64_t m, int64_t n, int64_t k, int64_t batch, 
   return blocks * 100 * 256 * kGemmLargeColumnCostPercent;
 }
 
-// The (tile width, split) of lowest tiled_split_cost over {128 x 256, 128 x 192, 128 x 128} x
+// The (tile width, split) of lowest tiled_split_cost over {128 x 256, 128 x 192, 128 x 160, 128 x 128} x
 // kSplitKChoices, resident[i] the resident clusters of kSplitKChoices[i] CTAs (0: that size cannot be
 // placed, never chosen); never more CTAs per tile than K blocks; ties go to the smaller split, then to the
 // wider tile. Without a split it is gemm_tiled_choice's kernel (with 132 resident CTAs the two models agree
@@ -508,15 +523,17 @@ constexpr int64_t stream_k_cost(int64_t m, int64_t n, int64_t k, int64_t batch, 
 constexpr GemmTiledPlan gemm_tiled_plan(int64_t m, int64_t n, int64_t k, int64_t batch,
                                         const int64_t (&resident)[kSplitKChoiceCount],
                                         int64_t stream_k_ctas = 0) {
-  const int64_t widths[3] = {256, 192, 128};
-  const GemmChoice kernels[3] = {GemmChoice::kLarge, GemmChoice::kMedium, GemmChoice::kSmall};
+  constexpr int kWidths = 4;
+  const int64_t widths[kWidths] = {256, 192, 160, 128};
+  const GemmChoice kernels[kWidths] = {GemmChoice::kLarge, GemmChoice::kMedium, GemmChoice::kMedium160,
+                                       GemmChoice::kSmall};
   const int64_t k_blocks = ceil_div(k, kTiledBlockK);
   int best_split = 1, best_tile = 0;
   int64_t best_cost = -1;
   for (int i = 0; i < kSplitKChoiceCount; ++i) {
     if (!split_k_allowed(i, k_blocks, resident)) continue;
     const int s = kSplitKChoices[i];
-    for (int w = 0; w < 3; ++w) {
+    for (int w = 0; w < kWidths; ++w) {
       const int64_t cost = tiled_split_cost(m, n, k, batch, widths[w], s, resident[i]);
       if (best_cost < 0 || cost < best_cost) best_split = s, best_tile = w, best_cost = cost;
     }
@@ -567,6 +584,8 @@ Status run_gemm_choice(GemmChoice choice, const GemmArguments<In, Out>& args, cu
       return report("sm90::GemmSmall (128 x 128)"), Gemm<GemmSmall<Out>>::run(args, stream, split_k);
     case GemmChoice::kMedium:
       return report("sm90::GemmMedium (128 x 192)"), Gemm<GemmMedium<Out>>::run(args, stream, split_k);
+    case GemmChoice::kMedium160:
+      return report("sm90::GemmMedium160 (128 x 160)"), Gemm<GemmMedium160<Out>>::run(args, stream, split_k);
     case GemmChoice::kPingPong:
       return report("sm90::GemmPingPong (128 x 128 per consumer, ping-pong)"),
              Gemm<GemmPingPong<Out>>::run(args, stream, split_k);

@@ -74,19 +74,23 @@ BWGEMM_HD constexpr int64_t tiled_wave_cost(int64_t m, int64_t n, int64_t batch,
 
 // ---- the staging buffers of the TMA-store epilogue (store_slice_with_tma) --------------------------------
 // A consumer warpgroup's 64 x BlockN slice of the output goes out in boxes of 64 rows x 128 bytes (128-byte
-// swizzled, 8 KiB each), kBoxesPerRound at a time through a buffer of its own. A round refills the buffer
-// only after the copy engine has read the previous one, so the fewer the rounds the less a warpgroup waits
-// inside an epilogue: the buffer takes as many boxes as the shared memory left after `SmemTaken` bytes
-// (stages, barriers, alignment) holds for all `Warpgroups` consumers, the whole slice when it fits, else
-// half of it, and so on.
+// swizzled, 8 KiB each; where BlockN is not a whole number of 128-byte rows, BlockN 160 of a 16-bit Out, 64
+// rows x 64 bytes, 64-byte swizzled, 4 KiB), kBoxesPerRound at a time through a buffer of its own. A round
+// refills the buffer only after the copy engine has read the previous one, so the fewer the rounds the less a
+// warpgroup waits inside an epilogue: the buffer takes as many boxes as the shared memory left after
+// `SmemTaken` bytes (stages, barriers, alignment) holds for all `Warpgroups` consumers, the whole slice when
+// it fits, else half of it, and so on.
 template <class Out, int BlockN, int Warpgroups, int SmemTaken, bool Enabled>
 struct TmaStoreBuffers {
-  static constexpr int kBoxColumns = static_cast<int>(ptx::kSw128RowBytes) / static_cast<int>(sizeof(Out));
+  static constexpr int kSwizzleBytes =
+      BlockN * static_cast<int>(sizeof(Out)) % static_cast<int>(ptx::kSw128RowBytes) == 0 ? 128 : 64;
+  static constexpr int kBoxRowBytes = kSwizzleBytes;  // one box row: one swizzle span
+  static constexpr int kBoxColumns = kBoxRowBytes / static_cast<int>(sizeof(Out));
   // A box is one 64-row wgmma block of rows (whatever rows a warpgroup owns: RowBlocks 2 stores two
-  // slices): the D tensor map's box is (kBoxColumns, kBoxRows).
+  // slices): the D tensor map's box is (kBoxColumns, kBoxRows), its swizzle kSwizzleBytes.
   static constexpr int kBoxRows = kWgmmaM;
-  static constexpr int kBoxBytes = kBoxRows * static_cast<int>(ptx::kSw128RowBytes);  // 8 KiB
-  static constexpr int kBoxes = BlockN / kBoxColumns;  // boxes per warpgroup slice of a tile
+  static constexpr int kBoxBytes = kBoxRows * kBoxRowBytes;  // 8 KiB (4 KiB)
+  static constexpr int kBoxes = BlockN / kBoxColumns;        // boxes per warpgroup slice of a tile
   static constexpr int boxes_per_round() {
     for (int b = kBoxes; b > 1; b /= 2)
       if (kBoxes % b == 0 && SmemTaken + Warpgroups * b * kBoxBytes <= kMaxDynamicSmemBytes) return b;
@@ -98,8 +102,9 @@ struct TmaStoreBuffers {
 };
 
 // ---- pipeline of the warp-specialized kernels -------------------------------------------------------------
-// Cfg provides kStages, kClusterCtas, kEmptyArrivals, kStageBytes, kTxBytes and kBlockK; full[s] and empty[s]
-// are the stage barriers (bwgemm::BarrierArray) at Cfg::kFullBarriers and Cfg::kEmptyBarriers.
+// Cfg provides kStages, kClusterCtas, kEmptyArrivals, kStageBytes, kTxBytes (or produce_k_blocks' caller its
+// own) and kBlockK; full[s] and empty[s] are the stage barriers (bwgemm::BarrierArray) at Cfg::kFullBarriers
+// and Cfg::kEmptyBarriers.
 
 // Set-up before the roles split: warp 0's elected thread initialises the stage barriers (full[s]: one
 // arrival, the producer's arrive.expect_tx; empty[s]: Cfg::kEmptyArrivals, every consumer warpgroup of the
@@ -140,9 +145,10 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t tile_col0(const sched::TileCoord& t, ui
 }
 
 // The producer's walk over the K blocks of one tile: per block it waits until every consumer of the cluster
-// freed the stage, arms the stage's full barrier with Cfg::kTxBytes and runs
-// `load_stage(stage_base, full_barrier, k0)` (the TMA loads into the stage at shared address stage_base).
-template <class Cfg, class LoadStage>
+// freed the stage, arms the stage's full barrier with TxBytes (the bytes load_stage's TMA loads write) and
+// runs `load_stage(stage_base, full_barrier, k0)` (the TMA loads into the stage at shared address
+// stage_base).
+template <class Cfg, uint32_t TxBytes = Cfg::kTxBytes, class LoadStage>
 BWGEMM_DEVICE BWGEMM_FORCEINLINE void produce_k_blocks(PipelineState<Cfg::kStages>& stage,
                                                        const BarrierArray<Cfg::kStages>& full,
                                                        const BarrierArray<Cfg::kStages>& empty, uint32_t smem,
@@ -151,7 +157,7 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void produce_k_blocks(PipelineState<Cfg::kStage
   for (int32_t kb = 0; kb < k_iters; ++kb, stage.advance()) {
     mbarrier_wait_parity(empty[stage.index], stage.producer_parity());
     const uint32_t bar = full[stage.index];
-    mbarrier_arrive_expect_tx(bar, Cfg::kTxBytes);
+    mbarrier_arrive_expect_tx(bar, TxBytes);
     load_stage(smem + stage.index * Cfg::kStageBytes, bar, kb * Cfg::kBlockK);
   }
 }
@@ -303,9 +309,10 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE float load_one(const Out* src) {
 // 16w + l/4 + 8h and columns 8j + 2(l%4) (+1) (warp w, lane l) hold the pair values(j, h, v0, v1), goes
 // out in kRounds rounds of kBoxesPerRound boxes through the warpgroup's shared-memory buffer
 // (kWarpgroupBytes at Cfg::kEpiOffset; the k* names are Cfg::EpiBuffers', a TmaStoreBuffers). Box b holds
-// columns [b·kBoxColumns, (b+1)·kBoxColumns) of the 64 rows, one 128-byte row each, 16-byte units
-// XOR-swizzled by row % 8 as TMA's 128B swizzle expects (thread row % 8 = lane / 4: a warp's 8 rows hit 8
-// different units, so no bank conflicts). Thread 0 issues the stores to `tmap` at (n0 + b·kBoxColumns, m0,
+// columns [b·kBoxColumns, (b+1)·kBoxColumns) of the 64 rows, one kBoxRowBytes row each, 16-byte units
+// XOR-swizzled as TMA's swizzle expects (128-byte rows by row % 8, 64-byte rows by
+// (row / 2) % 4; thread row % 8 = lane / 4, so a warp's 8 rows hit 8 different 16-byte bank groups either
+// way: no bank conflicts). Thread 0 issues the stores to `tmap` at (n0 + b·kBoxColumns, m0,
 // batch); before a round refills the buffer the warpgroup waits only until the copy engine has read it, so
 // the global writes overlap whatever follows. Named barrier 1 + consumer (0 is __syncthreads). Pair with
 // finish_tma_stores.
@@ -337,8 +344,12 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void store_slice_with_tma(const CUtensorMap* tm
           float v0, v1;
           values(j, h, v0, v1);
           const uint32_t byte = static_cast<uint32_t>((8 * jj + 2 * (me.lane % 4)) * sizeof(Out));
-          const uint32_t offset = bb * Buffers::kBoxBytes + srow * Cfg::kRowBytes +
-                                  ((((byte >> 4) ^ (srow & 7)) << 4) | (byte & 15));
+          // TMA's swizzle (PTX ISA 5.5.7, "Tensor swizzling modes"; the buffers start on 1024-byte
+          // boundaries): the 16-byte unit XOR the row's phase, row % 8 for 128-byte rows, (row / 2) % 4 for
+          // 64-byte ones.
+          const uint32_t phase = Buffers::kSwizzleBytes == 128 ? (srow & 7) : ((srow >> 1) & 3);
+          const uint32_t offset = bb * Buffers::kBoxBytes + srow * Buffers::kBoxRowBytes +
+                                  ((((byte >> 4) ^ phase) << 4) | (byte & 15));
           if constexpr (std::is_same_v<Out, float>) {
             *reinterpret_cast<float2*>(buffer_ptr + offset) = float2{v0, v1};
           } else {

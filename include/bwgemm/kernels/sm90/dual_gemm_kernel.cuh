@@ -47,7 +47,7 @@ struct DualGemmParams {
   CUtensorMap tmap_b1;  // (K, N, batch), box (64, BlockN, 1), 128B swizzle
   CUtensorMap tmap_b2;
   CUtensorMap tmap_c;  // read only when tma_store: (N, M, batch) of Out, box (EpiBuffers::kBoxColumns, 64,
-                       // 1), 128B swizzle
+                       // 1), swizzle EpiBuffers::kSwizzleBytes
   typename Cfg::Out* c = nullptr;  // m x n per batch, row stride ldc, batch stride m * ldc
   int64_t ldc = 0;
   bool tma_store = false;  // Cfg::kTmaStore and the call allows it: C through shared memory and TMA stores

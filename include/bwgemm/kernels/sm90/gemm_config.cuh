@@ -118,11 +118,23 @@ struct GemmConfig {
   static constexpr int kRowBytes = static_cast<int>(ptx::kSw128RowBytes);  // 128
   static constexpr int kABytes = kBlockM * kRowBytes;
   static constexpr int kRowBlockABytes = kWgmmaM * kRowBytes;  // 8 KiB: one 64-row wgmma block of A
-  static constexpr int kBBytes = kBlockN * kRowBytes;          // K-major: BlockN rows; MN-major: same bytes
+  // B (kBMnChunks etc. below): K-major, BlockN rows of 128 bytes; MN-major, whole 64-column chunks of 64 K
+  // rows (BlockN 160: three, the third's last 32 columns loaded but never read by the wgmma). The stage
+  // holds the larger of the two; each layout's kernel waits for the bytes it loads (tx_bytes<BMnMajor>).
+  static constexpr int kBMnChunkColumns = static_cast<int>(ptx::kSw128Elements16);        // 64
+  static constexpr int kBMnChunks = (kBlockN + kBMnChunkColumns - 1) / kBMnChunkColumns;  // per tile
+  static constexpr int kBMnChunkBytes = kBlockK * kRowBytes;                              // 8 KiB = the LBO
+  static constexpr int kBKMajorBytes = kBlockN * kRowBytes;
+  static constexpr int kBMnMajorBytes = kBMnChunks * kBMnChunkBytes;
+  static constexpr int kBBytes = kBMnMajorBytes > kBKMajorBytes ? kBMnMajorBytes : kBKMajorBytes;
   static constexpr int kAOffset = 0;
   static constexpr int kBOffset = kAOffset + kABytes;
   static constexpr int kStageBytes = kBOffset + kBBytes;
-  static constexpr uint32_t kTxBytes = kStageBytes;  // TMA writes whole boxes (out-of-bounds zero-filled)
+  // The bytes one stage's TMA loads write (whole boxes: out-of-bounds parts are zero-filled, still counted).
+  template <bool BMnMajor>
+  BWGEMM_HD static constexpr uint32_t tx_bytes() {
+    return static_cast<uint32_t>(kABytes + (BMnMajor ? kBMnMajorBytes : kBKMajorBytes));
+  }
 
   // The CTAs that share each operand: B over a pair along M, A over a pair along N (1: loaded alone).
   static constexpr int kASharers = kClusterAlongN ? kClusterCtas : 1;
@@ -132,12 +144,9 @@ struct GemmConfig {
   static constexpr int kASliceBytes = kABytes / kASharers;
   // B as loaded by one CTA of the cluster: K-major, BlockN / kBSharers rows of 128 bytes; MN-major, the
   // 64-column chunks (each 64 K rows x 128 bytes) split between the CTAs that share B.
-  static constexpr int kBMnChunkColumns = static_cast<int>(ptx::kSw128Elements16);  // 64
-  static constexpr int kBMnChunks = kBlockN / kBMnChunkColumns;                     // chunks per tile
-  static constexpr int kBMnChunkBytes = kBlockK * kRowBytes;                        // 8 KiB = the LBO
-  static constexpr int kBKMajorRowsPerCta = kBlockN / kBSharers;                    // box rows
-  static constexpr int kBMnChunksPerCta = kBMnChunks / kBSharers;                   // boxes per CTA
-  static constexpr int kBSliceBytes = kBBytes / kBSharers;                          // per CTA
+  static constexpr int kBKMajorRowsPerCta = kBlockN / kBSharers;   // box rows
+  static constexpr int kBMnChunksPerCta = kBMnChunks / kBSharers;  // boxes per CTA
+  static constexpr int kBSliceBytes = kBKMajorBytes / kBSharers;   // K-major, per CTA
 
   // ---- warps -------------------------------------------------------------------------------------------
   static constexpr int kProducerWarpgroup = 0;  // warp 0 issues TMA; warp 1 prefetches the tensor maps
@@ -209,9 +218,12 @@ struct GemmConfig {
                     std::is_same_v<Out, float>,
                 "Out is __half, __nv_bfloat16 or float");
   static_assert(
-      kBlockN == 64 || kBlockN == 128 || kBlockN == 192 || kBlockN == 256,
-      "BlockN must be 64, 128, 192 or 256: a wgmma N of ptx::kWgmmaSupportedN made of whole 64-column "
-      "chunks (the MN-major B boxes), and at most 256 (the TMA box and the wgmma limit)");
+      kBlockN == 64 || kBlockN == 128 || kBlockN == 160 || kBlockN == 192 || kBlockN == 256,
+      "BlockN must be 64, 128, 160, 192 or 256: a wgmma N of ptx::kWgmmaSupportedN, a multiple of 32 "
+      "(whole 64-byte D boxes), and at most 256 (the TMA box and the wgmma limit)");
+  static_assert(kBlockN % kBMnChunkColumns == 0 || kClusterCtas == 1,
+                "a BlockN that is not whole 64-column chunks (160) takes one CTA per cluster (the chunks and "
+                "the K-major rows would split unevenly over a pair)");
   static_assert(ptx::kWgmmaSupportedN<kBlockN>, "BlockN is not a wgmma N ptx::wgmma_ss supports");
   static_assert(kClusterCtas == 1 || kClusterCtas == 2,
                 "ClusterCtas is 1 or 2 (a pair of CTAs sharing B, or A with ClusterAlongN)");
@@ -228,7 +240,7 @@ struct GemmConfig {
   static_assert(kBMnChunks % kBSharers == 0, "the B chunks must split evenly between the cluster's CTAs");
   static_assert(kBSliceBytes % kSmemAlignment == 0, "each CTA's slice of B must start on a swizzle atom");
   static_assert(kASliceBytes % kSmemAlignment == 0, "each CTA's slice of A must start on a swizzle atom");
-  static_assert(kBlockN % EpiBuffers::kBoxColumns == 0, "BlockN must be a whole number of 128-byte D boxes");
+  static_assert(kBlockN % EpiBuffers::kBoxColumns == 0, "BlockN must be a whole number of D boxes");
   static_assert(kStages >= 2, "at least two stages: one loading while one is consumed");
   static_assert(kPartialQuads % kMaxSplitK == 0, "the partials must split evenly among kMaxSplitK CTAs");
   static_assert(
