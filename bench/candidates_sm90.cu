@@ -25,8 +25,8 @@
 //              bwgemm_sm90_nW_sS    a fixed 128 x W tile (W = 128, 192, 256: GemmSmall, GemmMedium,
 //                                   GemmLarge) with a fixed split S = 2, 4: fitting the split model
 //                                   (kSplitReductionKBlocks, sm90/gemm.cuh)
-//              bwgemm_sm90_n160     sm90::GemmMedium160 whatever the shape: the 128 x 160 tile, 5 stages;
-//                                   bwgemm_sm90_n160_s4 (bf16) the same with 4 stages
+//              bwgemm_sm90_n160     sm90::GemmMedium160 whatever the shape: the 128 x 160 tile, 4 stages;
+//                                   bwgemm_sm90_n160_s5 (bf16) the same with 5 stages
 //   gemm_bf16  bwgemm_sm90_1cta     sm90::GemmLarge: the 128 x 256 tile, one CTA per cluster
 //              bwgemm_sm90_cluster2 sm90::GemmLargeCluster2: the 128 x 256 tile in clusters of two CTAs
 //                                   along M, B multicast
@@ -191,10 +191,10 @@ void add_gemm_tile_candidates(std::vector<Implementation<GemmProblem<__nv_bfloat
   group.push_back(sm90_gemm_candidate<__nv_bfloat16>("bwgemm_sm90_n192", [](const Args& a, cudaStream_t s) {
     return sm90::Gemm<TunedGemm<192, 5, 1>>::run(a, s);
   }));
-  // The 128 x 160 tile with 4 stages (GemmMedium160 has 5): its D leaves in one round of five boxes.
+  // The 128 x 160 tile with 5 stages (GemmMedium160 has 4): its D then leaves in five rounds of one box.
   group.push_back(sm90_gemm_candidate<__nv_bfloat16>(
-      "bwgemm_sm90_n160_s4",
-      [](const Args& a, cudaStream_t s) { return sm90::Gemm<TunedGemm<160, 4, 1>>::run(a, s); }));
+      "bwgemm_sm90_n160_s5",
+      [](const Args& a, cudaStream_t s) { return sm90::Gemm<TunedGemm<160, 5, 1>>::run(a, s); }));
   // Programmatic dependent launch (issue 17): one "call" is a chain of kPdlChainCalls back-to-back
   // bwgemm::sm90::gemm calls on the stream (each D = A·B, the same buffers: every call waits for the one
   // before it), without PDL and with LaunchOptions::programmatic_dependent_launch. The time per call of the

@@ -317,6 +317,41 @@ TEST(Sm90GemmChoice, PingPongThreshold) {
   EXPECT_EQ(sm90::gemm_choice(256, 57344, 1), GemmChoice::kPingPong);
 }
 
+// With B K x N (MN-major) the 128 x 160 tile needs kMedium160MnMajorMinRowTiles (4) rows of tiles; with B
+// N x K any. Worked as in ByWavesOfTiles (256 / 192 / 160 / 128 / ping-pong) and SplitModel.
+TEST(Sm90GemmChoice, Medium160NeedsRowsWithBKxN) {
+  using bwgemm::BLayout;
+  using sm90::GemmChoice;
+  EXPECT_EQ(sm90::kMedium160MnMajorMinRowTiles, 4) << "the worked choices below assume it";
+  constexpr BLayout kKxN = BLayout::kRowMajorKxN, kNxK = BLayout::kColumnMajorKxN;
+  // 8 and 4 rows: allowed either way. 1024 x 5120 as in ByWavesOfTiles; 512 x 5120: 80 / 108 / 128 / 160
+  // tiles = 1 / 1 / 1 / 2 waves: 25600 / 19200 / 16000 / 26880 -> 128 x 160.
+  EXPECT_EQ(sm90::gemm_choice(1024, 5120, 1, kKxN), GemmChoice::kMedium160);
+  EXPECT_EQ(sm90::gemm_choice(512, 5120, 1, kKxN), GemmChoice::kMedium160);
+  EXPECT_EQ(sm90::gemm_choice(512, 5120, 1, kNxK), GemmChoice::kMedium160);
+  // 2 rows (256 x 17152: 51200 / 38400 / 32000 / 40320): without 128 x 160, 128 x 192.
+  EXPECT_EQ(sm90::gemm_choice(256, 17152, 1, kNxK), GemmChoice::kMedium160);
+  EXPECT_EQ(sm90::gemm_choice(256, 17152, 1, kKxN), GemmChoice::kMedium);
+  // 3 rows (384 x 17152: 51200 / 57600 / 48000 / 53760 / 48640, 402 > 396 tiles): without 128 x 160,
+  // ping-pong.
+  EXPECT_EQ(sm90::gemm_choice(384, 17152, 1, kKxN), GemmChoice::kPingPong);
+  // 1 row (128 x 57344: 51200 / 57600 / 48000 / 53760, no ping-pong): without 128 x 160, 128 x 256.
+  EXPECT_EQ(sm90::gemm_choice(128, 57344, 1, kKxN), GemmChoice::kLarge);
+  // The split plan too: 256 x 5120 x 27648 (432 K blocks), resident clusters {132, 66, 33, 16}. With B N x
+  // K: 64 tiles of 128 x 160 at split 2, 128 CTAs in one wave: (216 · 105 + 2400) · 16000 = 401280000, below
+  // every other (tile, split); with B K x N the best without it is 128 x 192 at split 2: 108 CTAs, one wave:
+  // 25080 · 19200 = 481536000 (128 x 128 at split 8: 542304000; 128 x 192 unsplit: 829440000).
+  const int64_t h200[4] = {132, 66, 33, 16};
+  const sm90::GemmTiledPlan nxk = sm90::gemm_tiled_plan(256, 5120, 27648, 1, h200, 0, kNxK);
+  EXPECT_EQ(nxk.choice, GemmChoice::kMedium160);
+  EXPECT_EQ(nxk.split_k, 2);
+  const sm90::GemmTiledPlan kxn = sm90::gemm_tiled_plan(256, 5120, 27648, 1, h200, 0, kKxN);
+  EXPECT_EQ(kxn.choice, GemmChoice::kMedium);
+  EXPECT_EQ(kxn.split_k, 2);
+  EXPECT_EQ(sm90::tiled_split_cost(256, 5120, 27648, 1, 160, 2, 66), 401280000);
+  EXPECT_EQ(sm90::tiled_split_cost(256, 5120, 27648, 1, 192, 2, 66), 481536000);
+}
+
 // The contract's problems are short in K (at most 4 K blocks, so a split of 8 never runs there): these take
 // 22 K blocks (K = 1352: a K tail, uneven ranges at splits 4 and 8) with tails in M and N, a batch with
 // strides, padding and beta, both tiers and both B layouts, on each one-CTA Config of the default choice at
@@ -482,8 +517,9 @@ TEST(Sm90GemmTileShape, Medium160) {
   static_assert(C::tx_bytes<false>() == 128 * 128 + 160 * 128 && C::tx_bytes<true>() == 128 * 128 + 3 * 8192,
                 "");
   static_assert(C::EpiBuffers::kSwizzleBytes == 64 && C::EpiBuffers::kBoxColumns == 32 &&
-                    C::EpiBuffers::kBoxes == 5 && C::EpiBuffers::kBoxBytes == 4096,
-                "");
+                    C::EpiBuffers::kBoxes == 5 && C::EpiBuffers::kBoxBytes == 4096 &&
+                    C::EpiBuffers::kRounds == 1,
+                "4 stages leave room for the whole 64 x 160 slice: one round");
   using F = sm90::GemmMedium160<float>;
   static_assert(F::EpiBuffers::kSwizzleBytes == 128 && F::EpiBuffers::kBoxColumns == 32 &&
                     F::EpiBuffers::kBoxes == 5 && F::EpiBuffers::kBoxBytes == 8192,

@@ -75,9 +75,21 @@ inline constexpr int64_t kGemmLargeColumnCostPercent = 100;
 inline constexpr int64_t kGemmMediumColumnCostPercent = 100;
 inline constexpr int64_t kGemmSmallColumnCostPercent = 105;
 // 128 x 160 tiles (GemmMedium160: N = 5120 and 10240 in whole tiles of 32 and 64 per row of tiles, where
-// 128 x 192 and 128 x 256 tiles leave a third of the last wave idle): as fast per column as 128 x 192, a
-// first estimate.
+// 128 x 192 and 128 x 256 tiles leave a third of the last wave idle): as fast per column as 128 x 192
+// (estimated, then checked on the H200, eleventh session, run 1: paired over the model sweep at M =
+// 128..4096, it won where it quantized better, e.g. 1024 x 5120 x 5120 0.82x -> 0.96x of cuBLASLt, and the
+// other widths or the ping-pong kernel won wherever the model gave them the lower cost).
 inline constexpr int64_t kGemmMedium160ColumnCostPercent = 100;
+// With B K x N the 128 x 160 tile's B rows are loaded as three 64-column chunks starting at 160-column
+// offsets, so every other tile's chunk rows straddle two 128-byte lines: where the weights' stream sets the
+// time it lost (same run: at 1-2 rows of tiles, M <= 256, 8 of 8 points slower than the other widths, down
+// to 0.63x against 0.91x at 256 x 5120 x 27648), with 4-8 rows it won (e.g. 1024 x 5120 x 5120 0.93x against
+// 0.82x). So with B K x N it needs kMedium160MnMajorMinRowTiles rows of tiles (3 rows not measured).
+inline constexpr int64_t kMedium160MnMajorMinRowTiles = 4;
+// Whether the 128 x 160 tile is in the choice for M rows and B's layout.
+constexpr bool medium160_allowed(int64_t m, BLayout b_layout) {
+  return b_layout != BLayout::kRowMajorKxN || ceil_div(m, int64_t{128}) >= kMedium160MnMajorMinRowTiles;
+}
 // Ping-pong consumers (GemmPingPong: 128 x 128 tiles, one per consumer in turn, each epilogue under the other
 // consumer's wgmmas): 5% faster per column than the 128 x 256 cooperative tile where every CTA walks several
 // tiles (paired, H200, ninth session, run 4: 1.007-1.027x of cuBLASLt in geomean at M = 4096..16384 against
@@ -352,10 +364,12 @@ struct Gemm {
 //                       bwgemm_sm90_cluster2, tests)
 //   GemmMedium        : 128 x 192 tiles, 5 stages, one CTA per cluster (its three 64-column B chunks do not
 //                       split over a pair)
-//   GemmMedium160     : 128 x 160 tiles (one m64n160k16 wgmma per consumer per 16 K), 5 stages, one CTA per
-//                       cluster: whole tiles of N = 5120 and 10240 (32 and 64 per row of tiles); with B K x
-//                       N its B tile is loaded as three 64-column chunks (the last 32 columns unused), D
-//                       stored in 64-byte boxes (16-bit outputs)
+//   GemmMedium160     : 128 x 160 tiles (one m64n160k16 wgmma per consumer per 16 K), 4 stages (D in one
+//   round
+//                       of TMA stores), one CTA per cluster: whole tiles of N = 5120 and 10240 (32 and 64 per
+//                       row of tiles); with B K x N its B tile is loaded as three 64-column chunks (the last
+//                       32 columns unused) and it needs kMedium160MnMajorMinRowTiles rows of tiles; D stored
+//                       in 64-byte boxes (16-bit outputs)
 //   GemmSmall         : 128 x 128 tiles, 6 stages: twice the tiles of GemmLarge
 //   GemmPingPong      : 128 x 128 tiles per consumer warpgroup, the two consumers taking turns (below), for
 //                       shapes with more than kPingPongMinWaves waves of its tiles
@@ -367,7 +381,7 @@ using GemmLarge = GemmConfig<256, 4, 1, sched::StaticPersistent, epi::LinearComb
 template <class Out>
 using GemmMedium = GemmConfig<192, 5, 1, sched::StaticPersistent, epi::LinearCombination, Out>;
 template <class Out>
-using GemmMedium160 = GemmConfig<160, 5, 1, sched::StaticPersistent, epi::LinearCombination, Out>;
+using GemmMedium160 = GemmConfig<160, 4, 1, sched::StaticPersistent, epi::LinearCombination, Out>;
 template <class Out>
 using GemmSmall = GemmConfig<128, 6, 1, sched::StaticPersistent, epi::LinearCombination, Out>;
 template <class Out>
@@ -463,10 +477,13 @@ constexpr GemmChoice gemm_swap_ab_choice(int64_t m) {
 // taken for 128 x 256 tiles where prefer_cluster_pair held, were never reached since the ping-pong kernel:
 // they need >= 132 pair tiles, i.e. > 3 x 132 tiles of 128 x 128, where the ping-pong cost is the lower; a
 // brute-force check over M <= 51200, N <= 33280, batch 1-8 found no shape.)
-constexpr GemmChoice gemm_tiled_choice(int64_t m, int64_t n, int64_t batch) {
+constexpr GemmChoice gemm_tiled_choice(int64_t m, int64_t n, int64_t batch,
+                                       BLayout b_layout = BLayout::kColumnMajorKxN) {
   const int64_t large = tiled_wave_cost(m, n, batch, 256, kGemmLargeColumnCostPercent);
   const int64_t medium = tiled_wave_cost(m, n, batch, 192, kGemmMediumColumnCostPercent);
-  const int64_t medium160 = tiled_wave_cost(m, n, batch, 160, kGemmMedium160ColumnCostPercent);
+  const int64_t medium160 = medium160_allowed(m, b_layout)
+                                ? tiled_wave_cost(m, n, batch, 160, kGemmMedium160ColumnCostPercent)
+                                : INT64_MAX;
   const int64_t small = tiled_wave_cost(m, n, batch, 128, kGemmSmallColumnCostPercent);
   const int64_t ping_pong = tiled_wave_cost(m, n, batch, 128, kGemmPingPongColumnCostPercent);
   const int64_t row_tiles = ceil_div(m, int64_t{128});
@@ -522,7 +539,8 @@ constexpr int64_t stream_k_cost(int64_t m, int64_t n, int64_t k, int64_t batch, 
 // its tiled_wave_cost at kGemmPingPongColumnCostPercent times the K blocks).
 constexpr GemmTiledPlan gemm_tiled_plan(int64_t m, int64_t n, int64_t k, int64_t batch,
                                         const int64_t (&resident)[kSplitKChoiceCount],
-                                        int64_t stream_k_ctas = 0) {
+                                        int64_t stream_k_ctas = 0,
+                                        BLayout b_layout = BLayout::kColumnMajorKxN) {
   constexpr int kWidths = 4;
   const int64_t widths[kWidths] = {256, 192, 160, 128};
   const GemmChoice kernels[kWidths] = {GemmChoice::kLarge, GemmChoice::kMedium, GemmChoice::kMedium160,
@@ -534,11 +552,12 @@ constexpr GemmTiledPlan gemm_tiled_plan(int64_t m, int64_t n, int64_t k, int64_t
     if (!split_k_allowed(i, k_blocks, resident)) continue;
     const int s = kSplitKChoices[i];
     for (int w = 0; w < kWidths; ++w) {
+      if (widths[w] == 160 && !medium160_allowed(m, b_layout)) continue;
       const int64_t cost = tiled_split_cost(m, n, k, batch, widths[w], s, resident[i]);
       if (best_cost < 0 || cost < best_cost) best_split = s, best_tile = w, best_cost = cost;
     }
   }
-  const GemmTiledPlan plan = best_split == 1 ? GemmTiledPlan{gemm_tiled_choice(m, n, batch), 1}
+  const GemmTiledPlan plan = best_split == 1 ? GemmTiledPlan{gemm_tiled_choice(m, n, batch, b_layout), 1}
                                              : GemmTiledPlan{kernels[best_tile], best_split};
   if (stream_k_ctas > 0) {
     const int64_t plan_cost =
@@ -551,10 +570,11 @@ constexpr GemmTiledPlan gemm_tiled_plan(int64_t m, int64_t n, int64_t k, int64_t
 }
 
 // The default entry point's kernel for a shape (with a tiled kernel, gemm_tiled_plan adds the split).
-constexpr GemmChoice gemm_choice(int64_t m, int64_t n, int64_t batch) {
+constexpr GemmChoice gemm_choice(int64_t m, int64_t n, int64_t batch,
+                                 BLayout b_layout = BLayout::kColumnMajorKxN) {
   if (m <= kGemmSwapAbMaxM || (m <= kGemmSwapAbMaxMNarrow && n < kGemmSwapAbMaxNarrowN))
     return gemm_swap_ab_choice(m);
-  return gemm_tiled_choice(m, n, batch);
+  return gemm_tiled_choice(m, n, batch, b_layout);
 }
 
 namespace detail {
@@ -629,7 +649,7 @@ GemmTiledPlan tiled_plan_for(const GemmArguments<In, Out>& args, bool assume_wor
   int64_t resident[kSplitKChoiceCount];
   tiled_resident_clusters(args, resident);
   return gemm_tiled_plan(args.m, args.n, args.k, args.batch, resident,
-                         stream_k_ctas_for(args, assume_workspace));
+                         stream_k_ctas_for(args, assume_workspace), args.b_layout);
 }
 template <class In, class Out>
 Status run_gemm_tiled_plan(const GemmArguments<In, Out>& args, cudaStream_t stream, int forced_split = 0) {
@@ -648,7 +668,7 @@ Status run_gemm_tiled_plan(const GemmArguments<In, Out>& args, cudaStream_t stre
 // gemm_tiled_plan, or a swap-AB kernel with the split of choose_split_k).
 template <class In, class Out>
 Status gemm(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
-  const GemmChoice choice = gemm_choice(args.m, args.n, args.batch);
+  const GemmChoice choice = gemm_choice(args.m, args.n, args.batch, args.b_layout);
   if (!is_swap_ab_choice(choice)) return detail::run_gemm_tiled_plan(args, stream);
   return detail::run_gemm_choice(choice, args, stream, 0);
 }
@@ -660,7 +680,7 @@ template <class In, class Out>
 Status gemm_workspace_bytes(const GemmArguments<In, Out>& args, int64_t* bytes) {
   *bytes = 0;
   if (Status s = validate(args); !s.ok()) return s;
-  const GemmChoice choice = gemm_choice(args.m, args.n, args.batch);
+  const GemmChoice choice = gemm_choice(args.m, args.n, args.batch, args.b_layout);
   if (is_swap_ab_choice(choice)) return Status::success();  // no workspace
   if (detail::tiled_plan_for(args, /*assume_workspace=*/true).choice != GemmChoice::kStreamK)
     return Status::success();
