@@ -505,17 +505,16 @@ TEST(Sm90GemmTileShape, PingPongLongKOverSeveralTiles) {
   check_ping_pong_long_k<sm90::GemmPingPongWide<bf16>, bf16>(bwgemm::BLayout::kColumnMajorKxN, 93);
 }
 
-// The 128 x 160 tile (host logic): B K x N as five 32-column chunks with 64-byte swizzle (the same bytes as
-// 160 K-major rows), the D boxes (64-byte rows, 64-byte swizzle for 16-bit outputs; 128-byte for fp32), and
-// that the 64-column tiles keep 128-byte swizzle.
+// The 128 x 160 tile (host logic): B's stage bytes per layout (K-major 160 rows; MN-major three 64-column
+// chunks, the stage holding the larger), what each layout's producer waits for, the D boxes (64-byte rows,
+// 64-byte swizzle for 16-bit outputs; 128-byte for fp32), and that the other tiles keep theirs.
 TEST(Sm90GemmTileShape, Medium160) {
   using C = sm90::GemmMedium160<bf16>;
   static_assert(C::kBlockM == 128 && C::kBlockN == 160 && C::kAccRegs == 80 && C::kSplitK, "");
-  static_assert(C::kBMnSw64 && C::kBMnChunkColumns == 32 && C::kBMnChunks == 5 && C::kBMnRowBytes == 64 &&
-                    C::kBMnChunkBytes == 4096 && C::kBMnK16Bytes == 1024,
-                "B K x N: five 32-column chunks of 64 K rows x 64 bytes");
-  static_assert(C::kBBytes == 160 * 128 && C::kStageBytes == 128 * 128 + 160 * 128 &&
-                    C::kTxBytes == C::kStageBytes && C::kSmemBytes <= bwgemm::hw::kMaxDynamicSmemBytes,
+  static_assert(C::kBMnChunks == 3 && C::kBKMajorBytes == 160 * 128 && C::kBMnMajorBytes == 3 * 8192, "");
+  static_assert(C::kStageBytes == 128 * 128 + 3 * 8192 && C::kSmemBytes <= bwgemm::hw::kMaxDynamicSmemBytes,
+                "");
+  static_assert(C::tx_bytes<false>() == 128 * 128 + 160 * 128 && C::tx_bytes<true>() == 128 * 128 + 3 * 8192,
                 "");
   static_assert(C::EpiBuffers::kSwizzleBytes == 64 && C::EpiBuffers::kBoxColumns == 32 &&
                     C::EpiBuffers::kBoxes == 5 && C::EpiBuffers::kBoxBytes == 4096 &&
@@ -526,11 +525,10 @@ TEST(Sm90GemmTileShape, Medium160) {
                     F::EpiBuffers::kBoxes == 5 && F::EpiBuffers::kBoxBytes == 8192,
                 "");
   using M = sm90::GemmMedium<bf16>;
-  static_assert(!M::kBMnSw64 && M::kBMnChunkColumns == 64 && M::kBMnChunks == 3 &&
-                    M::kBMnChunkBytes == 8192 && M::kBMnK16Bytes == 2048 &&
-                    M::EpiBuffers::kSwizzleBytes == 128 && M::EpiBuffers::kBoxColumns == 64 &&
-                    M::EpiBuffers::kBoxes == 3,
-                "the 64-column tiles keep 128-byte swizzle");
+  static_assert(M::EpiBuffers::kSwizzleBytes == 128 && M::EpiBuffers::kBoxColumns == 64 &&
+                    M::EpiBuffers::kBoxes == 3 && M::kBBytes == 192 * 128 &&
+                    M::tx_bytes<true>() == M::kStageBytes && M::tx_bytes<false>() == M::kStageBytes,
+                "");
 }
 
 // The tile shapes of RowBlocks and ClusterAlongN (host logic): tile sizes, per-CTA operand shares, stage
@@ -546,7 +544,9 @@ TEST(Sm90GemmTileShape, RowBlocksAndClusterAlongN) {
   static_assert(TallN::kClusterAlongN && TallN::kClusterBlockM == 256 && TallN::kClusterBlockN == 256, "");
   static_assert(TallN::kARowsPerCta == 128 && TallN::kASliceBytes == 128 * 128, "each CTA loads half of A");
   static_assert(TallN::kBKMajorRowsPerCta == 128 && TallN::kBMnChunksPerCta == 2, "B is per CTA");
-  static_assert(TallN::kEmptyArrivals == 4 && TallN::kTxBytes == TallN::kStageBytes, "");
+  static_assert(TallN::kEmptyArrivals == 4 && TallN::tx_bytes<false>() == TallN::kStageBytes &&
+                    TallN::tx_bytes<true>() == TallN::kStageBytes,
+                "");
   static_assert(WideN::kBlockM == 128 && WideN::kClusterBlockN == 512 && WideN::kARowsPerCta == 64, "");
   static_assert(!sm90::GemmLargeCluster2<bf16>::kClusterAlongN &&
                     sm90::GemmLargeCluster2<bf16>::kClusterBlockM == 256 &&

@@ -106,20 +106,6 @@ TEST(WgmmaDescriptor, MnMajorSw128) {
   EXPECT_EQ(d, (fastcu_encode(8192) << 16) | (fastcu_encode(1024) << 32) | (1ULL << 62));
 }
 
-TEST(WgmmaDescriptor, MnMajorSw64) {
-  // 32-element MN chunks 4096 bytes apart (a 32 x 64 box of 64-byte rows each), 8-row K groups 512 bytes
-  // apart (CUTLASS's Swizzle<2,4,3> o ((T,4,m),(8,k)):((1,T,LBO),(4T,SBO))), layout type 2 (B64) at bits
-  // 62-63.
-  const uint64_t d = ptx::wgmma_mn_major_sw64_desc(4096);
-  const ptx::WgmmaSmemDescriptor r = ptx::decode_wgmma_smem_descriptor(d);
-  EXPECT_EQ(r.leading_byte_offset, 4096u);
-  EXPECT_EQ(r.stride_byte_offset, 512u);
-  EXPECT_EQ(r.swizzle, ptx::WgmmaSwizzle::k64B);
-  EXPECT_EQ(d, (fastcu_encode(4096) << 16) | (fastcu_encode(512) << 32) | (2ULL << 62));
-  EXPECT_EQ(ptx::kSw64AtomBytes, 512u);
-  EXPECT_EQ(ptx::kSw64Elements16, 32u);
-}
-
 TEST(WgmmaDescriptor, Errors) {
   ptx::WgmmaSmemDescriptor d;
   EXPECT_EQ(d.error(), nullptr);

@@ -33,9 +33,6 @@ namespace bwgemm::ptx {
 //   MN-major (rows of 64 MN elements, one per K index): SBO = 1024 (8 K rows), LBO = byte distance between
 //            consecutive 64-element MN chunks (CUTLASS mma_sm90_desc.hpp, canonical layout
 //            "Swizzle<3,4,3> o ((T,8,m),(8,k)):((1,T,LBO),(8T,SBO))"). One k16 step advances 16 K rows.
-//            With 64-byte swizzle (rows of 32 MN elements: "Swizzle<2,4,3> o ((T,4,m),(8,k)):((1,T,LBO),
-//            (4T,SBO))"): SBO = 512, LBO the distance between 32-element chunks, a k16 step 16 rows of 64
-//            bytes.
 // =====================================================================================================
 
 namespace wgmma_desc {
@@ -132,16 +129,6 @@ inline constexpr uint64_t kWgmmaKMajorSw128Desc =
 // MN-major operand, 128-byte swizzle, whose consecutive 64-element MN chunks are `chunk_bytes` apart.
 BWGEMM_HD constexpr uint64_t wgmma_mn_major_sw128_desc(uint32_t chunk_bytes) {
   return WgmmaSmemDescriptor{0, chunk_bytes, kSw128AtomBytes, 0, WgmmaSwizzle::k128B}.encode();
-}
-
-// The 64-byte-swizzled tile of 16-bit elements: rows of 32 elements, the pattern repeating every 8 rows.
-inline constexpr uint32_t kSw64RowBytes = 64;
-inline constexpr uint32_t kSw64AtomBytes = 8 * kSw64RowBytes;   // 512
-inline constexpr uint32_t kSw64Elements16 = kSw64RowBytes / 2;  // 32
-
-// MN-major operand, 64-byte swizzle, whose consecutive 32-element MN chunks are `chunk_bytes` apart.
-BWGEMM_HD constexpr uint64_t wgmma_mn_major_sw64_desc(uint32_t chunk_bytes) {
-  return WgmmaSmemDescriptor{0, chunk_bytes, kSw64AtomBytes, 0, WgmmaSwizzle::k64B}.encode();
 }
 
 }  // namespace bwgemm::ptx

@@ -294,10 +294,9 @@ struct Gemm {
                                        Cfg::kARowsPerCta, &p.tmap_a);
         !s.ok())
       return s;
-    if (kxn) {  // (N, K, batch): one box per chunk of kBMnChunkColumns (64, or 32 with 64-byte swizzle)
+    if (kxn) {  // (N, K, batch): one box per 64-column chunk
       if (Status s = detail::operand_map(a.b, a.n, a.k, a.batch, st.ldb, st.batch_stride_b,
-                                         Cfg::kBMnChunkColumns, Cfg::kBlockK, &p.tmap_b,
-                                         Cfg::kBMnSw64 ? TensorMapSwizzle::k64B : TensorMapSwizzle::k128B);
+                                         Cfg::kBMnChunkColumns, Cfg::kBlockK, &p.tmap_b);
           !s.ok())
         return s;
     } else {  // (K, N, batch): this CTA's rows of the B tile
@@ -366,10 +365,11 @@ struct Gemm {
 //   GemmMedium        : 128 x 192 tiles, 5 stages, one CTA per cluster (its three 64-column B chunks do not
 //                       split over a pair)
 //   GemmMedium160     : 128 x 160 tiles (one m64n160k16 wgmma per consumer per 16 K), 4 stages (D in one
-//                       round of TMA stores), one CTA per cluster: whole tiles of N = 5120 and 10240 (32
-//                       and 64 per row of tiles); with B K x N its B tile is five 32-column chunks with
-//                       64-byte swizzle (every chunk row 64-byte aligned); D stored in 64-byte boxes (16-bit
-//                       outputs)
+//   round
+//                       of TMA stores), one CTA per cluster: whole tiles of N = 5120 and 10240 (32 and 64 per
+//                       row of tiles); with B K x N its B tile is loaded as three 64-column chunks (the last
+//                       32 columns unused) and it needs kMedium160MnMajorMinRowTiles rows of tiles; D stored
+//                       in 64-byte boxes (16-bit outputs)
 //   GemmSmall         : 128 x 128 tiles, 6 stages: twice the tiles of GemmLarge
 //   GemmPingPong      : 128 x 128 tiles per consumer warpgroup, the two consumers taking turns (below), for
 //                       shapes with more than kPingPongMinWaves waves of its tiles

@@ -1,6 +1,5 @@
-// The operand tensor maps of the sm_90a kernels (16-bit elements, 128-byte swizzle unless a Config's boxes
-// are 64-byte rows, 256-byte L2 promotion): what every sm_90a entry point builds for A, B, B1, B2 and the
-// tokens of the swap-AB kernels.
+// The operand tensor maps of the sm_90a kernels (16-bit elements, 128-byte swizzle, 256-byte L2
+// promotion): what every sm_90a entry point builds for A, B, B1, B2 and the tokens of the swap-AB kernels.
 #pragma once
 
 #include <cstdint>
@@ -13,11 +12,10 @@ namespace bwgemm::sm90::detail {
 
 template <class In>
 Status operand_map(const In* data, int64_t inner, int64_t outer, int64_t batch, int64_t ld,
-                   int64_t batch_stride, uint32_t box_inner, uint32_t box_outer, CUtensorMap* out,
-                   TensorMapSwizzle swizzle = TensorMapSwizzle::k128B) {
+                   int64_t batch_stride, uint32_t box_inner, uint32_t box_outer, CUtensorMap* out) {
   return ::bwgemm::detail::gemm_operand_map(::bwgemm::detail::gemm_tensor_map_type<In>(), data, inner, outer,
-                                            batch, ld, batch_stride, box_inner, box_outer, swizzle, out,
-                                            TensorMapL2Promotion::k256B);
+                                            batch, ld, batch_stride, box_inner, box_outer,
+                                            TensorMapSwizzle::k128B, out, TensorMapL2Promotion::k256B);
 }
 
 }  // namespace bwgemm::sm90::detail

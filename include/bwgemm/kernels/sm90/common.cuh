@@ -102,8 +102,9 @@ struct TmaStoreBuffers {
 };
 
 // ---- pipeline of the warp-specialized kernels -------------------------------------------------------------
-// Cfg provides kStages, kClusterCtas, kEmptyArrivals, kStageBytes, kTxBytes and kBlockK; full[s] and empty[s]
-// are the stage barriers (bwgemm::BarrierArray) at Cfg::kFullBarriers and Cfg::kEmptyBarriers.
+// Cfg provides kStages, kClusterCtas, kEmptyArrivals, kStageBytes, kTxBytes (or produce_k_blocks' caller its
+// own) and kBlockK; full[s] and empty[s] are the stage barriers (bwgemm::BarrierArray) at Cfg::kFullBarriers
+// and Cfg::kEmptyBarriers.
 
 // Set-up before the roles split: warp 0's elected thread initialises the stage barriers (full[s]: one
 // arrival, the producer's arrive.expect_tx; empty[s]: Cfg::kEmptyArrivals, every consumer warpgroup of the
@@ -144,9 +145,10 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t tile_col0(const sched::TileCoord& t, ui
 }
 
 // The producer's walk over the K blocks of one tile: per block it waits until every consumer of the cluster
-// freed the stage, arms the stage's full barrier with Cfg::kTxBytes and runs
-// `load_stage(stage_base, full_barrier, k0)` (the TMA loads into the stage at shared address stage_base).
-template <class Cfg, class LoadStage>
+// freed the stage, arms the stage's full barrier with TxBytes (the bytes load_stage's TMA loads write) and
+// runs `load_stage(stage_base, full_barrier, k0)` (the TMA loads into the stage at shared address
+// stage_base).
+template <class Cfg, uint32_t TxBytes = Cfg::kTxBytes, class LoadStage>
 BWGEMM_DEVICE BWGEMM_FORCEINLINE void produce_k_blocks(PipelineState<Cfg::kStages>& stage,
                                                        const BarrierArray<Cfg::kStages>& full,
                                                        const BarrierArray<Cfg::kStages>& empty, uint32_t smem,
@@ -155,7 +157,7 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void produce_k_blocks(PipelineState<Cfg::kStage
   for (int32_t kb = 0; kb < k_iters; ++kb, stage.advance()) {
     mbarrier_wait_parity(empty[stage.index], stage.producer_parity());
     const uint32_t bar = full[stage.index];
-    mbarrier_arrive_expect_tx(bar, Cfg::kTxBytes);
+    mbarrier_arrive_expect_tx(bar, TxBytes);
     load_stage(smem + stage.index * Cfg::kStageBytes, bar, kb * Cfg::kBlockK);
   }
 }

@@ -118,22 +118,23 @@ struct GemmConfig {
   static constexpr int kRowBytes = static_cast<int>(ptx::kSw128RowBytes);  // 128
   static constexpr int kABytes = kBlockM * kRowBytes;
   static constexpr int kRowBlockABytes = kWgmmaM * kRowBytes;  // 8 KiB: one 64-row wgmma block of A
-  // B: K-major, BlockN rows of 128 bytes; MN-major (kBMn* below), chunks of 64 columns x 64 K rows with
-  // 128-byte swizzle, or where BlockN is not whole 64-column chunks (160) of 32 columns with 64-byte swizzle,
-  // so that every chunk row starts 64-byte aligned in global memory (tiles start at 160-column offsets) and
-  // no column past the tile is loaded. The same bytes either way.
-  static constexpr bool kBMnSw64 = kBlockN % static_cast<int>(ptx::kSw128Elements16) != 0;
-  static constexpr int kBMnChunkColumns =
-      static_cast<int>(kBMnSw64 ? ptx::kSw64Elements16 : ptx::kSw128Elements16);  // 32 or 64
-  static constexpr int kBMnRowBytes = kBMnChunkColumns * 2;                       // one swizzle row
-  static constexpr int kBMnChunks = kBlockN / kBMnChunkColumns;                   // chunks per tile
-  static constexpr int kBMnChunkBytes = kBlockK * kBMnRowBytes;                   // 4 or 8 KiB = the LBO
-  static constexpr int kBMnK16Bytes = static_cast<int>(ptx::kWgmmaK16) * kBMnRowBytes;  // a k16 step
-  static constexpr int kBBytes = kBlockN * kRowBytes;  // K-major: BlockN rows; MN-major: the same bytes
+  // B (kBMnChunks etc. below): K-major, BlockN rows of 128 bytes; MN-major, whole 64-column chunks of 64 K
+  // rows (BlockN 160: three, the third's last 32 columns loaded but never read by the wgmma). The stage
+  // holds the larger of the two; each layout's kernel waits for the bytes it loads (tx_bytes<BMnMajor>).
+  static constexpr int kBMnChunkColumns = static_cast<int>(ptx::kSw128Elements16);        // 64
+  static constexpr int kBMnChunks = (kBlockN + kBMnChunkColumns - 1) / kBMnChunkColumns;  // per tile
+  static constexpr int kBMnChunkBytes = kBlockK * kRowBytes;                              // 8 KiB = the LBO
+  static constexpr int kBKMajorBytes = kBlockN * kRowBytes;
+  static constexpr int kBMnMajorBytes = kBMnChunks * kBMnChunkBytes;
+  static constexpr int kBBytes = kBMnMajorBytes > kBKMajorBytes ? kBMnMajorBytes : kBKMajorBytes;
   static constexpr int kAOffset = 0;
   static constexpr int kBOffset = kAOffset + kABytes;
   static constexpr int kStageBytes = kBOffset + kBBytes;
-  static constexpr uint32_t kTxBytes = kStageBytes;  // TMA writes whole boxes (out-of-bounds zero-filled)
+  // The bytes one stage's TMA loads write (whole boxes: out-of-bounds parts are zero-filled, still counted).
+  template <bool BMnMajor>
+  BWGEMM_HD static constexpr uint32_t tx_bytes() {
+    return static_cast<uint32_t>(kABytes + (BMnMajor ? kBMnMajorBytes : kBKMajorBytes));
+  }
 
   // The CTAs that share each operand: B over a pair along M, A over a pair along N (1: loaded alone).
   static constexpr int kASharers = kClusterAlongN ? kClusterCtas : 1;
@@ -142,10 +143,10 @@ struct GemmConfig {
   static constexpr int kARowsPerCta = kBlockM / kASharers;
   static constexpr int kASliceBytes = kABytes / kASharers;
   // B as loaded by one CTA of the cluster: K-major, BlockN / kBSharers rows of 128 bytes; MN-major, the
-  // chunks (each 64 K rows x kBMnRowBytes) split between the CTAs that share B.
+  // 64-column chunks (each 64 K rows x 128 bytes) split between the CTAs that share B.
   static constexpr int kBKMajorRowsPerCta = kBlockN / kBSharers;   // box rows
   static constexpr int kBMnChunksPerCta = kBMnChunks / kBSharers;  // boxes per CTA
-  static constexpr int kBSliceBytes = kBBytes / kBSharers;         // K-major, per CTA
+  static constexpr int kBSliceBytes = kBKMajorBytes / kBSharers;   // K-major, per CTA
 
   // ---- warps -------------------------------------------------------------------------------------------
   static constexpr int kProducerWarpgroup = 0;  // warp 0 issues TMA; warp 1 prefetches the tensor maps
@@ -219,11 +220,10 @@ struct GemmConfig {
   static_assert(
       kBlockN == 64 || kBlockN == 128 || kBlockN == 160 || kBlockN == 192 || kBlockN == 256,
       "BlockN must be 64, 128, 160, 192 or 256: a wgmma N of ptx::kWgmmaSupportedN, a multiple of 32 "
-      "(whole MN-major B chunks and 64-byte D boxes), and at most 256 (the TMA box and the wgmma limit)");
-  static_assert(!kBMnSw64 || kClusterCtas == 1,
-                "a BlockN that is not whole 64-column chunks (160) takes one CTA per cluster (its 64-byte "
-                "swizzled B chunks are not split over a pair)");
-  static_assert(kBMnChunks * kBMnChunkBytes == kBBytes, "MN-major B chunks fill the stage's B bytes");
+      "(whole 64-byte D boxes), and at most 256 (the TMA box and the wgmma limit)");
+  static_assert(kBlockN % kBMnChunkColumns == 0 || kClusterCtas == 1,
+                "a BlockN that is not whole 64-column chunks (160) takes one CTA per cluster (the chunks and "
+                "the K-major rows would split unevenly over a pair)");
   static_assert(ptx::kWgmmaSupportedN<kBlockN>, "BlockN is not a wgmma N ptx::wgmma_ss supports");
   static_assert(kClusterCtas == 1 || kClusterCtas == 2,
                 "ClusterCtas is 1 or 2 (a pair of CTAs sharing B, or A with ClusterAlongN)");

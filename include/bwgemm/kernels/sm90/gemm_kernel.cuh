@@ -75,8 +75,8 @@ namespace bwgemm::sm90 {
 template <class Cfg>
 struct GemmParams {
   CUtensorMap tmap_a;  // (K, M, batch), box (64, kARowsPerCta, 1), 128B swizzle
-  CUtensorMap tmap_b;  // K-major: (K, N, batch), box (64, kBKMajorRowsPerCta, 1), 128B swizzle; MN-major:
-                       // (N, K, batch), box (kBMnChunkColumns, 64, 1), 128B swizzle (64B for 32 columns)
+  CUtensorMap tmap_b;  // K-major: (K, N, batch), box (64, kBKMajorRowsPerCta, 1); MN-major: (N, K, batch),
+                       // box (64, 64, 1); 128B swizzle
   CUtensorMap tmap_d;  // kTmaStore: (N, M, batch) of Out, box (EpiBuffers::kBoxColumns, 64, 1), swizzle
                        // EpiBuffers::kSwizzleBytes
   typename Cfg::Out* d = nullptr;        // m x n per batch, row stride ldd, batch stride batch_stride_d
@@ -210,22 +210,23 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
           }
         };
         const int32_t k_iters = seg.k_end - seg.k_begin;
-        produce_k_blocks<Cfg>(stage, full, empty, smem, k_iters, [&](uint32_t base, uint32_t bar, int32_t k) {
-          const int32_t k0 = seg.k_begin * Cfg::kBlockK + k;  // this unit's K blocks
-          load(&p.tmap_a, Cfg::kASharers > 1, base + Cfg::kAOffset + a_share * Cfg::kASliceBytes, bar, k0,
-               m0 + static_cast<int32_t>(a_share) * Cfg::kARowsPerCta);
-          if constexpr (BMnMajor) {
+        produce_k_blocks<Cfg, Cfg::template tx_bytes<BMnMajor>()>(
+            stage, full, empty, smem, k_iters, [&](uint32_t base, uint32_t bar, int32_t k) {
+              const int32_t k0 = seg.k_begin * Cfg::kBlockK + k;  // this unit's K blocks
+              load(&p.tmap_a, Cfg::kASharers > 1, base + Cfg::kAOffset + a_share * Cfg::kASliceBytes, bar, k0,
+                   m0 + static_cast<int32_t>(a_share) * Cfg::kARowsPerCta);
+              if constexpr (BMnMajor) {
 #pragma unroll
-            for (int c = 0; c < Cfg::kBMnChunksPerCta; ++c) {
-              const int chunk = static_cast<int>(b_share) * Cfg::kBMnChunksPerCta + c;
-              load(&p.tmap_b, Cfg::kBSharers > 1, base + Cfg::kBOffset + chunk * Cfg::kBMnChunkBytes, bar,
-                   n0 + chunk * Cfg::kBMnChunkColumns, k0);
-            }
-          } else {
-            load(&p.tmap_b, Cfg::kBSharers > 1, base + Cfg::kBOffset + b_share * Cfg::kBSliceBytes, bar, k0,
-                 n0 + static_cast<int32_t>(b_share) * Cfg::kBKMajorRowsPerCta);
-          }
-        });
+                for (int c = 0; c < Cfg::kBMnChunksPerCta; ++c) {
+                  const int chunk = static_cast<int>(b_share) * Cfg::kBMnChunksPerCta + c;
+                  load(&p.tmap_b, Cfg::kBSharers > 1, base + Cfg::kBOffset + chunk * Cfg::kBMnChunkBytes, bar,
+                       n0 + chunk * Cfg::kBMnChunkColumns, k0);
+                }
+              } else {
+                load(&p.tmap_b, Cfg::kBSharers > 1, base + Cfg::kBOffset + b_share * Cfg::kBSliceBytes, bar,
+                     k0, n0 + static_cast<int32_t>(b_share) * Cfg::kBKMajorRowsPerCta);
+              }
+            });
       }
       // Every load of this CTA is issued: the next kernel of the stream (launched with programmatic
       // dependent launch) may be scheduled once every CTA got here or exited, its set-up overlapping this
@@ -249,11 +250,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
     const uint32_t a_offset = Cfg::kAOffset + Cfg::consumer_row0(consumer) * Cfg::kRowBytes;
     // The functor with its device-pointer scales read, once per consumer thread before the tile loop.
     const Epilogue f = epi::with_device_scales(p.epilogue);
-    constexpr uint64_t kBDescBase = !BMnMajor       ? kWgmmaKMajorSw128Desc
-                                    : Cfg::kBMnSw64 ? wgmma_mn_major_sw64_desc(Cfg::kBMnChunkBytes)
-                                                    : wgmma_mn_major_sw128_desc(Cfg::kBMnChunkBytes);
-    constexpr uint32_t kBK16Bytes =
-        BMnMajor ? static_cast<uint32_t>(Cfg::kBMnK16Bytes) : kWgmmaK16BytesKMajor;
+    constexpr uint64_t kBDescBase =
+        BMnMajor ? wgmma_mn_major_sw128_desc(Cfg::kBMnChunkBytes) : kWgmmaKMajorSw128Desc;
+    constexpr uint32_t kBK16Bytes = BMnMajor ? kWgmmaK16BytesMnMajor : kWgmmaK16BytesKMajor;
 
     PipelineState<Cfg::kStages> stage;
     uint32_t walk = 0;  // tiles of this CTA's walk so far (ping-pong: tile i is consumer i % 2's)
