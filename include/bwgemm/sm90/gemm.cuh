@@ -82,9 +82,12 @@ inline constexpr int64_t kGemmSmallColumnCostPercent = 105;
 inline constexpr int64_t kGemmMedium160ColumnCostPercent = 100;
 // With B K x N the 128 x 160 tile's B rows are loaded as three 64-column chunks starting at 160-column
 // offsets, so every other tile's chunk rows straddle two 128-byte lines: where the weights' stream sets the
-// time it lost (same run: at 1-2 rows of tiles, M <= 256, 8 of 8 points slower than the other widths, down
-// to 0.63x against 0.91x at 256 x 5120 x 27648), with 4-8 rows it won (e.g. 1024 x 5120 x 5120 0.93x against
-// 0.82x). So with B K x N it needs kMedium160MnMajorMinRowTiles rows of tiles (3 rows not measured).
+// time it lost (same run: at 1-2 rows of tiles, M <= 256, all 14 points where the model took it below the
+// previous session's figures, down to 0.63x of cuBLASLt against 0.91x at 256 x 5120 x 27648, where with B N
+// x K 13 of 14 rose), with 4-8 rows it won (e.g. 1024 x 5120 x 5120 0.93x against 0.82x). So with B K x N it
+// needs kMedium160MnMajorMinRowTiles rows of tiles (3 rows not measured). Five 32-column chunks with 64-byte
+// swizzle instead (aligned rows, nothing past the tile loaded) were tried and ran 1.5% slower at M >= 512,
+// no better at M <= 256 (eleventh session, run 3).
 inline constexpr int64_t kMedium160MnMajorMinRowTiles = 4;
 // Whether the 128 x 160 tile is in the choice for M rows and B's layout.
 constexpr bool medium160_allowed(int64_t m, BLayout b_layout) {
