@@ -66,8 +66,8 @@ template <class Out>
 using TallRegisterStore = typename sm90::GemmTall<Out>::template WithTmaStore<false>;
 template <class Out>
 using PingPongRegisterStore = typename sm90::GemmPingPong<Out>::template WithTmaStore<false>;
-// The 128 x 160 tile: B K x N as three 64-column chunks (the last half read), D in 64-byte boxes (16-bit
-// outputs) or 128-byte ones (fp32), and from registers.
+// The 128 x 160 tile: B K x N as three 64-column chunks (the third's last 32 columns loaded, never read), D
+// in 64-byte boxes (16-bit outputs) or 128-byte ones (fp32), and from registers.
 template <class Out>
 using Medium160RegisterStore = typename sm90::GemmMedium160<Out>::template WithTmaStore<false>;
 using Sm90GemmConfigs =

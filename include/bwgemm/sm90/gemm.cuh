@@ -368,11 +368,10 @@ struct Gemm {
 //   GemmMedium        : 128 x 192 tiles, 5 stages, one CTA per cluster (its three 64-column B chunks do not
 //                       split over a pair)
 //   GemmMedium160     : 128 x 160 tiles (one m64n160k16 wgmma per consumer per 16 K), 4 stages (D in one
-//   round
-//                       of TMA stores), one CTA per cluster: whole tiles of N = 5120 and 10240 (32 and 64 per
-//                       row of tiles); with B K x N its B tile is loaded as three 64-column chunks (the last
-//                       32 columns unused) and it needs kMedium160MnMajorMinRowTiles rows of tiles; D stored
-//                       in 64-byte boxes (16-bit outputs)
+//                       round of TMA stores), one CTA per cluster: whole tiles of N = 5120 and 10240 (32
+//                       and 64 per row of tiles); with B K x N its B tile is loaded as three 64-column
+//                       chunks (the last 32 columns unused) and it needs kMedium160MnMajorMinRowTiles rows
+//                       of tiles; D stored in 64-byte boxes (16-bit outputs)
 //   GemmSmall         : 128 x 128 tiles, 6 stages: twice the tiles of GemmLarge
 //   GemmPingPong      : 128 x 128 tiles per consumer warpgroup, the two consumers taking turns (below), for
 //                       shapes with more than kPingPongMinWaves waves of its tiles

@@ -310,11 +310,11 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE float load_one(const Out* src) {
 // out in kRounds rounds of kBoxesPerRound boxes through the warpgroup's shared-memory buffer
 // (kWarpgroupBytes at Cfg::kEpiOffset; the k* names are Cfg::EpiBuffers', a TmaStoreBuffers). Box b holds
 // columns [b·kBoxColumns, (b+1)·kBoxColumns) of the 64 rows, one kBoxRowBytes row each, 16-byte units
-// XOR-swizzled as TMA's swizzle expects (128-byte rows by row % 8, 64-byte rows by
-// (row / 2) % 4; thread row % 8 = lane / 4, so a warp's 8 rows hit 8 different 16-byte bank groups either
-// way: no bank conflicts). Thread 0 issues the stores to `tmap` at (n0 + b·kBoxColumns, m0,
-// batch); before a round refills the buffer the warpgroup waits only until the copy engine has read it, so
-// the global writes overlap whatever follows. Named barrier 1 + consumer (0 is __syncthreads). Pair with
+// XOR-swizzled as TMA's swizzle expects (128-byte rows by row % 8, 64-byte rows by (row / 2) % 4; thread
+// row % 8 = lane / 4, so a warp's 8 rows hit 8 different 16-byte bank groups either way: no bank conflicts).
+// Thread 0 issues the stores to `tmap` at (n0 + b·kBoxColumns, m0, batch); before a round refills the
+// buffer the warpgroup waits only until the copy engine has read it, so the global writes overlap whatever
+// follows. Named barrier 1 + consumer (0 is __syncthreads). Pair with
 // finish_tma_stores.
 template <class Cfg, class Values>
 BWGEMM_DEVICE BWGEMM_FORCEINLINE void store_slice_with_tma(const CUtensorMap* tmap, uint32_t smem,
