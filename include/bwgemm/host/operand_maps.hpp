@@ -78,12 +78,12 @@ inline Status gemm_mn_chunked_map(TensorMapDataType type, const void* data, int6
 }
 
 // The TMA-store map of D: (N, M, batch) of Out with row stride ldd and batch stride batch_stride_d
-// (elements), box (box_inner, box_outer, 1), `swizzle` (128-byte unless the kernel's staging boxes are
-// 64-byte rows). Stores clip at N and M.
+// (elements), box (box_inner, box_outer, 1), swizzled over `swizzle_bytes` (128, or 64 where the kernel's
+// staging boxes are 64-byte rows). Stores clip at N and M.
 template <class Out>
 Status gemm_output_map(const Out* data, int64_t n, int64_t m, int64_t batch, int64_t ldd,
                        int64_t batch_stride, uint32_t box_inner, uint32_t box_outer, CUtensorMap* out,
-                       TensorMapSwizzle swizzle = TensorMapSwizzle::k128B) {
+                       int swizzle_bytes = 128) {
   TensorMapDesc d;
   d.data_type = std::is_same_v<Out, float>    ? TensorMapDataType::kFloat32
                 : std::is_same_v<Out, __half> ? TensorMapDataType::kFloat16
@@ -98,7 +98,7 @@ Status gemm_output_map(const Out* data, int64_t n, int64_t m, int64_t batch, int
   d.box_dims[0] = box_inner;
   d.box_dims[1] = box_outer;
   d.box_dims[2] = 1;
-  d.swizzle = swizzle;
+  d.swizzle = swizzle_bytes == 64 ? TensorMapSwizzle::k64B : TensorMapSwizzle::k128B;
   d.oob_fill = TensorMapOobFill::kZero;
   return encode_tensor_map(d, out);
 }

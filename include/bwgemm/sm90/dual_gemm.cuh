@@ -89,8 +89,7 @@ struct DualGemm {
     if (p.tma_store) {
       if (Status s = ::bwgemm::detail::gemm_output_map(
               a.c, a.n, a.m, a.batch, p.ldc, a.m * p.ldc, Cfg::EpiBuffers::kBoxColumns,
-              Cfg::EpiBuffers::kBoxRows, &p.tmap_c,
-              Cfg::EpiBuffers::kSwizzleBytes == 64 ? TensorMapSwizzle::k64B : TensorMapSwizzle::k128B);
+              Cfg::EpiBuffers::kBoxRows, &p.tmap_c, Cfg::EpiBuffers::kSwizzleBytes);
           !s.ok())
         return s;
     }

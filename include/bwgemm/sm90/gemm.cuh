@@ -89,10 +89,6 @@ inline constexpr int64_t kGemmMedium160ColumnCostPercent = 100;
 // swizzle instead (aligned rows, nothing past the tile loaded) were tried and ran 1.5% slower at M >= 512,
 // no better at M <= 256 (eleventh session, run 3).
 inline constexpr int64_t kMedium160MnMajorMinRowTiles = 4;
-// Whether the 128 x 160 tile is in the choice for M rows and B's layout.
-constexpr bool medium160_allowed(int64_t m, BLayout b_layout) {
-  return b_layout != BLayout::kRowMajorKxN || ceil_div(m, int64_t{128}) >= kMedium160MnMajorMinRowTiles;
-}
 // Ping-pong consumers (GemmPingPong: 128 x 128 tiles, one per consumer in turn, each epilogue under the other
 // consumer's wgmmas): 5% faster per column than the 128 x 256 cooperative tile where every CTA walks several
 // tiles (paired, H200, ninth session, run 4: 1.007-1.027x of cuBLASLt in geomean at M = 4096..16384 against
@@ -311,8 +307,7 @@ struct Gemm {
     if constexpr (Cfg::kTmaStore) {
       if (Status s = ::bwgemm::detail::gemm_output_map(
               a.d, a.n, a.m, a.batch, st.ldd, st.batch_stride_d, Cfg::EpiBuffers::kBoxColumns,
-              Cfg::EpiBuffers::kBoxRows, &p.tmap_d,
-              Cfg::EpiBuffers::kSwizzleBytes == 64 ? TensorMapSwizzle::k64B : TensorMapSwizzle::k128B);
+              Cfg::EpiBuffers::kBoxRows, &p.tmap_d, Cfg::EpiBuffers::kSwizzleBytes);
           !s.ok())
         return s;
     }
@@ -456,6 +451,23 @@ enum class GemmChoice {
   kSwapAb128
 };
 
+// The widths of the default choice's one-CTA tiled kernels (128 x block_n tiles), widest first: both
+// gemm_tiled_choice and gemm_tiled_plan walk them in this order, so ties go to the wider tile.
+struct TiledWidth {
+  int64_t block_n;
+  GemmChoice choice;
+};
+inline constexpr TiledWidth kTiledWidths[] = {{256, GemmChoice::kLarge},
+                                              {192, GemmChoice::kMedium},
+                                              {160, GemmChoice::kMedium160},
+                                              {128, GemmChoice::kSmall}};
+// Whether a width is in the choice for M rows and B's layout: every width, but 160 with B K x N only from
+// kMedium160MnMajorMinRowTiles rows of tiles.
+constexpr bool tiled_width_allowed(int64_t block_n, int64_t m, BLayout b_layout) {
+  return block_n != 160 || b_layout != BLayout::kRowMajorKxN ||
+         ceil_div(m, int64_t{128}) >= kMedium160MnMajorMinRowTiles;
+}
+
 // Whether `choice` is one of the swap-AB kernels (gemm_swap_ab_choice) rather than a tiled one.
 constexpr bool is_swap_ab_choice(GemmChoice choice) {
   return choice == GemmChoice::kSwapAb16 || choice == GemmChoice::kSwapAb32 ||
@@ -473,7 +485,8 @@ constexpr GemmChoice gemm_swap_ab_choice(int64_t m) {
                    : GemmChoice::kSwapAb128;
 }
 
-// The tiled kernel for a shape: the tile width with the lowest tiled_wave_cost (ties to the wider tile); the
+// The tiled kernel for a shape: of kTiledWidths (those tiled_width_allowed takes), the one with the lowest
+// tiled_wave_cost (ties to the wider tile); the
 // ping-pong kernel instead where it has more than kPingPongMinWaves waves of 128 x 128 tiles, at least
 // kPingPongMinRowTiles rows of them, and costs strictly less. (The CTA pairs of GemmLargeCluster2, once
 // taken for 128 x 256 tiles where prefer_cluster_pair held, were never reached since the ping-pong kernel:
@@ -481,21 +494,20 @@ constexpr GemmChoice gemm_swap_ab_choice(int64_t m) {
 // brute-force check over M <= 51200, N <= 33280, batch 1-8 found no shape.)
 constexpr GemmChoice gemm_tiled_choice(int64_t m, int64_t n, int64_t batch,
                                        BLayout b_layout = BLayout::kColumnMajorKxN) {
-  const int64_t large = tiled_wave_cost(m, n, batch, 256, kGemmLargeColumnCostPercent);
-  const int64_t medium = tiled_wave_cost(m, n, batch, 192, kGemmMediumColumnCostPercent);
-  const int64_t medium160 = medium160_allowed(m, b_layout)
-                                ? tiled_wave_cost(m, n, batch, 160, kGemmMedium160ColumnCostPercent)
-                                : INT64_MAX;
-  const int64_t small = tiled_wave_cost(m, n, batch, 128, kGemmSmallColumnCostPercent);
+  int64_t best = INT64_MAX;
+  GemmChoice choice = GemmChoice::kLarge;
+  for (const TiledWidth& w : kTiledWidths) {
+    if (!tiled_width_allowed(w.block_n, m, b_layout)) continue;
+    const int64_t cost = tiled_wave_cost(m, n, batch, w.block_n, tiled_column_cost_percent(w.block_n));
+    if (cost < best) best = cost, choice = w.choice;
+  }
   const int64_t ping_pong = tiled_wave_cost(m, n, batch, 128, kGemmPingPongColumnCostPercent);
   const int64_t row_tiles = ceil_div(m, int64_t{128});
   const int64_t small_tiles = row_tiles * ceil_div(n, int64_t{128}) * batch;
   if (small_tiles > kPingPongMinWaves * kResidentTiles && row_tiles >= kPingPongMinRowTiles &&
-      ping_pong < std::min({large, medium, medium160, small}))
+      ping_pong < best)
     return GemmChoice::kPingPong;
-  if (large <= std::min({medium, medium160, small})) return GemmChoice::kLarge;
-  if (medium <= std::min(medium160, small)) return GemmChoice::kMedium;
-  return medium160 <= small ? GemmChoice::kMedium160 : GemmChoice::kSmall;
+  return choice;
 }
 
 // The default entry point's tiled kernel and split of K for a shape.
@@ -543,24 +555,21 @@ constexpr GemmTiledPlan gemm_tiled_plan(int64_t m, int64_t n, int64_t k, int64_t
                                         const int64_t (&resident)[kSplitKChoiceCount],
                                         int64_t stream_k_ctas = 0,
                                         BLayout b_layout = BLayout::kColumnMajorKxN) {
-  constexpr int kWidths = 4;
-  const int64_t widths[kWidths] = {256, 192, 160, 128};
-  const GemmChoice kernels[kWidths] = {GemmChoice::kLarge, GemmChoice::kMedium, GemmChoice::kMedium160,
-                                       GemmChoice::kSmall};
   const int64_t k_blocks = ceil_div(k, kTiledBlockK);
-  int best_split = 1, best_tile = 0;
+  int best_split = 1;
+  GemmChoice best_kernel = GemmChoice::kLarge;
   int64_t best_cost = -1;
   for (int i = 0; i < kSplitKChoiceCount; ++i) {
     if (!split_k_allowed(i, k_blocks, resident)) continue;
     const int s = kSplitKChoices[i];
-    for (int w = 0; w < kWidths; ++w) {
-      if (widths[w] == 160 && !medium160_allowed(m, b_layout)) continue;
-      const int64_t cost = tiled_split_cost(m, n, k, batch, widths[w], s, resident[i]);
-      if (best_cost < 0 || cost < best_cost) best_split = s, best_tile = w, best_cost = cost;
+    for (const TiledWidth& w : kTiledWidths) {
+      if (!tiled_width_allowed(w.block_n, m, b_layout)) continue;
+      const int64_t cost = tiled_split_cost(m, n, k, batch, w.block_n, s, resident[i]);
+      if (best_cost < 0 || cost < best_cost) best_split = s, best_kernel = w.choice, best_cost = cost;
     }
   }
   const GemmTiledPlan plan = best_split == 1 ? GemmTiledPlan{gemm_tiled_choice(m, n, batch, b_layout), 1}
-                                             : GemmTiledPlan{kernels[best_tile], best_split};
+                                             : GemmTiledPlan{best_kernel, best_split};
   if (stream_k_ctas > 0) {
     const int64_t plan_cost =
         plan.choice == GemmChoice::kPingPong
