@@ -39,6 +39,8 @@
 //              tiles
 //                                   per consumer, 6 stages; _pp_c2 the same in pairs along M sharing B
 //                                   (GemmPingPongCluster2); _pp_wide 64 x 256 tiles (GemmPingPongWide)
+//              bwgemm_sm90_t160     sm90::GemmTall160: 256 x 160 tiles, 3 stages; bwgemm_sm90_pp160
+//                                   GemmPingPong160: 128 x 160 ping-pong tiles per consumer, 4 stages
 //              bwgemm_sm90_n128[_c2] GemmSmall's 128 x 128 tile whatever the shape, one CTA per cluster or
 //                                   (_c2) two; bwgemm_sm90_n192 the 128 x 192 tile, 5 stages (its 3 B chunks
 //                                   do not split over a pair): tuning the tile choice per shape class
@@ -48,6 +50,8 @@
 //   dual_bf16  bwgemm_sm90_n64[_c2] the 128 x 64 (x 2 weights) dual kernel whatever the shape (tuning)
 //              bwgemm_sm90_pp       sm90::DualGemmPingPong whatever the shape: ping-pong consumers, 64 x 128
 //                                   tile pairs per consumer, 5 stages (the default's kernel for many tiles)
+//              bwgemm_sm90_pp96     sm90::DualGemmPingPong96: 64 x 96 tile pairs per consumer, ping-pong;
+//                                   bwgemm_sm90_n96 DualGemmLargeM96, 128 x 96 pairs (whatever the shape)
 #include <type_traits>
 
 #include "bwgemm/sm90/dual_gemm.cuh"
@@ -164,6 +168,15 @@ void add_gemm(std::vector<Implementation<GemmProblem<T>>>& group) {
       sm90_gemm_candidate<T>("bwgemm_sm90_pp_wide", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) {
         return sm90::Gemm<sm90::GemmPingPongWide<T>>::run(a, s);
       }));
+  // The 160-column tile with two row blocks per consumer: 256 x 160 cooperative, 128 x 160 ping-pong.
+  group.push_back(
+      sm90_gemm_candidate<T>("bwgemm_sm90_t160", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) {
+        return sm90::Gemm<sm90::GemmTall160<T>>::run(a, s);
+      }));
+  group.push_back(
+      sm90_gemm_candidate<T>("bwgemm_sm90_pp160", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) {
+        return sm90::Gemm<sm90::GemmPingPong160<T>>::run(a, s);
+      }));
 }
 
 // The tile-shape tuning candidates (bf16 only, to keep the bench's build small): the other BlockN choices,
@@ -252,6 +265,13 @@ void add_bwgemm_sm90_candidates(ImplementationTable& table) {
   // them from more than kDualPingPongMinWaves waves of tiles.
   table.dual_bf16.push_back(sm90_dual_candidate("bwgemm_sm90_pp", [](const DualArgs& a, cudaStream_t s) {
     return sm90::DualGemm<sm90::DualGemmPingPong<__nv_bfloat16>>::run(a, s);
+  }));
+  // 96-column tile pairs (m64n192k16), ping-pong and cooperative, whatever the shape.
+  table.dual_bf16.push_back(sm90_dual_candidate("bwgemm_sm90_pp96", [](const DualArgs& a, cudaStream_t s) {
+    return sm90::DualGemm<sm90::DualGemmPingPong96<__nv_bfloat16>>::run(a, s);
+  }));
+  table.dual_bf16.push_back(sm90_dual_candidate("bwgemm_sm90_n96", [](const DualArgs& a, cudaStream_t s) {
+    return sm90::DualGemm<sm90::DualGemmLargeM96<__nv_bfloat16>>::run(a, s);
   }));
   add_gemm<__half>(table.gemm_fp16);
   add_gemm<__nv_bfloat16>(table.gemm_bf16);

@@ -44,7 +44,9 @@ using Sm90DualGemmConfigs =
     Configs<sm90::DualGemmLargeM<bf16>, sm90::DualGemmSmallM<bf16>, sm90::DualGemmLargeMCluster2<bf16>,
             sm90::DualGemmSmallMCluster2<bf16>, sm90::DualGemmLargeM<bf16>::WithTmaStore<false>,
             sm90::DualGemmSmallM<bf16>::WithTmaStore<false>, sm90::DualGemmLargeM<f16>, OneTile,
-            sm90::DualGemmPingPong<bf16>, sm90::DualGemmPingPong<f16>::WithTmaStore<false>>;
+            sm90::DualGemmPingPong<bf16>, sm90::DualGemmPingPong<f16>::WithTmaStore<false>,
+            sm90::DualGemmPingPong96<bf16>, sm90::DualGemmPingPong96<f16>::WithTmaStore<false>,
+            sm90::DualGemmLargeM96<f16>>;
 
 using Sm90DualGemmCases = CasesOf<Sm90, Sm90DualGemmConfigs>::type;
 
@@ -68,6 +70,21 @@ TEST(Sm90DualGemmPingPong, LongKOverSeveralTiles) {
       3 * Cfg::kBlockM - 24, 91 * Cfg::kBlockN - 40, (Cfg::kStages + 3) * 64 + 24, 1, 0, 0, 0, 0.75f, 1.25f};
   check_dual_config<Sm90, Cfg, bf16>(pb, Data::kRealistic, 31);
   check_dual_config<Sm90, Cfg::WithTmaStore<false>, f16>(pb, Data::kRealistic, 32);
+  // 96-column pairs: gate and up columns 0-95 and 96-191 of one m64n192 fragment, C in 64-byte boxes.
+  using Cfg96 = sm90::DualGemmPingPong96<bf16>;
+  static_assert(Cfg96::kMmaN == 192 && Cfg96::kAccRegs == 96 && Cfg96::EpiBuffers::kBoxColumns == 32 &&
+                    Cfg96::EpiBuffers::kRounds == 1 && Cfg96::kSmemBytes <= bwgemm::hw::kMaxDynamicSmemBytes,
+                "");
+  const DualProblem pb96{3 * Cfg96::kBlockM - 24,
+                         91 * Cfg96::kBlockN - 40,
+                         (Cfg96::kStages + 3) * 64 + 24,
+                         1,
+                         0,
+                         0,
+                         0,
+                         0.75f,
+                         1.25f};
+  check_dual_config<Sm90, Cfg96, bf16>(pb96, Data::kRealistic, 33);
 }
 
 TEST(Sm90DualGemmDefault, RealisticShapes) {

@@ -70,18 +70,25 @@ using PingPongRegisterStore = typename sm90::GemmPingPong<Out>::template WithTma
 // in 64-byte boxes (16-bit outputs) or 128-byte ones (fp32), and from registers.
 template <class Out>
 using Medium160RegisterStore = typename sm90::GemmMedium160<Out>::template WithTmaStore<false>;
+// The 160-column tile with two row blocks per consumer (160 accumulators per thread): 256 x 160 cooperative
+// tiles and 128 x 160 ping-pong tiles, each with D through 64-byte boxes (16-bit), 128-byte ones (fp32) and
+// from registers.
+template <class Out>
+using Tall160RegisterStore = typename sm90::GemmTall160<Out>::template WithTmaStore<false>;
 using Sm90GemmConfigs =
     Configs<sm90::GemmLargeCluster2<bf16>, sm90::GemmLarge<f16>, sm90::GemmMedium<bf16>,
             sm90::GemmMedium160<bf16>, sm90::GemmSmall<f16>, LargeRegisterStore<bf16>, OneTileCluster,
             OneTileSingle, sm90::GemmTallCluster2N<f16>, TallRegisterStore<f16>, sm90::GemmPingPong<bf16>,
-            sm90::GemmPingPongCluster2<f16>, sm90::GemmPingPongWide<bf16>, PingPongRegisterStore<f16>>;
+            sm90::GemmPingPongCluster2<f16>, sm90::GemmPingPongWide<bf16>, PingPongRegisterStore<f16>,
+            sm90::GemmTall160<bf16>, sm90::GemmPingPong160<f16>>;
 // Every output type for the new tile shapes (f16 above): bf16 and fp32, and fp32 with D from registers.
 using Sm90GemmOutputVariants =
     Configs<sm90::GemmLargeCluster2<float>, sm90::GemmMedium<float>, sm90::GemmMedium160<float>,
             sm90::GemmMedium160<f16>, Medium160RegisterStore<f16>, sm90::GemmSmall<float>,
             sm90::GemmLarge<bf16>, sm90::GemmSmall<bf16>, LargeRegisterStore<float>,
             sm90::GemmTallCluster2N<float>, sm90::GemmPingPongCluster2<bf16>, sm90::GemmPingPong<float>,
-            PingPongRegisterStore<float>>;
+            PingPongRegisterStore<float>, sm90::GemmTall160<float>, Tall160RegisterStore<f16>,
+            sm90::GemmPingPong160<bf16>>;
 using Sm90GemmDefaults = Configs<sm90::GemmLargeCluster2<bf16>, sm90::GemmLarge<bf16>, sm90::GemmMedium<bf16>,
                                  sm90::GemmSmall<bf16>>;
 // More tiles than resident clusters: the default kernels and the tile shapes above.
@@ -89,7 +96,7 @@ using Sm90GemmManyTiles =
     Configs<sm90::GemmLargeCluster2<bf16>, sm90::GemmLarge<bf16>, sm90::GemmMedium<bf16>,
             sm90::GemmMedium160<bf16>, sm90::GemmSmall<bf16>, sm90::GemmTallCluster2N<bf16>,
             sm90::GemmWideCluster2N<bf16>, sm90::GemmPingPong<bf16>, sm90::GemmPingPongCluster2<bf16>,
-            sm90::GemmPingPongWide<bf16>>;
+            sm90::GemmPingPongWide<bf16>, sm90::GemmTall160<bf16>, sm90::GemmPingPong160<bf16>>;
 
 // The explicit-Config entry point with K split over clusters of Split CTAs (split_for: as many as the
 // problem's K blocks allow, so the contract's short-K problems run at a smaller split).
@@ -503,6 +510,8 @@ TEST(Sm90GemmTileShape, PingPongLongKOverSeveralTiles) {
   check_ping_pong_long_k<sm90::GemmPingPong<bf16>, bf16>(bwgemm::BLayout::kRowMajorKxN, 91);
   check_ping_pong_long_k<sm90::GemmPingPongCluster2<bf16>, f16>(bwgemm::BLayout::kColumnMajorKxN, 92);
   check_ping_pong_long_k<sm90::GemmPingPongWide<bf16>, bf16>(bwgemm::BLayout::kColumnMajorKxN, 93);
+  check_ping_pong_long_k<sm90::GemmPingPong160<bf16>, bf16>(bwgemm::BLayout::kRowMajorKxN, 94);
+  check_ping_pong_long_k<sm90::GemmPingPong160<f16>, f16>(bwgemm::BLayout::kColumnMajorKxN, 95);
 }
 
 // The 128 x 160 tile (host logic): B's stage bytes per layout (K-major 160 rows; MN-major three 64-column
@@ -529,6 +538,34 @@ TEST(Sm90GemmTileShape, Medium160) {
                     M::EpiBuffers::kBoxes == 3 && M::kBBytes == 192 * 128 &&
                     M::tx_bytes<true>() == M::kStageBytes && M::tx_bytes<false>() == M::kStageBytes,
                 "");
+}
+
+// The 160-column tiles with two row blocks per consumer (host logic): 160 accumulators per thread (the
+// register budget's most), the stage bytes (A 256 or 128 rows, B as in the 128 x 160 tile), D in one round
+// per 64-row slice for 16-bit outputs, and no split of K.
+TEST(Sm90GemmTileShape, TwoRowBlocksOf160) {
+  using T = sm90::GemmTall160<bf16>;
+  static_assert(T::kBlockM == 256 && T::kWarpgroupM == 128 && T::kAccRegsTotal == 160 &&
+                    T::kAccRegsTotal == T::kMaxAccRegs && !T::kSplitK && !T::kPingPong,
+                "");
+  static_assert(T::kStageBytes == 256 * 128 + 3 * 8192 && T::kStages == 3 &&
+                    T::kSmemBytes <= bwgemm::hw::kMaxDynamicSmemBytes,
+                "");
+  static_assert(T::tx_bytes<false>() == 256 * 128 + 160 * 128 && T::tx_bytes<true>() == T::kStageBytes, "");
+  static_assert(T::EpiBuffers::kBoxColumns == 32 && T::EpiBuffers::kRounds == 1, "");
+  static_assert(sm90::GemmTall160<float>::EpiBuffers::kBoxBytes == 8192 &&
+                    sm90::GemmTall160<float>::kSmemBytes <= bwgemm::hw::kMaxDynamicSmemBytes,
+                "");
+  using P = sm90::GemmPingPong160<bf16>;
+  static_assert(
+      P::kBlockM == 128 && P::kPingPong && P::kAccRegsTotal == 160 && P::kEmptyArrivals == 1 && !P::kSplitK,
+      "");
+  static_assert(P::kStageBytes == 128 * 128 + 3 * 8192 && P::EpiBuffers::kRounds == 1 &&
+                    P::kSmemBytes <= bwgemm::hw::kMaxDynamicSmemBytes,
+                "");
+  EXPECT_EQ(bwgemm::detail::config_tile_grid<T>(1024, 5120, 1).total(), 4 * 32);
+  EXPECT_EQ(bwgemm::detail::config_tile_grid<T>(1000, 5000, 1).total(), 4 * 32);
+  EXPECT_EQ(bwgemm::detail::config_tile_grid<P>(1000, 5000, 1).total(), 8 * 32);
 }
 
 // The tile shapes of RowBlocks and ClusterAlongN (host logic): tile sizes, per-CTA operand shares, stage

@@ -131,6 +131,17 @@ using DualGemmPingPong = DualGemmConfig<128, 5, 1, sched::StaticPersistent, epi:
 // BlockN 64 in pairs: tested and benchmarked (dual_gemm_cluster2), never the default's choice.
 template <class Out>
 using DualGemmSmallMCluster2 = DualGemmConfig<64, 6, 2, sched::StaticPersistent, epi::SiluMul, Out>;
+// 96-column tile pairs (one m64n192k16 wgmma per 16 K: gate and up 96 columns each; C in 64-byte boxes), for
+// N where 96 quantizes into fuller waves than 128 (e.g. 27648 = 288 x 96; bench candidates
+// dual_bf16/bwgemm_sm90_pp96, _n96; twelfth session):
+//   DualGemmPingPong96 : 64 x 96 pairs per consumer, ping-pong, 6 stages of 32 KiB
+//   DualGemmLargeM96   : 128 x 96 pairs, 5 stages of 40 KiB
+template <class Out>
+using DualGemmPingPong96 = DualGemmConfig<96, 6, 1, sched::StaticPersistent, epi::SiluMul, Out,
+                                          /*TmaStore=*/true, /*PingPong=*/true>;
+template <class Out>
+using DualGemmLargeM96 =
+    DualGemmConfig<96, 5, 1, sched::StaticPersistent, epi::SiluMul, Out, /*TmaStore=*/true>;
 
 // Rows (tokens) up to which the swap-AB kernels (sm90/swap_ab.cuh) are chosen: the crossover measured on an
 // H200 over the model sweep (docs/hopper.md, fifth session, run 6: at M = 128 the tiled kernels were

@@ -419,6 +419,18 @@ using GemmPingPongCluster2 = GemmConfig<128, 6, 2, sched::StaticPersistent, epi:
 template <class Out>
 using GemmPingPongWide = GemmConfig<256, 4, 1, sched::StaticPersistent, epi::LinearCombination, Out, true,
                                     /*RowBlocks=*/1, /*ClusterAlongN=*/false, /*PingPong=*/true>;
+// The 160-column tile with two row blocks per consumer (160 accumulators per thread: kMaxAccRegs), for N =
+// 5120 and 10240 in whole tiles (bench candidates bwgemm_sm90_t160, _pp160; twelfth session):
+//   GemmTall160      : 256 x 160 tiles (two m64n160k16 wgmmas per consumer per 16 K), 3 stages of 56 KiB
+//                      (a fourth leaves no room for D's buffers): 1024 x 5120 in one wave of 128 tiles, the
+//                      tile area of cuBLASLt's choice there
+//   GemmPingPong160  : 128 x 160 tiles per consumer, ping-pong, 4 stages (D in one round per row block)
+template <class Out>
+using GemmTall160 =
+    GemmConfig<160, 3, 1, sched::StaticPersistent, epi::LinearCombination, Out, true, /*RowBlocks=*/2>;
+template <class Out>
+using GemmPingPong160 = GemmConfig<160, 4, 1, sched::StaticPersistent, epi::LinearCombination, Out, true,
+                                   /*RowBlocks=*/2, /*ClusterAlongN=*/false, /*PingPong=*/true>;
 // Stream-K (sched::StreamK; the call passes a workspace, GemmArguments::workspace): whole waves of tiles,
 // then the last, partial wave's K blocks split evenly over one CTA per SM, so that wave costs a fraction of
 // a tile:

@@ -122,7 +122,7 @@ struct DualGemmConfig {
                 "ClusterCtas is 1 or 2 (a pair of CTAs sharing B1/B2)");
   static_assert(kBSliceBytes % kSmemAlignment == 0, "each CTA's slice of B must start on a swizzle atom");
   static_assert(!kTmaStore || kBlockN % EpiBuffers::kBoxColumns == 0,
-                "TmaStore needs BlockN to be a whole number of 128-byte C boxes (64 or 128)");
+                "TmaStore needs BlockN to be a whole number of C boxes (64-byte boxes for 16-bit C)");
   static_assert(kStages >= 2, "at least two stages: one loading while one is consumed");
   static_assert(kSmemBytes <= kMaxDynamicSmemBytes,
                 "the stages do not fit the 227 KB of shared memory: fewer Stages or a smaller BlockN");

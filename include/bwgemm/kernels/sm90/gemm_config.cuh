@@ -30,8 +30,8 @@
 // RowBlocks (1 or 2): wgmma row blocks per consumer warpgroup. 2: each consumer owns 128 rows and issues
 // two m64n<BlockN>k16 wgmmas per 16 K (rows 0-63 and 64-127 of its half, the same B) into two accumulator
 // arrays, one commit group; the tile is 256 x BlockN (cuBLASLt's nvjet_sm90_tst_256x128 shape with BlockN
-// 128). The register budget caps RowBlocks · BlockN / 2 accumulators per thread at 128 (as 128 x 256
-// tiles). No split K (kSplitK false: the host refuses splits).
+// 128). The register budget caps RowBlocks · BlockN / 2 accumulators per thread at 160 (kMaxAccRegs:
+// RowBlocks 2 takes BlockN <= 160). No split K (kSplitK false: the host refuses splits).
 //
 // PingPong: the two consumer warpgroups take alternate tiles instead of splitting one: the CTA tile is one
 // warpgroup's 64 · RowBlocks rows x BlockN (128 x 128 with RowBlocks 2, 64 x 256 with RowBlocks 1), tile i
@@ -110,9 +110,11 @@ struct GemmConfig {
   static constexpr int kMmasPerStage = kBlockK / static_cast<int>(ptx::kWgmmaK16);  // 4
   static constexpr int kAccRegs = kBlockN / 2;  // fp32 accumulator registers per row block per thread
   static constexpr int kAccRegsTotal = kAccRegs * kRowBlocks;  // per consumer thread
-  // The register budget: 128 accumulators per consumer thread (a 128 x 256 tile's m64n256 fragment) is the
-  // most that leaves the consumer's descriptors, addresses and epilogue registers under kConsumerRegs.
-  static constexpr int kMaxAccRegs = 128;
+  // The register budget: 160 accumulators per consumer thread (two m64n160 fragments: a 256 x 160 tile, or a
+  // ping-pong consumer's 128 x 160) leave the descriptors, addresses and epilogue registers within
+  // kConsumerRegs: ptxas, CUDA 13.0, on GemmTall160 and GemmPingPong160 in both B layouts: no spills, R0-R221
+  // (twelfth session). 128 x 256 tiles take 128.
+  static constexpr int kMaxAccRegs = 160;
 
   // ---- shared memory per stage (offsets from the stage base; every piece 1024-byte aligned) -----------
   static constexpr int kRowBytes = static_cast<int>(ptx::kSw128RowBytes);  // 128
@@ -234,8 +236,8 @@ struct GemmConfig {
   static_assert(kRowBlocks == 1 || kRowBlocks == 2,
                 "RowBlocks is 1 (64 rows per consumer) or 2 (128 rows: two wgmmas per 16 K)");
   static_assert(kAccRegsTotal <= kMaxAccRegs,
-                "RowBlocks * BlockN / 2 accumulators per consumer thread must be at most 128 (the register "
-                "budget): RowBlocks 2 takes BlockN <= 128");
+                "RowBlocks * BlockN / 2 accumulators per consumer thread must be at most 160 (the register "
+                "budget): RowBlocks 2 takes BlockN <= 160");
   static_assert(kBlockM <= 256 && kARowsPerCta <= 256, "a TMA box has at most 256 rows");
   static_assert(kBMnChunks % kBSharers == 0, "the B chunks must split evenly between the cluster's CTAs");
   static_assert(kBSliceBytes % kSmemAlignment == 0, "each CTA's slice of B must start on a swizzle atom");
