@@ -232,15 +232,21 @@ TEST(Sm90GemmExtending, UserEpilogueFunctor) {
 }
 
 // The default entry point on problems that select each of its tiled kernels (Sm90GemmChoice below works
-// them out): GemmSmall (1024 x 2048), GemmPingPong (4096 x 5120), GemmMedium160 (1536 x 3072: 12 x 20 = 240
-// tiles of 128 x 160, 2 waves), GemmMedium (1024 x 6144) and GemmLarge (1024 x 4096).
+// them out): GemmSmall (1024 x 2048), GemmPingPong160 (4096 x 5120, both B layouts), GemmPingPong (2560 x
+// 3072), GemmMedium160 (1536 x 3072: 12 x 20 = 240 tiles of 128 x 160, 2 waves), GemmMedium (1024 x 6144)
+// and GemmLarge (1024 x 4096).
 TEST(Sm90GemmDefault, EachKernelOfTheChoice) {
   BWGEMM_REQUIRE_SM90();
+  using bwgemm::BLayout;
   EXPECT_EQ(sm90::gemm_choice(1536, 3072, 1), sm90::GemmChoice::kMedium160);
-  check_default_entry<Sm90, bf16, bf16>({GemmProblem{1024, 2048, 64}, GemmProblem{4096, 5120, 64},
-                                         GemmProblem{1536, 3072, 64, 1, bwgemm::BLayout::kColumnMajorKxN},
-                                         GemmProblem{1536, 3072, 64, 1, bwgemm::BLayout::kRowMajorKxN},
-                                         GemmProblem{1024, 6144, 64}, GemmProblem{1024, 4096, 64}});
+  EXPECT_EQ(sm90::gemm_choice(4096, 5120, 1), sm90::GemmChoice::kPingPong160);
+  EXPECT_EQ(sm90::gemm_choice(2560, 3072, 1), sm90::GemmChoice::kPingPong);
+  check_default_entry<Sm90, bf16, bf16>(
+      {GemmProblem{1024, 2048, 64}, GemmProblem{4096, 5120, 64, 1, BLayout::kColumnMajorKxN},
+       GemmProblem{4096, 5120, 64, 1, BLayout::kRowMajorKxN}, GemmProblem{2560, 3072, 64},
+       GemmProblem{1536, 3072, 64, 1, BLayout::kColumnMajorKxN},
+       GemmProblem{1536, 3072, 64, 1, BLayout::kRowMajorKxN}, GemmProblem{1024, 6144, 64},
+       GemmProblem{1024, 4096, 64}});
 }
 
 TEST(Sm90GemmDefault, RealisticShapes) {
@@ -257,19 +263,20 @@ TEST(Sm90GemmDefault, RealisticShapes) {
 
 // The default entry point's choice (host logic: runs without a GPU). Expected kernels worked out by hand
 // from the rules in sm90/gemm.cuh (gemm_tiled_cost: ceil(tiles / 132) x width x 100, 100, 100 or 105 for the
-// 256-, 192-, 160- and 128-column tiles; the ping-pong kernel at 95 per column of its 128 x 128 tiles, only
-// with more than 3 x 132 of them and a strictly lower cost; ties to the wider tile). Tiles and costs below as
-// 256 / 192 / 160 / 128 / ping-pong.
+// 256-, 192-, 160- and 128-column tiles; the ping-pong kernels at 95 per column of their 128 x 128 tiles and
+// 94 of their 128 x 160 tiles, the cheaper of the two (ties to 128), only with more than 3 x 132 tiles of
+// 128 x 128 and a strictly lower cost; ties to the wider tile). Tiles and costs below as 256 / 192 / 160 /
+// 128 / ping-pong 128 (/ ping-pong 160: 160-column tiles, 15040 per wave).
 TEST(Sm90GemmChoice, ByWavesOfTiles) {
   using sm90::GemmChoice;
   // 64 / 88 / 104 / 128 tiles, one wave each: 25600 / 19200 / 16000 / 13440 -> 128 x 128 (128 tiles: no
   // ping-pong).
   EXPECT_EQ(sm90::gemm_choice(1024, 2048, 1), GemmChoice::kSmall);
-  // 640 / 864 / 1024 / 1280 tiles = 5 / 7 / 8 / 10 waves: 128000 / 134400 / 128000 / 134400 / 121600, 1280 >
-  // 396 tiles -> ping-pong (the benchmark's 4096 x 5120).
-  EXPECT_EQ(sm90::gemm_choice(4096, 5120, 1), GemmChoice::kPingPong);
-  // 2048 / 2752 / 3328 / 4096 tiles = 16 / 21 / 26 / 32 waves: 409600 / 403200 / 416000 / 430080 / 389120 ->
-  // ping-pong.
+  // 640 / 864 / 1024 / 1280 tiles = 5 / 7 / 8 / 10 waves: 128000 / 134400 / 128000 / 134400 / 121600 /
+  // 120320, 1280 > 396 tiles -> ping-pong with 128 x 160 tiles (the benchmark's 4096 x 5120).
+  EXPECT_EQ(sm90::gemm_choice(4096, 5120, 1), GemmChoice::kPingPong160);
+  // 2048 / 2752 / 3328 / 4096 tiles = 16 / 21 / 26 / 32 waves: 409600 / 403200 / 416000 / 430080 / 389120 /
+  // 391040 -> ping-pong with 128 x 128 tiles.
   EXPECT_EQ(sm90::gemm_choice(8192, 8192, 1), GemmChoice::kPingPong);
   // 128 / 176 / 208 / 256 tiles = 1 / 2 / 2 / 2 waves: 25600 / 38400 / 32000 / 26880 / 24320, but 256 <= 396
   // tiles: no ping-pong -> 128 x 256.
@@ -280,11 +287,12 @@ TEST(Sm90GemmChoice, ByWavesOfTiles) {
   // 8 x 20 = 160 / 8 x 27 = 216 / 8 x 32 = 256 / 320 tiles = 2 / 2 / 2 / 3 waves: 51200 / 38400 / 32000 /
   // 40320 -> 128 x 160 (N = 5120 in 32 whole tiles).
   EXPECT_EQ(sm90::gemm_choice(1024, 5120, 1), GemmChoice::kMedium160);
-  // 384 / 516 / 624 / 768 tiles = 3 / 4 / 5 / 6 waves: 76800 / 76800 / 80000 / 80640 / 72960 -> ping-pong.
+  // 384 / 516 / 624 / 768 tiles = 3 / 4 / 5 / 6 waves: 76800 / 76800 / 80000 / 80640 / 72960 / 75200 ->
+  // ping-pong (128 x 128).
   EXPECT_EQ(sm90::gemm_choice(1536, 8192, 1), GemmChoice::kPingPong);
-  // 3 row tiles: 201 / 270 / 324 / 402 tiles = 2 / 3 / 3 / 4 waves: 51200 / 57600 / 48000 / 53760 / 48640:
-  // 402 > 396 tiles, but the 128 x 160 tile costs less than ping-pong -> 128 x 160.
-  EXPECT_EQ(sm90::gemm_choice(384, 17152, 1), GemmChoice::kMedium160);
+  // 3 row tiles: 201 / 270 / 324 / 402 tiles = 2 / 3 / 3 / 4 waves: 51200 / 57600 / 48000 / 53760 / 48640 /
+  // 45120: 402 > 396 tiles and the 128 x 160 ping-pong tiles cost the least -> ping-pong 160.
+  EXPECT_EQ(sm90::gemm_choice(384, 17152, 1), GemmChoice::kPingPong160);
   // 2 row tiles: 134 / 180 / 216 / 268 tiles = 2 / 2 / 2 / 3 waves: 51200 / 38400 / 32000 / 40320 -> 128 x
   // 160.
   EXPECT_EQ(sm90::gemm_choice(256, 17152, 1), GemmChoice::kMedium160);
@@ -295,8 +303,8 @@ TEST(Sm90GemmChoice, ByWavesOfTiles) {
   // 288 / 396 / 468 / 576 tiles = 3 / 3 / 4 / 5 waves: 76800 / 57600 / 64000 / 67200 / 60800 -> 128 x 192.
   EXPECT_EQ(sm90::gemm_choice(512, 2048, 4), GemmChoice::kLarge);
   EXPECT_EQ(sm90::gemm_choice(512, 2048, 9), GemmChoice::kMedium);
-  // x 16: 512 / 704 / 832 / 1024 tiles = 4 / 6 / 7 / 8 waves: 102400 / 115200 / 112000 / 107520 / 97280 ->
-  // ping-pong.
+  // x 16: 512 / 704 / 832 / 1024 tiles = 4 / 6 / 7 / 8 waves: 102400 / 115200 / 112000 / 107520 / 97280 /
+  // 105280 -> ping-pong (128 x 128).
   EXPECT_EQ(sm90::gemm_choice(512, 2048, 16), GemmChoice::kPingPong);
 }
 
@@ -307,8 +315,8 @@ TEST(Sm90GemmChoice, ByWavesOfTiles) {
 TEST(Sm90GemmChoice, PingPongThreshold) {
   using sm90::GemmChoice;
   // 2560 x 3072: 20 x 12 = 240 / 320 / 400 / 480 tiles = 2 / 3 / 4 / 4 waves: 51200 / 57600 / 64000 / 53760
-  // / 48640, 480 > 396 -> ping-pong; 2304 x 2560: 18 x 10 = 180 / 252 / 288 / 360 = 2 / 2 / 3 / 3 waves:
-  // 51200 / 38400 / 48000 / 40320 / 36480: ping-pong the cheapest, but 360 tiles -> 128 x 192.
+  // / 48640 / 60160, 480 > 396 -> ping-pong (128 x 128); 2304 x 2560: 18 x 10 = 180 / 252 / 288 / 360 = 2 / 2
+  // / 3 / 3 waves: 51200 / 38400 / 48000 / 40320 / 36480: ping-pong the cheapest, but 360 tiles -> 128 x 192.
   EXPECT_EQ(sm90::gemm_choice(2560, 3072, 1), GemmChoice::kPingPong);
   EXPECT_EQ(sm90::gemm_choice(2304, 2560, 1), GemmChoice::kMedium);
   // 2048 x 3072: 16 x 12 = 192 / 256 / 320 / 384 tiles = 2 / 2 / 3 / 3 waves: 51200 / 38400 / 48000 / 40320
@@ -319,7 +327,8 @@ TEST(Sm90GemmChoice, PingPongThreshold) {
   EXPECT_EQ(sm90::gemm_choice(2048, 2048, 1), GemmChoice::kLarge);
   // One row of tiles: 128 x 57344: 224 / 299 / 359 / 448 tiles = 2 / 3 / 3 / 4 waves: 51200 / 57600 / 48000
   // / 53760 / 48640, 448 > 396 tiles but 1 row tile: no ping-pong -> 128 x 160; 256 x 57344: 448 / 598 /
-  // 718 / 896 tiles = 4 / 5 / 6 / 7 waves: 102400 / 96000 / 96000 / 94080 / 85120, 2 row tiles -> ping-pong.
+  // 718 / 896 tiles = 4 / 5 / 6 / 7 waves: 102400 / 96000 / 96000 / 94080 / 85120 / 90240, 2 row tiles ->
+  // ping-pong (128 x 128).
   EXPECT_EQ(sm90::gemm_choice(128, 57344, 1), GemmChoice::kMedium160);
   EXPECT_EQ(sm90::gemm_choice(256, 57344, 1), GemmChoice::kPingPong);
 }
@@ -339,9 +348,10 @@ TEST(Sm90GemmChoice, Medium160NeedsRowsWithBKxN) {
   // 2 rows (256 x 17152: 51200 / 38400 / 32000 / 40320): without 128 x 160, 128 x 192.
   EXPECT_EQ(sm90::gemm_choice(256, 17152, 1, kNxK), GemmChoice::kMedium160);
   EXPECT_EQ(sm90::gemm_choice(256, 17152, 1, kKxN), GemmChoice::kMedium);
-  // 3 rows (384 x 17152: 51200 / 57600 / 48000 / 53760 / 48640, 402 > 396 tiles): without 128 x 160,
-  // ping-pong.
-  EXPECT_EQ(sm90::gemm_choice(384, 17152, 1, kKxN), GemmChoice::kPingPong);
+  // 3 rows (384 x 17152: 51200 / 57600 / 48000 / 53760 / 48640 / 45120, 402 > 396 tiles): the cooperative
+  // 128 x 160 tile needs 4 rows with B K x N, the ping-pong one does not (its per-column cost was the same
+  // for either layout, twelfth session, run 1) -> ping-pong 160 either way.
+  EXPECT_EQ(sm90::gemm_choice(384, 17152, 1, kKxN), GemmChoice::kPingPong160);
   // 1 row (128 x 57344: 51200 / 57600 / 48000 / 53760, no ping-pong): without 128 x 160, 128 x 256.
   EXPECT_EQ(sm90::gemm_choice(128, 57344, 1, kKxN), GemmChoice::kLarge);
   // The split plan too: 256 x 5120 x 27648 (432 K blocks), resident clusters {132, 66, 33, 16}. With B N x
@@ -689,12 +699,12 @@ TEST(Sm90GemmChoice, SplitModel) {
     EXPECT_EQ(plan.choice, sm90::gemm_tiled_choice(8192, 8192, 1));
     EXPECT_EQ(plan.choice, GemmChoice::kPingPong);
   }
-  // Without a split the plan is gemm_tiled_choice's kernel, the ping-pong kernel included: 4096 x 5120,
-  // K = 64 (one K block: no split can be taken).
+  // Without a split the plan is gemm_tiled_choice's kernel, the ping-pong kernels included: 4096 x 5120 (the
+  // 128 x 160 ping-pong tiles, ByWavesOfTiles), K = 64 (one K block: no split can be taken).
   {
     const sm90::GemmTiledPlan plan = sm90::gemm_tiled_plan(4096, 5120, 64, 1, h200);
     EXPECT_EQ(plan.split_k, 1);
-    EXPECT_EQ(plan.choice, GemmChoice::kPingPong);
+    EXPECT_EQ(plan.choice, GemmChoice::kPingPong160);
   }
   // Never more splits than K blocks: K = 128 (2 blocks) caps the split at 2, K = 256 (4 blocks) at 4.
   for (int64_t k : {64, 128, 192, 256, 320, 512, 14336}) {

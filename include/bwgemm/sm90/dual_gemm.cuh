@@ -115,7 +115,8 @@ struct DualGemm {
 //                    (prefer_cluster_pair); BlockN 64 instead where its waves cost less
 //                    (dual_gemm_tiled_choice)
 //   many tiles     : DualGemmPingPong, 64 x 128 tile pairs per consumer, the two consumers taking alternate
-//                    tiles, where it has more than kDualPingPongMinWaves waves of them
+//                    tiles, where it has more than kDualPingPongMinWaves waves of them; DualGemmPingPong96
+//                    (64 x 96 pairs) where its waves cost less (dual_gemm_tiled_choice)
 template <class Out>
 using DualGemmSmallM = DualGemmConfig<64, 6, 1, sched::StaticPersistent, epi::SiluMul, Out>;
 template <class Out>
@@ -133,9 +134,11 @@ template <class Out>
 using DualGemmSmallMCluster2 = DualGemmConfig<64, 6, 2, sched::StaticPersistent, epi::SiluMul, Out>;
 // 96-column tile pairs (one m64n192k16 wgmma per 16 K: gate and up 96 columns each; C in 64-byte boxes), for
 // N where 96 quantizes into fuller waves than 128 (e.g. 27648 = 288 x 96; bench candidates
-// dual_bf16/bwgemm_sm90_pp96, _n96; twelfth session):
-//   DualGemmPingPong96 : 64 x 96 pairs per consumer, ping-pong, 6 stages of 32 KiB
-//   DualGemmLargeM96   : 128 x 96 pairs, 5 stages of 40 KiB
+// dual_bf16/bwgemm_sm90_pp96, _n96; twelfth session, run 1):
+//   DualGemmPingPong96 : 64 x 96 pairs per consumer, ping-pong, 6 stages of 32 KiB: in the default choice
+//   DualGemmLargeM96   : 128 x 96 pairs, 5 stages of 40 KiB: behind the default on 20 of the 21 points
+//                        measured (0.79-1.05x of the faster unfused variant; 512 x 27648 x 5120 0.992x
+//                        against 0.989x): not in the choice
 template <class Out>
 using DualGemmPingPong96 = DualGemmConfig<96, 6, 1, sched::StaticPersistent, epi::SiluMul, Out,
                                           /*TmaStore=*/true, /*PingPong=*/true>;
@@ -149,7 +152,16 @@ using DualGemmLargeM96 =
 inline constexpr int64_t kDualGemmSwapAbMaxM = 64;
 
 // kSwapAb128 only through dual_gemm_swap_ab: the default takes the tiled kernels above M = 64.
-enum class DualGemmChoice { kSmallM, kLargeM, kLargeMCluster2, kPingPong, kSwapAb16, kSwapAb64, kSwapAb128 };
+enum class DualGemmChoice {
+  kSmallM,
+  kLargeM,
+  kLargeMCluster2,
+  kPingPong,
+  kPingPong96,
+  kSwapAb16,
+  kSwapAb64,
+  kSwapAb128
+};
 
 // The swap-AB kernel for M tokens (whatever M: more than 128 take several token tiles).
 constexpr DualGemmChoice dual_gemm_swap_ab_choice(int64_t m) {
@@ -169,14 +181,35 @@ inline constexpr int64_t kDualSmallMColumnCostPercent = 106;
 // shapes (-1.5% at 16384 x 28672 x 8192; M >= 512 geomean 1.056x of the faster unfused variant against
 // 1.030x), at 3.4 waves (256 x 14336) 1.5% behind.
 inline constexpr int64_t kDualPingPongMinWaves = 4;
+// 64 x 96 ping-pong tile pairs (DualGemmPingPong96): per column 101% of the 64 x 128 pairs' time, fitted on
+// the H200 (twelfth session, run 1: both forced on the sweep's gate/up projections at M = 256..16384, the
+// time ratio over the ratio of waves x widths: 99.5-102.3 per shape, 100.8 in geomean). Where both ping-pong
+// kernels have more than kDualPingPongMinWaves waves of their tiles the choice takes the fewer waves times
+// the width (e.g. N = 27648 = 288 x 96: at M = 512, 1728 tiles of 128 in 14 waves, 2304 of 96 in 18, 1792
+// against 1745; paired 1.012x of the faster unfused variant against 0.980x), where only the 96-column one
+// has, that one (M = 128..256 with N >= about 25000, and 256 x 14336: 1.013-1.090x against 0.929-1.013x).
+inline constexpr int64_t kDualPingPongColumnCostPercent = 100;
+inline constexpr int64_t kDualPingPong96ColumnCostPercent = 101;
 
-// The tiled kernel for a shape: the ping-pong kernel where it has more than kDualPingPongMinWaves waves of
-// 64 x 128 tiles; else BlockN 64 for M·batch <= 256 and wherever its waves cost less than BlockN 128's
-// (tiled_wave_cost: e.g. M = 1152, N = 4096: 288 tiles of 128 = 3 waves, 576 of 64 = 5 waves, 38400
-// against 33920), else BlockN 128, in CTA pairs where every pair gets enough tiles.
+// The waves of 64 x block_n ping-pong tile pairs times the width in percent of a column
+// (tiled_wave_cost's units for 64-row tiles), or INT64_MAX where they are not more than kDualPingPongMinWaves
+// waves.
+constexpr int64_t dual_ping_pong_cost(int64_t m, int64_t n, int64_t batch, int64_t block_n, int64_t percent) {
+  const int64_t tiles = ceil_div(m, int64_t{64}) * ceil_div(n, block_n) * batch;
+  if (tiles <= kDualPingPongMinWaves * kResidentTiles) return INT64_MAX;
+  return ceil_div(tiles, kResidentTiles) * block_n * percent;
+}
+
+// The tiled kernel for a shape: a ping-pong kernel where one has more than kDualPingPongMinWaves waves of its
+// tiles (64 x 128 or 64 x 96 pairs; of two, the lower dual_ping_pong_cost, ties to 128); else BlockN 64 for
+// M·batch <= 256 and wherever its waves cost less than BlockN 128's (tiled_wave_cost: e.g. M = 1152, N =
+// 4096: 288 tiles of 128 = 3 waves, 576 of 64 = 5 waves, 38400 against 33920), else BlockN 128, in CTA
+// pairs where every pair gets enough tiles.
 constexpr DualGemmChoice dual_gemm_tiled_choice(int64_t m, int64_t n, int64_t batch) {
-  const int64_t ping_pong_tiles = ceil_div(m, int64_t{64}) * ceil_div(n, int64_t{128}) * batch;
-  if (ping_pong_tiles > kDualPingPongMinWaves * kResidentTiles) return DualGemmChoice::kPingPong;
+  const int64_t ping_pong = dual_ping_pong_cost(m, n, batch, 128, kDualPingPongColumnCostPercent);
+  const int64_t ping_pong96 = dual_ping_pong_cost(m, n, batch, 96, kDualPingPong96ColumnCostPercent);
+  if (ping_pong96 < ping_pong) return DualGemmChoice::kPingPong96;
+  if (ping_pong != INT64_MAX) return DualGemmChoice::kPingPong;
   if (m * batch <= 256) return DualGemmChoice::kSmallM;
   if (tiled_wave_cost(m, n, batch, 64, kDualSmallMColumnCostPercent) <
       tiled_wave_cost(m, n, batch, 128, kDualLargeMColumnCostPercent))
@@ -218,6 +251,9 @@ Status run_dual_gemm_choice(DualGemmChoice choice, const DualGemmArguments<In, O
     case DualGemmChoice::kPingPong:
       return report("sm90::DualGemmPingPong (64 x 128 pairs per consumer, ping-pong)"),
              DualGemm<DualGemmPingPong<Out>>::run(args, stream);
+    case DualGemmChoice::kPingPong96:
+      return report("sm90::DualGemmPingPong96 (64 x 96 pairs per consumer, ping-pong)"),
+             DualGemm<DualGemmPingPong96<Out>>::run(args, stream);
     default:
       return report("sm90::DualGemmLargeM (128 x 128 pairs)"),
              DualGemm<DualGemmLargeM<Out>>::run(args, stream);

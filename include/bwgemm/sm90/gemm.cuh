@@ -100,6 +100,14 @@ inline constexpr int64_t kMedium160MnMajorMinRowTiles = 4;
 inline constexpr int64_t kGemmPingPongColumnCostPercent = 95;
 inline constexpr int64_t kPingPongMinWaves = 3;
 inline constexpr int64_t kPingPongMinRowTiles = 2;
+// Ping-pong tiles of 128 x 160 per consumer (GemmPingPong160): per column as fast as the 128 x 128 ones, so
+// of the two the choice takes the fewer waves times the width (paired on the H200 over the sweep at M =
+// 512..16384, both types and B layouts, forced on every shape: twelfth session, run 1). Fitted on the 228
+// points where the default took the ping-pong kernel: per column 94.7% of the 128 x 256 tile's in geomean
+// (89-99 per point, the same for either layout and type); of 90..100, 94 gave the highest geomean (0.998x of
+// cuBLASLt against 0.994x with the 128 x 128 tile alone; 95 sends the many-wave ties to the 128 x 128 tile,
+// which lost them: 0.997x; in-sample).
+inline constexpr int64_t kGemmPingPong160ColumnCostPercent = 94;
 // The time per column of a tile width, in percent of the 128 x 256 tile's (BlockN 64, in no default
 // choice, not fitted: counted as 128).
 constexpr int64_t tiled_column_cost_percent(int64_t block_n) {
@@ -370,6 +378,8 @@ struct Gemm {
 //   GemmSmall         : 128 x 128 tiles, 6 stages: twice the tiles of GemmLarge
 //   GemmPingPong      : 128 x 128 tiles per consumer warpgroup, the two consumers taking turns (below), for
 //                       shapes with more than kPingPongMinWaves waves of its tiles
+//   GemmPingPong160   : 128 x 160 tiles per consumer warpgroup, ping-pong (below): where its waves cost less
+//                       than GemmPingPong's (cheapest_ping_pong)
 // Which one: the fewest waves of tiles times the tile's width (gemm_tiled_choice); and whether to split K
 // over a cluster of 2, 4 or 8 of the one-CTA kernels' CTAs per tile where the tiles leave SMs idle: the
 // (tile, split) of lowest tiled_split_cost (gemm_tiled_plan).
@@ -419,12 +429,16 @@ using GemmPingPongCluster2 = GemmConfig<128, 6, 2, sched::StaticPersistent, epi:
 template <class Out>
 using GemmPingPongWide = GemmConfig<256, 4, 1, sched::StaticPersistent, epi::LinearCombination, Out, true,
                                     /*RowBlocks=*/1, /*ClusterAlongN=*/false, /*PingPong=*/true>;
-// The 160-column tile with two row blocks per consumer (160 accumulators per thread: kMaxAccRegs), for N =
-// 5120 and 10240 in whole tiles (bench candidates bwgemm_sm90_t160, _pp160; twelfth session):
+// The 160-column tile with two row blocks per consumer (160 accumulators per thread: kMaxAccRegs; bench
+// candidates bwgemm_sm90_t160, _pp160; measured in the twelfth session, run 1):
 //   GemmTall160      : 256 x 160 tiles (two m64n160k16 wgmmas per consumer per 16 K), 3 stages of 56 KiB
-//                      (a fourth leaves no room for D's buffers): 1024 x 5120 in one wave of 128 tiles, the
-//                      tile area of cuBLASLt's choice there
-//   GemmPingPong160  : 128 x 160 tiles per consumer, ping-pong, 4 stages (D in one round per row block)
+//                      (a fourth leaves no room for D's buffers): e.g. 1024 x 5120 in one wave of 128
+//                      tiles, the tile area of cuBLASLt's choice there. Not in the choice: ahead of the
+//                      default only on a few one-wave shapes with B K x N or K = 27648 (512 x 10240 x
+//                      8192 B K x N 0.967x of cuBLASLt against 0.917x), behind it elsewhere (0.68-0.96x
+//                      per M in geomean)
+//   GemmPingPong160  : 128 x 160 tiles per consumer, ping-pong, 4 stages (D in one round per row block): in
+//                      the default choice (cheapest_ping_pong)
 template <class Out>
 using GemmTall160 =
     GemmConfig<160, 3, 1, sched::StaticPersistent, epi::LinearCombination, Out, true, /*RowBlocks=*/2>;
@@ -456,6 +470,7 @@ enum class GemmChoice {
   kMedium,
   kLarge,
   kPingPong,
+  kPingPong160,
   kStreamK,
   kSwapAb16,
   kSwapAb32,
@@ -497,10 +512,32 @@ constexpr GemmChoice gemm_swap_ab_choice(int64_t m) {
                    : GemmChoice::kSwapAb128;
 }
 
+// The ping-pong kernels' widths (GemmPingPong: 128 x 128 tiles per consumer, GemmPingPong160: 128 x 160), in
+// the order the choice walks them (ties to the first).
+inline constexpr TiledWidth kPingPongWidths[] = {{128, GemmChoice::kPingPong},
+                                                 {160, GemmChoice::kPingPong160}};
+constexpr int64_t ping_pong_column_cost_percent(int64_t block_n) {
+  return block_n == 160 ? kGemmPingPong160ColumnCostPercent : kGemmPingPongColumnCostPercent;
+}
+
+// The ping-pong kernel of lowest tiled_wave_cost (kPingPongWidths) and that cost.
+struct PingPongPlan {
+  GemmChoice choice;
+  int64_t cost;
+};
+constexpr PingPongPlan cheapest_ping_pong(int64_t m, int64_t n, int64_t batch) {
+  PingPongPlan best{GemmChoice::kPingPong, INT64_MAX};
+  for (const TiledWidth& w : kPingPongWidths) {
+    const int64_t cost = tiled_wave_cost(m, n, batch, w.block_n, ping_pong_column_cost_percent(w.block_n));
+    if (cost < best.cost) best = {w.choice, cost};
+  }
+  return best;
+}
+
 // The tiled kernel for a shape: of kTiledWidths (those tiled_width_allowed takes), the one with the lowest
-// tiled_wave_cost (ties to the wider tile); the
-// ping-pong kernel instead where it has more than kPingPongMinWaves waves of 128 x 128 tiles, at least
-// kPingPongMinRowTiles rows of them, and costs strictly less. (The CTA pairs of GemmLargeCluster2, once
+// tiled_wave_cost (ties to the wider tile); the cheaper ping-pong kernel (cheapest_ping_pong) instead where
+// the shape has more than kPingPongMinWaves waves of 128 x 128 tiles, at least kPingPongMinRowTiles rows of
+// them, and that kernel costs strictly less. (The CTA pairs of GemmLargeCluster2, once
 // taken for 128 x 256 tiles where prefer_cluster_pair held, were never reached since the ping-pong kernel:
 // they need >= 132 pair tiles, i.e. > 3 x 132 tiles of 128 x 128, where the ping-pong cost is the lower; a
 // brute-force check over M <= 51200, N <= 33280, batch 1-8 found no shape.)
@@ -513,18 +550,18 @@ constexpr GemmChoice gemm_tiled_choice(int64_t m, int64_t n, int64_t batch,
     const int64_t cost = tiled_wave_cost(m, n, batch, w.block_n, tiled_column_cost_percent(w.block_n));
     if (cost < best) best = cost, choice = w.choice;
   }
-  const int64_t ping_pong = tiled_wave_cost(m, n, batch, 128, kGemmPingPongColumnCostPercent);
+  const PingPongPlan ping_pong = cheapest_ping_pong(m, n, batch);
   const int64_t row_tiles = ceil_div(m, int64_t{128});
   const int64_t small_tiles = row_tiles * ceil_div(n, int64_t{128}) * batch;
   if (small_tiles > kPingPongMinWaves * kResidentTiles && row_tiles >= kPingPongMinRowTiles &&
-      ping_pong < best)
-    return GemmChoice::kPingPong;
+      ping_pong.cost < best)
+    return ping_pong.choice;
   return choice;
 }
 
 // The default entry point's tiled kernel and split of K for a shape.
 struct GemmTiledPlan {
-  GemmChoice choice;  // kSmall, kMedium160, kMedium, kLarge, kPingPong or kStreamK (split 1)
+  GemmChoice choice;  // kSmall, kMedium160, kMedium, kLarge, kPingPong, kPingPong160 or kStreamK (split 1)
   int split_k;        // 1, or 2, 4, 8 (then a one-CTA kernel)
 };
 
@@ -583,10 +620,8 @@ constexpr GemmTiledPlan gemm_tiled_plan(int64_t m, int64_t n, int64_t k, int64_t
   const GemmTiledPlan plan = best_split == 1 ? GemmTiledPlan{gemm_tiled_choice(m, n, batch, b_layout), 1}
                                              : GemmTiledPlan{best_kernel, best_split};
   if (stream_k_ctas > 0) {
-    const int64_t plan_cost =
-        plan.choice == GemmChoice::kPingPong
-            ? tiled_wave_cost(m, n, batch, 128, kGemmPingPongColumnCostPercent) * 100 * k_blocks
-            : best_cost;
+    const bool ping_pong = plan.choice == GemmChoice::kPingPong || plan.choice == GemmChoice::kPingPong160;
+    const int64_t plan_cost = ping_pong ? cheapest_ping_pong(m, n, batch).cost * 100 * k_blocks : best_cost;
     if (stream_k_cost(m, n, k, batch, stream_k_ctas) < plan_cost) return {GemmChoice::kStreamK, 1};
   }
   return plan;
@@ -632,6 +667,9 @@ Status run_gemm_choice(GemmChoice choice, const GemmArguments<In, Out>& args, cu
     case GemmChoice::kPingPong:
       return report("sm90::GemmPingPong (128 x 128 per consumer, ping-pong)"),
              Gemm<GemmPingPong<Out>>::run(args, stream, split_k);
+    case GemmChoice::kPingPong160:
+      return report("sm90::GemmPingPong160 (128 x 160 per consumer, ping-pong)"),
+             Gemm<GemmPingPong160<Out>>::run(args, stream, split_k);
     case GemmChoice::kStreamK:
       return report("sm90::GemmStreamK (128 x 256, stream-K)"),
              Gemm<GemmStreamK<Out>>::run(args, stream, split_k);
