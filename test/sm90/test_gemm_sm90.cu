@@ -232,14 +232,15 @@ TEST(Sm90GemmExtending, UserEpilogueFunctor) {
 }
 
 // The default entry point on problems that select each of its tiled kernels (Sm90GemmChoice below works
-// them out): GemmSmall (1024 x 2048), GemmPingPong160 (4096 x 5120, both B layouts), GemmPingPong (2560 x
-// 3072), GemmMedium160 (1536 x 3072: 12 x 20 = 240 tiles of 128 x 160, 2 waves), GemmMedium (1024 x 6144)
-// and GemmLarge (1024 x 4096).
+// them out): GemmSmall (1024 x 2048), GemmPingPong160 (4096 x 5120 with B N x K), GemmPingPong (the same
+// with B K x N, and 2560 x 3072), GemmMedium160 (1536 x 3072: 12 x 20 = 240 tiles of 128 x 160, 2 waves),
+// GemmMedium (1024 x 6144) and GemmLarge (1024 x 4096).
 TEST(Sm90GemmDefault, EachKernelOfTheChoice) {
   BWGEMM_REQUIRE_SM90();
   using bwgemm::BLayout;
   EXPECT_EQ(sm90::gemm_choice(1536, 3072, 1), sm90::GemmChoice::kMedium160);
-  EXPECT_EQ(sm90::gemm_choice(4096, 5120, 1), sm90::GemmChoice::kPingPong160);
+  EXPECT_EQ(sm90::gemm_choice(4096, 5120, 1, BLayout::kColumnMajorKxN), sm90::GemmChoice::kPingPong160);
+  EXPECT_EQ(sm90::gemm_choice(4096, 5120, 1, BLayout::kRowMajorKxN), sm90::GemmChoice::kPingPong);
   EXPECT_EQ(sm90::gemm_choice(2560, 3072, 1), sm90::GemmChoice::kPingPong);
   check_default_entry<Sm90, bf16, bf16>(
       {GemmProblem{1024, 2048, 64}, GemmProblem{4096, 5120, 64, 1, BLayout::kColumnMajorKxN},
@@ -264,17 +265,20 @@ TEST(Sm90GemmDefault, RealisticShapes) {
 // The default entry point's choice (host logic: runs without a GPU). Expected kernels worked out by hand
 // from the rules in sm90/gemm.cuh (gemm_tiled_cost: ceil(tiles / 132) x width x 100, 100, 100 or 105 for the
 // 256-, 192-, 160- and 128-column tiles; the ping-pong kernels at 95 per column of their 128 x 128 tiles and
-// 94 of their 128 x 160 tiles, the cheaper of the two (ties to 128), only with more than 3 x 132 tiles of
-// 128 x 128 and a strictly lower cost; ties to the wider tile). Tiles and costs below as 256 / 192 / 160 /
-// 128 / ping-pong 128 (/ ping-pong 160: 160-column tiles, 15040 per wave).
+// 94 of their 128 x 160 tiles (with B N x K, the default layout here), the cheaper of the two (ties to 128),
+// only with more than 3 x 132 tiles of 128 x 128 and a strictly lower cost; ties to the wider tile). Tiles
+// and costs below as 256 / 192 / 160 / 128 / ping-pong 128 (/ ping-pong 160: 160-column tiles, 15040 per
+// wave).
 TEST(Sm90GemmChoice, ByWavesOfTiles) {
   using sm90::GemmChoice;
   // 64 / 88 / 104 / 128 tiles, one wave each: 25600 / 19200 / 16000 / 13440 -> 128 x 128 (128 tiles: no
   // ping-pong).
   EXPECT_EQ(sm90::gemm_choice(1024, 2048, 1), GemmChoice::kSmall);
   // 640 / 864 / 1024 / 1280 tiles = 5 / 7 / 8 / 10 waves: 128000 / 134400 / 128000 / 134400 / 121600 /
-  // 120320, 1280 > 396 tiles -> ping-pong with 128 x 160 tiles (the benchmark's 4096 x 5120).
+  // 120320, 1280 > 396 tiles -> ping-pong with 128 x 160 tiles (the benchmark's 4096 x 5120); with B K x N
+  // the 160-column ping-pong tile is not weighed (ping_pong_width_allowed) -> ping-pong with 128 x 128.
   EXPECT_EQ(sm90::gemm_choice(4096, 5120, 1), GemmChoice::kPingPong160);
+  EXPECT_EQ(sm90::gemm_choice(4096, 5120, 1, bwgemm::BLayout::kRowMajorKxN), GemmChoice::kPingPong);
   // 2048 / 2752 / 3328 / 4096 tiles = 16 / 21 / 26 / 32 waves: 409600 / 403200 / 416000 / 430080 / 389120 /
   // 391040 -> ping-pong with 128 x 128 tiles.
   EXPECT_EQ(sm90::gemm_choice(8192, 8192, 1), GemmChoice::kPingPong);
@@ -348,10 +352,10 @@ TEST(Sm90GemmChoice, Medium160NeedsRowsWithBKxN) {
   // 2 rows (256 x 17152: 51200 / 38400 / 32000 / 40320): without 128 x 160, 128 x 192.
   EXPECT_EQ(sm90::gemm_choice(256, 17152, 1, kNxK), GemmChoice::kMedium160);
   EXPECT_EQ(sm90::gemm_choice(256, 17152, 1, kKxN), GemmChoice::kMedium);
-  // 3 rows (384 x 17152: 51200 / 57600 / 48000 / 53760 / 48640 / 45120, 402 > 396 tiles): the cooperative
-  // 128 x 160 tile needs 4 rows with B K x N, the ping-pong one does not (its per-column cost was the same
-  // for either layout, twelfth session, run 1) -> ping-pong 160 either way.
-  EXPECT_EQ(sm90::gemm_choice(384, 17152, 1, kKxN), GemmChoice::kPingPong160);
+  // 3 rows (384 x 17152: 51200 / 57600 / 48000 / 53760 / 48640 / 45120, 402 > 396 tiles): with B K x N
+  // neither 160-column tile (the cooperative one needs 4 rows, the ping-pong one B N x K) -> ping-pong 128.
+  EXPECT_EQ(sm90::gemm_choice(384, 17152, 1, kKxN), GemmChoice::kPingPong);
+  EXPECT_EQ(sm90::gemm_choice(384, 17152, 1, kNxK), GemmChoice::kPingPong160);
   // 1 row (128 x 57344: 51200 / 57600 / 48000 / 53760, no ping-pong): without 128 x 160, 128 x 256.
   EXPECT_EQ(sm90::gemm_choice(128, 57344, 1, kKxN), GemmChoice::kLarge);
   // The split plan too: 256 x 5120 x 27648 (432 K blocks), resident clusters {132, 66, 33, 16}. With B N x

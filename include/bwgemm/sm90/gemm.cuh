@@ -101,12 +101,15 @@ inline constexpr int64_t kGemmPingPongColumnCostPercent = 95;
 inline constexpr int64_t kPingPongMinWaves = 3;
 inline constexpr int64_t kPingPongMinRowTiles = 2;
 // Ping-pong tiles of 128 x 160 per consumer (GemmPingPong160): per column as fast as the 128 x 128 ones, so
-// of the two the choice takes the fewer waves times the width (paired on the H200 over the sweep at M =
-// 512..16384, both types and B layouts, forced on every shape: twelfth session, run 1). Fitted on the 228
+// of the two the choice takes the fewer waves times the width, with B N x K only. Fitted on the H200
+// (twelfth session, run 1: forced on the sweep at M = 512..16384, both types and B layouts) over the 228
 // points where the default took the ping-pong kernel: per column 94.7% of the 128 x 256 tile's in geomean
-// (89-99 per point, the same for either layout and type); of 90..100, 94 gave the highest geomean (0.998x of
-// cuBLASLt against 0.994x with the 128 x 128 tile alone; 95 sends the many-wave ties to the 128 x 128 tile,
-// which lost them: 0.997x; in-sample).
+// (89-99 per point); of 90..100, 94 gave the highest geomean there (in-sample). Checked in run 3 with the
+// choice built in: on the 128 points it changed, 1.006x of run 1's default with B N x K and 0.996x with B K x
+// N (the unchanged points 1.0004x between the two runs); on bench/validation_shapes.txt (other models, in
+// one run against GemmPingPong forced), 1.016x with B N x K and 0.997x with B K x N once the same-kernel
+// ratio of that run (0.993x, 0.984x: the later candidate's hotter GPU) is divided out. With B K x N the
+// tile's third B chunk is half unused (kBMnChunks), as for GemmMedium160, so there it is not weighed.
 inline constexpr int64_t kGemmPingPong160ColumnCostPercent = 94;
 // The time per column of a tile width, in percent of the 128 x 256 tile's (BlockN 64, in no default
 // choice, not fitted: counted as 128).
@@ -378,8 +381,8 @@ struct Gemm {
 //   GemmSmall         : 128 x 128 tiles, 6 stages: twice the tiles of GemmLarge
 //   GemmPingPong      : 128 x 128 tiles per consumer warpgroup, the two consumers taking turns (below), for
 //                       shapes with more than kPingPongMinWaves waves of its tiles
-//   GemmPingPong160   : 128 x 160 tiles per consumer warpgroup, ping-pong (below): where its waves cost less
-//                       than GemmPingPong's (cheapest_ping_pong)
+//   GemmPingPong160   : 128 x 160 tiles per consumer warpgroup, ping-pong (below): with B N x K, where its
+//                       waves cost less than GemmPingPong's (cheapest_ping_pong)
 // Which one: the fewest waves of tiles times the tile's width (gemm_tiled_choice); and whether to split K
 // over a cluster of 2, 4 or 8 of the one-CTA kernels' CTAs per tile where the tiles leave SMs idle: the
 // (tile, split) of lowest tiled_split_cost (gemm_tiled_plan).
@@ -519,15 +522,22 @@ inline constexpr TiledWidth kPingPongWidths[] = {{128, GemmChoice::kPingPong},
 constexpr int64_t ping_pong_column_cost_percent(int64_t block_n) {
   return block_n == 160 ? kGemmPingPong160ColumnCostPercent : kGemmPingPongColumnCostPercent;
 }
+// Whether a ping-pong width is weighed for B's layout: 160 with B N x K only
+// (kGemmPingPong160ColumnCostPercent).
+constexpr bool ping_pong_width_allowed(int64_t block_n, BLayout b_layout) {
+  return block_n != 160 || b_layout != BLayout::kRowMajorKxN;
+}
 
-// The ping-pong kernel of lowest tiled_wave_cost (kPingPongWidths) and that cost.
+// The ping-pong kernel of lowest tiled_wave_cost (kPingPongWidths, those ping_pong_width_allowed takes) and
+// that cost.
 struct PingPongPlan {
   GemmChoice choice;
   int64_t cost;
 };
-constexpr PingPongPlan cheapest_ping_pong(int64_t m, int64_t n, int64_t batch) {
+constexpr PingPongPlan cheapest_ping_pong(int64_t m, int64_t n, int64_t batch, BLayout b_layout) {
   PingPongPlan best{GemmChoice::kPingPong, INT64_MAX};
   for (const TiledWidth& w : kPingPongWidths) {
+    if (!ping_pong_width_allowed(w.block_n, b_layout)) continue;
     const int64_t cost = tiled_wave_cost(m, n, batch, w.block_n, ping_pong_column_cost_percent(w.block_n));
     if (cost < best.cost) best = {w.choice, cost};
   }
@@ -550,7 +560,7 @@ constexpr GemmChoice gemm_tiled_choice(int64_t m, int64_t n, int64_t batch,
     const int64_t cost = tiled_wave_cost(m, n, batch, w.block_n, tiled_column_cost_percent(w.block_n));
     if (cost < best) best = cost, choice = w.choice;
   }
-  const PingPongPlan ping_pong = cheapest_ping_pong(m, n, batch);
+  const PingPongPlan ping_pong = cheapest_ping_pong(m, n, batch, b_layout);
   const int64_t row_tiles = ceil_div(m, int64_t{128});
   const int64_t small_tiles = row_tiles * ceil_div(n, int64_t{128}) * batch;
   if (small_tiles > kPingPongMinWaves * kResidentTiles && row_tiles >= kPingPongMinRowTiles &&
@@ -621,7 +631,8 @@ constexpr GemmTiledPlan gemm_tiled_plan(int64_t m, int64_t n, int64_t k, int64_t
                                              : GemmTiledPlan{best_kernel, best_split};
   if (stream_k_ctas > 0) {
     const bool ping_pong = plan.choice == GemmChoice::kPingPong || plan.choice == GemmChoice::kPingPong160;
-    const int64_t plan_cost = ping_pong ? cheapest_ping_pong(m, n, batch).cost * 100 * k_blocks : best_cost;
+    const int64_t plan_cost =
+        ping_pong ? cheapest_ping_pong(m, n, batch, b_layout).cost * 100 * k_blocks : best_cost;
     if (stream_k_cost(m, n, k, batch, stream_k_ctas) < plan_cost) return {GemmChoice::kStreamK, 1};
   }
   return plan;
