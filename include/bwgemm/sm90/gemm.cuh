@@ -441,7 +441,7 @@ using GemmPingPongWide = GemmConfig<256, 4, 1, sched::StaticPersistent, epi::Lin
 //                      8192 B K x N 0.967x of cuBLASLt against 0.917x), behind it elsewhere (0.68-0.96x
 //                      per M in geomean)
 //   GemmPingPong160  : 128 x 160 tiles per consumer, ping-pong, 4 stages (D in one round per row block): in
-//                      the default choice (cheapest_ping_pong)
+//                      the default choice with B N x K (cheapest_ping_pong)
 template <class Out>
 using GemmTall160 =
     GemmConfig<160, 3, 1, sched::StaticPersistent, epi::LinearCombination, Out, true, /*RowBlocks=*/2>;
