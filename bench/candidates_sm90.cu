@@ -70,6 +70,13 @@ Implementation<GemmProblem<T>> sm90_gemm_candidate(const char* name, Run run, bo
   return gemm_entry_candidate<T>(name, DeviceRequirement::kSm90a, run, with_workspace);
 }
 
+// A candidate that runs one Config whatever the shape (sm90::Gemm<Cfg>::run, split 1).
+template <class Cfg, class T>
+Implementation<GemmProblem<T>> forced_config(const char* name) {
+  return sm90_gemm_candidate<T>(
+      name, [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) { return sm90::Gemm<Cfg>::run(a, s); });
+}
+
 // The tiled kernels with K split over a cluster (tuning the split model, docs/hopper.md): the default's
 // tile with the split forced, and each one-CTA tile with a fixed split.
 template <class T>
@@ -110,10 +117,7 @@ void add_gemm(std::vector<Implementation<GemmProblem<T>>>& group) {
   group.push_back(sm90_gemm_candidate<T>(
       "bwgemm_sm90_nows", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) { return sm90::gemm(a, s); },
       /*with_workspace=*/false));
-  group.push_back(
-      sm90_gemm_candidate<T>("bwgemm_sm90_sk", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) {
-        return sm90::Gemm<sm90::GemmStreamK<T>>::run(a, s);
-      }));
+  group.push_back(forced_config<sm90::GemmStreamK<T>, T>("bwgemm_sm90_sk"));
   group.push_back(sm90_gemm_candidate<T>(
       "bwgemm_sm90_swapab",
       [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) { return sm90::gemm_swap_ab(a, s); }));
@@ -134,49 +138,20 @@ void add_gemm(std::vector<Implementation<GemmProblem<T>>>& group) {
       "bwgemm_sm90_tiled",
       [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) { return sm90::gemm_tiled(a, s); }));
   add_tiled_split_candidates<T>(group);
+  group.push_back(forced_config<sm90::GemmLarge<T>, T>("bwgemm_sm90_1cta"));
+  group.push_back(forced_config<sm90::GemmMedium160<T>, T>("bwgemm_sm90_n160"));
+  group.push_back(forced_config<sm90::GemmLargeCluster2<T>, T>("bwgemm_sm90_cluster2"));
   group.push_back(
-      sm90_gemm_candidate<T>("bwgemm_sm90_1cta", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) {
-        return sm90::Gemm<sm90::GemmLarge<T>>::run(a, s);
-      }));
-  group.push_back(
-      sm90_gemm_candidate<T>("bwgemm_sm90_n160", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) {
-        return sm90::Gemm<sm90::GemmMedium160<T>>::run(a, s);
-      }));
-  group.push_back(
-      sm90_gemm_candidate<T>("bwgemm_sm90_cluster2", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) {
-        return sm90::Gemm<sm90::GemmLargeCluster2<T>>::run(a, s);
-      }));
-  group.push_back(
-      sm90_gemm_candidate<T>("bwgemm_sm90_regstore", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) {
-        return sm90::Gemm<typename sm90::GemmLarge<T>::template WithTmaStore<false>>::run(a, s);
-      }));
+      forced_config<typename sm90::GemmLarge<T>::template WithTmaStore<false>, T>("bwgemm_sm90_regstore"));
   // cuBLASLt's tile shape (256 x 128, pairs along N sharing A) and its pieces, outside the default choice.
-  group.push_back(
-      sm90_gemm_candidate<T>("bwgemm_sm90_tall_c2n", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) {
-        return sm90::Gemm<sm90::GemmTallCluster2N<T>>::run(a, s);
-      }));
+  group.push_back(forced_config<sm90::GemmTallCluster2N<T>, T>("bwgemm_sm90_tall_c2n"));
   // Ping-pong consumers (alternate tiles), outside the default choice.
-  group.push_back(
-      sm90_gemm_candidate<T>("bwgemm_sm90_pp", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) {
-        return sm90::Gemm<sm90::GemmPingPong<T>>::run(a, s);
-      }));
-  group.push_back(
-      sm90_gemm_candidate<T>("bwgemm_sm90_pp_c2", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) {
-        return sm90::Gemm<sm90::GemmPingPongCluster2<T>>::run(a, s);
-      }));
-  group.push_back(
-      sm90_gemm_candidate<T>("bwgemm_sm90_pp_wide", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) {
-        return sm90::Gemm<sm90::GemmPingPongWide<T>>::run(a, s);
-      }));
+  group.push_back(forced_config<sm90::GemmPingPong<T>, T>("bwgemm_sm90_pp"));
+  group.push_back(forced_config<sm90::GemmPingPongCluster2<T>, T>("bwgemm_sm90_pp_c2"));
+  group.push_back(forced_config<sm90::GemmPingPongWide<T>, T>("bwgemm_sm90_pp_wide"));
   // The 160-column tile with two row blocks per consumer: 256 x 160 cooperative, 128 x 160 ping-pong.
-  group.push_back(
-      sm90_gemm_candidate<T>("bwgemm_sm90_t160", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) {
-        return sm90::Gemm<sm90::GemmTall160<T>>::run(a, s);
-      }));
-  group.push_back(
-      sm90_gemm_candidate<T>("bwgemm_sm90_pp160", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) {
-        return sm90::Gemm<sm90::GemmPingPong160<T>>::run(a, s);
-      }));
+  group.push_back(forced_config<sm90::GemmTall160<T>, T>("bwgemm_sm90_t160"));
+  group.push_back(forced_config<sm90::GemmPingPong160<T>, T>("bwgemm_sm90_pp160"));
 }
 
 // The tile-shape tuning candidates (bf16 only, to keep the bench's build small): the other BlockN choices,
