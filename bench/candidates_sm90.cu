@@ -15,7 +15,10 @@
 //              bwgemm_sm90_nows     the same without a workspace (so never the stream-K kernel)
 //              bwgemm_sm90_sk       sm90::GemmStreamK (stream-K over 128 x 256 tiles) whatever the shape;
 //                                   bwgemm_sm90_sk128 (bf16) GemmStreamKSmall, over 128 x 128 tiles
-//              bwgemm_sm90_swapab   the swap-AB (small-M, split-K) kernels whatever M (gemm_swap_ab)
+//              bwgemm_sm90_swapab   the swap-AB (small-M, split-K) kernels whatever M (gemm_swap_ab; with
+//                                   the workspace, so stream-K where swap_ab_stream_k_pays)
+//              bwgemm_sm90_swapsk_r128 swap-AB stream-K whatever the shape at M <= 64, the shipped 128-row
+//                                   Configs (GemmSwapAbStreamK16/32/64); _r64 the 64-row ones (tuning)
 //              bwgemm_sm90_tiled    the tiled kernels whatever M (gemm_tiled)
 //              bwgemm_sm90_swapab_splitS  gemm_swap_ab with the split of K forced to S = 1, 2, 4, 8 (tuning
 //                                   the split choice)
@@ -134,6 +137,25 @@ void add_gemm(std::vector<Implementation<GemmProblem<T>>>& group) {
   group.push_back(sm90_gemm_candidate<T>(
       "bwgemm_sm90_swapab_split8",
       [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) { return sm90::gemm_swap_ab(a, s, 8); }));
+  // Swap-AB stream-K with 128-row weight tiles: 16 tokens x 12 stages of 18 KiB, 32 x 10 of 20 KiB, 64 x 8
+  // of 24 KiB (about 192-216 KiB in flight, as the shipped 64-row Configs).
+  // Swap-AB stream-K whatever the shape at M <= 64: the shipped 128-row stream-K Configs
+  // (GemmSwapAbStreamK16/32/64), and the 64-row Configs of the cluster split under stream-K (tuning
+  // swap_ab_stream_k_pays).
+  group.push_back(sm90_gemm_candidate<T>(
+      "bwgemm_sm90_swapsk_r128", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) -> bwgemm::Status {
+        if (a.m <= 16) return sm90::SwapAbGemm<sm90::GemmSwapAbStreamK16<T>>::run_stream_k(a, s);
+        if (a.m <= 32) return sm90::SwapAbGemm<sm90::GemmSwapAbStreamK32<T>>::run_stream_k(a, s);
+        if (a.m <= 64) return sm90::SwapAbGemm<sm90::GemmSwapAbStreamK64<T>>::run_stream_k(a, s);
+        return bwgemm::Status::invalid_argument("bwgemm_sm90_swapsk_r128: M <= 64 only");
+      }));
+  group.push_back(sm90_gemm_candidate<T>(
+      "bwgemm_sm90_swapsk_r64", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) -> bwgemm::Status {
+        if (a.m <= 16) return sm90::SwapAbGemm<sm90::GemmSwapAb16<T>>::run_stream_k(a, s);
+        if (a.m <= 32) return sm90::SwapAbGemm<sm90::GemmSwapAb32<T>>::run_stream_k(a, s);
+        if (a.m <= 64) return sm90::SwapAbGemm<sm90::GemmSwapAb64<T>>::run_stream_k(a, s);
+        return bwgemm::Status::invalid_argument("bwgemm_sm90_swapsk_r64: M <= 64 only");
+      }));
   group.push_back(sm90_gemm_candidate<T>(
       "bwgemm_sm90_tiled",
       [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) { return sm90::gemm_tiled(a, s); }));

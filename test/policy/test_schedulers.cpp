@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "bwgemm/scheduler/schedulers.cuh"
@@ -83,6 +85,63 @@ TEST(Schedulers, ClcLaunchesOneClusterPerTileAndDecodesCancelledClusters) {
   // 2-CTA clusters along x: CTAs 2c and 2c+1 form cluster c.
   EXPECT_EQ(bwgemm::sched::ClcWorkStealing::tile_of_cancelled(14, 2), 7);
   EXPECT_EQ(bwgemm::sched::ClcWorkStealing::tile_of_cancelled(14, 1), 14);
+}
+
+// Stream-K proper (sched::StreamKRanges), walked as the swap-AB kernel walks it: every CTA's segments cover
+// its range in order, every unit once overall; only a CTA's first segment hands off (k_begin > 0) and only
+// its last one is a head with later K blocks elsewhere; each head's tail_owners are exactly the CTAs that
+// handed off a segment of its tile, in K order, so every hand-off is taken by one head.
+TEST(Schedulers, StreamKRangesCoverEveryUnitOnceAndPairHandOffsWithHeads) {
+  using SKR = bwgemm::sched::StreamKRanges;
+  for (int32_t tiles : {1, 2, 7, 64, 160, 448})
+    for (int32_t k_blocks : {1, 2, 9, 64, 128})
+      for (int32_t want : {1, 2, 5, 11, 63, 132}) {
+        const int32_t units = tiles * k_blocks;
+        const int32_t ctas = want < units ? want : units;
+        SCOPED_TRACE(std::to_string(tiles) + " tiles, " + std::to_string(k_blocks) + " K blocks, " +
+                     std::to_string(ctas) + " CTAs");
+        std::vector<int> covered(static_cast<size_t>(units), 0);
+        std::vector<int32_t> handed_off(static_cast<size_t>(ctas), -1);  // the tile CTA c handed off
+        std::vector<int> taken(static_cast<size_t>(ctas), 0);
+        std::vector<std::pair<int32_t, SKR::Owners>> heads;  // tile, owners
+        for (int32_t c = 0; c < ctas; ++c) {
+          const SKR::Range r = SKR::cta_range(units, ctas, c);
+          ASSERT_LT(r.begin, r.end);
+          int32_t next = r.begin, segments = 0;
+          for (int32_t u = r.begin; u != kNoTile;
+               u = SKR::next_unit(SKR::segment_at(u, r, k_blocks), r, k_blocks)) {
+            const SKR::Segment s = SKR::segment_at(u, r, k_blocks);
+            ASSERT_EQ(s.tile * k_blocks + s.k_begin, next);
+            ASSERT_LT(s.k_begin, s.k_end);
+            ASSERT_LE(s.k_end, k_blocks);
+            for (int32_t k = s.k_begin; k < s.k_end; ++k)
+              ++covered[static_cast<size_t>(s.tile * k_blocks + k)];
+            next = s.tile * k_blocks + s.k_end;
+            if (s.k_begin > 0) {
+              ASSERT_EQ(segments, 0) << "only a CTA's first segment hands off";
+              handed_off[static_cast<size_t>(c)] = s.tile;
+            } else if (s.k_end < k_blocks) {
+              ASSERT_EQ(next, r.end) << "a head with later K blocks elsewhere is the CTA's last segment";
+              heads.push_back({s.tile, SKR::tail_owners(units, ctas, c, s, k_blocks)});
+              ASSERT_EQ(heads.back().second.first, c + 1);
+            }
+            ++segments;
+          }
+          ASSERT_EQ(next, r.end);
+          for (int32_t u = r.begin; u < r.end; ++u) ASSERT_EQ(SKR::cta_of(units, ctas, u), c);
+        }
+        for (int v : covered) ASSERT_EQ(v, 1);
+        for (const auto& [tile, owners] : heads) {
+          ASSERT_LE(owners.first, owners.last);
+          for (int32_t c = owners.first; c <= owners.last; ++c) {
+            ASSERT_EQ(handed_off[static_cast<size_t>(c)], tile) << "CTA " << c;
+            ++taken[static_cast<size_t>(c)];
+          }
+        }
+        for (int32_t c = 0; c < ctas; ++c)
+          ASSERT_EQ(taken[static_cast<size_t>(c)], handed_off[static_cast<size_t>(c)] >= 0 ? 1 : 0)
+              << "CTA " << c;
+      }
 }
 
 // FastDivmod against division: every divisor up to 4096 with numerators at and around each multiple's edges

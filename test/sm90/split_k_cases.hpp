@@ -1,6 +1,6 @@
-// What the sm_90a split-K tests share (test_swap_ab_sm90.cu, test_gemm_sm90.cu): the split a contract
-// problem can take, gtest type lists joined, and the check that a split gives the same bits on every run.
-// Include after gemm_contract.hpp.
+// What the sm_90a split-K and stream-K tests share (test_swap_ab_sm90.cu, test_gemm_sm90.cu): the split a
+// contract problem can take, gtest type lists joined, the stream-K workspace, and the check that a split
+// gives the same bits on every run. Include after gemm_contract.hpp.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,18 @@ inline int split_for(int want, int64_t k) {
   int s = want;
   while (s > 1 && s > k_blocks) s /= 2;
   return s;
+}
+
+// A zero-filled device workspace of at least `bytes` (stream-K: GemmArguments::workspace), kept for the
+// process and reused as it is: every stream-K call must leave its flags at zero, so every later call in
+// this process checks that the calls before it did.
+inline void* reused_workspace(int64_t bytes) {
+  static std::unique_ptr<DeviceBytes> workspace;
+  if (!workspace || static_cast<int64_t>(workspace->size()) < bytes) {
+    workspace = std::make_unique<DeviceBytes>(static_cast<size_t>(bytes));
+    workspace->fill(0);
+  }
+  return workspace->data();
 }
 
 // gtest type lists joined into one.

@@ -14,7 +14,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -141,18 +140,6 @@ struct SplitNames {
     return ConfigName<typename C::Cfg>::get() + "_Split" + std::to_string(C::Backend::kSplit);
   }
 };
-
-// A zero-filled device workspace of at least `bytes` (stream-K: GemmArguments::workspace), kept for the
-// process and reused as it is: every stream-K call must leave its flags at zero, so every later call in
-// this process checks that the calls before it did.
-inline void* reused_workspace(int64_t bytes) {
-  static std::unique_ptr<DeviceBytes> workspace;
-  if (!workspace || static_cast<int64_t>(workspace->size()) < bytes) {
-    workspace = std::make_unique<DeviceBytes>(static_cast<size_t>(bytes));
-    workspace->fill(0);
-  }
-  return workspace->data();
-}
 
 // A stream-K Config's explicit entry point on `ctas` CTAs (0: one per resident CTA) with the workspace it
 // asks for (Gemm::workspace_bytes, from reused_workspace; none where it asks for 0 bytes).

@@ -70,10 +70,51 @@ struct SwapAbBackend {
 using Chosen = SwapAbBackend<0>;
 using Split8 = SwapAbBackend<8>;
 
-// The shipped Configs (64 weight rows per tile) and a GEMM with 128-row tiles (two consumer warpgroups: the
-// WeightWarpgroups knob; the dual GEMM's 128-row tiles spill 4 bytes at the 168 registers of 384 threads and
-// are not shipped).
-using Wide16 = sm90::SwapAbConfig<16, 12, 1, epi::LinearCombination, bf16, 2>;
+// The GEMM's stream-K (SwapAbGemm::run_stream_k) on `ctas` CTAs (0: one per resident CTA) with the workspace
+// it asks for (SwapAbGemm::workspace_bytes, from reused_workspace: every call must leave the flags at zero
+// for the next one).
+template <class Cfg, class Args>
+bwgemm::Status run_swap_ab_stream_k(const Args& a, int64_t ctas, cudaStream_t stream = nullptr) {
+  int64_t bytes = 0;
+  if (bwgemm::Status s = sm90::SwapAbGemm<Cfg>::workspace_bytes(a, &bytes, nullptr, ctas); !s.ok()) return s;
+  Args with = a;
+  with.workspace = reused_workspace(bytes), with.workspace_bytes = bytes;
+  return sm90::SwapAbGemm<Cfg>::run_stream_k(with, stream, ctas);
+}
+
+// The contract's backend for the GEMM's stream-K on Ctas CTAs; the default entry point with the workspace
+// it asks for (gemm_workspace_bytes: stream-K at the swap-AB shapes).
+template <int Ctas>
+struct SwapAbStreamK {
+  template <class Cfg>
+  struct Gemm {
+    template <class Args>
+    static bwgemm::Status can_implement(const Args& a) {
+      return sm90::SwapAbGemm<Cfg>::can_implement(a);
+    }
+    template <class Args>
+    static bwgemm::Status run(const Args& a, cudaStream_t stream = nullptr) {
+      return run_swap_ab_stream_k<Cfg>(a, Ctas, stream);
+    }
+  };
+  template <class In, class Out>
+  static bwgemm::Status gemm(const bwgemm::GemmArguments<In, Out>& args) {
+    int64_t bytes = 0;
+    if (bwgemm::Status s = sm90::gemm_workspace_bytes(args, &bytes); !s.ok()) return s;
+    auto with = args;
+    if (bytes > 0) with.workspace = reused_workspace(bytes), with.workspace_bytes = bytes;
+    return sm90::gemm(with);
+  }
+  static bool available(std::string* why) { return can_run_sm90(why); }
+  static constexpr const char* kNeeds = "a GPU of compute capability 9.0 (H100/H200) for sm_90a code";
+  static constexpr int kCtas = Ctas;
+};
+
+// The shipped Configs of the cluster split (64 weight rows per tile) and one with 128-row tiles (two
+// consumer warpgroups: the WeightWarpgroups knob; GemmSwapAbStreamK16, which the default runs stream-K, here
+// under the cluster split; the dual GEMM's 128-row tiles spill 4 bytes at the 168 registers of 384 threads
+// and are not shipped).
+using Wide16 = sm90::GemmSwapAbStreamK16<bf16>;
 using GemmSwapAbConfigs = Configs<sm90::GemmSwapAb16<bf16>, sm90::GemmSwapAb32<bf16>, sm90::GemmSwapAb64<f16>,
                                   sm90::GemmSwapAb128<float>, Wide16>;
 using DualSwapAbConfigs =
@@ -86,6 +127,17 @@ using DualCases = Concat<CasesOf<Chosen, DualSwapAbConfigs>::type,
                          CasesOf<Split8, Configs<sm90::DualGemmSwapAb16<f16>>>::type>::type;
 using OutputCases = CasesOf<Chosen, GemmSwapAbConfigs>::type;
 using ManyTilesCases = CasesOf<Chosen, Configs<sm90::GemmSwapAb16<bf16>>>::type;
+// Stream-K (the shipped 128-row stream-K Configs, and 64-row ones: the kernel takes either) on 7 CTAs
+// (ranges that cross tiles on every contract shape), on one per resident CTA (the contract's small shapes
+// then have a unit or a few per CTA: tiles handed off over many CTAs), on 3.
+using StreamKCases =
+    Concat<CasesOf<SwapAbStreamK<7>, Configs<sm90::GemmSwapAbStreamK16<bf16>, sm90::GemmSwapAb16<bf16>,
+                                             sm90::GemmSwapAbStreamK64<f16>>>::type,
+           CasesOf<SwapAbStreamK<0>,
+                   Configs<sm90::GemmSwapAbStreamK32<bf16>, sm90::GemmSwapAb128<f16>>>::type>::type;
+using StreamKOutputCases =
+    CasesOf<SwapAbStreamK<3>, Configs<sm90::GemmSwapAbStreamK16<float>, sm90::GemmSwapAb64<bf16>>>::type;
+using StreamKManyTilesCases = CasesOf<SwapAbStreamK<0>, Configs<sm90::GemmSwapAbStreamK16<bf16>>>::type;
 
 // Test names carry the split: "SwapAbT16_S12_bf16" (chosen), "SwapAbT16_S12_f16_Split8".
 struct SwapAbNames {
@@ -95,6 +147,13 @@ struct SwapAbNames {
            (std::is_same_v<typename C::Backend, Split8> ? std::string("_Split8") : std::string());
   }
 };
+// ... and the stream-K CTA count: "SwapAbT16xN64_S16_bf16_StreamK7".
+struct StreamKNames {
+  template <class C>
+  static std::string GetName(int) {
+    return ConfigName<typename C::Cfg>::get() + "_StreamK" + std::to_string(C::Backend::kCtas);
+  }
+};
 
 }  // namespace
 
@@ -102,6 +161,9 @@ INSTANTIATE_TYPED_TEST_SUITE_P(Sm90SwapAb, GemmContract, GemmCases, SwapAbNames)
 INSTANTIATE_TYPED_TEST_SUITE_P(Sm90SwapAb, DualGemmContract, DualCases, SwapAbNames);
 INSTANTIATE_TYPED_TEST_SUITE_P(Sm90SwapAb, GemmOutputContract, OutputCases, SwapAbNames);
 INSTANTIATE_TYPED_TEST_SUITE_P(Sm90SwapAb, GemmManyTilesContract, ManyTilesCases, SwapAbNames);
+INSTANTIATE_TYPED_TEST_SUITE_P(Sm90SwapAbStreamK, GemmContract, StreamKCases, StreamKNames);
+INSTANTIATE_TYPED_TEST_SUITE_P(Sm90SwapAbStreamK, GemmOutputContract, StreamKOutputCases, StreamKNames);
+INSTANTIATE_TYPED_TEST_SUITE_P(Sm90SwapAbStreamK, GemmManyTilesContract, StreamKManyTilesCases, StreamKNames);
 
 namespace {
 
@@ -123,6 +185,26 @@ void check_gemm_decode_sizes() {
       check_gemm_with<Cfg, f16>(pb, Data::kExact, 100 + static_cast<uint32_t>(m), run);
       pb.alpha = 0.5f, pb.beta = 1.0f;
       check_gemm_with<Cfg, bf16>(pb, Data::kRealistic, 200 + static_cast<uint32_t>(m), run);
+    }
+  }
+}
+
+// The same decode sizes with stream-K, the CTA count cycling through 0 (one per resident CTA, at most one
+// per unit), 2, 5, 11 and 1 (one CTA walking every tile): N = 392 and 9 K blocks is 63 units in 64-row
+// tiles (7 x 9) and 36 in 128-row ones (4 x 9), so every count but 1 splits tiles over CTAs.
+constexpr int64_t kStreamKCtas[] = {0, 2, 5, 11, 1};
+template <class Cfg>
+void check_gemm_decode_sizes_stream_k() {
+  int i = 0;
+  for (int64_t m : kDecodeM) {
+    const int64_t ctas = kStreamKCtas[i++ % 5];
+    SCOPED_TRACE("stream-K CTAs " + std::to_string(ctas));
+    const auto run = [ctas](const auto& args) { return run_swap_ab_stream_k<Cfg>(args, ctas); };
+    for (bwgemm::BLayout layout : {bwgemm::BLayout::kRowMajorKxN, bwgemm::BLayout::kColumnMajorKxN}) {
+      GemmProblem pb{m, 392, 520, 1, layout};
+      check_gemm_with<Cfg, f16>(pb, Data::kExact, 800 + static_cast<uint32_t>(m), run);
+      pb.alpha = 0.5f, pb.beta = 1.0f;
+      check_gemm_with<Cfg, bf16>(pb, Data::kRealistic, 900 + static_cast<uint32_t>(m), run);
     }
   }
 }
@@ -164,6 +246,26 @@ TEST(Sm90SwapAbDecode, GemmTokens16Rows128) {
   BWGEMM_REQUIRE_SM90();
   check_gemm_decode_sizes<Wide16>();
 }
+TEST(Sm90SwapAbDecode, StreamKTokens16) {
+  BWGEMM_REQUIRE_SM90();
+  check_gemm_decode_sizes_stream_k<sm90::GemmSwapAbStreamK16<bf16>>();
+}
+TEST(Sm90SwapAbDecode, StreamKTokens32) {
+  BWGEMM_REQUIRE_SM90();
+  check_gemm_decode_sizes_stream_k<sm90::GemmSwapAbStreamK32<f16>>();
+}
+TEST(Sm90SwapAbDecode, StreamKTokens64) {
+  BWGEMM_REQUIRE_SM90();
+  check_gemm_decode_sizes_stream_k<sm90::GemmSwapAbStreamK64<bf16>>();
+}
+TEST(Sm90SwapAbDecode, StreamKTokens128Rows64) {
+  BWGEMM_REQUIRE_SM90();
+  check_gemm_decode_sizes_stream_k<sm90::GemmSwapAb128<float>>();
+}
+TEST(Sm90SwapAbDecode, StreamKTokens16Rows64) {
+  BWGEMM_REQUIRE_SM90();
+  check_gemm_decode_sizes_stream_k<sm90::GemmSwapAb16<bf16>>();
+}
 TEST(Sm90SwapAbDecode, DualTokens16) {
   BWGEMM_REQUIRE_SM90();
   check_dual_decode_sizes<sm90::DualGemmSwapAb16<bf16>>();
@@ -198,6 +300,126 @@ TEST(Sm90SwapAbDecode, SplitKIsBitwiseDeterministic) {
                                   return sm90::SwapAbGemm<sm90::GemmSwapAb16<bf16>>::run(args, nullptr,
                                                                                          split);
                                 });
+}
+
+// Stream-K gives the same bits on every run for a given CTA count: 16 tiles of 64 rows x 128 K blocks over
+// 50, 97 and 132 CTAs (each tile over 3-9 CTAs), 3 calls each, byte for byte.
+TEST(Sm90SwapAbDecode, StreamKIsBitwiseDeterministic) {
+  BWGEMM_REQUIRE_SM90();
+  expect_bitwise_identical_runs(
+      GemmProblem{5, 1024, 8192, 1, bwgemm::BLayout::kColumnMajorKxN}, 1000, {0, 50, 97}, 3,
+      [](const auto& args, int ctas) { return run_swap_ab_stream_k<sm90::GemmSwapAb16<bf16>>(args, ctas); });
+}
+
+// The workspace: its size is what workspace_bytes says (13 CTAs: 256 bytes of flags and 13 slots of 16 x 64
+// fp32 sums), the flags are zero again after a call (a fresh workspace, checked word for word), the slots
+// need no clearing (0xFF, NaN as floats, before the call: D is still right), nothing is written outside it
+// (guard bands); the default entry point asks for the stream-K Config's workspace where
+// swap_ab_stream_k_pays (M = 1, N = 10240, K = 8192: 160 tiles of 64 rows; host pointers suffice for the
+// size, it validates and does not launch), none at one wave (N = 5120: 80 tiles), and computes right.
+TEST(Sm90SwapAbDecode, StreamKWorkspace) {
+  BWGEMM_REQUIRE_SM90();
+  using Cfg = sm90::GemmSwapAb16<bf16>;
+  const int64_t ctas = 13;
+  const int64_t bytes = sm90::swap_ab_stream_k_workspace_bytes<Cfg>(ctas);
+  EXPECT_EQ(bytes, 256 + 13 * 16 * 64 * 4);
+  DeviceBytes workspace(static_cast<size_t>(bytes));
+  workspace.fill(0xFF);
+  ASSERT_EQ(cudaMemset(workspace.data(), 0, 256), cudaSuccess);  // the flags
+  const auto run = [&](const auto& args) {
+    int64_t asked = 0, asked_ctas = 0;
+    if (bwgemm::Status s = sm90::SwapAbGemm<Cfg>::workspace_bytes(args, &asked, &asked_ctas, ctas); !s.ok())
+      return s;
+    EXPECT_EQ(asked, bytes);
+    EXPECT_EQ(asked_ctas, ctas);
+    auto with = args;
+    with.workspace = workspace.data(), with.workspace_bytes = bytes;
+    return sm90::SwapAbGemm<Cfg>::run_stream_k(with, nullptr, ctas);
+  };
+  check_gemm_with<Cfg, bf16>(GemmProblem{9, 1000, 1096, 1, bwgemm::BLayout::kRowMajorKxN}, Data::kExact, 1010,
+                             run);
+  const std::vector<uint8_t> after = workspace.download_checked();
+  for (int64_t i = 0; i < 256; ++i)
+    ASSERT_EQ(after[static_cast<size_t>(i)], 0) << "flag byte " << i << " left set";
+
+  // The default entry point at M = 1 with the workspace it asks for: the stream-K launch's (one CTA per
+  // resident CTA), the realistic tier.
+  bwgemm::GemmArguments<bf16> probe;
+  probe.m = 1, probe.n = 10240, probe.k = 8192;
+  probe.a = reinterpret_cast<const bf16*>(uintptr_t{1} << 32);
+  probe.b = reinterpret_cast<const bf16*>(uintptr_t{2} << 32);
+  probe.d = reinterpret_cast<bf16*>(uintptr_t{3} << 32);
+  using Sk = sm90::GemmSwapAbStreamK16<bf16>;
+  int64_t asked = 0, resident = 0, explicit_bytes = 0;
+  ASSERT_TRUE(sm90::gemm_workspace_bytes(probe, &asked).ok());
+  ASSERT_TRUE(sm90::SwapAbGemm<Sk>::workspace_bytes(probe, &explicit_bytes, &resident).ok());
+  EXPECT_GT(asked, 0);
+  EXPECT_EQ(asked, explicit_bytes);
+  EXPECT_EQ(asked, sm90::swap_ab_stream_k_workspace_bytes<Sk>(resident));
+  auto one_wave = probe;
+  one_wave.n = 5120, one_wave.k = 5120;
+  ASSERT_TRUE(sm90::gemm_workspace_bytes(one_wave, &asked).ok());
+  EXPECT_EQ(asked, 0);
+  check_gemm_with<Sk, bf16>(GemmProblem{1, 10240, 8192, 1, bwgemm::BLayout::kColumnMajorKxN},
+                            Data::kRealistic, 1020,
+                            [](const auto& args) { return SwapAbStreamK<0>::gemm(args); });
+}
+
+// A stream-K call without the workspace it takes (or too small), or with a CTA count the device cannot hold
+// at once, is refused before anything is launched.
+TEST(Sm90SwapAbDecode, StreamKRefusals) {
+  BWGEMM_REQUIRE_SM90();
+  using Op = sm90::SwapAbGemm<sm90::GemmSwapAb16<bf16>>;
+  DeviceBytes a(16 * 1024 * 2), b(1024 * 512 * 2), d(16 * 512 * 2), small(256);
+  d.fill(0x5A);
+  bwgemm::GemmArguments<bf16> args;
+  args.m = 16, args.n = 512, args.k = 1024;
+  args.a = reinterpret_cast<const bf16*>(a.data());
+  args.b = reinterpret_cast<const bf16*>(b.data());
+  args.d = reinterpret_cast<bf16*>(d.data());
+  expect_refused(Op::run_stream_k(args), "workspace: this swap-AB stream-K launch");
+  auto too_small = args;
+  too_small.workspace = small.data(), too_small.workspace_bytes = 256;
+  expect_refused(Op::run_stream_k(too_small), "workspace: this swap-AB stream-K launch");
+  expect_refused(Op::run_stream_k(too_small, nullptr, -1), "stream_k_ctas must be >= 0");
+  expect_refused(Op::run_stream_k(too_small, nullptr, 100000), "must not exceed the CTAs this device holds");
+  // run (the cluster split) with a workspace: it needs none and does not touch it.
+  ASSERT_TRUE(Op::run(too_small).ok());
+  synchronize();
+  for (uint8_t byte : small.download_checked()) ASSERT_EQ(byte, kGuardByte) << "the small workspace written";
+  d.fill(0x5A);
+  expect_refused(Op::run_stream_k(args, nullptr, 3), "workspace: this swap-AB stream-K launch");
+  synchronize();
+  for (uint8_t byte : d.download_checked()) ASSERT_EQ(byte, 0x5A) << "a refused call wrote D";
+}
+
+// Stream-K against the cluster split (host logic), worked out by hand on the H200's resident clusters
+// {132, 66, 32, 16}: stream-K costs (ceil(tiles · K blocks / 132) + 20) · 100, the split choose_split_k's
+// cost, and stream-K needs more than one wave of tiles.
+TEST(Sm90SwapAbChoice, StreamKOnlyWhereTheLastWaveIsShort) {
+  const int64_t h200[4] = {132, 66, 32, 16};
+  // 160 tiles (N = 10240), 128 K blocks: split 2 (3 waves · 64 · 115 = 22080); stream-K 176 · 100.
+  EXPECT_TRUE(sm90::swap_ab_stream_k_pays(160, 128, h200));
+  // 296 tiles (N = 18944), 56 blocks: split 2 (5 · 28 · 115 = 16100; split 1: 3 · 56 · 100 = 16800);
+  // stream-K (126 + 20) · 100 = 14600.
+  EXPECT_TRUE(sm90::swap_ab_stream_k_pays(296, 56, h200));
+  // 448 tiles (N = 28672), 64 blocks: split 1 (4 · 64 · 100 = 25600); stream-K (218 + 20) · 100.
+  EXPECT_TRUE(sm90::swap_ab_stream_k_pays(448, 64, h200));
+  // 896 tiles (N = 57344), 128 blocks: split 1 (7 · 128 · 100 = 89600); stream-K (869 + 20) · 100 = 88900.
+  EXPECT_TRUE(sm90::swap_ab_stream_k_pays(896, 128, h200));
+  // 224 tiles (N = 14336), 56 blocks: split 1 (2 · 56 · 100 = 11200); stream-K (96 + 20) · 100 = 11600.
+  EXPECT_FALSE(sm90::swap_ab_stream_k_pays(224, 56, h200));
+  // 512 tiles (N = 32768), 80 blocks: split 1 (4 · 80 · 100 = 32000); stream-K (311 + 20) · 100 = 33100.
+  EXPECT_FALSE(sm90::swap_ab_stream_k_pays(512, 80, h200));
+  // 133 tiles, 64 blocks: split 2 (3 · 32 · 115 = 11040); stream-K (65 + 20) · 100 = 8500.
+  EXPECT_TRUE(sm90::swap_ab_stream_k_pays(133, 64, h200));
+  // One wave or less never, whatever the costs: 132 tiles of 128 blocks, 128 of 448, 80 of 80.
+  EXPECT_FALSE(sm90::swap_ab_stream_k_pays(132, 128, h200));
+  EXPECT_FALSE(sm90::swap_ab_stream_k_pays(128, 448, h200));
+  EXPECT_FALSE(sm90::swap_ab_stream_k_pays(80, 80, h200));
+  // A device that cannot say (no resident CTA): never.
+  const int64_t none[4] = {0, 0, 0, 0};
+  EXPECT_FALSE(sm90::swap_ab_stream_k_pays(448, 64, none));
 }
 
 // A forced split the kernel cannot take is refused before anything is launched.

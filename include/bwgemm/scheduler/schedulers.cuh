@@ -162,4 +162,48 @@ struct StreamK {
   }
 };
 
+// Stream-K proper, for the memory-bound small-M kernels (kernels/sm90/swap_ab_kernel.cuh): the tiles' K
+// blocks laid end to end (unit u = tile · k_blocks + K block), CTA c of `ctas` taking the contiguous units
+// StreamK::even_range(units, ctas, c), so every CTA streams the same number of K blocks (±1) whatever the
+// tile count; a range crosses tile boundaries and its pieces of one tile are its segments. A tile split
+// between CTAs has one head, the CTA holding its K block 0 (the head's last segment); the CTAs holding its
+// later K blocks hold them as their first segment (each CTA hands off at most one), so the head finds their
+// sums ready when it gets there, and adds them in K order (the same bits on every run). Why here and not in
+// the tiled GEMM (StreamK's note: 0.5-0.85x there): a decode tile's weights are read by that tile alone (one
+// M tile of tokens), so CTAs at staggered K offsets lose no L2 sharing; the token operand is a few MB and
+// stays in L2. The caller checks units = tiles · k_blocks < 2^31 and 1 <= ctas <= units.
+struct StreamKRanges {
+  using Range = StreamK::Range;
+  using Segment = StreamK::Segment;
+  using Owners = StreamK::Owners;
+
+  BWGEMM_HD static constexpr Range cta_range(int32_t units, int32_t ctas, int32_t cta) {
+    return StreamK::even_range(units, ctas, cta);
+  }
+  // The segment of range r that starts at unit `unit` (a unit of r): its tile and K blocks, up to the end of
+  // the tile or of r.
+  BWGEMM_HD static constexpr Segment segment_at(int32_t unit, const Range& r, int32_t k_blocks) {
+    const int32_t tile = unit / k_blocks, tile_begin = tile * k_blocks;
+    const int32_t end = r.end - tile_begin < k_blocks ? r.end - tile_begin : k_blocks;
+    return {tile, unit - tile_begin, end};
+  }
+  // The unit after segment s of r: the next tile's K block 0, or kNoTile at the end of r.
+  BWGEMM_HD static constexpr int32_t next_unit(const Segment& s, const Range& r, int32_t k_blocks) {
+    const int32_t next = s.tile * k_blocks + s.k_end;  // <= r.end: no overflow
+    return next < r.end ? next : kNoTile;
+  }
+  // The CTA whose range holds unit u (the inverse of even_range: the first units % ctas CTAs hold one more).
+  BWGEMM_HD static constexpr int32_t cta_of(int32_t units, int32_t ctas, int32_t u) {
+    const int32_t base = units / ctas, extra = units % ctas;
+    const int32_t big = extra * (base + 1);  // the units of the CTAs that hold one more
+    return u < big ? u / (base + 1) : extra + (u - big) / base;
+  }
+  // Head segment s of CTA `cta` (s.k_begin = 0, s.k_end < k_blocks): the CTAs holding its tile's later K
+  // blocks, cta + 1 .. the holder of the tile's last unit, in K order.
+  BWGEMM_HD static constexpr Owners tail_owners(int32_t units, int32_t ctas, int32_t cta, const Segment& s,
+                                                int32_t k_blocks) {
+    return {cta + 1, cta_of(units, ctas, s.tile * k_blocks + k_blocks - 1)};
+  }
+};
+
 }  // namespace bwgemm::sched

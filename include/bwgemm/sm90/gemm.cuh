@@ -150,9 +150,9 @@ constexpr int choose_tiled_split_k(int64_t m, int64_t n, int64_t k, int64_t batc
 // ---- stream-K (sched::StreamK Configs: GemmStreamK) ------------------------------------------------------
 // The workspace of a stream-K launch whose last wave's tiles are split over sk_ctas CTAs
 // (GemmArguments::workspace): a 32-bit flag per such CTA, rounded up to kStreamKFlagBytesAlign bytes so that
-// the partial slots start aligned, then each one's slot of Cfg::kPartialBytes (128 x BlockN fp32 sums); none
-// without a split part. Only the flags must be zero before a call, and a call leaves them zero.
-inline constexpr int64_t kStreamKFlagBytesAlign = 256;
+// the partial slots start aligned (sm90/split_k.cuh), then each one's slot of Cfg::kPartialBytes (128 x
+// BlockN fp32 sums); none without a split part. Only the flags must be zero before a call, and a call leaves
+// them zero.
 template <class Cfg>
 constexpr int64_t stream_k_workspace_bytes(int64_t sk_ctas) {
   return round_up(sk_ctas * 4, kStreamKFlagBytesAlign) + sk_ctas * int64_t{Cfg::kPartialBytes};
@@ -647,6 +647,47 @@ constexpr GemmChoice gemm_choice(int64_t m, int64_t n, int64_t batch,
 }
 
 namespace detail {
+// The workspace bytes of the swap-AB stream-K launch the default takes for the call (CfgSK's, where
+// swap_ab_stream_k_pays on the 64-row Config Cfg64's tiles and resident clusters), 0 where it takes Cfg64's
+// cluster split (also where the device cannot say, or the shape does not fit a stream-K launch).
+template <class Cfg64, class CfgSK, class In, class Out>
+int64_t swap_ab_stream_k_bytes(const GemmArguments<In, Out>& args) {
+  int64_t resident[kSplitKChoiceCount];
+  if (!split_k_resident_clusters(SwapAbGemm<Cfg64>::template kernel_for<In>(args.b_layout), Cfg64::kThreads,
+                                 Cfg64::kSmemBytes, true, resident)
+           .ok())
+    return 0;
+  const int64_t tiles = ::bwgemm::detail::config_tile_grid<Cfg64>(args.m, args.n, args.batch).total();
+  if (!swap_ab_stream_k_pays(tiles, ceil_div(args.k, int64_t{Cfg64::kBlockK}), resident)) return 0;
+  int64_t bytes = 0;
+  return SwapAbGemm<CfgSK>::workspace_bytes(args, &bytes).ok() ? bytes : 0;
+}
+// A swap-AB choice's kernel: stream-K (CfgSK) where the default takes it and the call's workspace holds
+// it, else the cluster split of Cfg64 (split_k as SwapAbGemm::run takes it; a forced split never stream-K).
+template <class Cfg64, class CfgSK, class In, class Out>
+Status run_swap_ab(const GemmArguments<In, Out>& args, cudaStream_t stream, int split_k) {
+  if (split_k == 0 && args.workspace != nullptr) {
+    const int64_t bytes = swap_ab_stream_k_bytes<Cfg64, CfgSK>(args);
+    if (bytes > 0 && args.workspace_bytes >= bytes) return SwapAbGemm<CfgSK>::run_stream_k(args, stream);
+  }
+  return SwapAbGemm<Cfg64>::run(args, stream, split_k);
+}
+// The workspace bytes of a swap-AB choice for the call (swap_ab_stream_k_bytes; none for kSwapAb128, whose
+// narrow shapes have at most one wave of tiles).
+template <class In, class Out>
+int64_t swap_ab_workspace_bytes(GemmChoice choice, const GemmArguments<In, Out>& args) {
+  switch (choice) {
+    case GemmChoice::kSwapAb16:
+      return swap_ab_stream_k_bytes<GemmSwapAb16<Out>, GemmSwapAbStreamK16<Out>>(args);
+    case GemmChoice::kSwapAb32:
+      return swap_ab_stream_k_bytes<GemmSwapAb32<Out>, GemmSwapAbStreamK32<Out>>(args);
+    case GemmChoice::kSwapAb64:
+      return swap_ab_stream_k_bytes<GemmSwapAb64<Out>, GemmSwapAbStreamK64<Out>>(args);
+    default:
+      return 0;
+  }
+}
+
 // Runs `choice`'s kernel on the call with `split_k` (as SwapAbGemm::run or Gemm::run takes it), and names
 // both with the diagnostic switch on.
 template <class In, class Out>
@@ -658,14 +699,14 @@ Status run_gemm_choice(GemmChoice choice, const GemmArguments<In, Out>& args, cu
   };
   switch (choice) {
     case GemmChoice::kSwapAb16:
-      return report("sm90::GemmSwapAb16 (swap AB, 16 tokens x 64 rows)"),
-             SwapAbGemm<GemmSwapAb16<Out>>::run(args, stream, split_k);
+      return report("sm90::GemmSwapAb16 (swap AB, 16 tokens x 64 rows; stream-K: GemmSwapAbStreamK16)"),
+             run_swap_ab<GemmSwapAb16<Out>, GemmSwapAbStreamK16<Out>>(args, stream, split_k);
     case GemmChoice::kSwapAb32:
-      return report("sm90::GemmSwapAb32 (swap AB, 32 tokens x 64 rows)"),
-             SwapAbGemm<GemmSwapAb32<Out>>::run(args, stream, split_k);
+      return report("sm90::GemmSwapAb32 (swap AB, 32 tokens x 64 rows; stream-K: GemmSwapAbStreamK32)"),
+             run_swap_ab<GemmSwapAb32<Out>, GemmSwapAbStreamK32<Out>>(args, stream, split_k);
     case GemmChoice::kSwapAb64:
-      return report("sm90::GemmSwapAb64 (swap AB, 64 tokens x 64 rows)"),
-             SwapAbGemm<GemmSwapAb64<Out>>::run(args, stream, split_k);
+      return report("sm90::GemmSwapAb64 (swap AB, 64 tokens x 64 rows; stream-K: GemmSwapAbStreamK64)"),
+             run_swap_ab<GemmSwapAb64<Out>, GemmSwapAbStreamK64<Out>>(args, stream, split_k);
     case GemmChoice::kSwapAb128:
       return report("sm90::GemmSwapAb128 (swap AB, 128 tokens x 64 rows)"),
              SwapAbGemm<GemmSwapAb128<Out>>::run(args, stream, split_k);
@@ -745,15 +786,19 @@ Status gemm(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
   return detail::run_gemm_choice(choice, args, stream, 0);
 }
 
-// The workspace bytes sm90::gemm takes for `args` on the current device (GemmArguments::workspace): the
-// stream-K kernel's where the default choice would take it given that much (gemm_tiled_plan), else 0. A
-// call with less (or none) runs the choice without stream-K.
+// The workspace bytes sm90::gemm takes for `args` on the current device (GemmArguments::workspace): with a
+// swap-AB choice its stream-K launch's (SwapAbGemm::workspace_bytes); with a tiled one the stream-K kernel's
+// where the default choice would take it given that much (gemm_tiled_plan); else 0. A call with less (or
+// none) runs the choice without stream-K.
 template <class In, class Out>
 Status gemm_workspace_bytes(const GemmArguments<In, Out>& args, int64_t* bytes) {
   *bytes = 0;
   if (Status s = validate(args); !s.ok()) return s;
   const GemmChoice choice = gemm_choice(args.m, args.n, args.batch, args.b_layout);
-  if (is_swap_ab_choice(choice)) return Status::success();  // no workspace
+  if (is_swap_ab_choice(choice)) {
+    *bytes = detail::swap_ab_workspace_bytes(choice, args);
+    return Status::success();
+  }
   if (detail::tiled_plan_for(args, /*assume_workspace=*/true).choice != GemmChoice::kStreamK)
     return Status::success();
   return Gemm<GemmStreamK<Out>>::workspace_bytes(args, bytes);

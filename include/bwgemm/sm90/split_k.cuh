@@ -38,6 +38,11 @@ constexpr int lowest_cost_split_k(int64_t k_blocks, const int64_t (&resident)[kS
   return best;
 }
 
+// The stream-K workspaces (GemmArguments::workspace: sm90/gemm.cuh's GemmStreamK and sm90/swap_ab.cuh's
+// swap-AB stream-K) start with one 32-bit flag per CTA that hands off sums, rounded up to this many bytes so
+// that the partial slots after them start aligned (256: the alignment cudaMalloc gives).
+inline constexpr int64_t kStreamKFlagBytesAlign = 256;
+
 namespace detail {
 
 // A split a call asks for: 0 (chosen from the shape), 1, 2, 4 or 8, and not more CTAs than K blocks.

@@ -10,9 +10,17 @@
 //
 // The arguments are the operations' own (bwgemm::GemmArguments, bwgemm::DualGemmArguments) with every rule
 // of bwgemm::validate; any M >= 1 (M tiles of BlockTokens tokens; more than BlockTokens tokens take several
-// tiles, each streaming the weights again). No workspace: split K reduces inside the cluster, in a fixed
-// order, so a call gives the same bits on every run (for a given split, which the default choice takes from
-// the shape and the device only). Asynchronous on `stream`; allocates nothing; does not synchronize.
+// tiles, each streaming the weights again). Split K (run) reduces inside the cluster, in a fixed order,
+// with no workspace. The GEMM also runs stream-K (run_stream_k, with GemmArguments::workspace): every CTA
+// streams the same number of K blocks whatever the tile count, the tiles' sums handed off through the
+// workspace and added in K order. Either way a call gives the same bits on every run (for a given split or
+// CTA count, which the default choice takes from the shape, the device and the workspace only).
+// Asynchronous on `stream`; allocates nothing; does not synchronize.
+//
+//   int64_t bytes = 0;
+//   bwgemm::sm90::SwapAbGemm<Cfg>::workspace_bytes(args, &bytes);   // zero-filled once, then reused
+//   args.workspace = ws, args.workspace_bytes = bytes;
+//   s = bwgemm::sm90::SwapAbGemm<Cfg>::run_stream_k(args, stream);  // one CTA per resident CTA
 #pragma once
 
 #include <cuda.h>
@@ -44,23 +52,117 @@ inline constexpr int64_t kSplitCostPercent[4] = {100, 115, 150, 200};
 // The split the default choice takes: the one that minimises waves · ceil(K blocks / s) · kSplitCostPercent,
 // where a wave is as many tiles as clusters of that size fit on the device at once (resident[i] for
 // kSplitKChoices[i]); never more CTAs per tile than K blocks; ties go to the smaller split.
-constexpr int choose_split_k(int64_t tiles, int64_t k_blocks, const int64_t (&resident)[4]) {
-  return lowest_cost_split_k(k_blocks, resident, [&](int i, int s) {
-    const int64_t waves = ceil_div(tiles, resident[i] < 1 ? int64_t{1} : resident[i]);
-    return waves * ceil_div(k_blocks, int64_t{s}) * kSplitCostPercent[i];
-  });
+constexpr int64_t swap_ab_split_cost(int64_t tiles, int64_t k_blocks, const int64_t (&resident)[4], int i) {
+  const int64_t waves = ceil_div(tiles, resident[i] < 1 ? int64_t{1} : resident[i]);
+  return waves * ceil_div(k_blocks, int64_t{kSplitKChoices[i]}) * kSplitCostPercent[i];
 }
+constexpr int choose_split_k(int64_t tiles, int64_t k_blocks, const int64_t (&resident)[4]) {
+  return lowest_cost_split_k(k_blocks, resident,
+                             [&](int i, int) { return swap_ab_split_cost(tiles, k_blocks, resident, i); });
+}
+
+// Stream-K against the cluster split, for the default choice (a call with a workspace): stream-K costs
+// (ceil(tiles · K blocks / resident CTAs) + kSwapAbStreamKFixedKBlocks) · 100, the tiles those of the 64-row
+// Configs (the stream-K Configs' 128-row tiles move the same bytes per K block in two), and is taken only
+// above one wave of tiles where that is below choose_split_k's cost. Measured on an H200 (docs/hopper.md,
+// thirteenth session, runs 1-2; bf16 and fp16, M = 1..64, both B layouts, the model sweep and six other
+// models' projections): stream-K won by 2-36% where the tiles' last wave was short (N = 10240, 18944, 28672,
+// 37888, 55296 in 64-row tiles), lost 3-8% at N = 14336 with K = 3584 (224 tiles: two waves, the second
+// 70% full) and 1.5-20% at one wave or less (N <= 8192): its CTAs at staggered K offsets stream the weights
+// about 8% slower than whole tiles do (3.3-3.5 against 3.6-3.9 TB/s) and the last hand-off's round trip
+// through L2 ends the call. The fixed 20 K blocks lie between the 16 at which N = 14336 ties and the 28 at
+// which N = 37888 (stream-K 1-7% ahead) would flip: a boundary fitted on runs 1-2, not checked on others.
+inline constexpr int64_t kSwapAbStreamKFixedKBlocks = 20;
+constexpr bool swap_ab_stream_k_pays(int64_t tiles, int64_t k_blocks, const int64_t (&resident)[4]) {
+  if (resident[0] < 1 || tiles <= resident[0]) return false;
+  const int split = choose_split_k(tiles, k_blocks, resident);
+  int i = 0;
+  while (kSplitKChoices[i] != split) ++i;
+  return (ceil_div(tiles * k_blocks, resident[0]) + kSwapAbStreamKFixedKBlocks) * 100 <
+         swap_ab_split_cost(tiles, k_blocks, resident, i);
+}
+
+// ---- stream-K (GemmArguments::workspace) -----------------------------------------------------------------
+// The workspace of a swap-AB stream-K launch on `ctas` CTAs: a 32-bit flag per CTA, rounded up to
+// kStreamKFlagBytesAlign bytes, then each CTA's slot of Cfg::kPartialBytes (the fp32 sums of the one
+// segment it may hand off). Only the flags must be zero before a call, and a call leaves them zero.
+template <class Cfg>
+constexpr int64_t swap_ab_stream_k_workspace_bytes(int64_t ctas) {
+  return round_up(ctas * 4, kStreamKFlagBytesAlign) + ctas * int64_t{Cfg::kPartialBytes};
+}
+
+// The CTAs of a stream-K launch over `units` (tiles · K blocks) with `resident` CTAs on the device:
+// `requested` (0: one per resident CTA), at most the units (every CTA at least one K block).
+constexpr int64_t swap_ab_stream_k_ctas(int64_t units, int64_t resident, int64_t requested) {
+  const int64_t ctas = requested == 0 ? resident : requested;
+  return ctas < units ? ctas : units;
+}
+
+// How a swap-AB launch splits K: a cluster split (split_k 0: choose_split_k; 1, 2, 4, 8: forced), or
+// stream-K on a given number of CTAs (0: one per resident CTA) over the workspace.
+struct SwapAbSplit {
+  int split_k = 0;            // 0: chosen; 1, 2, 4, 8: forced (ignored with stream_k)
+  bool stream_k = false;      // stream-K instead
+  int64_t stream_k_ctas = 0;  // with stream_k: 0 one per resident CTA, else that many
+  void* workspace = nullptr;  // with stream_k: GemmArguments::workspace
+  int64_t workspace_bytes = 0;
+};
 
 namespace detail {
 
-// Fills p.splits (given, or chosen from the device's resident clusters) and launches: without a split a
-// persistent grid of min(tiles, resident CTAs) (p.grid_ctas), with one tiles · splits CTAs in clusters of
-// p.splits.
+// The stream-K CTAs and workspace bytes of a launch of `kernel` for p (its tiles and K), or an error naming
+// what does not fit: more CTAs than the device holds at once (a head waits for the others), units >= 2^31.
 template <class Cfg, class Params>
-Status launch_swap_ab(void (*kernel)(const Params), Params& p, int split_k, cudaStream_t stream,
+Status swap_ab_stream_k_plan(void (*kernel)(const Params), const Params& p, int64_t requested, int64_t* ctas,
+                             int64_t* bytes) {
+  if (requested < 0)
+    return Status::invalid_argument("stream_k_ctas must be >= 0 (0: one per resident CTA; got " +
+                                    std::to_string(requested) + ")");
+  int64_t resident = 1;
+  if (Status s = host::cached_resident_clusters(kernel, Cfg::kThreads, 1, Cfg::kSmemBytes, &resident);
+      !s.ok())
+    return s;
+  if (requested > resident)
+    return Status::invalid_argument("stream_k_ctas (" + std::to_string(requested) +
+                                    ") must not exceed the CTAs this device holds at once (" +
+                                    std::to_string(resident) + "): a tile's head waits for the others");
+  const int64_t units = p.tiles.total() * ceil_div(static_cast<int64_t>(p.k), int64_t{Cfg::kBlockK});
+  if (units > INT32_MAX)
+    return Status::invalid_argument("stream-K: tiles x K blocks must be below 2^31 (got " +
+                                    std::to_string(units) + ")");
+  *ctas = swap_ab_stream_k_ctas(units, resident, requested);
+  *bytes = swap_ab_stream_k_workspace_bytes<Cfg>(*ctas);
+  return Status::success();
+}
+
+// Fills p's split (given, chosen from the device's resident clusters, or stream-K) and launches: without a
+// split a persistent grid of min(tiles, resident CTAs) (p.grid_ctas), with one tiles · splits CTAs in
+// clusters of p.splits, with stream-K p.sk_ctas CTAs over the workspace.
+template <class Cfg, class Params>
+Status launch_swap_ab(void (*kernel)(const Params), Params& p, const SwapAbSplit& how, cudaStream_t stream,
                       const LaunchOptions& options) {
   const int64_t tiles = p.tiles.total();
   const int64_t k_blocks = ceil_div(static_cast<int64_t>(p.k), int64_t{Cfg::kBlockK});
+  if (how.stream_k) {
+    int64_t ctas = 0, need = 0;
+    if (Status s = swap_ab_stream_k_plan<Cfg>(kernel, p, how.stream_k_ctas, &ctas, &need); !s.ok()) return s;
+    if (how.workspace == nullptr || how.workspace_bytes < need)
+      return Status::invalid_argument("workspace: this swap-AB stream-K launch (" + std::to_string(ctas) +
+                                      " CTAs) takes " + std::to_string(need) + " bytes (got " +
+                                      std::to_string(how.workspace_bytes) +
+                                      "; SwapAbGemm::workspace_bytes says how many)");
+    ::bwgemm::detail::report_choice(
+        "bwgemm::sm90 swap-AB launch", p.m, p.n, p.k, p.tiles.batch,
+        "stream-K on " + std::to_string(ctas) + " CTAs over " + std::to_string(tiles) + " tiles");
+    p.splits = 1;
+    p.grid_ctas = static_cast<int32_t>(ctas);
+    p.sk_ctas = static_cast<int32_t>(ctas);
+    p.sk_flags = static_cast<uint32_t*>(how.workspace);
+    p.sk_partials = reinterpret_cast<float*>(static_cast<char*>(how.workspace) +
+                                             round_up(ctas * 4, kStreamKFlagBytesAlign));
+    return launch_split_k<Cfg>(kernel, p, ctas, 1, stream, options);
+  }
+  int split_k = how.split_k;
   int64_t resident[kSplitKChoiceCount];
   // A forced split needs only the one-CTA count.
   if (Status s = split_k_resident_clusters(kernel, Cfg::kThreads, Cfg::kSmemBytes, split_k == 0, resident);
@@ -94,11 +196,61 @@ struct SwapAbGemm {
     return detail::check_split_k(split_k, ceil_div(a.k, int64_t{Cfg::kBlockK}));
   }
 
-  // split_k: 0 chooses from the shape and the device (choose_split_k); 1, 2, 4 or 8 forces it.
+  // The cluster split of K: split_k 0 chooses from the shape and the device (choose_split_k); 1, 2, 4 or
+  // 8 forces it. No workspace (a.workspace is not used).
   template <class In>
   static Status run(const GemmArguments<In, Out, Epilogue>& a, cudaStream_t stream = nullptr,
                     int split_k = 0) {
     if (Status s = can_implement(a, split_k); !s.ok()) return s;
+    SwapAbSplit how;
+    how.split_k = split_k;
+    return launch(a, stream, how);
+  }
+
+  // Stream-K whatever the shape, on `ctas` CTAs (0: one per resident CTA; at most those, since a tile's head
+  // waits for the other CTAs of its tile), with a.workspace of workspace_bytes(a, ..., ctas) or more.
+  template <class In>
+  static Status run_stream_k(const GemmArguments<In, Out, Epilogue>& a, cudaStream_t stream = nullptr,
+                             int64_t ctas = 0) {
+    if (Status s = can_implement(a); !s.ok()) return s;
+    SwapAbSplit how;
+    how.stream_k = true;
+    how.stream_k_ctas = ctas;
+    how.workspace = a.workspace_bytes > 0 ? a.workspace : nullptr;
+    how.workspace_bytes = how.workspace != nullptr ? a.workspace_bytes : 0;
+    return launch(a, stream, how);
+  }
+
+  // The workspace bytes of a stream-K launch of `a` on the current device (run_stream_k with `ctas`), and
+  // its CTA count in *ctas_out if given. Validates a.
+  template <class In>
+  static Status workspace_bytes(const GemmArguments<In, Out, Epilogue>& a, int64_t* bytes,
+                                int64_t* ctas_out = nullptr, int64_t ctas = 0) {
+    *bytes = 0;
+    if (ctas_out != nullptr) *ctas_out = 0;
+    if (Status s = can_implement(a); !s.ok()) return s;
+    if (Status s = host::require_compute_capability_90("bwgemm::sm90::SwapAbGemm"); !s.ok()) return s;
+    Params p;
+    p.k = static_cast<int32_t>(a.k);
+    p.tiles = ::bwgemm::detail::config_tile_grid<Cfg>(a.m, a.n, a.batch);
+    int64_t n = 0;
+    if (Status s = detail::swap_ab_stream_k_plan<Cfg>(kernel_for<In>(a.b_layout), p, ctas, &n, bytes);
+        !s.ok())
+      return s;
+    if (ctas_out != nullptr) *ctas_out = n;
+    return Status::success();
+  }
+
+  template <class In>
+  static auto kernel_for(BLayout b_layout) {
+    return b_layout == BLayout::kRowMajorKxN ? &swap_ab_kernel<Cfg, In, true>
+                                             : &swap_ab_kernel<Cfg, In, false>;
+  }
+
+ private:
+  template <class In>
+  static Status launch(const GemmArguments<In, Out, Epilogue>& a, cudaStream_t stream,
+                       const SwapAbSplit& how) {
     if (Status s = host::require_compute_capability_90("bwgemm::sm90::SwapAbGemm"); !s.ok()) return s;
     if (Status s = host::require_device_pointers(device_operands(a), "bwgemm::sm90::SwapAbGemm"); !s.ok())
       return s;
@@ -116,8 +268,7 @@ struct SwapAbGemm {
         !s.ok())
       return s;
     ::bwgemm::detail::fill_common_gemm_params<Cfg>(a, st, &p);
-    auto* kernel = kxn ? &swap_ab_kernel<Cfg, In, true> : &swap_ab_kernel<Cfg, In, false>;
-    return detail::launch_swap_ab<Cfg>(kernel, p, split_k, stream, a.launch);
+    return detail::launch_swap_ab<Cfg>(kernel_for<In>(a.b_layout), p, how, stream, a.launch);
   }
 };
 
@@ -167,7 +318,9 @@ struct SwapAbDualGemm {
     p.alpha1_ptr = a.alpha1_ptr;  // device scales (arguments/common.hpp, check_device_scale)
     p.alpha2_ptr = a.alpha2_ptr;
     p.epilogue = a.epilogue;
-    return detail::launch_swap_ab<Cfg>(&swap_ab_kernel<Cfg, In, false>, p, split_k, stream, a.launch);
+    SwapAbSplit how;
+    how.split_k = split_k;
+    return detail::launch_swap_ab<Cfg>(&swap_ab_kernel<Cfg, In, false>, p, how, stream, a.launch);
   }
 };
 
@@ -187,6 +340,18 @@ using GemmSwapAb128 = SwapAbConfig<128, 8, 1, epi::LinearCombination, Out, 1>;
 // GemmSwapAb64 is 0.779x (H200, sixth session, run 3: the bench's validated bwgemm_sm90_swapab32).
 template <class Out>
 using GemmSwapAb32 = SwapAbConfig<32, 16, 1, epi::LinearCombination, Out, 1>;
+// Stream-K (run_stream_k; the default takes them with a workspace where swap_ab_stream_k_pays): tiles of
+// 128 weight rows (two consumer warpgroups), 16 tokens x 12 stages of 18 KiB, 32 x 10 of 20 KiB, 64 x 8 of
+// 24 KiB. Measured on an H200 (thirteenth session, run 1): with B K x N the 64-row tiles under stream-K
+// lost up to 30% (0.67-0.69x of cuBLASLt at N = 28672-57344, against 0.88-0.96x for the cluster split):
+// their CTAs at different K offsets read 128 bytes of each K row alone; the 128-row tiles read 256 and
+// came to 0.91-0.97x there; with B N x K the two were within 1-3%.
+template <class Out>
+using GemmSwapAbStreamK16 = SwapAbConfig<16, 12, 1, epi::LinearCombination, Out, 2>;
+template <class Out>
+using GemmSwapAbStreamK32 = SwapAbConfig<32, 10, 1, epi::LinearCombination, Out, 2>;
+template <class Out>
+using GemmSwapAbStreamK64 = SwapAbConfig<64, 8, 1, epi::LinearCombination, Out, 2>;
 template <class Out>
 using DualGemmSwapAb16 = SwapAbConfig<16, 11, 2, epi::SiluMul, Out, 1>;
 template <class Out>

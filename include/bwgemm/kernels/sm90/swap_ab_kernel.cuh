@@ -8,7 +8,12 @@
 // (kBlockWeights output columns x kBlockTokens output rows each) with the stage ring running on across tiles,
 // and stores each tile from registers. With a split, one cluster computes one tile: its `splits` CTAs take
 // one K range each and reduce through distributed shared memory (swap_ab_config.cuh; the partial writes
-// and the rank-order reduction are split_k.cuh's, shared with the tiled GEMM).
+// and the rank-order reduction are split_k.cuh's, shared with the tiled GEMM). With stream-K (sk_ctas > 0,
+// a workspace given) every CTA streams one contiguous range of the tiles' K blocks laid end to end
+// (sched::StreamKRanges), the ring running on across its segments: a segment that is not its tile's head
+// goes as fp32 sums to the CTA's slot of the workspace (then the CTA's flag, a release store), the head
+// adds those of the tile's other CTAs in K order (an acquire spin on each flag, which it resets to 0) and
+// stores the tile.
 //
 // Roles (384 threads):
 //   warpgroup 0     producer: warp 0's elected thread loads, per K block of the CTA's range, the weight tile
@@ -40,11 +45,13 @@
 #include "bwgemm/kernels/sm90/swap_ab_config.cuh"
 #include "bwgemm/pipeline/pipeline_state.cuh"
 #include "bwgemm/ptx/cluster.cuh"
+#include "bwgemm/ptx/flags.cuh"
 #include "bwgemm/ptx/griddepcontrol.cuh"
 #include "bwgemm/ptx/mbarrier.cuh"
 #include "bwgemm/ptx/misc.cuh"
 #include "bwgemm/ptx/tma.cuh"
 #include "bwgemm/ptx/wgmma.cuh"
+#include "bwgemm/scheduler/schedulers.cuh"
 #include "bwgemm/scheduler/tile_order.cuh"
 
 namespace bwgemm::sm90 {
@@ -63,6 +70,12 @@ struct SwapAbParams {
   sched::TileGrid tiles{};  // M tiles of BlockTokens x N tiles of kBlockWeights
   int32_t splits = 1;       // CTAs per cluster, splitting each tile's K blocks
   int32_t grid_ctas = 0;    // splits == 1: the persistent grid (the tile stride)
+  // Stream-K (splits == 1, sk_ctas = grid_ctas > 0; 0: off): CTA g's sums at sk_partials + g ·
+  // Cfg::kPartialBytes / 4, its flag sk_flags[g] (0 before the launch and after it: the head resets each
+  // flag it waited on). tiles · K blocks < 2^31 (the host checks).
+  int32_t sk_ctas = 0;
+  uint32_t* sk_flags = nullptr;
+  float* sk_partials = nullptr;
   bool read_c = false;
   float alpha1 = 1.0f, alpha2 = 1.0f;  // dual GEMM: scales of A·B1ᵀ and A·B2ᵀ
   const float* alpha1_ptr = nullptr;   // dual GEMM: device scales, read once per CTA: alpha1 · *alpha1_ptr
@@ -80,6 +93,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   using Epilogue = typename Cfg::Epilogue;
   constexpr int kWeights = Cfg::kWeights;
   static_assert(kWeights == 1 || !BMnMajor, "the dual GEMM's weights are N x K (K-major)");
+  // The consumers' named barrier (ID 0 is __syncthreads'): the hand-off of the split-K and stream-K sums.
+  constexpr uint32_t kPartialsBarrier = 1;
 
   const uint32_t warp = warp_idx();
   const uint32_t warpgroup = warp / 4;
@@ -98,17 +113,35 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   // (ptx/griddepcontrol.cuh; at once without PDL).
   griddepcontrol_wait();
 
-  // splits == 1: persistent CTAs stride over the tiles (tile blockIdx.x, + grid_ctas, ...), the ring of
-  // stages running on across tiles, so the producer loads the next tile while the consumers store this one.
-  // splits > 1: one tile per cluster, one K range per CTA.
+  // Both roles walk the same segments (a tile and its K blocks [k_begin, k_end)), the ring of stages running
+  // on across them, so the producer loads the next segment while the consumers store this one:
+  //   splits == 1: persistent CTAs stride over the tiles (tile blockIdx.x, + grid_ctas, ...), each whole;
+  //   splits > 1: one tile per cluster, one K range per CTA (split_k_range);
+  //   stream-K: this CTA's range of the units (sched::StreamKRanges), one segment per tile it touches.
+  using SKR = sched::StreamKRanges;
+  using Segment = SKR::Segment;
   const uint32_t splits = static_cast<uint32_t>(p.splits);
   const uint32_t rank = splits > 1 ? cluster_ctarank() : 0u;
   const int32_t total = p.tiles.total();
-  const int32_t first_tile = static_cast<int32_t>(splits > 1 ? block_idx().x / splits : block_idx().x);
-  const int32_t tile_stride = splits > 1 ? total : p.grid_ctas;
-  const KRange kr = split_k_range((p.k + Cfg::kBlockK - 1) / Cfg::kBlockK, static_cast<int32_t>(splits),
-                                  static_cast<int32_t>(rank));
-  const int32_t k_iters = kr.end - kr.begin;
+  const int32_t k_blocks = (p.k + Cfg::kBlockK - 1) / Cfg::kBlockK;
+  const int32_t cta = static_cast<int32_t>(block_idx().x);
+  const bool stream_k = p.sk_ctas > 0;
+  const int32_t units = stream_k ? total * k_blocks : 0;
+  const SKR::Range sk = stream_k ? SKR::cta_range(units, p.sk_ctas, cta) : SKR::Range{0, 0};
+  const KRange kr = split_k_range(k_blocks, static_cast<int32_t>(splits), static_cast<int32_t>(rank));
+  const auto first_segment = [&]() -> Segment {
+    if (stream_k) return SKR::segment_at(sk.begin, sk, k_blocks);  // never empty: sk_ctas <= units
+    if (splits > 1) return {cta / static_cast<int32_t>(splits), kr.begin, kr.end};
+    return {cta, 0, k_blocks};  // cta < grid_ctas <= tiles
+  };
+  const auto next_segment = [&](const Segment& s) -> Segment {
+    if (stream_k) {
+      const int32_t unit = SKR::next_unit(s, sk, k_blocks);
+      return unit == sched::kNoTile ? Segment{sched::kNoTile, 0, 0} : SKR::segment_at(unit, sk, k_blocks);
+    }
+    const int32_t tile = splits > 1 ? total : s.tile + p.grid_ctas;
+    return tile < total ? Segment{tile, 0, k_blocks} : Segment{sched::kNoTile, 0, 0};
+  };
 
   const bool consumer_role = warpgroup != Cfg::kProducerWarpgroup;
   // The per-tensor scales with their device-pointer parts read, once per consumer thread (the producer
@@ -152,12 +185,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     warpgroup_reg_dealloc<Cfg::kProducerRegs>();
     if (warp == 0 && elect_one_sync()) {
       PipelineState<Cfg::kStages> stage;
-      for (int32_t tile = first_tile; tile < total; tile += tile_stride) {
-        const sched::TileCoord t = p.tiles.tile_at(tile);
+      for (Segment seg = first_segment(); seg.tile != sched::kNoTile; seg = next_segment(seg)) {
+        const sched::TileCoord t = p.tiles.tile_at(seg.tile);
         const int32_t m0 = t.m * Cfg::kBlockTokens;   // first token (output row)
         const int32_t n0 = t.n * Cfg::kBlockWeights;  // first weight row (output column)
+        const int32_t k_iters = seg.k_end - seg.k_begin;
         produce_k_blocks<Cfg>(stage, full, empty, smem, k_iters, [&](uint32_t base, uint32_t bar, int32_t k) {
-          const int32_t k0 = kr.begin * Cfg::kBlockK + k;
+          const int32_t k0 = seg.k_begin * Cfg::kBlockK + k;
           tma_load(base + Cfg::kTokenOffset, &p.tmap_tokens, bar, {k0, m0, t.batch});
 #pragma unroll
           for (int w = 0; w < kWeights; ++w) {
@@ -192,8 +226,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         BMnMajor ? wgmma_mn_major_sw128_desc(Cfg::kWeightChunkBytes) : kWgmmaKMajorSw128Desc;
     constexpr uint32_t kWK16Bytes = BMnMajor ? kWgmmaK16BytesMnMajor : kWgmmaK16BytesKMajor;
     PipelineState<Cfg::kStages> stage;
-    for (int32_t tile = first_tile; tile < total; tile += tile_stride) {
-      const sched::TileCoord t = p.tiles.tile_at(tile);
+    const uint32_t tid = me.consumer * kWarpgroupThreads + me.thread;  // of the consumer threads
+    for (Segment seg = first_segment(); seg.tile != sched::kNoTile; seg = next_segment(seg)) {
+      const sched::TileCoord t = p.tiles.tile_at(seg.tile);
+      const int32_t k_iters = seg.k_end - seg.k_begin;
       float acc[kWeights][Cfg::kAccRegs];
 #pragma unroll
       for (int w = 0; w < kWeights; ++w) zero_accumulator(acc[w]);
@@ -216,6 +252,33 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #pragma unroll
       for (int w = 0; w < kWeights; ++w) wgmma_fence_operand(acc[w]);
 
+      if (stream_k && seg.k_begin > 0) {
+        // Not the tile's head (this CTA's first segment): the sums to this CTA's slot, then its flag.
+        float* const slot = p.sk_partials + static_cast<int64_t>(cta) * (Cfg::kPartialBytes / 4);
+#pragma unroll
+        for (int w = 0; w < kWeights; ++w)
+          write_partials<1, Cfg::kConsumerThreads>(slot + w * Cfg::kPartialElements, acc[w], tid);
+        named_barrier_sync(kPartialsBarrier, Cfg::kConsumerThreads);  // every consumer thread's sums written
+        if (tid == 0) st_release_gpu(p.sk_flags + cta, 1u);
+        continue;
+      }
+      if (stream_k && seg.k_end < k_blocks) {
+        // The head of a shared tile (this CTA's last segment): the later K blocks' sums, CTA by CTA in K
+        // order, each once its flag is set (those CTAs computed them as their first segment).
+        const SKR::Owners owners = SKR::tail_owners(units, p.sk_ctas, cta, seg, k_blocks);
+        for (int32_t c = owners.first; c <= owners.last; ++c) {
+          if (tid == 0) {
+            while (ld_acquire_gpu(p.sk_flags + c) == 0u) {
+            }
+            st_relaxed_gpu(p.sk_flags + c, 0u);  // this grid reads it no more: 0 for the next call
+          }
+          named_barrier_sync(kPartialsBarrier, Cfg::kConsumerThreads);  // the flag seen: the sums visible
+          const float* const slot = p.sk_partials + static_cast<int64_t>(c) * (Cfg::kPartialBytes / 4);
+#pragma unroll
+          for (int w = 0; w < kWeights; ++w)
+            add_partials<1, Cfg::kConsumerThreads>(acc[w], slot + w * Cfg::kPartialElements, tid);
+        }
+      }
       if (splits == 1) {
         // acc[w][4j + 2h + e]: weight row 16w' + l/4 + 8h of this consumer (warp w', lane l), token
         // 8j + 2(l%4) + e.
@@ -234,10 +297,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         }
       } else {
         // Both consumers are done reading the stages (the partials overwrite them; one tile per CTA here).
-        named_barrier_sync(1, Cfg::kConsumerThreads);
+        named_barrier_sync(kPartialsBarrier, Cfg::kConsumerThreads);
         float* const partials = reinterpret_cast<float*>(static_cast<uint8_t*>(dynamic_smem_ptr()) +
                                                          (smem + Cfg::kPartialOffset - dynamic_smem_base()));
-        const uint32_t tid = me.consumer * kWarpgroupThreads + me.thread;
 #pragma unroll
         for (int w = 0; w < kWeights; ++w)
           write_partials<1, Cfg::kConsumerThreads>(partials + w * Cfg::kPartialElements, acc[w], tid);
@@ -250,7 +312,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   cluster_sync();
   if (consumer_role) {
     // This CTA's share of the tile: quads [rank·Q/S, (rank+1)·Q/S) of the partials, summed over the ranks.
-    const sched::TileCoord t = p.tiles.tile_at(first_tile);
+    const sched::TileCoord t = p.tiles.tile_at(first_segment().tile);
     const int32_t m0 = t.m * Cfg::kBlockTokens, n0 = t.n * Cfg::kBlockWeights;
     const uint32_t tid = thread_idx().x - kWarpgroupThreads;
     constexpr int kQuads = Cfg::kPartialElements / 4;  // per weight matrix
