@@ -3,7 +3,9 @@
 // DeviceRequirement::kSm90a, so they run only on a GPU of compute capability 9.0 (H100/H200).
 //
 // Registered:
-//   dual_bf16  bwgemm_sm90          bwgemm::sm90::dual_gemm (the default Config choice)
+//   dual_bf16  bwgemm_sm90          bwgemm::sm90::dual_gemm (the default Config choice), with a 32 MiB
+//                                   workspace; bwgemm_sm90_nows the same without (so never stream-K)
+//              bwgemm_sm90_swapsk   the swap-AB stream-K pairs whatever the shape at M <= 64 (tuning)
 //              bwgemm_sm90_swapab   the swap-AB (small-M, split-K) kernels whatever M (dual_gemm_swap_ab)
 //              bwgemm_sm90_tiled    the tiled kernels whatever M (dual_gemm_tiled): with swapab, the two
 //                                   sides of the default choice's crossover
@@ -224,8 +226,8 @@ void add_gemm_tile_candidates(std::vector<Implementation<GemmProblem<__nv_bfloat
 }
 
 template <class Run>
-Implementation<DualBf16Problem> sm90_dual_candidate(const char* name, Run run) {
-  return dual_bf16_entry_candidate(name, DeviceRequirement::kSm90a, run);
+Implementation<DualBf16Problem> sm90_dual_candidate(const char* name, Run run, bool with_workspace = true) {
+  return dual_bf16_entry_candidate(name, DeviceRequirement::kSm90a, run, with_workspace);
 }
 
 }  // namespace
@@ -234,6 +236,17 @@ void add_bwgemm_sm90_candidates(ImplementationTable& table) {
   using DualArgs = bwgemm::DualGemmArguments<__nv_bfloat16>;
   table.dual_bf16.push_back(sm90_dual_candidate(
       "bwgemm_sm90", [](const DualArgs& a, cudaStream_t s) { return sm90::dual_gemm(a, s); }));
+  // The default without a workspace (so without the swap-AB stream-K), and stream-K whatever the shape at
+  // M <= 64 (the 64-row pairs the default runs stream-K with a workspace; tuning).
+  table.dual_bf16.push_back(sm90_dual_candidate(
+      "bwgemm_sm90_nows", [](const DualArgs& a, cudaStream_t s) { return sm90::dual_gemm(a, s); },
+      /*with_workspace=*/false));
+  table.dual_bf16.push_back(
+      sm90_dual_candidate("bwgemm_sm90_swapsk", [](const DualArgs& a, cudaStream_t s) -> bwgemm::Status {
+        if (a.m <= 16) return sm90::SwapAbDualGemm<sm90::DualGemmSwapAb16<__nv_bfloat16>>::run_stream_k(a, s);
+        if (a.m <= 64) return sm90::SwapAbDualGemm<sm90::DualGemmSwapAb64<__nv_bfloat16>>::run_stream_k(a, s);
+        return bwgemm::Status::invalid_argument("bwgemm_sm90_swapsk: M <= 64 only");
+      }));
   table.dual_bf16.push_back(sm90_dual_candidate(
       "bwgemm_sm90_swapab", [](const DualArgs& a, cudaStream_t s) { return sm90::dual_gemm_swap_ab(a, s); }));
   table.dual_bf16.push_back(sm90_dual_candidate(

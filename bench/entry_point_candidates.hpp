@@ -13,10 +13,10 @@
 
 namespace bwgemm::bench {
 
-// The scratch memory the bwgemm GEMM candidates pass (GemmArguments::workspace, which only the sm_90a
-// stream-K kernel uses): as much as the cuBLASLt baselines get (kCublasWorkspaceBytes), zero-filled once
-// (a call leaves the words that must be zero at zero), shared by the calls, which run one at a time on the
-// benchmark's stream.
+// The scratch memory the bwgemm GEMM and dual GEMM candidates pass (GemmArguments::workspace,
+// DualGemmArguments::workspace, which only the sm_90a stream-K kernels use): as much as the cuBLASLt
+// baselines get (kCublasWorkspaceBytes), zero-filled once (a call leaves the words that must be zero at
+// zero), shared by the calls, which run one at a time on the benchmark's stream.
 inline void* gemm_workspace() {
   static void* const workspace = [] {
     void* p = nullptr;
@@ -60,16 +60,18 @@ Implementation<GemmProblem<T>> gemm_entry_candidate(const char* name, DeviceRequ
   return impl;
 }
 
-// C = silu(A·B1ᵀ) · (A·B2ᵀ) on DualBf16Problem's operands through `run`.
+// C = silu(A·B1ᵀ) · (A·B2ᵀ) on DualBf16Problem's operands through `run`, with gemm_workspace() as the
+// workspace (none with with_workspace false).
 template <class Run>
 Implementation<DualBf16Problem> dual_bf16_entry_candidate(const char* name, DeviceRequirement requirement,
-                                                          Run run) {
+                                                          Run run, bool with_workspace = true) {
   Implementation<DualBf16Problem> dual;
   dual.name = name;
   dual.requirement = requirement;
   dual.intermediate_unit_roundoff = 0.0;  // fused: fp32 accumulators feed the SiLU epilogue
-  dual.prepare = [run](const DualBf16Problem& problem) -> Launch {
-    return [&problem, run](int set, cudaStream_t stream) {
+  dual.prepare = [run, with_workspace](const DualBf16Problem& problem) -> Launch {
+    void* const workspace = with_workspace ? gemm_workspace() : nullptr;
+    return [&problem, run, workspace](int set, cudaStream_t stream) {
       const DualBf16Operands& o = problem.operands(set);
       const DualShape& s = problem.shape();
       bwgemm::DualGemmArguments<__nv_bfloat16> args;
@@ -78,6 +80,9 @@ Implementation<DualBf16Problem> dual_bf16_entry_candidate(const char* name, Devi
       args.b1 = o.b1;
       args.b2 = o.b2;
       args.c = o.c;
+      // DualGemmArguments::workspace: the sm_90a swap-AB stream-K kernels take it at decode sizes.
+      args.workspace = workspace;
+      args.workspace_bytes = workspace != nullptr ? static_cast<int64_t>(kCublasWorkspaceBytes) : 0;
       const bwgemm::Status st = run(args, stream);
       if (!st.ok()) throw BenchError(st.to_string());
     };

@@ -62,4 +62,20 @@ Status dual_gemm(const DualGemmArguments<In, Out>& args, cudaStream_t stream = n
   return host::no_backend_for_device("bwgemm::dual_gemm", query, cc);
 }
 
+// The workspace bytes bwgemm::dual_gemm takes for `args` on the current device
+// (DualGemmArguments::workspace): on compute capability 9.0 sm90::dual_gemm_workspace_bytes (the swap-AB
+// stream-K launch's, where the choice takes it), 0 on 10.0 (no sm_100a kernel takes one) and wherever no
+// backend runs (bwgemm::dual_gemm then says why). The arguments are validated first.
+template <class In, class Out>
+Status dual_gemm_workspace_bytes(const DualGemmArguments<In, Out>& args, int64_t* bytes) {
+  *bytes = 0;
+  if (Status s = validate(args); !s.ok()) return s;
+#if !BWGEMM_EMULATION
+  host::ComputeCapability cc;
+  if (host::current_compute_capability(&cc).ok() && cc.is(9, 0))
+    return sm90::dual_gemm_workspace_bytes(args, bytes);
+#endif
+  return Status::success();
+}
+
 }  // namespace bwgemm

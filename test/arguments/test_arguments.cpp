@@ -198,6 +198,36 @@ TEST(DualGemmArguments, Shapes) {
   expect_invalid(a, "K must be at most 2^31 - 1024");
 }
 
+// The dual GEMM's optional workspace (the sm_90a swap-AB stream-K scratch) under the GEMM's rules: size >= 0,
+// with a positive size an aligned pointer, no wrap, no overlap with A, B1, B2, C or a device scale; size 0 is
+// none, whatever the pointer.
+TEST(DualGemmArguments, Workspace) {
+  auto a = valid_dual();
+  a.workspace = fake_pointer<void>(0x800000), a.workspace_bytes = 1 << 20;
+  EXPECT_TRUE(bwgemm::validate(a).ok()) << bwgemm::validate(a).to_string();
+  a = valid_dual(), a.workspace_bytes = -1;
+  expect_invalid(a, "workspace_bytes must be >= 0");
+  a = valid_dual(), a.workspace_bytes = 256;
+  expect_invalid(a, "workspace is null but workspace_bytes > 0");
+  a = valid_dual(), a.workspace = fake_pointer<void>(0x800008), a.workspace_bytes = 256;
+  expect_invalid(a, "workspace must be 16-byte aligned");
+  a = valid_dual(), a.workspace = fake_pointer<void>(0x400000);  // size 0: no workspace, whatever the pointer
+  EXPECT_TRUE(bwgemm::validate(a).ok());
+  const struct {
+    uintptr_t at;
+    const char* name;
+  } over[] = {{0x100000 + 512, "A"}, {0x200000 - 16, "B1"}, {0x300000 + 4096, "B2"}, {0x400000 + 64, "C"}};
+  for (const auto& o : over) {
+    a = valid_dual(), a.workspace = fake_pointer<void>(o.at), a.workspace_bytes = 256;
+    expect_invalid(a, (std::string("workspace overlaps ") + o.name).c_str());
+  }
+  a = valid_dual(), a.alpha2_ptr = fake_pointer<const float>(0x900010);
+  a.workspace = fake_pointer<void>(0x900000), a.workspace_bytes = 32;
+  expect_invalid(a, "workspace overlaps alpha2_ptr");
+  a = valid_dual(), a.workspace = fake_pointer<void>(UINTPTR_MAX - 255), a.workspace_bytes = 1024;
+  expect_invalid(a, "wraps around the address space");
+}
+
 TEST(DualGemmArguments, LeadingDimensions) {
   auto a = valid_dual();
   a.lda = 128;  // < K

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "bwgemm/sm90/gemm.cuh"
+
 namespace bwgemm_test {
 
 // The largest split of {1, 2, 4, 8} not above `want` and the problem's K blocks of 64 (a forced split may
@@ -34,6 +36,17 @@ inline void* reused_workspace(int64_t bytes) {
     workspace->fill(0);
   }
   return workspace->data();
+}
+
+// The sm_90a default GEMM entry point with the workspace it asks for (sm90::gemm_workspace_bytes, from
+// reused_workspace; none where it asks for 0 bytes).
+template <class In, class Out>
+bwgemm::Status sm90_gemm_with_workspace(const bwgemm::GemmArguments<In, Out>& args) {
+  int64_t bytes = 0;
+  if (bwgemm::Status s = bwgemm::sm90::gemm_workspace_bytes(args, &bytes); !s.ok()) return s;
+  auto with = args;
+  if (bytes > 0) with.workspace = reused_workspace(bytes), with.workspace_bytes = bytes;
+  return bwgemm::sm90::gemm(with);
 }
 
 // gtest type lists joined into one.

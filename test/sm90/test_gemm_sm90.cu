@@ -171,11 +171,7 @@ struct Sm90StreamK {
   };
   template <class In, class Out>
   static bwgemm::Status gemm(const bwgemm::GemmArguments<In, Out>& args) {
-    int64_t bytes = 0;
-    if (bwgemm::Status s = sm90::gemm_workspace_bytes(args, &bytes); !s.ok()) return s;
-    auto with = args;
-    if (bytes > 0) with.workspace = reused_workspace(bytes), with.workspace_bytes = bytes;
-    return sm90::gemm(with);
+    return sm90_gemm_with_workspace(args);
   }
   static bool available(std::string* why) { return can_run_sm90(why); }
   static constexpr const char* kNeeds = Sm90::kNeeds;

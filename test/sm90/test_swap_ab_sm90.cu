@@ -70,16 +70,16 @@ struct SwapAbBackend {
 using Chosen = SwapAbBackend<0>;
 using Split8 = SwapAbBackend<8>;
 
-// The GEMM's stream-K (SwapAbGemm::run_stream_k) on `ctas` CTAs (0: one per resident CTA) with the workspace
-// it asks for (SwapAbGemm::workspace_bytes, from reused_workspace: every call must leave the flags at zero
-// for the next one).
-template <class Cfg, class Args>
+// The GEMM's (or, with Op, the dual GEMM's) stream-K (run_stream_k) on `ctas` CTAs (0: one per resident CTA)
+// with the workspace it asks for (SwapAbGemm::workspace_bytes, from reused_workspace: every call must leave
+// the flags at zero for the next one).
+template <class Cfg, class Op = sm90::SwapAbGemm<Cfg>, class Args>
 bwgemm::Status run_swap_ab_stream_k(const Args& a, int64_t ctas, cudaStream_t stream = nullptr) {
   int64_t bytes = 0;
-  if (bwgemm::Status s = sm90::SwapAbGemm<Cfg>::workspace_bytes(a, &bytes, nullptr, ctas); !s.ok()) return s;
+  if (bwgemm::Status s = Op::workspace_bytes(a, &bytes, nullptr, ctas); !s.ok()) return s;
   Args with = a;
   with.workspace = reused_workspace(bytes), with.workspace_bytes = bytes;
-  return sm90::SwapAbGemm<Cfg>::run_stream_k(with, stream, ctas);
+  return Op::run_stream_k(with, stream, ctas);
 }
 
 // The contract's backend for the GEMM's stream-K on Ctas CTAs; the default entry point with the workspace
@@ -99,11 +99,7 @@ struct SwapAbStreamK {
   };
   template <class In, class Out>
   static bwgemm::Status gemm(const bwgemm::GemmArguments<In, Out>& args) {
-    int64_t bytes = 0;
-    if (bwgemm::Status s = sm90::gemm_workspace_bytes(args, &bytes); !s.ok()) return s;
-    auto with = args;
-    if (bytes > 0) with.workspace = reused_workspace(bytes), with.workspace_bytes = bytes;
-    return sm90::gemm(with);
+    return sm90_gemm_with_workspace(args);
   }
   static bool available(std::string* why) { return can_run_sm90(why); }
   static constexpr const char* kNeeds = "a GPU of compute capability 9.0 (H100/H200) for sm_90a code";
@@ -266,6 +262,69 @@ TEST(Sm90SwapAbDecode, StreamKTokens16Rows64) {
   BWGEMM_REQUIRE_SM90();
   check_gemm_decode_sizes_stream_k<sm90::GemmSwapAb16<bf16>>();
 }
+// The dual GEMM's stream-K at the decode sizes (its 64-row pairs, as the default runs them with a
+// workspace), the CTA count cycling as for the GEMM; exact tier (Multiply) and realistic (SiLU).
+template <class Cfg>
+void check_dual_decode_sizes_stream_k() {
+  int i = 0;
+  for (int64_t m : kDecodeM) {
+    const int64_t ctas = kStreamKCtas[i++ % 5];
+    SCOPED_TRACE("stream-K CTAs " + std::to_string(ctas));
+    using Exact = typename Cfg::template WithEpilogue<epi::Multiply>;
+    const DualProblem pb{m, 392, 520, 1, 0, 0, 0, 0.5f, 2.0f};
+    check_dual<bf16, typename Cfg::Out, epi::Multiply>(
+        pb, Data::kExact, 1100 + static_cast<uint32_t>(m), [ctas](const auto& args) {
+          return run_swap_ab_stream_k<Exact, sm90::SwapAbDualGemm<Exact>>(args, ctas);
+        });
+    check_dual<bf16, typename Cfg::Out, epi::SiluMul>(
+        pb, Data::kRealistic, 1200 + static_cast<uint32_t>(m), [ctas](const auto& args) {
+          return run_swap_ab_stream_k<Cfg, sm90::SwapAbDualGemm<Cfg>>(args, ctas);
+        });
+  }
+}
+
+TEST(Sm90SwapAbDecode, DualStreamKTokens16) {
+  BWGEMM_REQUIRE_SM90();
+  check_dual_decode_sizes_stream_k<sm90::DualGemmSwapAb16<bf16>>();
+}
+TEST(Sm90SwapAbDecode, DualStreamKTokens64) {
+  BWGEMM_REQUIRE_SM90();
+  check_dual_decode_sizes_stream_k<sm90::DualGemmSwapAb64<f16>>();
+}
+
+// The default dual entry point with a workspace: dual_gemm_workspace_bytes asks for the stream-K launch's
+// bytes where swap_ab_stream_k_pays (M = 1, N = 8512, K = 8192: 133 pairs of 64 rows, 128 K blocks), none at
+// two waves of 64 K blocks (N = 14336, K = 4096: the split's 12800 against (109 + 20) x 100), and computes
+// right with it; stream-K gives the same bits on every run.
+TEST(Sm90SwapAbDecode, DualDefaultWithWorkspace) {
+  BWGEMM_REQUIRE_SM90();
+  using Cfg = sm90::DualGemmSwapAb16<bf16>;
+  bwgemm::DualGemmArguments<bf16> probe;
+  probe.m = 1, probe.n = 8512, probe.k = 8192;
+  probe.a = reinterpret_cast<const bf16*>(uintptr_t{1} << 32);
+  probe.b1 = reinterpret_cast<const bf16*>(uintptr_t{2} << 32);
+  probe.b2 = reinterpret_cast<const bf16*>(uintptr_t{3} << 32);
+  probe.c = reinterpret_cast<bf16*>(uintptr_t{4} << 32);
+  int64_t asked = 0, explicit_bytes = 0, resident = 0;
+  ASSERT_TRUE(sm90::dual_gemm_workspace_bytes(probe, &asked).ok());
+  ASSERT_TRUE(sm90::SwapAbDualGemm<Cfg>::workspace_bytes(probe, &explicit_bytes, &resident).ok());
+  EXPECT_GT(asked, 0);
+  EXPECT_EQ(asked, explicit_bytes);
+  EXPECT_EQ(asked, sm90::swap_ab_stream_k_workspace_bytes<Cfg>(resident));
+  auto two_waves = probe;
+  two_waves.n = 14336, two_waves.k = 4096;
+  ASSERT_TRUE(sm90::dual_gemm_workspace_bytes(two_waves, &asked).ok());
+  EXPECT_EQ(asked, 0);
+  const auto with_workspace = [](const auto& args) {
+    int64_t bytes = 0;
+    if (bwgemm::Status s = sm90::dual_gemm_workspace_bytes(args, &bytes); !s.ok()) return s;
+    auto with = args;
+    if (bytes > 0) with.workspace = reused_workspace(bytes), with.workspace_bytes = bytes;
+    return sm90::dual_gemm(with);
+  };
+  check_dual<bf16, bf16, epi::SiluMul>(DualProblem{1, 8512, 8192}, Data::kRealistic, 1300, with_workspace);
+}
+
 TEST(Sm90SwapAbDecode, DualTokens16) {
   BWGEMM_REQUIRE_SM90();
   check_dual_decode_sizes<sm90::DualGemmSwapAb16<bf16>>();

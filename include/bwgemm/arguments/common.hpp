@@ -2,6 +2,7 @@
 // tile-count limit of one launch. Host code only.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -87,6 +88,39 @@ inline Status check_linear_combination_scales(const epi::LinearCombination& f, c
         "beta_ptr is given but beta is 0: the effective beta is beta x *beta_ptr (set beta, e.g. to 1)");
   if (Status s = check_scale_not_in_output(f.alpha_ptr, "alpha_ptr", d); !s.ok()) return s;
   return check_scale_not_in_output(f.beta_ptr, "beta_ptr", d);
+}
+
+// A call's scratch memory (GemmArguments::workspace, DualGemmArguments::workspace), first its size and
+// pointer: bytes >= 0; with bytes > 0 a 16-byte-aligned pointer and no wrap-around (a size of 0 means
+// none, whatever the pointer).
+inline Status check_workspace_pointer(const void* workspace, int64_t bytes) {
+  if (bytes < 0) return Status::invalid_argument("workspace_bytes must be >= 0 (got " + str(bytes) + ")");
+  if (bytes == 0) return Status::success();
+  if (Status s = check_operand_pointer(workspace, "workspace", " but workspace_bytes > 0"); !s.ok()) return s;
+  if (reinterpret_cast<uintptr_t>(workspace) > UINTPTR_MAX - static_cast<uint64_t>(bytes))
+    return Status::invalid_argument("workspace + workspace_bytes wraps around the address space");
+  return Status::success();
+}
+// ... then that it shares no byte with the call's operands (`spans`; an empty span, e.g. a C the epilogue
+// does not read, is skipped) or its device scales (null ones skipped): the kernels write it.
+struct NamedScale {
+  const float* p;
+  const char* name;
+};
+template <size_t Spans, size_t Scales>
+Status check_workspace_apart(const void* workspace, int64_t bytes, const OperandSpan (&spans)[Spans],
+                             const NamedScale (&scales)[Scales]) {
+  if (bytes <= 0) return Status::success();
+  const OperandSpan w{workspace, bytes, "workspace"};
+  const auto refuse = [](const char* name) {
+    return Status::invalid_argument(std::string("workspace overlaps ") + name +
+                                    ": the kernels write it, so it may share memory with no operand");
+  };
+  for (const OperandSpan& o : spans)
+    if (o.bytes > 0 && overlaps(w, o)) return refuse(o.name);
+  for (const NamedScale& f : scales)
+    if (f.p != nullptr && overlaps(w, {f.p, int64_t{sizeof(float)}, f.name})) return refuse(f.name);
+  return Status::success();
 }
 
 // M, N, K at most kMaxGemmExtent and the batch in [1, 65535].

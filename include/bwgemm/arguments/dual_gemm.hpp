@@ -46,6 +46,13 @@ struct DualGemmArguments {
   const float* alpha2_ptr = nullptr;
   Epilogue epilogue{};     // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
   LaunchOptions launch{};  // per-call launch options: programmatic dependent launch (off by default)
+  // Scratch memory for the kernels that take it: the sm_90a swap-AB stream-K kernels at decode sizes
+  // (sm90::dual_gemm_workspace_bytes says how many bytes a call's choice takes; 0 for every other kernel).
+  // The rules of GemmArguments::workspace: device memory, 16-byte aligned, overlapping no operand or device
+  // scale, zero-filled before its first use and left so by every call; one call at a time per workspace.
+  // Null or workspace_bytes 0 (the default): none, and no kernel that needs one is chosen.
+  void* workspace = nullptr;
+  int64_t workspace_bytes = 0;  // its size (what sm90::dual_gemm_workspace_bytes asks for, or more)
 };
 
 namespace detail {
@@ -92,6 +99,7 @@ Status validate(const DualGemmArguments<In, Out, Epilogue>& a) {
   for (const auto& q : ptrs) {
     if (Status s = detail::check_operand_pointer(q.p, q.name); !s.ok()) return s;
   }
+  if (Status s = detail::check_workspace_pointer(a.workspace, a.workspace_bytes); !s.ok()) return s;
   // Batches are packed (batch strides M·lda, N·ldb, M·ldc): the kernels' tensor maps carry them as TMA
   // strides, and every offset the kernels form stays inside each operand's span; C aliases no input.
   int64_t stride_a = 0, stride_b = 0, stride_c = 0;
@@ -125,7 +133,10 @@ Status validate(const DualGemmArguments<In, Out, Epilogue>& a) {
   if (Status s = detail::check_no_overlap(span_c, {span_a, span_b1, span_b2}); !s.ok()) return s;
   if (!std::isfinite(a.alpha1) || !std::isfinite(a.alpha2))
     return Status::invalid_argument("alpha1 and alpha2 must be finite");
-  return detail::check_dual_device_scales(a, span_c);
+  if (Status s = detail::check_dual_device_scales(a, span_c); !s.ok()) return s;
+  const detail::OperandSpan operands[] = {span_a, span_b1, span_b2, span_c};
+  const detail::NamedScale scales[] = {{a.alpha1_ptr, "alpha1_ptr"}, {a.alpha2_ptr, "alpha2_ptr"}};
+  return detail::check_workspace_apart(a.workspace, a.workspace_bytes, operands, scales);
 }
 
 // The device memory a 16-bit dual GEMM call reads or writes.
@@ -134,6 +145,7 @@ host::OperandPointers device_operands(const DualGemmArguments<In, Out, Epilogue>
   host::OperandPointers ops{{{a.a, "A"}, {a.b1, "B1"}, {a.b2, "B2"}, {a.c, "C"}}, 4};
   ops.add_if_given(a.alpha1_ptr, "alpha1_ptr");
   ops.add_if_given(a.alpha2_ptr, "alpha2_ptr");
+  if (a.workspace_bytes > 0) ops.add_if_given(a.workspace, "workspace");
   return ops;
 }
 

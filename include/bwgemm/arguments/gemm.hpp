@@ -164,13 +164,7 @@ Status validate(const GemmArguments<In, Out, Epilogue>& a) {
     if (!q.required) continue;
     if (Status s = detail::check_operand_pointer(q.p, q.name, q.why); !s.ok()) return s;
   }
-  if (a.workspace_bytes < 0)
-    return Status::invalid_argument("workspace_bytes must be >= 0 (got " + str(a.workspace_bytes) + ")");
-  if (a.workspace_bytes > 0) {
-    if (Status s = detail::check_operand_pointer(a.workspace, "workspace", " but workspace_bytes > 0");
-        !s.ok())
-      return s;
-  }
+  if (Status st = detail::check_workspace_pointer(a.workspace, a.workspace_bytes); !st.ok()) return st;
 
   // Every offset the kernels form stays inside each operand's span, and no output aliases an input (D == C
   // with the same strides, an in-place update, is the one exception).
@@ -203,28 +197,15 @@ Status validate(const GemmArguments<In, Out, Epilogue>& a) {
       return Status::invalid_argument("alpha and beta must be finite");
     if (Status st = detail::check_linear_combination_scales(a.epilogue, span_d); !st.ok()) return st;
   }
-  if (a.workspace_bytes > 0) {
-    // The kernels write the workspace: it may share memory with no operand (nor device scale).
-    if (reinterpret_cast<uintptr_t>(a.workspace) > UINTPTR_MAX - static_cast<uint64_t>(a.workspace_bytes))
-      return Status::invalid_argument("workspace + workspace_bytes wraps around the address space");
-    const detail::OperandSpan span_w{a.workspace, a.workspace_bytes, "workspace"};
-    std::initializer_list<detail::OperandSpan> others = {span_a, span_b, span_d};
-    for (const detail::OperandSpan& o : others)
-      if (detail::overlaps(span_w, o))
-        return Status::invalid_argument(std::string("workspace overlaps ") + o.name +
-                                        ": the kernels write it, so it may share memory with no operand");
-    if (read_c && detail::overlaps(span_w, span_c))
-      return Status::invalid_argument(
-          "workspace overlaps C: the kernels write it, so it may share memory with no operand");
-    if constexpr (std::is_same_v<Epilogue, epi::LinearCombination>) {
-      const float* scales[2] = {a.epilogue.alpha_ptr, a.epilogue.beta_ptr};
-      const char* names[2] = {"alpha_ptr", "beta_ptr"};
-      for (int i = 0; i < 2; ++i)
-        if (scales[i] != nullptr && detail::overlaps(span_w, {scales[i], int64_t{sizeof(float)}, names[i]}))
-          return Status::invalid_argument(std::string("workspace overlaps ") + names[i] +
-                                          ": the kernels write it, so it may share memory with no operand");
-    }
-  }
+  // The kernels write the workspace: it may share memory with no operand (nor device scale).
+  const float* alpha_ptr = nullptr;
+  const float* beta_ptr = nullptr;
+  if constexpr (std::is_same_v<Epilogue, epi::LinearCombination>)
+    alpha_ptr = a.epilogue.alpha_ptr, beta_ptr = a.epilogue.beta_ptr;
+  const detail::OperandSpan operands[] = {span_a, span_b, span_d, span_c};
+  const detail::NamedScale scales[] = {{alpha_ptr, "alpha_ptr"}, {beta_ptr, "beta_ptr"}};
+  if (Status st = detail::check_workspace_apart(a.workspace, a.workspace_bytes, operands, scales); !st.ok())
+    return st;
   return Status::success();
 }
 

@@ -234,11 +234,13 @@ Status run_dual_gemm_choice(DualGemmChoice choice, const DualGemmArguments<In, O
   };
   switch (choice) {
     case DualGemmChoice::kSwapAb16:
-      return report("sm90::DualGemmSwapAb16 (swap AB, 16 tokens x 64 rows)"),
-             SwapAbDualGemm<DualGemmSwapAb16<Out>>::run(args, stream);
+      return report("sm90::DualGemmSwapAb16 (swap AB, 16 tokens x 64 rows; stream-K with a workspace)"),
+             run_default_swap_ab<SwapAbDualGemm<DualGemmSwapAb16<Out>>,
+                                 SwapAbDualGemm<DualGemmSwapAb16<Out>>>(args, stream, 0);
     case DualGemmChoice::kSwapAb64:
-      return report("sm90::DualGemmSwapAb64 (swap AB, 64 tokens x 64 rows)"),
-             SwapAbDualGemm<DualGemmSwapAb64<Out>>::run(args, stream);
+      return report("sm90::DualGemmSwapAb64 (swap AB, 64 tokens x 64 rows; stream-K with a workspace)"),
+             run_default_swap_ab<SwapAbDualGemm<DualGemmSwapAb64<Out>>,
+                                 SwapAbDualGemm<DualGemmSwapAb64<Out>>>(args, stream, 0);
     case DualGemmChoice::kSwapAb128:
       return report("sm90::DualGemmSwapAb128 (swap AB, 128 tokens x 64 rows)"),
              SwapAbDualGemm<DualGemmSwapAb128<Out>>::run(args, stream);
@@ -264,6 +266,29 @@ Status run_dual_gemm_choice(DualGemmChoice choice, const DualGemmArguments<In, O
 template <class In, class Out>
 Status dual_gemm(const DualGemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
   return detail::run_dual_gemm_choice(dual_gemm_choice(args.m, args.n, args.batch), args, stream);
+}
+
+// The workspace bytes sm90::dual_gemm takes for `args` on the current device (DualGemmArguments::workspace):
+// with a swap-AB choice (M <= 64) its stream-K launch's where swap_ab_stream_k_pays (the 64-row pairs
+// themselves run stream-K: the dual GEMM's weights are N x K, where 64- and 128-row tiles streamed alike,
+// and its 128-row pairs spill), else 0. A call with less (or none) runs the cluster split. Validates args.
+template <class In, class Out>
+Status dual_gemm_workspace_bytes(const DualGemmArguments<In, Out>& args, int64_t* bytes) {
+  *bytes = 0;
+  if (Status s = validate(args); !s.ok()) return s;
+  switch (dual_gemm_choice(args.m, args.n, args.batch)) {
+    case DualGemmChoice::kSwapAb16:
+      *bytes = detail::default_stream_k_bytes<SwapAbDualGemm<DualGemmSwapAb16<Out>>,
+                                              SwapAbDualGemm<DualGemmSwapAb16<Out>>>(args);
+      break;
+    case DualGemmChoice::kSwapAb64:
+      *bytes = detail::default_stream_k_bytes<SwapAbDualGemm<DualGemmSwapAb64<Out>>,
+                                              SwapAbDualGemm<DualGemmSwapAb64<Out>>>(args);
+      break;
+    default:
+      break;
+  }
+  return Status::success();
 }
 
 // One side of the crossover whatever the shape, for the benchmark: the tiled kernels only, and the swap-AB

@@ -178,18 +178,9 @@ namespace detail {
 template <class Cfg, class Params>
 Status stream_k_launch_work(void (*kernel)(const Params), const Params& p, int64_t requested,
                             sched::StreamK::Work* w) {
-  if (requested < 0)
-    return Status::invalid_argument("stream_k_ctas must be >= 0 (0: one per resident CTA; got " +
-                                    std::to_string(requested) + ")");
-  int64_t resident = 1;
-  if (Status s = host::cached_resident_clusters(kernel, Cfg::kThreads, 1, Cfg::kSmemBytes, &resident);
-      !s.ok())
-    return s;
-  if (requested > resident)
-    return Status::invalid_argument("stream_k_ctas (" + std::to_string(requested) +
-                                    ") must not exceed the CTAs this device holds at once (" +
-                                    std::to_string(resident) + "): a tile's head waits for the others");
-  if (!stream_k_work<Cfg>(p.tiles.total(), p.k, requested == 0 ? resident : requested, w))
+  int64_t ctas = 0, resident = 0;
+  if (Status s = stream_k_grid_ctas<Cfg>(kernel, requested, &ctas, &resident); !s.ok()) return s;
+  if (!stream_k_work<Cfg>(p.tiles.total(), p.k, ctas, w))
     return Status::invalid_argument("stream-K: (tiles + CTAs) x K blocks must fit in 32 bits");
   return Status::success();
 }
@@ -647,42 +638,20 @@ constexpr GemmChoice gemm_choice(int64_t m, int64_t n, int64_t batch,
 }
 
 namespace detail {
-// The workspace bytes of the swap-AB stream-K launch the default takes for the call (CfgSK's, where
-// swap_ab_stream_k_pays on the 64-row Config Cfg64's tiles and resident clusters), 0 where it takes Cfg64's
-// cluster split (also where the device cannot say, or the shape does not fit a stream-K launch).
-template <class Cfg64, class CfgSK, class In, class Out>
-int64_t swap_ab_stream_k_bytes(const GemmArguments<In, Out>& args) {
-  int64_t resident[kSplitKChoiceCount];
-  if (!split_k_resident_clusters(SwapAbGemm<Cfg64>::template kernel_for<In>(args.b_layout), Cfg64::kThreads,
-                                 Cfg64::kSmemBytes, true, resident)
-           .ok())
-    return 0;
-  const int64_t tiles = ::bwgemm::detail::config_tile_grid<Cfg64>(args.m, args.n, args.batch).total();
-  if (!swap_ab_stream_k_pays(tiles, ceil_div(args.k, int64_t{Cfg64::kBlockK}), resident)) return 0;
-  int64_t bytes = 0;
-  return SwapAbGemm<CfgSK>::workspace_bytes(args, &bytes).ok() ? bytes : 0;
-}
-// A swap-AB choice's kernel: stream-K (CfgSK) where the default takes it and the call's workspace holds
-// it, else the cluster split of Cfg64 (split_k as SwapAbGemm::run takes it; a forced split never stream-K).
-template <class Cfg64, class CfgSK, class In, class Out>
-Status run_swap_ab(const GemmArguments<In, Out>& args, cudaStream_t stream, int split_k) {
-  if (split_k == 0 && args.workspace != nullptr) {
-    const int64_t bytes = swap_ab_stream_k_bytes<Cfg64, CfgSK>(args);
-    if (bytes > 0 && args.workspace_bytes >= bytes) return SwapAbGemm<CfgSK>::run_stream_k(args, stream);
-  }
-  return SwapAbGemm<Cfg64>::run(args, stream, split_k);
-}
-// The workspace bytes of a swap-AB choice for the call (swap_ab_stream_k_bytes; none for kSwapAb128, whose
+// The workspace bytes of a swap-AB choice for the call (default_stream_k_bytes; none for kSwapAb128, whose
 // narrow shapes have at most one wave of tiles).
 template <class In, class Out>
 int64_t swap_ab_workspace_bytes(GemmChoice choice, const GemmArguments<In, Out>& args) {
   switch (choice) {
     case GemmChoice::kSwapAb16:
-      return swap_ab_stream_k_bytes<GemmSwapAb16<Out>, GemmSwapAbStreamK16<Out>>(args);
+      return default_stream_k_bytes<SwapAbGemm<GemmSwapAb16<Out>>, SwapAbGemm<GemmSwapAbStreamK16<Out>>>(
+          args);
     case GemmChoice::kSwapAb32:
-      return swap_ab_stream_k_bytes<GemmSwapAb32<Out>, GemmSwapAbStreamK32<Out>>(args);
+      return default_stream_k_bytes<SwapAbGemm<GemmSwapAb32<Out>>, SwapAbGemm<GemmSwapAbStreamK32<Out>>>(
+          args);
     case GemmChoice::kSwapAb64:
-      return swap_ab_stream_k_bytes<GemmSwapAb64<Out>, GemmSwapAbStreamK64<Out>>(args);
+      return default_stream_k_bytes<SwapAbGemm<GemmSwapAb64<Out>>, SwapAbGemm<GemmSwapAbStreamK64<Out>>>(
+          args);
     default:
       return 0;
   }
@@ -700,13 +669,16 @@ Status run_gemm_choice(GemmChoice choice, const GemmArguments<In, Out>& args, cu
   switch (choice) {
     case GemmChoice::kSwapAb16:
       return report("sm90::GemmSwapAb16 (swap AB, 16 tokens x 64 rows; stream-K: GemmSwapAbStreamK16)"),
-             run_swap_ab<GemmSwapAb16<Out>, GemmSwapAbStreamK16<Out>>(args, stream, split_k);
+             run_default_swap_ab<SwapAbGemm<GemmSwapAb16<Out>>, SwapAbGemm<GemmSwapAbStreamK16<Out>>>(
+                 args, stream, split_k);
     case GemmChoice::kSwapAb32:
       return report("sm90::GemmSwapAb32 (swap AB, 32 tokens x 64 rows; stream-K: GemmSwapAbStreamK32)"),
-             run_swap_ab<GemmSwapAb32<Out>, GemmSwapAbStreamK32<Out>>(args, stream, split_k);
+             run_default_swap_ab<SwapAbGemm<GemmSwapAb32<Out>>, SwapAbGemm<GemmSwapAbStreamK32<Out>>>(
+                 args, stream, split_k);
     case GemmChoice::kSwapAb64:
       return report("sm90::GemmSwapAb64 (swap AB, 64 tokens x 64 rows; stream-K: GemmSwapAbStreamK64)"),
-             run_swap_ab<GemmSwapAb64<Out>, GemmSwapAbStreamK64<Out>>(args, stream, split_k);
+             run_default_swap_ab<SwapAbGemm<GemmSwapAb64<Out>>, SwapAbGemm<GemmSwapAbStreamK64<Out>>>(
+                 args, stream, split_k);
     case GemmChoice::kSwapAb128:
       return report("sm90::GemmSwapAb128 (swap AB, 128 tokens x 64 rows)"),
              SwapAbGemm<GemmSwapAb128<Out>>::run(args, stream, split_k);

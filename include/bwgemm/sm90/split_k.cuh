@@ -76,6 +76,25 @@ Status split_k_resident_clusters(void (*kernel)(const Params), uint32_t threads,
   return Status::success();
 }
 
+// The CTAs a stream-K launch of `kernel` takes (the tiled GemmStreamK and the swap-AB stream-K): `requested`,
+// 0 meaning one per resident CTA; refused below 0 and above the CTAs the device holds at once (every CTA of
+// the grid must run at once: a tile's head waits for the others). *ctas: the count, *resident: the device's.
+template <class Cfg, class Params>
+Status stream_k_grid_ctas(void (*kernel)(const Params), int64_t requested, int64_t* ctas, int64_t* resident) {
+  if (requested < 0)
+    return Status::invalid_argument("stream_k_ctas must be >= 0 (0: one per resident CTA; got " +
+                                    std::to_string(requested) + ")");
+  *resident = 1;
+  if (Status s = host::cached_resident_clusters(kernel, Cfg::kThreads, 1, Cfg::kSmemBytes, resident); !s.ok())
+    return s;
+  if (requested > *resident)
+    return Status::invalid_argument("stream_k_ctas (" + std::to_string(requested) +
+                                    ") must not exceed the CTAs this device holds at once (" +
+                                    std::to_string(*resident) + "): a tile's head waits for the others");
+  *ctas = requested == 0 ? *resident : requested;
+  return Status::success();
+}
+
 // The CTAs of a launch with one cluster of `split_k` CTAs per tile: tiles · split_k, below 2^31.
 inline Status split_k_ctas(int64_t tiles, int split_k, int64_t* ctas) {
   if (!checked_mul(tiles, int64_t{split_k}, ctas) || *ctas > (int64_t{1} << 31) - 1)

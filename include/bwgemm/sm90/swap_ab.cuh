@@ -91,13 +91,6 @@ constexpr int64_t swap_ab_stream_k_workspace_bytes(int64_t ctas) {
   return round_up(ctas * 4, kStreamKFlagBytesAlign) + ctas * int64_t{Cfg::kPartialBytes};
 }
 
-// The CTAs of a stream-K launch over `units` (tiles · K blocks) with `resident` CTAs on the device:
-// `requested` (0: one per resident CTA), at most the units (every CTA at least one K block).
-constexpr int64_t swap_ab_stream_k_ctas(int64_t units, int64_t resident, int64_t requested) {
-  const int64_t ctas = requested == 0 ? resident : requested;
-  return ctas < units ? ctas : units;
-}
-
 // How a swap-AB launch splits K: a cluster split (split_k 0: choose_split_k; 1, 2, 4, 8: forced), or
 // stream-K on a given number of CTAs (0: one per resident CTA) over the workspace.
 struct SwapAbSplit {
@@ -115,22 +108,13 @@ namespace detail {
 template <class Cfg, class Params>
 Status swap_ab_stream_k_plan(void (*kernel)(const Params), const Params& p, int64_t requested, int64_t* ctas,
                              int64_t* bytes) {
-  if (requested < 0)
-    return Status::invalid_argument("stream_k_ctas must be >= 0 (0: one per resident CTA; got " +
-                                    std::to_string(requested) + ")");
-  int64_t resident = 1;
-  if (Status s = host::cached_resident_clusters(kernel, Cfg::kThreads, 1, Cfg::kSmemBytes, &resident);
-      !s.ok())
-    return s;
-  if (requested > resident)
-    return Status::invalid_argument("stream_k_ctas (" + std::to_string(requested) +
-                                    ") must not exceed the CTAs this device holds at once (" +
-                                    std::to_string(resident) + "): a tile's head waits for the others");
+  int64_t want = 0, resident = 0;
+  if (Status s = stream_k_grid_ctas<Cfg>(kernel, requested, &want, &resident); !s.ok()) return s;
   const int64_t units = p.tiles.total() * ceil_div(static_cast<int64_t>(p.k), int64_t{Cfg::kBlockK});
   if (units > INT32_MAX)
     return Status::invalid_argument("stream-K: tiles x K blocks must be below 2^31 (got " +
                                     std::to_string(units) + ")");
-  *ctas = swap_ab_stream_k_ctas(units, resident, requested);
+  *ctas = want < units ? want : units;  // every CTA at least one K block
   *bytes = swap_ab_stream_k_workspace_bytes<Cfg>(*ctas);
   return Status::success();
 }
@@ -182,10 +166,48 @@ Status launch_swap_ab(void (*kernel)(const Params), Params& p, const SwapAbSplit
 
 }  // namespace detail
 
+// The stream-K entry points of the swap-AB GEMM and dual GEMM (Op: SwapAbGemm<Cfg>, SwapAbDualGemm<Cfg>,
+// which provide can_implement, kernel_of(args) and launch(args, stream, SwapAbSplit)).
+template <class Cfg, class Op>
+struct SwapAbStreamKEntry {
+  // Stream-K whatever the shape, on `ctas` CTAs (0: one per resident CTA; at most those, since a tile's
+  // head waits for the other CTAs of its tile), with a.workspace of workspace_bytes(a, ..., ctas) or more.
+  template <class Args>
+  static Status run_stream_k(const Args& a, cudaStream_t stream = nullptr, int64_t ctas = 0) {
+    if (Status s = Op::can_implement(a); !s.ok()) return s;
+    SwapAbSplit how;
+    how.stream_k = true;
+    how.stream_k_ctas = ctas;
+    how.workspace = a.workspace_bytes > 0 ? a.workspace : nullptr;
+    how.workspace_bytes = how.workspace != nullptr ? a.workspace_bytes : 0;
+    return Op::launch(a, stream, how);
+  }
+
+  // The workspace bytes of a stream-K launch of `a` on the current device (run_stream_k with `ctas`), and
+  // its CTA count in *ctas_out if given. Validates a.
+  template <class Args>
+  static Status workspace_bytes(const Args& a, int64_t* bytes, int64_t* ctas_out = nullptr,
+                                int64_t ctas = 0) {
+    *bytes = 0;
+    if (ctas_out != nullptr) *ctas_out = 0;
+    if (Status s = Op::can_implement(a); !s.ok()) return s;
+    if (Status s = host::require_compute_capability_90("bwgemm::sm90 swap-AB stream-K"); !s.ok()) return s;
+    SwapAbParams<Cfg> p;
+    p.k = static_cast<int32_t>(a.k);
+    p.tiles = ::bwgemm::detail::config_tile_grid<Cfg>(a.m, a.n, a.batch);
+    int64_t n = 0;
+    if (Status s = detail::swap_ab_stream_k_plan<Cfg>(Op::kernel_of(a), p, ctas, &n, bytes); !s.ok())
+      return s;
+    if (ctas_out != nullptr) *ctas_out = n;
+    return Status::success();
+  }
+};
+
 // ---- the GEMM --------------------------------------------------------------------------------------------
 template <class Cfg>
-struct SwapAbGemm {
+struct SwapAbGemm : SwapAbStreamKEntry<Cfg, SwapAbGemm<Cfg>> {
   static_assert(Cfg::kWeights == 1, "SwapAbGemm takes a Config with Weights = 1 (SwapAbDualGemm: 2)");
+  using Config = Cfg;
   using Out = typename Cfg::Out;
   using Epilogue = typename Cfg::Epilogue;
   using Params = SwapAbParams<Cfg>;
@@ -207,47 +229,18 @@ struct SwapAbGemm {
     return launch(a, stream, how);
   }
 
-  // Stream-K whatever the shape, on `ctas` CTAs (0: one per resident CTA; at most those, since a tile's head
-  // waits for the other CTAs of its tile), with a.workspace of workspace_bytes(a, ..., ctas) or more.
-  template <class In>
-  static Status run_stream_k(const GemmArguments<In, Out, Epilogue>& a, cudaStream_t stream = nullptr,
-                             int64_t ctas = 0) {
-    if (Status s = can_implement(a); !s.ok()) return s;
-    SwapAbSplit how;
-    how.stream_k = true;
-    how.stream_k_ctas = ctas;
-    how.workspace = a.workspace_bytes > 0 ? a.workspace : nullptr;
-    how.workspace_bytes = how.workspace != nullptr ? a.workspace_bytes : 0;
-    return launch(a, stream, how);
-  }
-
-  // The workspace bytes of a stream-K launch of `a` on the current device (run_stream_k with `ctas`), and
-  // its CTA count in *ctas_out if given. Validates a.
-  template <class In>
-  static Status workspace_bytes(const GemmArguments<In, Out, Epilogue>& a, int64_t* bytes,
-                                int64_t* ctas_out = nullptr, int64_t ctas = 0) {
-    *bytes = 0;
-    if (ctas_out != nullptr) *ctas_out = 0;
-    if (Status s = can_implement(a); !s.ok()) return s;
-    if (Status s = host::require_compute_capability_90("bwgemm::sm90::SwapAbGemm"); !s.ok()) return s;
-    Params p;
-    p.k = static_cast<int32_t>(a.k);
-    p.tiles = ::bwgemm::detail::config_tile_grid<Cfg>(a.m, a.n, a.batch);
-    int64_t n = 0;
-    if (Status s = detail::swap_ab_stream_k_plan<Cfg>(kernel_for<In>(a.b_layout), p, ctas, &n, bytes);
-        !s.ok())
-      return s;
-    if (ctas_out != nullptr) *ctas_out = n;
-    return Status::success();
-  }
-
   template <class In>
   static auto kernel_for(BLayout b_layout) {
     return b_layout == BLayout::kRowMajorKxN ? &swap_ab_kernel<Cfg, In, true>
                                              : &swap_ab_kernel<Cfg, In, false>;
   }
+  template <class In>
+  static auto kernel_of(const GemmArguments<In, Out, Epilogue>& a) {
+    return kernel_for<In>(a.b_layout);
+  }
 
  private:
+  friend SwapAbStreamKEntry<Cfg, SwapAbGemm<Cfg>>;
   template <class In>
   static Status launch(const GemmArguments<In, Out, Epilogue>& a, cudaStream_t stream,
                        const SwapAbSplit& how) {
@@ -274,8 +267,9 @@ struct SwapAbGemm {
 
 // ---- the dual GEMM ---------------------------------------------------------------------------------------
 template <class Cfg>
-struct SwapAbDualGemm {
+struct SwapAbDualGemm : SwapAbStreamKEntry<Cfg, SwapAbDualGemm<Cfg>> {
   static_assert(Cfg::kWeights == 2, "SwapAbDualGemm takes a Config with Weights = 2 (SwapAbGemm: 1)");
+  using Config = Cfg;
   using Out = typename Cfg::Out;
   using Epilogue = typename Cfg::Epilogue;
   using Params = SwapAbParams<Cfg>;
@@ -286,10 +280,26 @@ struct SwapAbDualGemm {
     return detail::check_split_k(split_k, ceil_div(a.k, int64_t{Cfg::kBlockK}));
   }
 
+  // The cluster split of K: split_k 0 chooses from the shape and the device (choose_split_k); 1, 2, 4 or
+  // 8 forces it. No workspace (a.workspace is not used; run_stream_k, inherited, takes it).
   template <class In>
   static Status run(const DualGemmArguments<In, Out, Epilogue>& a, cudaStream_t stream = nullptr,
                     int split_k = 0) {
     if (Status s = can_implement(a, split_k); !s.ok()) return s;
+    SwapAbSplit how;
+    how.split_k = split_k;
+    return launch(a, stream, how);
+  }
+  template <class In>
+  static auto kernel_of(const DualGemmArguments<In, Out, Epilogue>&) {
+    return &swap_ab_kernel<Cfg, In, false>;
+  }
+
+ private:
+  friend SwapAbStreamKEntry<Cfg, SwapAbDualGemm<Cfg>>;
+  template <class In>
+  static Status launch(const DualGemmArguments<In, Out, Epilogue>& a, cudaStream_t stream,
+                       const SwapAbSplit& how) {
     if (Status s = host::require_compute_capability_90("bwgemm::sm90::SwapAbDualGemm"); !s.ok()) return s;
     if (Status s = host::require_device_pointers(device_operands(a), "bwgemm::sm90::SwapAbDualGemm"); !s.ok())
       return s;
@@ -318,11 +328,39 @@ struct SwapAbDualGemm {
     p.alpha1_ptr = a.alpha1_ptr;  // device scales (arguments/common.hpp, check_device_scale)
     p.alpha2_ptr = a.alpha2_ptr;
     p.epilogue = a.epilogue;
-    SwapAbSplit how;
-    how.split_k = split_k;
-    return detail::launch_swap_ab<Cfg>(&swap_ab_kernel<Cfg, In, false>, p, how, stream, a.launch);
+    return detail::launch_swap_ab<Cfg>(kernel_of(a), p, how, stream, a.launch);
   }
 };
+
+// ---- the default entry points' swap-AB step (sm90::gemm, sm90::dual_gemm) ---------------------------------
+namespace detail {
+// The workspace bytes of the stream-K launch the default takes for the call: StreamKOp's
+// (SwapAbGemm / SwapAbDualGemm of the stream-K Config), where swap_ab_stream_k_pays on SplitOp's tiles and
+// resident clusters (the cluster-split Config's), else 0 (also where the device cannot say, or the shape
+// does not fit a stream-K launch).
+template <class SplitOp, class StreamKOp, class Args>
+int64_t default_stream_k_bytes(const Args& args) {
+  using Cfg = typename SplitOp::Config;
+  int64_t resident[kSplitKChoiceCount];
+  if (!split_k_resident_clusters(SplitOp::kernel_of(args), Cfg::kThreads, Cfg::kSmemBytes, true, resident)
+           .ok())
+    return 0;
+  const int64_t tiles = ::bwgemm::detail::config_tile_grid<Cfg>(args.m, args.n, args.batch).total();
+  if (!swap_ab_stream_k_pays(tiles, ceil_div(args.k, int64_t{Cfg::kBlockK}), resident)) return 0;
+  int64_t bytes = 0;
+  return StreamKOp::workspace_bytes(args, &bytes).ok() ? bytes : 0;
+}
+// The default's swap-AB kernel: StreamKOp's stream-K where default_stream_k_bytes says so and the call's
+// workspace holds it, else SplitOp's cluster split (split_k as run takes it; a forced split never stream-K).
+template <class SplitOp, class StreamKOp, class Args>
+Status run_default_swap_ab(const Args& args, cudaStream_t stream, int split_k) {
+  if (split_k == 0 && args.workspace != nullptr && args.workspace_bytes > 0) {
+    const int64_t bytes = default_stream_k_bytes<SplitOp, StreamKOp>(args);
+    if (bytes > 0 && args.workspace_bytes >= bytes) return StreamKOp::run_stream_k(args, stream);
+  }
+  return SplitOp::run(args, stream, split_k);
+}
+}  // namespace detail
 
 // ---- the Configs the default entry points choose from ----------------------------------------------------
 // Tiles of 64 weight rows (one consumer warpgroup) and 16 (M <= 16), 64 or 128 tokens; as many stages as
