@@ -1,5 +1,6 @@
 // Tile schedulers: which linear tile ids (see tile_order.cuh) a cluster computes, and how many clusters
-// to launch. All three share one interface so a kernel is written once:
+// to launch. The first three share one interface so a kernel is written once (StreamK and StreamKRanges,
+// below, walk K ranges of tiles instead):
 //
 //   for (int32_t t = S::first_tile(cluster, clusters); t != kNoTile; t = <next tile>) { ... }
 //
