@@ -69,8 +69,9 @@ struct DualGemm {
     const auto [lda, ldb, ldc] = ::bwgemm::detail::dual_gemm_strides(a);
 
     Params p;
-    if (Status s = detail::operand_map(a.a, a.k, a.m, a.batch, lda, a.m * lda, ptx::kSw128Elements16,
-                                       Cfg::kBlockM, &p.tmap_a);
+    if (Status s =
+            detail::operand_maps_with_tail(a.a, a.k, a.m, a.batch, lda, a.m * lda, ptx::kSw128Elements16,
+                                           Cfg::kBlockM, &p.tmap_a, &p.tmap_a_tail);
         !s.ok())
       return s;
     if (Status s = detail::operand_map(a.b1, a.k, a.n, a.batch, ldb, a.n * ldb, ptx::kSw128Elements16,

@@ -291,8 +291,8 @@ struct Gemm {
     const bool kxn = a.b_layout == BLayout::kRowMajorKxN;
     Params p;
     // A: this CTA's rows of the A tile (all kBlockM, or half with a pair along N sharing A).
-    if (Status s = detail::operand_map(a.a, a.k, a.m, a.batch, st.lda, st.batch_stride_a, Cfg::kBlockK,
-                                       Cfg::kARowsPerCta, &p.tmap_a);
+    if (Status s = detail::operand_maps_with_tail(a.a, a.k, a.m, a.batch, st.lda, st.batch_stride_a,
+                                                  Cfg::kBlockK, Cfg::kARowsPerCta, &p.tmap_a, &p.tmap_a_tail);
         !s.ok())
       return s;
     if (kxn) {  // (N, K, batch): one box per 64-column chunk

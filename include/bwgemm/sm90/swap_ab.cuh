@@ -250,8 +250,9 @@ struct SwapAbGemm : SwapAbStreamKEntry<Cfg, SwapAbGemm<Cfg>> {
     const ::bwgemm::detail::GemmStrides st = ::bwgemm::detail::gemm_strides(a);
     const bool kxn = a.b_layout == BLayout::kRowMajorKxN;
     Params p;
-    if (Status s = detail::operand_map(a.a, a.k, a.m, a.batch, st.lda, st.batch_stride_a, Cfg::kBlockK,
-                                       Cfg::kBlockTokens, &p.tmap_tokens);
+    if (Status s =
+            detail::operand_maps_with_tail(a.a, a.k, a.m, a.batch, st.lda, st.batch_stride_a, Cfg::kBlockK,
+                                           Cfg::kBlockTokens, &p.tmap_tokens, &p.tmap_tokens_tail);
         !s.ok())
       return s;
     if (Status s = kxn ? detail::operand_map(a.b, a.n, a.k, a.batch, st.ldb, st.batch_stride_b,
@@ -305,8 +306,8 @@ struct SwapAbDualGemm : SwapAbStreamKEntry<Cfg, SwapAbDualGemm<Cfg>> {
       return s;
     const auto [lda, ldb, ldc] = ::bwgemm::detail::dual_gemm_strides(a);
     Params p;
-    if (Status s = detail::operand_map(a.a, a.k, a.m, a.batch, lda, a.m * lda, Cfg::kBlockK,
-                                       Cfg::kBlockTokens, &p.tmap_tokens);
+    if (Status s = detail::operand_maps_with_tail(a.a, a.k, a.m, a.batch, lda, a.m * lda, Cfg::kBlockK,
+                                                  Cfg::kBlockTokens, &p.tmap_tokens, &p.tmap_tokens_tail);
         !s.ok())
       return s;
     const In* weights[2] = {a.b1, a.b2};

@@ -144,20 +144,48 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t tile_col0(const sched::TileCoord& t, ui
   return (t.n * Cfg::kClusterTilesN + rank) * Cfg::kBlockN;
 }
 
+// ---- ragged M: the last rows through a box of their own -------------------------------------------------
+// A TMA box that reaches past the tensor's M zero-fills the rows past it, and on an H200 those rows cost
+// more than rows in bounds: at N = 65536, K = 5120 the GEMM's default took 441 us for M = 129 (two 128-row
+// boxes, the second holding one row) where M = 256 took 256 us, falling as the rows past M did (160: 396 us,
+// 192: 319, 224: 256); the swap-AB kernels alike (M = 65 in 128-token boxes: 52 us against 35 at M = 128,
+// N = 3584, K = 14336). So every sm_90a kernel has a second map of its M-side operand (A, or the swap-AB
+// kernels' tokens) whose box holds only the rows of the last box (M mod the box's rows: sm90/operand_map.cuh,
+// operand_maps_with_tail), and the producer loads a box that would cross M through it, arming the stage for
+// the bytes it leaves out; a box wholly past M (the idle tile of a CTA pair past an odd last row tile) is not
+// loaded. With it M = 129 took 231 us and M = 65 33 us (docs/hopper.md, fourteenth session, runs 2-3). The
+// shared-memory rows past M keep what an earlier stage left there: they reach only accumulator rows past M,
+// which no epilogue stores (each output row depends on its own row of A alone). The same for B's rows past
+// N (the weights) was measured and not kept: no difference outside the run-to-run spread (run 3).
+template <int BoxRows>
+struct RowBox {
+  enum Kind { kFull, kTail, kNone } kind;  // the full map, the tail map, no load
+  uint32_t missing_bytes;                  // of the full box's BoxRows · 128 bytes
+};
+template <int BoxRows>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE RowBox<BoxRows> row_box(int32_t row0, int32_t m) {
+  constexpr uint32_t kRowBytes = ::bwgemm::ptx::kSw128RowBytes;
+  if (row0 >= m) return {RowBox<BoxRows>::kNone, BoxRows * kRowBytes};
+  if (row0 + BoxRows <= m) return {RowBox<BoxRows>::kFull, 0u};
+  return {RowBox<BoxRows>::kTail, static_cast<uint32_t>(row0 + BoxRows - m) * kRowBytes};
+}
+
 // The producer's walk over the K blocks of one tile: per block it waits until every consumer of the cluster
 // freed the stage, arms the stage's full barrier with TxBytes (the bytes load_stage's TMA loads write) and
 // runs `load_stage(stage_base, full_barrier, k0)` (the TMA loads into the stage at shared address
 // stage_base).
+// `missing_bytes`: what this tile's loads leave out of TxBytes (RowBox: the rows of a box past M).
 template <class Cfg, uint32_t TxBytes = Cfg::kTxBytes, class LoadStage>
 BWGEMM_DEVICE BWGEMM_FORCEINLINE void produce_k_blocks(PipelineState<Cfg::kStages>& stage,
                                                        const BarrierArray<Cfg::kStages>& full,
                                                        const BarrierArray<Cfg::kStages>& empty, uint32_t smem,
-                                                       int32_t k_iters, const LoadStage& load_stage) {
+                                                       int32_t k_iters, const LoadStage& load_stage,
+                                                       uint32_t missing_bytes = 0) {
   using namespace ::bwgemm::ptx;
   for (int32_t kb = 0; kb < k_iters; ++kb, stage.advance()) {
     mbarrier_wait_parity(empty[stage.index], stage.producer_parity());
     const uint32_t bar = full[stage.index];
-    mbarrier_arrive_expect_tx(bar, TxBytes);
+    mbarrier_arrive_expect_tx(bar, TxBytes - missing_bytes);
     load_stage(smem + stage.index * Cfg::kStageBytes, bar, kb * Cfg::kBlockK);
   }
 }

@@ -43,8 +43,9 @@ namespace bwgemm::sm90 {
 // Kernel parameters. Passed as a __grid_constant__, so the tensor maps stay in parameter space.
 template <class Cfg>
 struct DualGemmParams {
-  CUtensorMap tmap_a;   // (K, M, batch), box (64, 128, 1), 128B swizzle
-  CUtensorMap tmap_b1;  // (K, N, batch), box (64, BlockN, 1), 128B swizzle
+  CUtensorMap tmap_a;       // (K, M, batch), box (64, 128, 1), 128B swizzle
+  CUtensorMap tmap_a_tail;  // box (64, M mod 128, 1): a box that would cross M (common.cuh, RowBox)
+  CUtensorMap tmap_b1;      // (K, N, batch), box (64, BlockN, 1), 128B swizzle
   CUtensorMap tmap_b2;
   CUtensorMap tmap_c;  // read only when tma_store: (N, M, batch) of Out, box (EpiBuffers::kBoxColumns, 64,
                        // 1), swizzle EpiBuffers::kSwizzleBytes
@@ -107,9 +108,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         const sched::TileCoord t = p.tiles.tile_at(tile);
         const int32_t m0 = tile_row0<Cfg>(t, cta_rank);
         const int32_t n0 = t.n * Cfg::kBlockN;
+        using ABox = RowBox<Cfg::kBlockM>;
+        const ABox a_box = row_box<Cfg::kBlockM>(m0, p.m);
+        const CUtensorMap* const a_map = a_box.kind == ABox::kTail ? &p.tmap_a_tail : &p.tmap_a;
         produce_k_blocks<Cfg>(
-            stage, full, empty, smem, k_iters, [&](uint32_t base, uint32_t bar, int32_t k0) {
-              tma_load(base + Cfg::kAOffset, &p.tmap_a, bar, {k0, m0, t.batch});
+            stage, full, empty, smem, k_iters,
+            [&](uint32_t base, uint32_t bar, int32_t k0) {
+              if (a_box.kind != ABox::kNone) tma_load(base + Cfg::kAOffset, a_map, bar, {k0, m0, t.batch});
               if constexpr (kClusterCtas > 1) {
                 constexpr uint16_t kClusterMask = (1u << kClusterCtas) - 1;  // every CTA of the cluster
                 const uint32_t slice = cta_rank * Cfg::kBSliceBytes;
@@ -122,7 +127,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
                 tma_load(base + Cfg::kB1Offset, &p.tmap_b1, bar, {k0, n0, t.batch});
                 tma_load(base + Cfg::kB2Offset, &p.tmap_b2, bar, {k0, n0, t.batch});
               }
-            });
+            },
+            a_box.missing_bytes);
       }
       // Every load of this CTA is issued: the next kernel of the stream (launched with programmatic
       // dependent launch) may be scheduled once every CTA got here or exited, its set-up overlapping this

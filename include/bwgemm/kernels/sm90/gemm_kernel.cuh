@@ -75,6 +75,9 @@ namespace bwgemm::sm90 {
 template <class Cfg>
 struct GemmParams {
   CUtensorMap tmap_a;  // (K, M, batch), box (64, kARowsPerCta, 1), 128B swizzle
+  // The same with box (64, M mod kARowsPerCta, 1): the rows of a box that would cross M (common.cuh, RowBox;
+  // unused where kARowsPerCta divides M, and by Configs that share A over a cluster).
+  CUtensorMap tmap_a_tail;
   CUtensorMap tmap_b;  // K-major: (K, N, batch), box (64, kBKMajorRowsPerCta, 1); MN-major: (N, K, batch),
                        // box (64, 64, 1); 128B swizzle
   CUtensorMap tmap_d;  // kTmaStore: (N, M, batch) of Out, box (EpiBuffers::kBoxColumns, 64, 1), swizzle
@@ -210,11 +213,20 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
           }
         };
         const int32_t k_iters = seg.k_end - seg.k_begin;
+        // A box that would cross M goes through the tail map (a shared A keeps the full boxes: its peer
+        // waits for the bytes of both halves).
+        const int32_t a_row0 = m0 + static_cast<int32_t>(a_share) * Cfg::kARowsPerCta;
+        using ABox = RowBox<Cfg::kARowsPerCta>;
+        const ABox a_box =
+            Cfg::kASharers > 1 ? ABox{ABox::kFull, 0u} : row_box<Cfg::kARowsPerCta>(a_row0, p.m);
+        const CUtensorMap* const a_map = a_box.kind == ABox::kTail ? &p.tmap_a_tail : &p.tmap_a;
         produce_k_blocks<Cfg, Cfg::template tx_bytes<BMnMajor>()>(
-            stage, full, empty, smem, k_iters, [&](uint32_t base, uint32_t bar, int32_t k) {
+            stage, full, empty, smem, k_iters,
+            [&](uint32_t base, uint32_t bar, int32_t k) {
               const int32_t k0 = seg.k_begin * Cfg::kBlockK + k;  // this unit's K blocks
-              load(&p.tmap_a, Cfg::kASharers > 1, base + Cfg::kAOffset + a_share * Cfg::kASliceBytes, bar, k0,
-                   m0 + static_cast<int32_t>(a_share) * Cfg::kARowsPerCta);
+              if (a_box.kind != ABox::kNone)
+                load(a_map, Cfg::kASharers > 1, base + Cfg::kAOffset + a_share * Cfg::kASliceBytes, bar, k0,
+                     a_row0);
               if constexpr (BMnMajor) {
 #pragma unroll
                 for (int c = 0; c < Cfg::kBMnChunksPerCta; ++c) {
@@ -226,7 +238,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
                 load(&p.tmap_b, Cfg::kBSharers > 1, base + Cfg::kBOffset + b_share * Cfg::kBSliceBytes, bar,
                      k0, n0 + static_cast<int32_t>(b_share) * Cfg::kBKMajorRowsPerCta);
               }
-            });
+            },
+            a_box.missing_bytes);
       }
       // Every load of this CTA is issued: the next kernel of the stream (launched with programmatic
       // dependent launch) may be scheduled once every CTA got here or exited, its set-up overlapping this

@@ -60,6 +60,8 @@ namespace bwgemm::sm90 {
 template <class Cfg>
 struct SwapAbParams {
   CUtensorMap tmap_tokens;               // A: (K, M, batch), box (64, BlockTokens, 1), 128B swizzle
+  CUtensorMap tmap_tokens_tail;          // box (64, M mod BlockTokens, 1): a box that would cross M
+                                         // (common.cuh, RowBox; unset where BlockTokens divides M)
   CUtensorMap tmap_w[Cfg::kWeights];     // K-major: (K, N, batch), box (64, kBlockWeights, 1); MN-major
                                          // (GEMM, B K x N): (N, K, batch), box (64, 64, 1); 128B swizzle
   typename Cfg::Out* d = nullptr;        // M x N per batch, row stride ldd, batch stride batch_stride_d
@@ -190,22 +192,30 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         const int32_t m0 = t.m * Cfg::kBlockTokens;   // first token (output row)
         const int32_t n0 = t.n * Cfg::kBlockWeights;  // first weight row (output column)
         const int32_t k_iters = seg.k_end - seg.k_begin;
-        produce_k_blocks<Cfg>(stage, full, empty, smem, k_iters, [&](uint32_t base, uint32_t bar, int32_t k) {
-          const int32_t k0 = seg.k_begin * Cfg::kBlockK + k;
-          tma_load(base + Cfg::kTokenOffset, &p.tmap_tokens, bar, {k0, m0, t.batch});
+        // m0 < M always (the token tiles cover M), so the box is the full map's or the tail map's.
+        using TokenBox = RowBox<Cfg::kBlockTokens>;
+        const TokenBox box = row_box<Cfg::kBlockTokens>(m0, p.m);
+        const CUtensorMap* const token_map =
+            box.kind == TokenBox::kTail ? &p.tmap_tokens_tail : &p.tmap_tokens;
+        produce_k_blocks<Cfg>(
+            stage, full, empty, smem, k_iters,
+            [&](uint32_t base, uint32_t bar, int32_t k) {
+              const int32_t k0 = seg.k_begin * Cfg::kBlockK + k;
+              tma_load(base + Cfg::kTokenOffset, token_map, bar, {k0, m0, t.batch});
 #pragma unroll
-          for (int w = 0; w < kWeights; ++w) {
-            const uint32_t dst = base + Cfg::kWeightOffset + static_cast<uint32_t>(w * Cfg::kWeightBytes);
-            if constexpr (BMnMajor) {
+              for (int w = 0; w < kWeights; ++w) {
+                const uint32_t dst = base + Cfg::kWeightOffset + static_cast<uint32_t>(w * Cfg::kWeightBytes);
+                if constexpr (BMnMajor) {
 #pragma unroll
-              for (int c = 0; c < Cfg::kConsumerWarpgroups; ++c)
-                tma_load(dst + c * Cfg::kWeightChunkBytes, &p.tmap_w[w], bar,
-                         {n0 + c * Cfg::kWarpgroupWeights, k0, t.batch});
-            } else {
-              tma_load(dst, &p.tmap_w[w], bar, {k0, n0, t.batch});
-            }
-          }
-        });
+                  for (int c = 0; c < Cfg::kConsumerWarpgroups; ++c)
+                    tma_load(dst + c * Cfg::kWeightChunkBytes, &p.tmap_w[w], bar,
+                             {n0 + c * Cfg::kWarpgroupWeights, k0, t.batch});
+                } else {
+                  tma_load(dst, &p.tmap_w[w], bar, {k0, n0, t.batch});
+                }
+              }
+            },
+            box.missing_bytes);
       }
       // Every load of this CTA is issued: the next kernel of the stream (launched with programmatic
       // dependent launch) may be scheduled once every CTA got here or exited, its set-up overlapping this
