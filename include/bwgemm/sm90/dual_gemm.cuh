@@ -226,6 +226,28 @@ constexpr DualGemmChoice dual_gemm_choice(int64_t m, int64_t n, int64_t batch) {
 }
 
 namespace detail {
+// Whether `choice` is one of the swap-AB pairs.
+constexpr bool is_dual_swap_ab_choice(DualGemmChoice choice) {
+  return choice == DualGemmChoice::kSwapAb16 || choice == DualGemmChoice::kSwapAb64 ||
+         choice == DualGemmChoice::kSwapAb128;
+}
+// The kernels of a swap-AB choice, as types: f(SplitOp{}, StreamKOp{}, name) (sm90/gemm.cuh's
+// visit_swap_ab_choice for the dual GEMM: its 64-row pairs run stream-K themselves, kSwapAb128 never).
+template <class Out, class F>
+auto visit_dual_swap_ab_choice(DualGemmChoice choice, F&& f) {
+  switch (choice) {
+    case DualGemmChoice::kSwapAb16:
+      return f(SwapAbDualGemm<DualGemmSwapAb16<Out>>{}, SwapAbDualGemm<DualGemmSwapAb16<Out>>{},
+               "sm90::DualGemmSwapAb16 (swap AB, 16 tokens x 64 rows; stream-K with a workspace)");
+    case DualGemmChoice::kSwapAb64:
+      return f(SwapAbDualGemm<DualGemmSwapAb64<Out>>{}, SwapAbDualGemm<DualGemmSwapAb64<Out>>{},
+               "sm90::DualGemmSwapAb64 (swap AB, 64 tokens x 64 rows; stream-K with a workspace)");
+    default:
+      return f(SwapAbDualGemm<DualGemmSwapAb128<Out>>{}, NoStreamK{},
+               "sm90::DualGemmSwapAb128 (swap AB, 128 tokens x 64 rows)");
+  }
+}
+
 // Runs `choice`'s kernel on the call (and names it with the diagnostic switch on).
 template <class In, class Out>
 Status run_dual_gemm_choice(DualGemmChoice choice, const DualGemmArguments<In, Out>& args,
@@ -233,18 +255,12 @@ Status run_dual_gemm_choice(DualGemmChoice choice, const DualGemmArguments<In, O
   const auto report = [&](const char* name) {
     ::bwgemm::detail::report_choice("bwgemm::sm90::dual_gemm", args.m, args.n, args.k, args.batch, name);
   };
+  if (is_dual_swap_ab_choice(choice))
+    return visit_dual_swap_ab_choice<Out>(choice, [&](auto split, auto stream_k, const char* name) -> Status {
+      report(name);
+      return run_default_swap_ab<decltype(split), decltype(stream_k)>(args, stream, 0);
+    });
   switch (choice) {
-    case DualGemmChoice::kSwapAb16:
-      return report("sm90::DualGemmSwapAb16 (swap AB, 16 tokens x 64 rows; stream-K with a workspace)"),
-             run_default_swap_ab<SwapAbDualGemm<DualGemmSwapAb16<Out>>,
-                                 SwapAbDualGemm<DualGemmSwapAb16<Out>>>(args, stream, 0);
-    case DualGemmChoice::kSwapAb64:
-      return report("sm90::DualGemmSwapAb64 (swap AB, 64 tokens x 64 rows; stream-K with a workspace)"),
-             run_default_swap_ab<SwapAbDualGemm<DualGemmSwapAb64<Out>>,
-                                 SwapAbDualGemm<DualGemmSwapAb64<Out>>>(args, stream, 0);
-    case DualGemmChoice::kSwapAb128:
-      return report("sm90::DualGemmSwapAb128 (swap AB, 128 tokens x 64 rows)"),
-             SwapAbDualGemm<DualGemmSwapAb128<Out>>::run(args, stream);
     case DualGemmChoice::kSmallM:
       return report("sm90::DualGemmSmallM (128 x 64 pairs)"),
              DualGemm<DualGemmSmallM<Out>>::run(args, stream);
@@ -277,18 +293,11 @@ template <class In, class Out>
 Status dual_gemm_workspace_bytes(const DualGemmArguments<In, Out>& args, int64_t* bytes) {
   *bytes = 0;
   if (Status s = validate(args); !s.ok()) return s;
-  switch (dual_gemm_choice(args.m, args.n, args.batch)) {
-    case DualGemmChoice::kSwapAb16:
-      *bytes = detail::default_stream_k_bytes<SwapAbDualGemm<DualGemmSwapAb16<Out>>,
-                                              SwapAbDualGemm<DualGemmSwapAb16<Out>>>(args);
-      break;
-    case DualGemmChoice::kSwapAb64:
-      *bytes = detail::default_stream_k_bytes<SwapAbDualGemm<DualGemmSwapAb64<Out>>,
-                                              SwapAbDualGemm<DualGemmSwapAb64<Out>>>(args);
-      break;
-    default:
-      break;
-  }
+  const DualGemmChoice choice = dual_gemm_choice(args.m, args.n, args.batch);
+  if (detail::is_dual_swap_ab_choice(choice))
+    *bytes = detail::visit_dual_swap_ab_choice<Out>(choice, [&](auto split, auto stream_k, const char*) {
+      return detail::default_stream_k_bytes<decltype(split), decltype(stream_k)>(args);
+    });
   return Status::success();
 }
 

@@ -638,23 +638,35 @@ constexpr GemmChoice gemm_choice(int64_t m, int64_t n, int64_t batch,
 }
 
 namespace detail {
-// The workspace bytes of a swap-AB choice for the call (default_stream_k_bytes; none for kSwapAb128, whose
-// narrow shapes have at most one wave of tiles).
-template <class In, class Out>
-int64_t swap_ab_workspace_bytes(GemmChoice choice, const GemmArguments<In, Out>& args) {
+// The kernels of a swap-AB choice (is_swap_ab_choice), as types: f(SplitOp{}, StreamKOp{}, name), SplitOp
+// the cluster split's SwapAbGemm, StreamKOp the stream-K one the default takes with a workspace where
+// swap_ab_stream_k_pays (NoStreamK: never, kSwapAb128), name what the diagnostic switch prints. The one
+// place a swap-AB choice names its Configs.
+template <class Out, class F>
+auto visit_swap_ab_choice(GemmChoice choice, F&& f) {
   switch (choice) {
     case GemmChoice::kSwapAb16:
-      return default_stream_k_bytes<SwapAbGemm<GemmSwapAb16<Out>>, SwapAbGemm<GemmSwapAbStreamK16<Out>>>(
-          args);
+      return f(SwapAbGemm<GemmSwapAb16<Out>>{}, SwapAbGemm<GemmSwapAbStreamK16<Out>>{},
+               "sm90::GemmSwapAb16 (swap AB, 16 tokens x 64 rows; stream-K: GemmSwapAbStreamK16)");
     case GemmChoice::kSwapAb32:
-      return default_stream_k_bytes<SwapAbGemm<GemmSwapAb32<Out>>, SwapAbGemm<GemmSwapAbStreamK32<Out>>>(
-          args);
+      return f(SwapAbGemm<GemmSwapAb32<Out>>{}, SwapAbGemm<GemmSwapAbStreamK32<Out>>{},
+               "sm90::GemmSwapAb32 (swap AB, 32 tokens x 64 rows; stream-K: GemmSwapAbStreamK32)");
     case GemmChoice::kSwapAb64:
-      return default_stream_k_bytes<SwapAbGemm<GemmSwapAb64<Out>>, SwapAbGemm<GemmSwapAbStreamK64<Out>>>(
-          args);
+      return f(SwapAbGemm<GemmSwapAb64<Out>>{}, SwapAbGemm<GemmSwapAbStreamK64<Out>>{},
+               "sm90::GemmSwapAb64 (swap AB, 64 tokens x 64 rows; stream-K: GemmSwapAbStreamK64)");
     default:
-      return 0;
+      return f(SwapAbGemm<GemmSwapAb128<Out>>{}, NoStreamK{},
+               "sm90::GemmSwapAb128 (swap AB, 128 tokens x 64 rows)");
   }
+}
+
+// The workspace bytes of a swap-AB choice for the call (default_stream_k_bytes; none for a tiled choice).
+template <class In, class Out>
+int64_t swap_ab_workspace_bytes(GemmChoice choice, const GemmArguments<In, Out>& args) {
+  if (!is_swap_ab_choice(choice)) return 0;
+  return visit_swap_ab_choice<Out>(choice, [&](auto split, auto stream_k, const char*) -> int64_t {
+    return default_stream_k_bytes<decltype(split), decltype(stream_k)>(args);
+  });
 }
 
 // Runs `choice`'s kernel on the call with `split_k` (as SwapAbGemm::run or Gemm::run takes it), and names
@@ -666,22 +678,12 @@ Status run_gemm_choice(GemmChoice choice, const GemmArguments<In, Out>& args, cu
     ::bwgemm::detail::report_choice("bwgemm::sm90::gemm", args.m, args.n, args.k, args.batch,
                                     std::string(name) + ", split_k = " + std::to_string(split_k));
   };
+  if (is_swap_ab_choice(choice))
+    return visit_swap_ab_choice<Out>(choice, [&](auto split, auto stream_k, const char* name) -> Status {
+      report(name);
+      return run_default_swap_ab<decltype(split), decltype(stream_k)>(args, stream, split_k);
+    });
   switch (choice) {
-    case GemmChoice::kSwapAb16:
-      return report("sm90::GemmSwapAb16 (swap AB, 16 tokens x 64 rows; stream-K: GemmSwapAbStreamK16)"),
-             run_default_swap_ab<SwapAbGemm<GemmSwapAb16<Out>>, SwapAbGemm<GemmSwapAbStreamK16<Out>>>(
-                 args, stream, split_k);
-    case GemmChoice::kSwapAb32:
-      return report("sm90::GemmSwapAb32 (swap AB, 32 tokens x 64 rows; stream-K: GemmSwapAbStreamK32)"),
-             run_default_swap_ab<SwapAbGemm<GemmSwapAb32<Out>>, SwapAbGemm<GemmSwapAbStreamK32<Out>>>(
-                 args, stream, split_k);
-    case GemmChoice::kSwapAb64:
-      return report("sm90::GemmSwapAb64 (swap AB, 64 tokens x 64 rows; stream-K: GemmSwapAbStreamK64)"),
-             run_default_swap_ab<SwapAbGemm<GemmSwapAb64<Out>>, SwapAbGemm<GemmSwapAbStreamK64<Out>>>(
-                 args, stream, split_k);
-    case GemmChoice::kSwapAb128:
-      return report("sm90::GemmSwapAb128 (swap AB, 128 tokens x 64 rows)"),
-             SwapAbGemm<GemmSwapAb128<Out>>::run(args, stream, split_k);
     case GemmChoice::kSmall:
       return report("sm90::GemmSmall (128 x 128)"), Gemm<GemmSmall<Out>>::run(args, stream, split_k);
     case GemmChoice::kMedium:

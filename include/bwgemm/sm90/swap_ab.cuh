@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "bwgemm/arguments/dual_gemm.hpp"
 #include "bwgemm/arguments/gemm.hpp"
@@ -335,29 +336,39 @@ struct SwapAbDualGemm : SwapAbStreamKEntry<Cfg, SwapAbDualGemm<Cfg>> {
 
 // ---- the default entry points' swap-AB step (sm90::gemm, sm90::dual_gemm) ---------------------------------
 namespace detail {
+// StreamKOp for a choice the default never runs stream-K (kSwapAb128: its narrow shapes have at most one wave
+// of tiles): no workspace, the cluster split only.
+struct NoStreamK {};
+
 // The workspace bytes of the stream-K launch the default takes for the call: StreamKOp's
 // (SwapAbGemm / SwapAbDualGemm of the stream-K Config), where swap_ab_stream_k_pays on SplitOp's tiles and
 // resident clusters (the cluster-split Config's), else 0 (also where the device cannot say, or the shape
 // does not fit a stream-K launch).
 template <class SplitOp, class StreamKOp, class Args>
 int64_t default_stream_k_bytes(const Args& args) {
-  using Cfg = typename SplitOp::Config;
-  int64_t resident[kSplitKChoiceCount];
-  if (!split_k_resident_clusters(SplitOp::kernel_of(args), Cfg::kThreads, Cfg::kSmemBytes, true, resident)
-           .ok())
+  if constexpr (std::is_same_v<StreamKOp, NoStreamK>) {
     return 0;
-  const int64_t tiles = ::bwgemm::detail::config_tile_grid<Cfg>(args.m, args.n, args.batch).total();
-  if (!swap_ab_stream_k_pays(tiles, ceil_div(args.k, int64_t{Cfg::kBlockK}), resident)) return 0;
-  int64_t bytes = 0;
-  return StreamKOp::workspace_bytes(args, &bytes).ok() ? bytes : 0;
+  } else {
+    using Cfg = typename SplitOp::Config;
+    int64_t resident[kSplitKChoiceCount];
+    if (!split_k_resident_clusters(SplitOp::kernel_of(args), Cfg::kThreads, Cfg::kSmemBytes, true, resident)
+             .ok())
+      return 0;
+    const int64_t tiles = ::bwgemm::detail::config_tile_grid<Cfg>(args.m, args.n, args.batch).total();
+    if (!swap_ab_stream_k_pays(tiles, ceil_div(args.k, int64_t{Cfg::kBlockK}), resident)) return 0;
+    int64_t bytes = 0;
+    return StreamKOp::workspace_bytes(args, &bytes).ok() ? bytes : 0;
+  }
 }
 // The default's swap-AB kernel: StreamKOp's stream-K where default_stream_k_bytes says so and the call's
 // workspace holds it, else SplitOp's cluster split (split_k as run takes it; a forced split never stream-K).
 template <class SplitOp, class StreamKOp, class Args>
 Status run_default_swap_ab(const Args& args, cudaStream_t stream, int split_k) {
-  if (split_k == 0 && args.workspace != nullptr && args.workspace_bytes > 0) {
-    const int64_t bytes = default_stream_k_bytes<SplitOp, StreamKOp>(args);
-    if (bytes > 0 && args.workspace_bytes >= bytes) return StreamKOp::run_stream_k(args, stream);
+  if constexpr (!std::is_same_v<StreamKOp, NoStreamK>) {
+    if (split_k == 0 && args.workspace != nullptr && args.workspace_bytes > 0) {
+      const int64_t bytes = default_stream_k_bytes<SplitOp, StreamKOp>(args);
+      if (bytes > 0 && args.workspace_bytes >= bytes) return StreamKOp::run_stream_k(args, stream);
+    }
   }
   return SplitOp::run(args, stream, split_k);
 }
