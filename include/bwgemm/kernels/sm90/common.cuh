@@ -157,17 +157,19 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t tile_col0(const sched::TileCoord& t, ui
 // shared-memory rows past M keep what an earlier stage left there: they reach only accumulator rows past M,
 // which no epilogue stores (each output row depends on its own row of A alone). The same for B's rows past
 // N (the weights) was measured and not kept: no difference outside the run-to-run spread (run 3).
-template <int BoxRows>
+// The map a box of BoxRows rows starting at row0 loads through (null: none, the box lies wholly past M) and
+// the bytes of the full box it leaves out.
 struct RowBox {
-  enum Kind { kFull, kTail, kNone } kind;  // the full map, the tail map, no load
-  uint32_t missing_bytes;                  // of the full box's BoxRows · 128 bytes
+  const CUtensorMap* map;
+  uint32_t missing_bytes;
 };
 template <int BoxRows>
-BWGEMM_DEVICE BWGEMM_FORCEINLINE RowBox<BoxRows> row_box(int32_t row0, int32_t m) {
+BWGEMM_DEVICE BWGEMM_FORCEINLINE RowBox row_box(int32_t row0, int32_t m, const CUtensorMap* full,
+                                                const CUtensorMap* tail) {
   constexpr uint32_t kRowBytes = ::bwgemm::ptx::kSw128RowBytes;
-  if (row0 >= m) return {RowBox<BoxRows>::kNone, BoxRows * kRowBytes};
-  if (row0 + BoxRows <= m) return {RowBox<BoxRows>::kFull, 0u};
-  return {RowBox<BoxRows>::kTail, static_cast<uint32_t>(row0 + BoxRows - m) * kRowBytes};
+  if (row0 >= m) return {nullptr, BoxRows * kRowBytes};
+  if (row0 + BoxRows <= m) return {full, 0u};
+  return {tail, static_cast<uint32_t>(row0 + BoxRows - m) * kRowBytes};
 }
 
 // The producer's walk over the K blocks of one tile: per block it waits until every consumer of the cluster

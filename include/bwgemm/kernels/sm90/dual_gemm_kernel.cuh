@@ -108,13 +108,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         const sched::TileCoord t = p.tiles.tile_at(tile);
         const int32_t m0 = tile_row0<Cfg>(t, cta_rank);
         const int32_t n0 = t.n * Cfg::kBlockN;
-        using ABox = RowBox<Cfg::kBlockM>;
-        const ABox a_box = row_box<Cfg::kBlockM>(m0, p.m);
-        const CUtensorMap* const a_map = a_box.kind == ABox::kTail ? &p.tmap_a_tail : &p.tmap_a;
+        const RowBox a_box = row_box<Cfg::kBlockM>(m0, p.m, &p.tmap_a, &p.tmap_a_tail);
         produce_k_blocks<Cfg>(
             stage, full, empty, smem, k_iters,
             [&](uint32_t base, uint32_t bar, int32_t k0) {
-              if (a_box.kind != ABox::kNone) tma_load(base + Cfg::kAOffset, a_map, bar, {k0, m0, t.batch});
+              if (a_box.map != nullptr) tma_load(base + Cfg::kAOffset, a_box.map, bar, {k0, m0, t.batch});
               if constexpr (kClusterCtas > 1) {
                 constexpr uint16_t kClusterMask = (1u << kClusterCtas) - 1;  // every CTA of the cluster
                 const uint32_t slice = cta_rank * Cfg::kBSliceBytes;

@@ -216,17 +216,16 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
         // A box that would cross M goes through the tail map (a shared A keeps the full boxes: its peer
         // waits for the bytes of both halves).
         const int32_t a_row0 = m0 + static_cast<int32_t>(a_share) * Cfg::kARowsPerCta;
-        using ABox = RowBox<Cfg::kARowsPerCta>;
-        const ABox a_box =
-            Cfg::kASharers > 1 ? ABox{ABox::kFull, 0u} : row_box<Cfg::kARowsPerCta>(a_row0, p.m);
-        const CUtensorMap* const a_map = a_box.kind == ABox::kTail ? &p.tmap_a_tail : &p.tmap_a;
+        const RowBox a_box = Cfg::kASharers > 1
+                                 ? RowBox{&p.tmap_a, 0u}
+                                 : row_box<Cfg::kARowsPerCta>(a_row0, p.m, &p.tmap_a, &p.tmap_a_tail);
         produce_k_blocks<Cfg, Cfg::template tx_bytes<BMnMajor>()>(
             stage, full, empty, smem, k_iters,
             [&](uint32_t base, uint32_t bar, int32_t k) {
               const int32_t k0 = seg.k_begin * Cfg::kBlockK + k;  // this unit's K blocks
-              if (a_box.kind != ABox::kNone)
-                load(a_map, Cfg::kASharers > 1, base + Cfg::kAOffset + a_share * Cfg::kASliceBytes, bar, k0,
-                     a_row0);
+              if (a_box.map != nullptr)
+                load(a_box.map, Cfg::kASharers > 1, base + Cfg::kAOffset + a_share * Cfg::kASliceBytes, bar,
+                     k0, a_row0);
               if constexpr (BMnMajor) {
 #pragma unroll
                 for (int c = 0; c < Cfg::kBMnChunksPerCta; ++c) {

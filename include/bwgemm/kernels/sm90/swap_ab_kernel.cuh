@@ -193,15 +193,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         const int32_t n0 = t.n * Cfg::kBlockWeights;  // first weight row (output column)
         const int32_t k_iters = seg.k_end - seg.k_begin;
         // m0 < M always (the token tiles cover M), so the box is the full map's or the tail map's.
-        using TokenBox = RowBox<Cfg::kBlockTokens>;
-        const TokenBox box = row_box<Cfg::kBlockTokens>(m0, p.m);
-        const CUtensorMap* const token_map =
-            box.kind == TokenBox::kTail ? &p.tmap_tokens_tail : &p.tmap_tokens;
+        const RowBox box = row_box<Cfg::kBlockTokens>(m0, p.m, &p.tmap_tokens, &p.tmap_tokens_tail);
         produce_k_blocks<Cfg>(
             stage, full, empty, smem, k_iters,
             [&](uint32_t base, uint32_t bar, int32_t k) {
               const int32_t k0 = seg.k_begin * Cfg::kBlockK + k;
-              tma_load(base + Cfg::kTokenOffset, token_map, bar, {k0, m0, t.batch});
+              tma_load(base + Cfg::kTokenOffset, box.map, bar, {k0, m0, t.batch});
 #pragma unroll
               for (int w = 0; w < kWeights; ++w) {
                 const uint32_t dst = base + Cfg::kWeightOffset + static_cast<uint32_t>(w * Cfg::kWeightBytes);
