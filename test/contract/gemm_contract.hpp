@@ -238,7 +238,21 @@ TYPED_TEST_P(GemmManyTilesContract, ExactTierBothLayouts) {
         Data::kExact, 61);
 }
 
-REGISTER_TYPED_TEST_SUITE_P(GemmManyTilesContract, ExactTierBothLayouts);
+// The same walk with a ragged last row of tiles: 8 rows in the last cluster tile, so a CTA pair's second
+// tile, a cooperative tile's second consumer and a ping-pong tile's second 64-row block hold only rows past
+// M (on sm_90a loaded through the tail box, or not at all: kernels/sm90/common.cuh, row_box), while the
+// CTAs go on to tiles of whole rows.
+TYPED_TEST_P(GemmManyTilesContract, RaggedLastRowTile) {
+  BWGEMM_CONTRACT_REQUIRE(TypeParam);
+  using Cfg = typename TypeParam::Cfg;
+  constexpr int64_t kColumnTiles = 40, kRowTiles = 6;  // 240 cluster tiles: several per cluster
+  for (bwgemm::BLayout layout : {bwgemm::BLayout::kRowMajorKxN, bwgemm::BLayout::kColumnMajorKxN})
+    check_gemm<typename TypeParam::Backend, Cfg, __nv_bfloat16>(
+        GemmProblem{(kRowTiles - 1) * Cfg::kClusterBlockM + 8, kColumnTiles * Cfg::kBlockN, 192, 1, layout},
+        Data::kExact, 62);
+}
+
+REGISTER_TYPED_TEST_SUITE_P(GemmManyTilesContract, ExactTierBothLayouts, RaggedLastRowTile);
 
 // A user-supplied epilogue functor (docs/extending.md): ReLU of alpha A B, no C.
 struct ScaledRelu {

@@ -87,6 +87,26 @@ TEST(Sm90DualGemmPingPong, LongKOverSeveralTiles) {
   check_dual_config<Sm90, Cfg96, bf16>(pb96, Data::kRealistic, 33);
 }
 
+// A ragged last row of tiles over several tiles per CTA: 8 rows in the last cluster tile, so its second
+// consumer's 64 rows (and a CTA pair's second tile) hold only rows past M (the tail box, or no load:
+// kernels/sm90/common.cuh, row_box), while the CTAs go on to tiles of whole rows; exact data, the 128-row
+// Configs and the ping-pong pairs, C bitwise equal to the reference.
+template <class Cfg>
+void check_ragged_last_row_tile(uint32_t seed) {
+  SCOPED_TRACE(ConfigName<Cfg>::get());
+  const DualProblem pb{5 * Cfg::kClusterBlockM + 8, 40 * Cfg::kBlockN, 192};  // 240 cluster tiles
+  check_dual_config<Sm90, Cfg, bf16>(pb, Data::kExact, seed);
+}
+
+TEST(Sm90DualGemmTileShape, RaggedLastRowTileOverManyTiles) {
+  BWGEMM_REQUIRE_SM90();
+  check_ragged_last_row_tile<sm90::DualGemmLargeM<bf16>>(41);
+  check_ragged_last_row_tile<sm90::DualGemmSmallM<bf16>>(42);
+  check_ragged_last_row_tile<sm90::DualGemmLargeMCluster2<bf16>>(43);
+  check_ragged_last_row_tile<sm90::DualGemmSmallMCluster2<bf16>::WithTmaStore<false>>(44);
+  check_ragged_last_row_tile<sm90::DualGemmPingPong<bf16>>(45);
+}
+
 // Also 384 x 11264, the 64 x 96 ping-pong pairs' (Sm90DualGemmChoice.ByShape), with a partial last column
 // tile (11264 = 117 x 96 + 32).
 TEST(Sm90DualGemmDefault, RealisticShapes) {
