@@ -49,7 +49,9 @@
 //              bwgemm_sm90_n128[_c2] GemmSmall's 128 x 128 tile whatever the shape, one CTA per cluster or
 //                                   (_c2) two; bwgemm_sm90_n192 the 128 x 192 tile, 5 stages (its 3 B chunks
 //                                   do not split over a pair): tuning the tile choice per shape class
-//              bwgemm_sm90_swapab32 a 32-token swap-AB tile whatever the shape (tuning)
+//              bwgemm_sm90_swapab32 a 32-token swap-AB tile whatever the shape (tuning); _swapab_t160,
+//                                   _swapab_t192 the 160- and 192-token tiles of 128 weight rows (for
+//                                   128 < M <= 192)
 //              bwgemm_sm90_chain16[_pdl] 16 back-to-back sm90::gemm calls per timed call, without and with
 //                                   programmatic dependent launch (issue 17; time per chain of 16)
 //   dual_bf16  bwgemm_sm90_n64[_c2] the 128 x 64 (x 2 weights) dual kernel whatever the shape (tuning)
@@ -186,6 +188,20 @@ using TunedGemm = sm90::GemmConfig<BlockN, Stages, ClusterCtas, sched::StaticPer
 
 void add_gemm_tile_candidates(std::vector<Implementation<GemmProblem<__nv_bfloat16>>>& group) {
   using Args = bwgemm::GemmArguments<__nv_bfloat16>;
+  // Swap-AB tiles of 160 and 192 tokens (128 weight rows; 6 and 5 stages, about 216 and 200 KiB in flight),
+  // split from choose_split_k, whatever M: 160 is the default's for 128 < M <= 160 (sm90::GemmSwapAb160);
+  // 192 ran 0.95-0.96x of the tiled kernels at M = 192 (a 256-token tile spilled 140 bytes and ran
+  // 0.53-0.67x of cuBLASLt; docs/hopper.md, fifteenth session, run 8).
+  group.push_back(
+      sm90_gemm_candidate<__nv_bfloat16>("bwgemm_sm90_swapab_t160", [](const Args& a, cudaStream_t s) {
+        return sm90::SwapAbGemm<sm90::GemmSwapAb160<__nv_bfloat16>>::run(a, s);
+      }));
+  group.push_back(
+      sm90_gemm_candidate<__nv_bfloat16>("bwgemm_sm90_swapab_t192", [](const Args& a, cudaStream_t s) {
+        return sm90::SwapAbGemm<
+            sm90::SwapAbConfig<192, 5, 1, bwgemm::epi::LinearCombination, __nv_bfloat16>>::run(a, s);
+      }));
+
   group.push_back(sm90_gemm_candidate<__nv_bfloat16>("bwgemm_sm90_sk128", [](const Args& a, cudaStream_t s) {
     return sm90::Gemm<sm90::GemmStreamKSmall<__nv_bfloat16>>::run(a, s);
   }));

@@ -112,13 +112,15 @@ struct SwapAbStreamK {
 // and are not shipped).
 using Wide16 = sm90::GemmSwapAbStreamK16<bf16>;
 using GemmSwapAbConfigs = Configs<sm90::GemmSwapAb16<bf16>, sm90::GemmSwapAb32<bf16>, sm90::GemmSwapAb64<f16>,
-                                  sm90::GemmSwapAb128<float>, Wide16>;
+                                  sm90::GemmSwapAb128<float>, Wide16, sm90::GemmSwapAb160<bf16>>;
 using DualSwapAbConfigs =
     Configs<sm90::DualGemmSwapAb16<bf16>, sm90::DualGemmSwapAb64<bf16>, sm90::DualGemmSwapAb128<f16>>;
 
 // Two backends in one type list: the chosen split on every Config, split 8 on the first.
-using GemmCases = Concat<CasesOf<Chosen, GemmSwapAbConfigs>::type,
-                         CasesOf<Split8, Configs<sm90::GemmSwapAb16<f16>>>::type>::type;
+// (GemmSwapAb160 at split 8 too: 80 accumulators per thread, 10 per rank.)
+using GemmCases =
+    Concat<CasesOf<Chosen, GemmSwapAbConfigs>::type,
+           CasesOf<Split8, Configs<sm90::GemmSwapAb16<f16>, sm90::GemmSwapAb160<f16>>>::type>::type;
 using DualCases = Concat<CasesOf<Chosen, DualSwapAbConfigs>::type,
                          CasesOf<Split8, Configs<sm90::DualGemmSwapAb16<f16>>>::type>::type;
 using OutputCases = CasesOf<Chosen, GemmSwapAbConfigs>::type;
@@ -238,6 +240,23 @@ TEST(Sm90SwapAbDecode, GemmTokens128) {
   BWGEMM_REQUIRE_SM90();
   check_gemm_decode_sizes<sm90::GemmSwapAb128<float>>();
 }
+// The 160-token tile (the default for 128 < M <= 160) at the decode sizes and at every M it is chosen
+// for's edges: 129 (one row past the 128-token tile), 136, 150, 159, 160 (the whole tile), and 161 (two
+// token tiles, the second of one row).
+TEST(Sm90SwapAbDecode, GemmTokens160) {
+  BWGEMM_REQUIRE_SM90();
+  using Cfg = sm90::GemmSwapAb160<bf16>;
+  check_gemm_decode_sizes<Cfg>();
+  int i = 0;
+  for (int64_t m : {129, 136, 150, 159, 160, 161}) {
+    const int split = kSplits[i++ % 4];
+    SCOPED_TRACE("split_k " + std::to_string(split));
+    const auto run = [split](const auto& args) { return sm90::SwapAbGemm<Cfg>::run(args, nullptr, split); };
+    for (bwgemm::BLayout layout : {bwgemm::BLayout::kRowMajorKxN, bwgemm::BLayout::kColumnMajorKxN})
+      check_gemm_with<Cfg, f16>(GemmProblem{m, 392, 520, 1, layout}, Data::kExact,
+                                300 + static_cast<uint32_t>(m), run);
+  }
+}
 TEST(Sm90SwapAbDecode, GemmTokens16Rows128) {
   BWGEMM_REQUIRE_SM90();
   check_gemm_decode_sizes<Wide16>();
@@ -342,7 +361,7 @@ TEST(Sm90SwapAbDecode, DualTokens128) {
 // together), realistic tier.
 TEST(Sm90SwapAbDecode, DefaultEntryPoints) {
   BWGEMM_REQUIRE_SM90();
-  for (int64_t m : {1, 16, 33, 100, 128})
+  for (int64_t m : {1, 16, 33, 100, 128, 129, 160, 161})
     check_gemm_with<sm90::GemmSwapAb16<bf16>, bf16>(
         GemmProblem{m, 4096, 4096, 1, bwgemm::BLayout::kColumnMajorKxN}, Data::kRealistic,
         500 + static_cast<uint32_t>(m), [](const auto& args) { return sm90::gemm(args); });
@@ -536,7 +555,12 @@ TEST(Sm90SwapAbChoice, DefaultEntryPointsByM) {
   // one wave each -> 128 x 128; 112 / 150 / 224 tiles = 1 / 2 / 2 waves -> 128 x 256 (one row tile: no pair).
   EXPECT_EQ(sm90::gemm_choice(128, 8448, 1), GemmChoice::kSmall);
   EXPECT_EQ(sm90::gemm_choice(100, 28672, 1), GemmChoice::kLarge);
-  EXPECT_EQ(sm90::gemm_choice(129, 4096, 1), GemmChoice::kSmall);  // 2 row tiles: 32 / 44 / 64, one wave
+  // 128 < M <= 160: one 160-token tile whatever N; the tiled kernels again from 161.
+  EXPECT_EQ(sm90::gemm_choice(129, 4096, 1), GemmChoice::kSwapAb160);
+  EXPECT_EQ(sm90::gemm_choice(160, 57344, 1), GemmChoice::kSwapAb160);
+  EXPECT_EQ(sm90::gemm_choice(150, 8192, 4), GemmChoice::kSwapAb160);
+  EXPECT_EQ(sm90::gemm_choice(161, 4096, 1), GemmChoice::kSmall);     // 2 row tiles: 32 / 44 / 64, one wave
+  EXPECT_EQ(sm90::gemm_swap_ab_choice(161), GemmChoice::kSwapAb128);  // gemm_swap_ab: two 128-token tiles
   EXPECT_EQ(sm90::dual_gemm_choice(1, 14336, 1), DualGemmChoice::kSwapAb16);
   EXPECT_EQ(sm90::dual_gemm_choice(17, 14336, 1), DualGemmChoice::kSwapAb64);
   EXPECT_EQ(sm90::dual_gemm_choice(64, 28672, 1), DualGemmChoice::kSwapAb64);

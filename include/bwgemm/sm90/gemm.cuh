@@ -457,6 +457,13 @@ using GemmStreamKSmall = GemmConfig<128, 6, 1, sched::StreamK, epi::LinearCombin
 inline constexpr int64_t kGemmSwapAbMaxM = 64;
 inline constexpr int64_t kGemmSwapAbMaxMNarrow = 128;
 inline constexpr int64_t kGemmSwapAbMaxNarrowN = 66 * 128;  // 128 x 128 tiles for half the 132 SMs
+// 128 < M <= kGemmSwapAbTokens160MaxM, whatever N: one swap-AB tile of 160 tokens (GemmSwapAb160) holds every
+// row, where the tiled kernels compute a second 128-row tile of 1-32 rows whole. Measured on an H200
+// (docs/hopper.md, fifteenth session, run 8, paired against cuBLASLt at M = 136 and 160 on the sweep's and
+// three other models' projections, both B layouts): 1.092x the tiled default's speed in geomean, ahead on 75
+// of 96 points (0.86-0.98x at N = 4096, 7168 and 8192 x 3584); at M = 192 the 192-token tile ran 0.96x of the
+// tiled default and 256 tokens spill, so M > 160 stays tiled.
+inline constexpr int64_t kGemmSwapAbTokens160MaxM = 160;
 
 enum class GemmChoice {
   kSmall,
@@ -469,7 +476,8 @@ enum class GemmChoice {
   kSwapAb16,
   kSwapAb32,
   kSwapAb64,
-  kSwapAb128
+  kSwapAb128,
+  kSwapAb160
 };
 
 // The widths of the default choice's one-CTA tiled kernels (128 x block_n tiles), widest first: both
@@ -492,18 +500,21 @@ constexpr bool tiled_width_allowed(int64_t block_n, int64_t m, BLayout b_layout)
 // Whether `choice` is one of the swap-AB kernels (gemm_swap_ab_choice) rather than a tiled one.
 constexpr bool is_swap_ab_choice(GemmChoice choice) {
   return choice == GemmChoice::kSwapAb16 || choice == GemmChoice::kSwapAb32 ||
-         choice == GemmChoice::kSwapAb64 || choice == GemmChoice::kSwapAb128;
+         choice == GemmChoice::kSwapAb64 || choice == GemmChoice::kSwapAb128 ||
+         choice == GemmChoice::kSwapAb160;
 }
 
-// The swap-AB kernel for M tokens (whatever M: more than 128 take several token tiles): the token tile
-// that holds M, from 16, 32, 64, 128 (32 tokens measured at M = 32: 0.943x of cuBLASLt where 64 tokens gave
-// 0.779x, H200, sixth session, run 3; 17 <= M <= 31 take it as the smallest tile that holds them, not
-// measured separately).
+// The swap-AB kernel for M tokens (whatever M: more than 160 take several 128-token tiles): the token tile
+// that holds M, from 16, 32, 64, 128, 160 (160: kGemmSwapAbTokens160MaxM; 32 tokens measured at M = 32:
+// 0.943x of cuBLASLt where 64 tokens gave 0.779x, H200, sixth session, run 3; 17 <= M <= 31 take it as the
+// smallest tile that holds them, not measured separately).
 constexpr GemmChoice gemm_swap_ab_choice(int64_t m) {
-  return m <= 16   ? GemmChoice::kSwapAb16
-         : m <= 32 ? GemmChoice::kSwapAb32
-         : m <= 64 ? GemmChoice::kSwapAb64
-                   : GemmChoice::kSwapAb128;
+  return m <= 16                         ? GemmChoice::kSwapAb16
+         : m <= 32                       ? GemmChoice::kSwapAb32
+         : m <= 64                       ? GemmChoice::kSwapAb64
+         : m <= kGemmSwapAbMaxMNarrow    ? GemmChoice::kSwapAb128
+         : m <= kGemmSwapAbTokens160MaxM ? GemmChoice::kSwapAb160
+                                         : GemmChoice::kSwapAb128;
 }
 
 // The ping-pong kernels' widths (GemmPingPong: 128 x 128 tiles per consumer, GemmPingPong160: 128 x 160), in
@@ -632,7 +643,8 @@ constexpr GemmTiledPlan gemm_tiled_plan(int64_t m, int64_t n, int64_t k, int64_t
 // The default entry point's kernel for a shape (with a tiled kernel, gemm_tiled_plan adds the split).
 constexpr GemmChoice gemm_choice(int64_t m, int64_t n, int64_t batch,
                                  BLayout b_layout = BLayout::kColumnMajorKxN) {
-  if (m <= kGemmSwapAbMaxM || (m <= kGemmSwapAbMaxMNarrow && n < kGemmSwapAbMaxNarrowN))
+  if (m <= kGemmSwapAbMaxM || (m <= kGemmSwapAbMaxMNarrow && n < kGemmSwapAbMaxNarrowN) ||
+      (m > kGemmSwapAbMaxMNarrow && m <= kGemmSwapAbTokens160MaxM))
     return gemm_swap_ab_choice(m);
   return gemm_tiled_choice(m, n, batch, b_layout);
 }
@@ -654,6 +666,9 @@ auto visit_swap_ab_choice(GemmChoice choice, F&& f) {
     case GemmChoice::kSwapAb64:
       return f(SwapAbGemm<GemmSwapAb64<Out>>{}, SwapAbGemm<GemmSwapAbStreamK64<Out>>{},
                "sm90::GemmSwapAb64 (swap AB, 64 tokens x 64 rows; stream-K: GemmSwapAbStreamK64)");
+    case GemmChoice::kSwapAb160:
+      return f(SwapAbGemm<GemmSwapAb160<Out>>{}, NoStreamK{},
+               "sm90::GemmSwapAb160 (swap AB, 160 tokens x 128 rows)");
     default:
       return f(SwapAbGemm<GemmSwapAb128<Out>>{}, NoStreamK{},
                "sm90::GemmSwapAb128 (swap AB, 128 tokens x 64 rows)");

@@ -386,6 +386,11 @@ template <class Out>
 using GemmSwapAb64 = SwapAbConfig<64, 12, 1, epi::LinearCombination, Out, 1>;
 template <class Out>
 using GemmSwapAb128 = SwapAbConfig<128, 8, 1, epi::LinearCombination, Out, 1>;
+// 160 tokens x 128 weight rows (two consumer warpgroups), 6 stages of 36 KiB: for 128 < M <= 160, one token
+// tile holding every row (kGemmSwapAbTokens160MaxM in sm90/gemm.cuh; H200, fifteenth session, run 8: the
+// bench's bwgemm_sm90_swapab_t160, 1.092x the tiled default at M = 136 and 160).
+template <class Out>
+using GemmSwapAb160 = SwapAbConfig<160, 6, 1, epi::LinearCombination, Out, 2>;
 // 32 tokens (16 stages of 12 KiB), for 16 < M <= 32: 0.943x of cuBLASLt at M = 32 over 24 projections where
 // GemmSwapAb64 is 0.779x (H200, sixth session, run 3: the bench's validated bwgemm_sm90_swapab32).
 template <class Out>

@@ -7,8 +7,9 @@
 // Swap AB: at small M (tokens) the kernels of gemm_config.cuh put M on the wgmma's 64-row side, so at
 // M = 1 63 of 64 rows are padding and the tensor cores, not memory, set the time. Here the weights' N is
 // the wgmma's M (each consumer warpgroup owns 64 weight rows, the "A" operand of wgmma) and the tokens are
-// the wgmma's N (BlockTokens = 16, 64 or 128 columns, the "B" operand): the MMA computes Dᵀ = Bᵀ·Aᵀ for a
-// tile of kBlockWeights weight rows x BlockTokens tokens, and padding is at most BlockTokens - 1 tokens.
+// the wgmma's N (BlockTokens = 16, 32, 64, 128 or 160 columns in the shipped Configs, the "B" operand):
+// the MMA computes Dᵀ = Bᵀ·Aᵀ for a tile of kBlockWeights weight rows x BlockTokens tokens, and padding is
+// at most BlockTokens - 1 tokens.
 // The weights stream through a deep TMA ring; the token tile of a stage is shared by both consumers (and,
 // in the dual GEMM, by the gate and the up wgmma).
 //
@@ -106,10 +107,10 @@ struct SwapAbConfig {
                 "Out is __half, __nv_bfloat16 or float");
   static_assert(kWeights == 1 || kWeights == 2, "Weights is 1 (GEMM) or 2 (dual GEMM)");
   static_assert(kConsumerWarpgroups == 1 || kConsumerWarpgroups == 2, "WeightWarpgroups is 1 or 2");
-  static_assert(kBlockTokens == 16 || kBlockTokens == 32 || kBlockTokens == 64 || kBlockTokens == 128 ||
-                    kBlockTokens == 256,
-                "BlockTokens is 16, 32, 64, 128 or 256: a wgmma N, and at least 16 so that a tile's partials "
-                "split evenly among up to kMaxSplitK CTAs in quads (kAccRegs >= kMaxSplitK)");
+  static_assert(
+      kBlockTokens % 16 == 0,
+      "BlockTokens is a multiple of 16 (16, 32, 48, 64, 96, 128, 160, 192, 256): a wgmma N whose "
+      "partials split evenly among up to kMaxSplitK CTAs in quads (kAccRegs a multiple of kMaxSplitK)");
   static_assert(ptx::kWgmmaSupportedN<kBlockTokens>, "BlockTokens is not a wgmma N ptx::wgmma_ss supports");
   static_assert(kAccRegs % kMaxSplitK == 0, "the partials must split evenly among kMaxSplitK CTAs");
   static_assert(kWeights * kAccRegs + 64 <= kConsumerRegs, "the accumulators need registers to spare");
