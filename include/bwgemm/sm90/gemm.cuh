@@ -643,8 +643,9 @@ constexpr GemmTiledPlan gemm_tiled_plan(int64_t m, int64_t n, int64_t k, int64_t
 // The default entry point's kernel for a shape (with a tiled kernel, gemm_tiled_plan adds the split).
 constexpr GemmChoice gemm_choice(int64_t m, int64_t n, int64_t batch,
                                  BLayout b_layout = BLayout::kColumnMajorKxN) {
-  if (m <= kGemmSwapAbMaxM || (m <= kGemmSwapAbMaxMNarrow && n < kGemmSwapAbMaxNarrowN) ||
-      (m > kGemmSwapAbMaxMNarrow && m <= kGemmSwapAbTokens160MaxM))
+  // Swap AB up to 64 tokens; to 128 where N is narrow; from 129 to 160 whatever N.
+  if (m <= kGemmSwapAbMaxM ||
+      (m <= kGemmSwapAbMaxMNarrow ? n < kGemmSwapAbMaxNarrowN : m <= kGemmSwapAbTokens160MaxM))
     return gemm_swap_ab_choice(m);
   return gemm_tiled_choice(m, n, batch, b_layout);
 }
