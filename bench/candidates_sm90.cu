@@ -6,7 +6,9 @@
 //   dual_bf16  bwgemm_sm90          bwgemm::sm90::dual_gemm (the default Config choice), with a 32 MiB
 //                                   workspace; bwgemm_sm90_nows the same without (so never stream-K)
 //              bwgemm_sm90_swapsk   the swap-AB stream-K pairs whatever the shape at M <= 64 (tuning)
-//              bwgemm_sm90_swapab   the swap-AB (small-M, split-K) kernels whatever M (dual_gemm_swap_ab)
+//              bwgemm_sm90_swapab   the swap-AB (small-M, split-K) kernels whatever M (dual_gemm_swap_ab;
+//                                   with the workspace, so stream-K where swap_ab_stream_k_pays);
+//                                   bwgemm_sm90_swapab_nows the same without (the cluster split)
 //              bwgemm_sm90_tiled    the tiled kernels whatever M (dual_gemm_tiled): with swapab, the two
 //                                   sides of the default choice's crossover
 //              bwgemm_sm90_1cta     its tile shapes with one CTA per cluster (DualGemmSmallM / LargeM)
@@ -265,6 +267,10 @@ void add_bwgemm_sm90_candidates(ImplementationTable& table) {
       }));
   table.dual_bf16.push_back(sm90_dual_candidate(
       "bwgemm_sm90_swapab", [](const DualArgs& a, cudaStream_t s) { return sm90::dual_gemm_swap_ab(a, s); }));
+  table.dual_bf16.push_back(sm90_dual_candidate(
+      "bwgemm_sm90_swapab_nows",
+      [](const DualArgs& a, cudaStream_t s) { return sm90::dual_gemm_swap_ab(a, s); },
+      /*with_workspace=*/false));
   table.dual_bf16.push_back(sm90_dual_candidate(
       "bwgemm_sm90_tiled", [](const DualArgs& a, cudaStream_t s) { return sm90::dual_gemm_tiled(a, s); }));
   table.dual_bf16.push_back(sm90_dual_candidate("bwgemm_sm90_1cta", [](const DualArgs& a, cudaStream_t s) {

@@ -113,8 +113,8 @@ struct SwapAbStreamK {
 using Wide16 = sm90::GemmSwapAbStreamK16<bf16>;
 using GemmSwapAbConfigs = Configs<sm90::GemmSwapAb16<bf16>, sm90::GemmSwapAb32<bf16>, sm90::GemmSwapAb64<f16>,
                                   sm90::GemmSwapAb128<float>, Wide16, sm90::GemmSwapAb160<bf16>>;
-using DualSwapAbConfigs =
-    Configs<sm90::DualGemmSwapAb16<bf16>, sm90::DualGemmSwapAb64<bf16>, sm90::DualGemmSwapAb128<f16>>;
+using DualSwapAbConfigs = Configs<sm90::DualGemmSwapAb16<bf16>, sm90::DualGemmSwapAb64<bf16>,
+                                  sm90::DualGemmSwapAb128<f16>, sm90::DualGemmSwapAb160<bf16>>;
 
 // Two backends in one type list: the chosen split on every Config, split 8 on the first.
 // (GemmSwapAb160 at split 8 too: 80 accumulators per thread, 10 per rank.)
@@ -165,16 +165,20 @@ INSTANTIATE_TYPED_TEST_SUITE_P(Sm90SwapAbStreamK, GemmManyTilesContract, StreamK
 
 namespace {
 
-constexpr int64_t kDecodeM[] = {1, 2, 3, 7, 8, 15, 16, 17, 31, 64, 65};
+const std::vector<int64_t> kDecodeM = {1, 2, 3, 7, 8, 15, 16, 17, 31, 64, 65};
+// The 160-token tiles (the defaults for 128 < M <= 160) at the edges of where they are chosen: 129 (one row
+// past the 128-token tile), 136, 150, 159, 160 (the whole tile), and 161 (two token tiles, the second of one
+// row).
+const std::vector<int64_t> kTokens160M = {129, 136, 150, 159, 160, 161};
 constexpr int kSplits[] = {1, 2, 4, 8};
 
 // Every shipped GEMM Config at every decode M: N = 392 (three weight tiles and a tail), K = 520 (9 K blocks,
 // the last one partial, so splits of 8 have uneven ranges); exact tier both B layouts, realistic tier bf16;
 // the split cycles through 1, 2, 4, 8.
 template <class Cfg>
-void check_gemm_decode_sizes() {
+void check_gemm_decode_sizes(const std::vector<int64_t>& ms = kDecodeM) {
   int i = 0;
-  for (int64_t m : kDecodeM) {
+  for (int64_t m : ms) {
     const int split = kSplits[i++ % 4];
     SCOPED_TRACE("split_k " + std::to_string(split));
     const auto run = [split](const auto& args) { return sm90::SwapAbGemm<Cfg>::run(args, nullptr, split); };
@@ -208,9 +212,9 @@ void check_gemm_decode_sizes_stream_k() {
 }
 
 template <class Cfg>
-void check_dual_decode_sizes() {
+void check_dual_decode_sizes(const std::vector<int64_t>& ms = kDecodeM) {
   int i = 0;
-  for (int64_t m : kDecodeM) {
+  for (int64_t m : ms) {
     const int split = kSplits[i++ % 4];
     SCOPED_TRACE("split_k " + std::to_string(split));
     using Exact = typename Cfg::template WithEpilogue<epi::Multiply>;
@@ -240,22 +244,11 @@ TEST(Sm90SwapAbDecode, GemmTokens128) {
   BWGEMM_REQUIRE_SM90();
   check_gemm_decode_sizes<sm90::GemmSwapAb128<float>>();
 }
-// The 160-token tile (the default for 128 < M <= 160) at the decode sizes and at every M it is chosen
-// for's edges: 129 (one row past the 128-token tile), 136, 150, 159, 160 (the whole tile), and 161 (two
-// token tiles, the second of one row).
+// The 160-token tile (the default for 128 < M <= 160) at the decode sizes and around where it is chosen.
 TEST(Sm90SwapAbDecode, GemmTokens160) {
   BWGEMM_REQUIRE_SM90();
-  using Cfg = sm90::GemmSwapAb160<bf16>;
-  check_gemm_decode_sizes<Cfg>();
-  int i = 0;
-  for (int64_t m : {129, 136, 150, 159, 160, 161}) {
-    const int split = kSplits[i++ % 4];
-    SCOPED_TRACE("split_k " + std::to_string(split));
-    const auto run = [split](const auto& args) { return sm90::SwapAbGemm<Cfg>::run(args, nullptr, split); };
-    for (bwgemm::BLayout layout : {bwgemm::BLayout::kRowMajorKxN, bwgemm::BLayout::kColumnMajorKxN})
-      check_gemm_with<Cfg, f16>(GemmProblem{m, 392, 520, 1, layout}, Data::kExact,
-                                300 + static_cast<uint32_t>(m), run);
-  }
+  check_gemm_decode_sizes<sm90::GemmSwapAb160<bf16>>();
+  check_gemm_decode_sizes<sm90::GemmSwapAb160<bf16>>(kTokens160M);
 }
 TEST(Sm90SwapAbDecode, GemmTokens16Rows128) {
   BWGEMM_REQUIRE_SM90();
@@ -284,9 +277,9 @@ TEST(Sm90SwapAbDecode, StreamKTokens16Rows64) {
 // The dual GEMM's stream-K at the decode sizes (its 64-row pairs, as the default runs them with a
 // workspace), the CTA count cycling as for the GEMM; exact tier (Multiply) and realistic (SiLU).
 template <class Cfg>
-void check_dual_decode_sizes_stream_k() {
+void check_dual_decode_sizes_stream_k(const std::vector<int64_t>& ms = kDecodeM) {
   int i = 0;
-  for (int64_t m : kDecodeM) {
+  for (int64_t m : ms) {
     const int64_t ctas = kStreamKCtas[i++ % 5];
     SCOPED_TRACE("stream-K CTAs " + std::to_string(ctas));
     using Exact = typename Cfg::template WithEpilogue<epi::Multiply>;
@@ -309,6 +302,10 @@ TEST(Sm90SwapAbDecode, DualStreamKTokens16) {
 TEST(Sm90SwapAbDecode, DualStreamKTokens64) {
   BWGEMM_REQUIRE_SM90();
   check_dual_decode_sizes_stream_k<sm90::DualGemmSwapAb64<f16>>();
+}
+TEST(Sm90SwapAbDecode, DualStreamKTokens160) {
+  BWGEMM_REQUIRE_SM90();
+  check_dual_decode_sizes_stream_k<sm90::DualGemmSwapAb160<bf16>>(kTokens160M);
 }
 
 // The default dual entry point with a workspace: dual_gemm_workspace_bytes asks for the stream-K launch's
@@ -356,6 +353,11 @@ TEST(Sm90SwapAbDecode, DualTokens128) {
   BWGEMM_REQUIRE_SM90();
   check_dual_decode_sizes<sm90::DualGemmSwapAb128<f16>>();
 }
+TEST(Sm90SwapAbDecode, DualTokens160) {
+  BWGEMM_REQUIRE_SM90();
+  check_dual_decode_sizes<sm90::DualGemmSwapAb160<f16>>();
+  check_dual_decode_sizes<sm90::DualGemmSwapAb160<f16>>(kTokens160M);
+}
 
 // The default entry points at decode sizes on a model's shapes (the choice, the chosen split and the kernel
 // together), realistic tier.
@@ -366,7 +368,9 @@ TEST(Sm90SwapAbDecode, DefaultEntryPoints) {
         GemmProblem{m, 4096, 4096, 1, bwgemm::BLayout::kColumnMajorKxN}, Data::kRealistic,
         500 + static_cast<uint32_t>(m), [](const auto& args) { return sm90::gemm(args); });
   check_dual_default_entry<Chosen, bf16, bf16>(
-      {DualProblem{1, 2048, 4096}, DualProblem{40, 1536, 2048}, DualProblem{200, 1024, 1024}}, 600);
+      {DualProblem{1, 2048, 4096}, DualProblem{40, 1536, 2048}, DualProblem{129, 2048, 1024},
+       DualProblem{160, 1536, 2048}, DualProblem{161, 1024, 1024}, DualProblem{200, 1024, 1024}},
+      600);
 }
 
 // Split K gives the same bits on every run: realistic data (sums that round), 5 calls per split, each
@@ -565,6 +569,16 @@ TEST(Sm90SwapAbChoice, DefaultEntryPointsByM) {
   EXPECT_EQ(sm90::dual_gemm_choice(17, 14336, 1), DualGemmChoice::kSwapAb64);
   EXPECT_EQ(sm90::dual_gemm_choice(64, 28672, 1), DualGemmChoice::kSwapAb64);
   EXPECT_EQ(sm90::dual_gemm_choice(65, 14336, 1), DualGemmChoice::kSmallM);  // M·batch <= 256
+  EXPECT_EQ(sm90::dual_gemm_choice(128, 14336, 1), DualGemmChoice::kSmallM);
+  // 129 <= M <= 160: the 160-token pairs whatever N and batch; the tiled kernels again from 161.
+  EXPECT_EQ(sm90::dual_gemm_choice(129, 14336, 1), DualGemmChoice::kSwapAb160);
+  EXPECT_EQ(sm90::dual_gemm_choice(160, 28672, 1), DualGemmChoice::kSwapAb160);
+  EXPECT_EQ(sm90::dual_gemm_choice(150, 4096, 4), DualGemmChoice::kSwapAb160);
+  EXPECT_EQ(sm90::dual_gemm_choice(161, 14336, 1), DualGemmChoice::kSmallM);
+  // dual_gemm_swap_ab: 128 tokens for 65..128, 160 for 129..160, two 128-token tiles from 161.
+  EXPECT_EQ(sm90::dual_gemm_swap_ab_choice(128), DualGemmChoice::kSwapAb128);
+  EXPECT_EQ(sm90::dual_gemm_swap_ab_choice(129), DualGemmChoice::kSwapAb160);
+  EXPECT_EQ(sm90::dual_gemm_swap_ab_choice(161), DualGemmChoice::kSwapAb128);
 }
 
 // The K ranges of a split cover the K blocks once, in order, as evenly as whole blocks allow.

@@ -151,8 +151,14 @@ using DualGemmLargeM96 =
 // H200 over the model sweep (docs/hopper.md, fifth session, run 6: at M = 128 the tiled kernels were
 // 0.97-1.0x of the faster unfused variant, the swap-AB ones 0.87-0.90x; docs/api.md's choice table).
 inline constexpr int64_t kDualGemmSwapAbMaxM = 64;
+// kDualGemmSwapAbTokens160MinM <= M <= kDualGemmSwapAbTokens160MaxM (one row past a 128-row tile up to 160):
+// one swap-AB tile of 160 tokens (DualGemmSwapAb160) holds every row, where the tiled kernels compute a
+// second row tile of 1-32 rows whole (the GEMM's kGemmSwapAbTokens160MaxM carried over; measured:
+// docs/hopper.md, sixteenth session).
+inline constexpr int64_t kDualGemmSwapAbTokens160MinM = 129;
+inline constexpr int64_t kDualGemmSwapAbTokens160MaxM = 160;
 
-// kSwapAb128 only through dual_gemm_swap_ab: the default takes the tiled kernels above M = 64.
+// kSwapAb128 only through dual_gemm_swap_ab: the default takes the tiled kernels for 64 < M <= 128.
 enum class DualGemmChoice {
   kSmallM,
   kLargeM,
@@ -161,14 +167,17 @@ enum class DualGemmChoice {
   kPingPong96,
   kSwapAb16,
   kSwapAb64,
-  kSwapAb128
+  kSwapAb128,
+  kSwapAb160
 };
 
-// The swap-AB kernel for M tokens (whatever M: more than 128 take several token tiles).
+// The swap-AB kernel for M tokens (whatever M: more than 160 take several 128-token tiles).
 constexpr DualGemmChoice dual_gemm_swap_ab_choice(int64_t m) {
-  return m <= 16   ? DualGemmChoice::kSwapAb16
-         : m <= 64 ? DualGemmChoice::kSwapAb64
-                   : DualGemmChoice::kSwapAb128;
+  return m <= 16                             ? DualGemmChoice::kSwapAb16
+         : m <= 64                           ? DualGemmChoice::kSwapAb64
+         : m < kDualGemmSwapAbTokens160MinM  ? DualGemmChoice::kSwapAb128
+         : m <= kDualGemmSwapAbTokens160MaxM ? DualGemmChoice::kSwapAb160
+                                             : DualGemmChoice::kSwapAb128;
 }
 
 // The cost per column of a wave of 128 x 64 dual tiles relative to 128 x 128 ones, in percent: 106, the
@@ -222,14 +231,16 @@ constexpr DualGemmChoice dual_gemm_tiled_choice(int64_t m, int64_t n, int64_t ba
 
 // The default entry point's kernel for a shape.
 constexpr DualGemmChoice dual_gemm_choice(int64_t m, int64_t n, int64_t batch) {
-  return m <= kDualGemmSwapAbMaxM ? dual_gemm_swap_ab_choice(m) : dual_gemm_tiled_choice(m, n, batch);
+  const bool swap_ab =
+      m <= kDualGemmSwapAbMaxM || (m >= kDualGemmSwapAbTokens160MinM && m <= kDualGemmSwapAbTokens160MaxM);
+  return swap_ab ? dual_gemm_swap_ab_choice(m) : dual_gemm_tiled_choice(m, n, batch);
 }
 
 namespace detail {
 // Whether `choice` is one of the swap-AB pairs.
 constexpr bool is_dual_swap_ab_choice(DualGemmChoice choice) {
   return choice == DualGemmChoice::kSwapAb16 || choice == DualGemmChoice::kSwapAb64 ||
-         choice == DualGemmChoice::kSwapAb128;
+         choice == DualGemmChoice::kSwapAb128 || choice == DualGemmChoice::kSwapAb160;
 }
 // The kernels of a swap-AB choice, as types: f(SplitOp{}, StreamKOp{}, name) (sm90/gemm.cuh's
 // visit_swap_ab_choice for the dual GEMM: its 64-row pairs run stream-K themselves, kSwapAb128 never).
@@ -242,6 +253,9 @@ auto visit_dual_swap_ab_choice(DualGemmChoice choice, F&& f) {
     case DualGemmChoice::kSwapAb64:
       return f(SwapAbDualGemm<DualGemmSwapAb64<Out>>{}, SwapAbDualGemm<DualGemmSwapAb64<Out>>{},
                "sm90::DualGemmSwapAb64 (swap AB, 64 tokens x 64 rows; stream-K with a workspace)");
+    case DualGemmChoice::kSwapAb160:
+      return f(SwapAbDualGemm<DualGemmSwapAb160<Out>>{}, SwapAbDualGemm<DualGemmSwapAb160<Out>>{},
+               "sm90::DualGemmSwapAb160 (swap AB, 160 tokens x 64 rows; stream-K with a workspace)");
     default:
       return f(SwapAbDualGemm<DualGemmSwapAb128<Out>>{}, NoStreamK{},
                "sm90::DualGemmSwapAb128 (swap AB, 128 tokens x 64 rows)");
@@ -286,9 +300,10 @@ Status dual_gemm(const DualGemmArguments<In, Out>& args, cudaStream_t stream = n
 }
 
 // The workspace bytes sm90::dual_gemm takes for `args` on the current device (DualGemmArguments::workspace):
-// with a swap-AB choice (M <= 64) its stream-K launch's where swap_ab_stream_k_pays (the 64-row pairs
-// themselves run stream-K: the dual GEMM's weights are N x K, where 64- and 128-row tiles streamed alike,
-// and its 128-row pairs spill), else 0. A call with less (or none) runs the cluster split. Validates args.
+// with a swap-AB choice (M <= 64, 129 <= M <= 160) its stream-K launch's where swap_ab_stream_k_pays (the
+// 64-row pairs themselves run stream-K: the dual GEMM's weights are N x K, where 64- and 128-row tiles
+// streamed alike, and its 128-row pairs spill), else 0. A call with less (or none) runs the cluster split.
+// Validates args.
 template <class In, class Out>
 Status dual_gemm_workspace_bytes(const DualGemmArguments<In, Out>& args, int64_t* bytes) {
   *bytes = 0;

@@ -413,5 +413,11 @@ template <class Out>
 using DualGemmSwapAb64 = SwapAbConfig<64, 8, 2, epi::SiluMul, Out, 1>;
 template <class Out>
 using DualGemmSwapAb128 = SwapAbConfig<128, 6, 2, epi::SiluMul, Out, 1>;
+// 160 tokens x 64 weight rows of each matrix (one consumer warpgroup: two m64n160 accumulators, 160 of its
+// 232 registers; two warpgroups would have 168), 6 stages of 36 KiB: for 128 < M <= 160, one token tile
+// holding every row (kDualGemmSwapAbTokens160MaxM in sm90/dual_gemm.cuh; the GEMM's GemmSwapAb160 carried
+// over).
+template <class Out>
+using DualGemmSwapAb160 = SwapAbConfig<160, 6, 2, epi::SiluMul, Out, 1>;
 
 }  // namespace bwgemm::sm90

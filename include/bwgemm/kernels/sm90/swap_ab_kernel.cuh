@@ -97,6 +97,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   static_assert(kWeights == 1 || !BMnMajor, "the dual GEMM's weights are N x K (K-major)");
   // The consumers' named barrier (ID 0 is __syncthreads'): the hand-off of the split-K and stream-K sums.
   constexpr uint32_t kPartialsBarrier = 1;
+  // The stream-K sums go to the workspace and back in pairs of registers (8-byte words; the slots are 8-byte
+  // aligned): with single words ptxas spilled 288 bytes in the 160-token dual pairs (two m64n160 accumulators
+  // in 232 registers) and none with pairs (sixteenth session).
+  constexpr int kStreamKPartialGroup = 2;
 
   const uint32_t warp = warp_idx();
   const uint32_t warpgroup = warp / 4;
@@ -261,10 +265,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 
       if (stream_k && seg.k_begin > 0) {
         // Not the tile's head (this CTA's first segment): the sums to this CTA's slot, then its flag.
+        // In float2 groups (kStreamKPartialGroup), as the head reads them back.
         float* const slot = p.sk_partials + static_cast<int64_t>(cta) * (Cfg::kPartialBytes / 4);
 #pragma unroll
         for (int w = 0; w < kWeights; ++w)
-          write_partials<1, Cfg::kConsumerThreads>(slot + w * Cfg::kPartialElements, acc[w], tid);
+          write_partials<kStreamKPartialGroup, Cfg::kConsumerThreads>(slot + w * Cfg::kPartialElements,
+                                                                      acc[w], tid);
         named_barrier_sync(kPartialsBarrier, Cfg::kConsumerThreads);  // every consumer thread's sums written
         if (tid == 0) st_release_gpu(p.sk_flags + cta, 1u);
         continue;
@@ -283,7 +289,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           const float* const slot = p.sk_partials + static_cast<int64_t>(c) * (Cfg::kPartialBytes / 4);
 #pragma unroll
           for (int w = 0; w < kWeights; ++w)
-            add_partials<1, Cfg::kConsumerThreads>(acc[w], slot + w * Cfg::kPartialElements, tid);
+            add_partials<kStreamKPartialGroup, Cfg::kConsumerThreads>(acc[w],
+                                                                      slot + w * Cfg::kPartialElements, tid);
         }
       }
       if (splits == 1) {
