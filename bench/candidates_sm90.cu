@@ -9,6 +9,9 @@
 //              bwgemm_sm90_swapab   the swap-AB (small-M, split-K) kernels whatever M (dual_gemm_swap_ab;
 //                                   with the workspace, so stream-K where swap_ab_stream_k_pays);
 //                                   bwgemm_sm90_swapab_nows the same without (the cluster split)
+//              bwgemm_sm90_t160_splitS the 160-token pairs (DualGemmSwapAb160) whatever M, K split over
+//                                   S = 1, 2, 4 CTAs; bwgemm_sm90_t160_sk the same under stream-K (fitting
+//                                   the split costs of swap_ab_split_cost_percent)
 //              bwgemm_sm90_tiled    the tiled kernels whatever M (dual_gemm_tiled): with swapab, the two
 //                                   sides of the default choice's crossover
 //              bwgemm_sm90_1cta     its tile shapes with one CTA per cluster (DualGemmSmallM / LargeM)
@@ -271,6 +274,18 @@ void add_bwgemm_sm90_candidates(ImplementationTable& table) {
       "bwgemm_sm90_swapab_nows",
       [](const DualArgs& a, cudaStream_t s) { return sm90::dual_gemm_swap_ab(a, s); },
       /*with_workspace=*/false));
+  {
+    using Pairs160 = sm90::SwapAbDualGemm<sm90::DualGemmSwapAb160<__nv_bfloat16>>;
+    table.dual_bf16.push_back(sm90_dual_candidate(
+        "bwgemm_sm90_t160_split1", [](const DualArgs& a, cudaStream_t s) { return Pairs160::run(a, s, 1); }));
+    table.dual_bf16.push_back(sm90_dual_candidate(
+        "bwgemm_sm90_t160_split2", [](const DualArgs& a, cudaStream_t s) { return Pairs160::run(a, s, 2); }));
+    table.dual_bf16.push_back(sm90_dual_candidate(
+        "bwgemm_sm90_t160_split4", [](const DualArgs& a, cudaStream_t s) { return Pairs160::run(a, s, 4); }));
+    table.dual_bf16.push_back(
+        sm90_dual_candidate("bwgemm_sm90_t160_sk",
+                            [](const DualArgs& a, cudaStream_t s) { return Pairs160::run_stream_k(a, s); }));
+  }
   table.dual_bf16.push_back(sm90_dual_candidate(
       "bwgemm_sm90_tiled", [](const DualArgs& a, cudaStream_t s) { return sm90::dual_gemm_tiled(a, s); }));
   table.dual_bf16.push_back(sm90_dual_candidate("bwgemm_sm90_1cta", [](const DualArgs& a, cudaStream_t s) {

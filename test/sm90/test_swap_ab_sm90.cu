@@ -542,6 +542,32 @@ TEST(Sm90SwapAbChoice, SplitMinimisesWavesTimesBlocks) {
   EXPECT_EQ(sm90::choose_split_k(8, 64, no_eights), 4);
 }
 
+// The heavy split costs {100, 145, 195, 260} of Configs with more than 128 accumulator words per consumer
+// thread (host logic, worked out by hand on {132, 66, 32, 16}): only the 160-token dual pairs take them.
+TEST(Sm90SwapAbChoice, HeavyPartialsSplitLess) {
+  using sm90::kHeavySplitCostPercent;
+  EXPECT_EQ(&sm90::swap_ab_split_cost_percent<sm90::DualGemmSwapAb160<bf16>>(), &kHeavySplitCostPercent);
+  EXPECT_EQ(&sm90::swap_ab_split_cost_percent<sm90::DualGemmSwapAb128<bf16>>(), &sm90::kSplitCostPercent);
+  EXPECT_EQ(&sm90::swap_ab_split_cost_percent<sm90::GemmSwapAb160<bf16>>(), &sm90::kSplitCostPercent);
+  const int64_t h200[4] = {132, 66, 32, 16};
+  // 192 tiles (N = 12288), 64 K blocks: light s=2 3 · 32 · 115 = 11040 < s=1 2 · 64 · 100 = 12800, so no
+  // stream-K ((94 + 20) · 100 = 11400); heavy s=2 3 · 32 · 145 = 13920 -> 1, and stream-K below it.
+  EXPECT_EQ(sm90::choose_split_k(192, 64, h200), 2);
+  EXPECT_FALSE(sm90::swap_ab_stream_k_pays(192, 64, h200));
+  EXPECT_EQ(sm90::choose_split_k(192, 64, h200, kHeavySplitCostPercent), 1);
+  EXPECT_TRUE(sm90::swap_ab_stream_k_pays(192, 64, h200, kHeavySplitCostPercent));
+  // 140 tiles (N = 8960), 24 blocks: heavy s=1 2 · 24 · 100 = 4800, s=2 3 · 12 · 145 = 5220, s=4 5 · 6 · 195
+  // = 5850 -> 1; stream-K (26 + 20) · 100 = 4600 pays.
+  EXPECT_EQ(sm90::choose_split_k(140, 24, h200, kHeavySplitCostPercent), 1);
+  EXPECT_TRUE(sm90::swap_ab_stream_k_pays(140, 24, h200, kHeavySplitCostPercent));
+  // 8 tiles, 64 blocks: s=2 1 · 32 · 145 = 4640, s=4 1 · 16 · 195 = 3120, s=8 1 · 8 · 260 = 2080 -> 8.
+  EXPECT_EQ(sm90::choose_split_k(8, 64, h200, kHeavySplitCostPercent), 8);
+  // 32 tiles (N = 2048), 32 blocks: s=1 3200, s=2 16 · 145 = 2320, s=4 8 · 195 = 1560, s=8 2 waves · 4 · 260
+  // = 2080 -> 4; 5 blocks (8 CTAs would exceed them): s=1 500, s=2 3 · 145 = 435, s=4 2 · 195 = 390 -> 4.
+  EXPECT_EQ(sm90::choose_split_k(32, 32, h200, kHeavySplitCostPercent), 4);
+  EXPECT_EQ(sm90::choose_split_k(32, 5, h200, kHeavySplitCostPercent), 4);
+}
+
 // The entry points' choice by M (host logic): swap AB up to the measured crossover, the tiled kernels above.
 TEST(Sm90SwapAbChoice, DefaultEntryPointsByM) {
   using sm90::DualGemmChoice;

@@ -49,17 +49,34 @@ namespace bwgemm::sm90 {
 // partials, and streams a shorter run of each weight row. Measured on an H200 (docs/hopper.md, sixth session,
 // runs B-C: 2 CTAs per tile cost 0-15% more than the K blocks alone predict, 4 and 8 CTAs 15-50% more).
 inline constexpr int64_t kSplitCostPercent[4] = {100, 115, 150, 200};
+// Configs whose consumer threads each hold more than kSplitLightPartialWords accumulator words (Weights x
+// kAccRegs: the 160-token dual pairs' 2 x 80; every other shipped Config 128 or fewer) split at
+// kHeavySplitCostPercent: fitted on an H200 (docs/hopper.md, sixteenth session, run 2: DualGemmSwapAb160
+// forced to 1, 2 and 4 CTAs per tile at M = 136 and 160 on 12 models' gate/up projections, the time ratio to
+// one CTA over the ratio of waves x K blocks): 2 CTAs 145 (123-184 per shape), 4 CTAs 195 (148-270); 8 not
+// measured (260: the light table's ratio of 8 to 4 carried over). With the light table the default split
+// these pairs in two at N = 8960-12288 and ran 1.2-1.6x slower than one CTA per tile or stream-K.
+inline constexpr int kSplitLightPartialWords = 128;
+inline constexpr int64_t kHeavySplitCostPercent[4] = {100, 145, 195, 260};
+// The split-cost table choose_split_k and swap_ab_stream_k_pays weigh a Config's splits with.
+template <class Cfg>
+constexpr const int64_t (&swap_ab_split_cost_percent())[4] {
+  return Cfg::kWeights * Cfg::kAccRegs > kSplitLightPartialWords ? kHeavySplitCostPercent : kSplitCostPercent;
+}
 
 // The split the default choice takes: the one that minimises waves · ceil(K blocks / s) · kSplitCostPercent,
 // where a wave is as many tiles as clusters of that size fit on the device at once (resident[i] for
 // kSplitKChoices[i]); never more CTAs per tile than K blocks; ties go to the smaller split.
-constexpr int64_t swap_ab_split_cost(int64_t tiles, int64_t k_blocks, const int64_t (&resident)[4], int i) {
+// `cost` is the Config's table (swap_ab_split_cost_percent).
+constexpr int64_t swap_ab_split_cost(int64_t tiles, int64_t k_blocks, const int64_t (&resident)[4], int i,
+                                     const int64_t (&cost)[4] = kSplitCostPercent) {
   const int64_t waves = ceil_div(tiles, resident[i] < 1 ? int64_t{1} : resident[i]);
-  return waves * ceil_div(k_blocks, int64_t{kSplitKChoices[i]}) * kSplitCostPercent[i];
+  return waves * ceil_div(k_blocks, int64_t{kSplitKChoices[i]}) * cost[i];
 }
-constexpr int choose_split_k(int64_t tiles, int64_t k_blocks, const int64_t (&resident)[4]) {
-  return lowest_cost_split_k(k_blocks, resident,
-                             [&](int i, int) { return swap_ab_split_cost(tiles, k_blocks, resident, i); });
+constexpr int choose_split_k(int64_t tiles, int64_t k_blocks, const int64_t (&resident)[4],
+                             const int64_t (&cost)[4] = kSplitCostPercent) {
+  return lowest_cost_split_k(
+      k_blocks, resident, [&](int i, int) { return swap_ab_split_cost(tiles, k_blocks, resident, i, cost); });
 }
 
 // Stream-K against the cluster split, for the default choice (a call with a workspace): stream-K costs
@@ -74,13 +91,14 @@ constexpr int choose_split_k(int64_t tiles, int64_t k_blocks, const int64_t (&re
 // through L2 ends the call. The fixed 20 K blocks lie between the 16 at which N = 14336 ties and the 28 at
 // which N = 37888 (stream-K 1-7% ahead) would flip: a boundary fitted on runs 1-2, not checked on others.
 inline constexpr int64_t kSwapAbStreamKFixedKBlocks = 20;
-constexpr bool swap_ab_stream_k_pays(int64_t tiles, int64_t k_blocks, const int64_t (&resident)[4]) {
+constexpr bool swap_ab_stream_k_pays(int64_t tiles, int64_t k_blocks, const int64_t (&resident)[4],
+                                     const int64_t (&cost)[4] = kSplitCostPercent) {
   if (resident[0] < 1 || tiles <= resident[0]) return false;
-  const int split = choose_split_k(tiles, k_blocks, resident);
+  const int split = choose_split_k(tiles, k_blocks, resident, cost);
   int i = 0;
   while (kSplitKChoices[i] != split) ++i;
   return (ceil_div(tiles * k_blocks, resident[0]) + kSwapAbStreamKFixedKBlocks) * 100 <
-         swap_ab_split_cost(tiles, k_blocks, resident, i);
+         swap_ab_split_cost(tiles, k_blocks, resident, i, cost);
 }
 
 // ---- stream-K (GemmArguments::workspace) -----------------------------------------------------------------
@@ -153,7 +171,7 @@ Status launch_swap_ab(void (*kernel)(const Params), Params& p, const SwapAbSplit
   if (Status s = split_k_resident_clusters(kernel, Cfg::kThreads, Cfg::kSmemBytes, split_k == 0, resident);
       !s.ok())
     return s;
-  if (split_k == 0) split_k = choose_split_k(tiles, k_blocks, resident);
+  if (split_k == 0) split_k = choose_split_k(tiles, k_blocks, resident, swap_ab_split_cost_percent<Cfg>());
   ::bwgemm::detail::report_choice(
       "bwgemm::sm90 swap-AB launch", p.m, p.n, p.k, p.tiles.batch,
       "split_k = " + std::to_string(split_k) + " over " + std::to_string(tiles) + " tiles");
@@ -355,7 +373,9 @@ int64_t default_stream_k_bytes(const Args& args) {
              .ok())
       return 0;
     const int64_t tiles = ::bwgemm::detail::config_tile_grid<Cfg>(args.m, args.n, args.batch).total();
-    if (!swap_ab_stream_k_pays(tiles, ceil_div(args.k, int64_t{Cfg::kBlockK}), resident)) return 0;
+    if (!swap_ab_stream_k_pays(tiles, ceil_div(args.k, int64_t{Cfg::kBlockK}), resident,
+                               swap_ab_split_cost_percent<Cfg>()))
+      return 0;
     int64_t bytes = 0;
     return StreamKOp::workspace_bytes(args, &bytes).ok() ? bytes : 0;
   }
