@@ -56,7 +56,7 @@
 //                                   do not split over a pair): tuning the tile choice per shape class
 //              bwgemm_sm90_swapab32 a 32-token swap-AB tile whatever the shape (tuning); _swapab_t160,
 //                                   _swapab_t192 the 160- and 192-token tiles of 128 weight rows (for
-//                                   128 < M <= 192)
+//                                   128 < M <= 192); _swapab_t160_sk the 160-token tile under stream-K
 //              bwgemm_sm90_chain16[_pdl] 16 back-to-back sm90::gemm calls per timed call, without and with
 //                                   programmatic dependent launch (issue 17; time per chain of 16)
 //   dual_bf16  bwgemm_sm90_n64[_c2] the 128 x 64 (x 2 weights) dual kernel whatever the shape (tuning)
@@ -200,6 +200,10 @@ void add_gemm_tile_candidates(std::vector<Implementation<GemmProblem<__nv_bfloat
   group.push_back(
       sm90_gemm_candidate<__nv_bfloat16>("bwgemm_sm90_swapab_t160", [](const Args& a, cudaStream_t s) {
         return sm90::SwapAbGemm<sm90::GemmSwapAb160<__nv_bfloat16>>::run(a, s);
+      }));
+  group.push_back(
+      sm90_gemm_candidate<__nv_bfloat16>("bwgemm_sm90_swapab_t160_sk", [](const Args& a, cudaStream_t s) {
+        return sm90::SwapAbGemm<sm90::GemmSwapAb160<__nv_bfloat16>>::run_stream_k(a, s);
       }));
   group.push_back(
       sm90_gemm_candidate<__nv_bfloat16>("bwgemm_sm90_swapab_t192", [](const Args& a, cudaStream_t s) {

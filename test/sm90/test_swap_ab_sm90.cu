@@ -196,9 +196,9 @@ void check_gemm_decode_sizes(const std::vector<int64_t>& ms = kDecodeM) {
 // tiles (7 x 9) and 36 in 128-row ones (4 x 9), so every count but 1 splits tiles over CTAs.
 constexpr int64_t kStreamKCtas[] = {0, 2, 5, 11, 1};
 template <class Cfg>
-void check_gemm_decode_sizes_stream_k() {
+void check_gemm_decode_sizes_stream_k(const std::vector<int64_t>& ms = kDecodeM) {
   int i = 0;
-  for (int64_t m : kDecodeM) {
+  for (int64_t m : ms) {
     const int64_t ctas = kStreamKCtas[i++ % 5];
     SCOPED_TRACE("stream-K CTAs " + std::to_string(ctas));
     const auto run = [ctas](const auto& args) { return run_swap_ab_stream_k<Cfg>(args, ctas); };
@@ -269,6 +269,11 @@ TEST(Sm90SwapAbDecode, StreamKTokens64) {
 TEST(Sm90SwapAbDecode, StreamKTokens128Rows64) {
   BWGEMM_REQUIRE_SM90();
   check_gemm_decode_sizes_stream_k<sm90::GemmSwapAb128<float>>();
+}
+// The 160-token tile under stream-K (the default's with a workspace where swap_ab_stream_k_pays).
+TEST(Sm90SwapAbDecode, StreamKTokens160) {
+  BWGEMM_REQUIRE_SM90();
+  check_gemm_decode_sizes_stream_k<sm90::GemmSwapAb160<bf16>>(kTokens160M);
 }
 TEST(Sm90SwapAbDecode, StreamKTokens16Rows64) {
   BWGEMM_REQUIRE_SM90();
@@ -441,6 +446,20 @@ TEST(Sm90SwapAbDecode, StreamKWorkspace) {
   auto one_wave = probe;
   one_wave.n = 5120, one_wave.k = 5120;
   ASSERT_TRUE(sm90::gemm_workspace_bytes(one_wave, &asked).ok());
+  EXPECT_EQ(asked, 0);
+  // M = 136 takes the 160-token tile: N = 28672 is 224 tiles of 128 rows, K = 8192 128 K blocks; stream-K
+  // ((218 + 20) · 100) below one CTA per tile (2 waves · 128 · 100) and the split of 2 (4 · 64 · 115), so
+  // the default asks for that tile's stream-K workspace; at N = 4096 (32 tiles, one wave) for none.
+  using T160 = sm90::GemmSwapAb160<bf16>;
+  auto tokens160 = probe;
+  tokens160.m = 136, tokens160.n = 28672;
+  ASSERT_TRUE(sm90::gemm_workspace_bytes(tokens160, &asked).ok());
+  ASSERT_TRUE(sm90::SwapAbGemm<T160>::workspace_bytes(tokens160, &explicit_bytes, &resident).ok());
+  EXPECT_GT(asked, 0);
+  EXPECT_EQ(asked, explicit_bytes);
+  EXPECT_EQ(asked, sm90::swap_ab_stream_k_workspace_bytes<T160>(resident));
+  tokens160.n = 4096;
+  ASSERT_TRUE(sm90::gemm_workspace_bytes(tokens160, &asked).ok());
   EXPECT_EQ(asked, 0);
   check_gemm_with<Sk, bf16>(GemmProblem{1, 10240, 8192, 1, bwgemm::BLayout::kColumnMajorKxN},
                             Data::kRealistic, 1020,

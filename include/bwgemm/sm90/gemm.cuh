@@ -668,8 +668,8 @@ auto visit_swap_ab_choice(GemmChoice choice, F&& f) {
       return f(SwapAbGemm<GemmSwapAb64<Out>>{}, SwapAbGemm<GemmSwapAbStreamK64<Out>>{},
                "sm90::GemmSwapAb64 (swap AB, 64 tokens x 64 rows; stream-K: GemmSwapAbStreamK64)");
     case GemmChoice::kSwapAb160:
-      return f(SwapAbGemm<GemmSwapAb160<Out>>{}, NoStreamK{},
-               "sm90::GemmSwapAb160 (swap AB, 160 tokens x 128 rows)");
+      return f(SwapAbGemm<GemmSwapAb160<Out>>{}, SwapAbGemm<GemmSwapAb160<Out>>{},
+               "sm90::GemmSwapAb160 (swap AB, 160 tokens x 128 rows; stream-K with a workspace)");
     default:
       return f(SwapAbGemm<GemmSwapAb128<Out>>{}, NoStreamK{},
                "sm90::GemmSwapAb128 (swap AB, 128 tokens x 64 rows)");
