@@ -408,7 +408,8 @@ template <class Out>
 using GemmSwapAb128 = SwapAbConfig<128, 8, 1, epi::LinearCombination, Out, 1>;
 // 160 tokens x 128 weight rows (two consumer warpgroups), 6 stages of 36 KiB: for 128 < M <= 160, one token
 // tile holding every row (kGemmSwapAbTokens160MaxM in sm90/gemm.cuh; H200, fifteenth session, run 8: the
-// bench's bwgemm_sm90_swapab_t160, 1.092x the tiled default at M = 136 and 160).
+// bench's bwgemm_sm90_swapab_t160, 1.092x the tiled default at M = 136 and 160); with a workspace the default
+// runs it stream-K where swap_ab_stream_k_pays (sixteenth session, run 4: 1.20x the cluster split there).
 template <class Out>
 using GemmSwapAb160 = SwapAbConfig<160, 6, 1, epi::LinearCombination, Out, 2>;
 // 32 tokens (16 stages of 12 KiB), for 16 < M <= 32: 0.943x of cuBLASLt at M = 32 over 24 projections where
