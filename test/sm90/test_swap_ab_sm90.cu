@@ -111,8 +111,9 @@ struct SwapAbStreamK {
 // under the cluster split; the dual GEMM's 128-row tiles spill 4 bytes at the 168 registers of 384 threads
 // and are not shipped).
 using Wide16 = sm90::GemmSwapAbStreamK16<bf16>;
-using GemmSwapAbConfigs = Configs<sm90::GemmSwapAb16<bf16>, sm90::GemmSwapAb32<bf16>, sm90::GemmSwapAb64<f16>,
-                                  sm90::GemmSwapAb128<float>, Wide16, sm90::GemmSwapAb160<bf16>>;
+using GemmSwapAbConfigs =
+    Configs<sm90::GemmSwapAb16<bf16>, sm90::GemmSwapAb32<bf16>, sm90::GemmSwapAb64<f16>,
+            sm90::GemmSwapAb128<float>, Wide16, sm90::GemmSwapAb160<bf16>, sm90::GemmSwapAb192<f16>>;
 using DualSwapAbConfigs = Configs<sm90::DualGemmSwapAb16<bf16>, sm90::DualGemmSwapAb64<bf16>,
                                   sm90::DualGemmSwapAb128<f16>, sm90::DualGemmSwapAb160<bf16>>;
 
@@ -170,6 +171,9 @@ const std::vector<int64_t> kDecodeM = {1, 2, 3, 7, 8, 15, 16, 17, 31, 64, 65};
 // past the 128-token tile), 136, 150, 159, 160 (the whole tile), and 161 (two token tiles, the second of one
 // row).
 const std::vector<int64_t> kTokens160M = {129, 136, 150, 159, 160, 161};
+// Around the 192-token tile (the default for 160 < M <= 192 over few tiles): 161 (the first M it takes), 176,
+// 191, 192 (the whole tile), 193 (two token tiles, the second of one row).
+const std::vector<int64_t> kTokens192M = {161, 176, 191, 192, 193};
 constexpr int kSplits[] = {1, 2, 4, 8};
 
 // Every shipped GEMM Config at every decode M: N = 392 (three weight tiles and a tail), K = 520 (9 K blocks,
@@ -269,6 +273,14 @@ TEST(Sm90SwapAbDecode, StreamKTokens64) {
 TEST(Sm90SwapAbDecode, StreamKTokens128Rows64) {
   BWGEMM_REQUIRE_SM90();
   check_gemm_decode_sizes_stream_k<sm90::GemmSwapAb128<float>>();
+}
+// The 192-token tile (the default for 160 < M <= 192 over few tiles) at the decode sizes and around its
+// tile, under the cluster split and stream-K.
+TEST(Sm90SwapAbDecode, GemmTokens192) {
+  BWGEMM_REQUIRE_SM90();
+  check_gemm_decode_sizes<sm90::GemmSwapAb192<bf16>>();
+  check_gemm_decode_sizes<sm90::GemmSwapAb192<bf16>>(kTokens192M);
+  check_gemm_decode_sizes_stream_k<sm90::GemmSwapAb192<bf16>>(kTokens192M);
 }
 // The 160-token tile under stream-K (the default's with a workspace where swap_ab_stream_k_pays).
 TEST(Sm90SwapAbDecode, StreamKTokens160) {
@@ -372,6 +384,11 @@ TEST(Sm90SwapAbDecode, DefaultEntryPoints) {
     check_gemm_with<sm90::GemmSwapAb16<bf16>, bf16>(
         GemmProblem{m, 4096, 4096, 1, bwgemm::BLayout::kColumnMajorKxN}, Data::kRealistic,
         500 + static_cast<uint32_t>(m), [](const auto& args) { return sm90::gemm(args); });
+  // 160 < M <= 192 over 28 tiles of 128 weight rows: the 192-token tile (193: the tiled kernels).
+  for (int64_t m : {161, 192, 193})
+    check_gemm_with<sm90::GemmSwapAb16<bf16>, bf16>(
+        GemmProblem{m, 3584, 2048, 1, bwgemm::BLayout::kRowMajorKxN}, Data::kRealistic,
+        550 + static_cast<uint32_t>(m), [](const auto& args) { return sm90::gemm(args); });
   check_dual_default_entry<Chosen, bf16, bf16>(
       {DualProblem{1, 2048, 4096}, DualProblem{40, 1536, 2048}, DualProblem{129, 2048, 1024},
        DualProblem{160, 1536, 2048}, DualProblem{161, 1024, 1024}, DualProblem{200, 1024, 1024}},
@@ -460,6 +477,11 @@ TEST(Sm90SwapAbDecode, StreamKWorkspace) {
   EXPECT_EQ(asked, sm90::swap_ab_stream_k_workspace_bytes<T160>(resident));
   tokens160.n = 4096;
   ASSERT_TRUE(sm90::gemm_workspace_bytes(tokens160, &asked).ok());
+  EXPECT_EQ(asked, 0);
+  // M = 176 over 28 tiles takes the 192-token tile: one wave, the cluster split, no workspace.
+  auto tokens192 = probe;
+  tokens192.m = 176, tokens192.n = 3584;
+  ASSERT_TRUE(sm90::gemm_workspace_bytes(tokens192, &asked).ok());
   EXPECT_EQ(asked, 0);
   check_gemm_with<Sk, bf16>(GemmProblem{1, 10240, 8192, 1, bwgemm::BLayout::kColumnMajorKxN},
                             Data::kRealistic, 1020,
@@ -608,8 +630,19 @@ TEST(Sm90SwapAbChoice, DefaultEntryPointsByM) {
   EXPECT_EQ(sm90::gemm_choice(129, 4096, 1), GemmChoice::kSwapAb160);
   EXPECT_EQ(sm90::gemm_choice(160, 57344, 1), GemmChoice::kSwapAb160);
   EXPECT_EQ(sm90::gemm_choice(150, 8192, 4), GemmChoice::kSwapAb160);
+  // 160 < M <= 192: the 192-token tile over 9 to 28 tiles of 128 weight rows (N x batch), else tiled.
+  EXPECT_EQ(sm90::gemm_choice(161, 3584, 1), GemmChoice::kSwapAb192);
+  EXPECT_EQ(sm90::gemm_choice(192, 1, 28), GemmChoice::kSwapAb192);
+  EXPECT_EQ(sm90::gemm_choice(176, 1025, 1), GemmChoice::kSwapAb192);  // 9 tiles, the last of one row
+  EXPECT_EQ(sm90::gemm_choice(176, 896, 4), GemmChoice::kSwapAb192);   // 7 tiles x 4
+  EXPECT_FALSE(sm90::is_swap_ab_choice(sm90::gemm_choice(176, 896, 5)));
+  EXPECT_FALSE(sm90::is_swap_ab_choice(sm90::gemm_choice(176, 1024, 1)));
+  EXPECT_FALSE(sm90::is_swap_ab_choice(sm90::gemm_choice(161, 128, 8)));
+  EXPECT_FALSE(sm90::is_swap_ab_choice(sm90::gemm_choice(192, 3585, 1)));
+  EXPECT_FALSE(sm90::is_swap_ab_choice(sm90::gemm_choice(193, 3584, 1)));
   EXPECT_EQ(sm90::gemm_choice(161, 4096, 1), GemmChoice::kSmall);     // 2 row tiles: 32 / 44 / 64, one wave
-  EXPECT_EQ(sm90::gemm_swap_ab_choice(161), GemmChoice::kSwapAb128);  // gemm_swap_ab: two 128-token tiles
+  EXPECT_EQ(sm90::gemm_swap_ab_choice(161), GemmChoice::kSwapAb192);  // gemm_swap_ab: the 192-token tile
+  EXPECT_EQ(sm90::gemm_swap_ab_choice(193), GemmChoice::kSwapAb128);  // two 128-token tiles
   EXPECT_EQ(sm90::dual_gemm_choice(1, 14336, 1), DualGemmChoice::kSwapAb16);
   EXPECT_EQ(sm90::dual_gemm_choice(17, 14336, 1), DualGemmChoice::kSwapAb64);
   EXPECT_EQ(sm90::dual_gemm_choice(64, 28672, 1), DualGemmChoice::kSwapAb64);

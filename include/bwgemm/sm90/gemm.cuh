@@ -462,8 +462,22 @@ inline constexpr int64_t kGemmSwapAbMaxNarrowN = 66 * 128;  // 128 x 128 tiles f
 // (docs/hopper.md, fifteenth session, run 8, paired against cuBLASLt at M = 136 and 160 on the sweep's and
 // three other models' projections, both B layouts): 1.092x the tiled default's speed in geomean, ahead on 75
 // of 96 points (0.86-0.98x at N = 4096, 7168 and 8192 x 3584); at M = 192 the 192-token tile ran 0.96x of the
-// tiled default and 256 tokens spill, so M > 160 stays tiled.
+// tiled default and 256 tokens spill, so M > 160 stays tiled (but see kGemmSwapAbTokens192MaxTiles).
 inline constexpr int64_t kGemmSwapAbTokens160MaxM = 160;
+// 160 < M <= kGemmSwapAbTokens192MaxM where the 192-token tiles (GemmSwapAb192, 128 weight rows each) number
+// kGemmSwapAbTokens192MinTiles..kGemmSwapAbTokens192MaxTiles (ceil(N / 128) x batch): there choose_split_k
+// runs the tiles on clusters of 4 or 8 CTAs in one wave over more than half the SMs, where the tiled kernels'
+// two 128-row tiles per column fill fewer. Measured on an H200 (docs/hopper.md, eighteenth session, paired,
+// both B layouts): run 1 (bf16, M = 168, 176, 192 on six models' projections) at N = 3584 (28 tiles)
+// 1.05-1.25x the tiled kernels' speed, at N = 4096 (32 tiles: 32 clusters of 4 do not fit at once, so the
+// split is 2) 0.69-0.77x, at N = 4608..8192 with K <= 8192 0.76-1.01x; run 6 (bf16 and fp16, M = 161, 170,
+// 184, 192 on the narrow projections of seven other models) at 12-28 tiles 1.07x in geomean (0.96-1.28x), at
+// 4 tiles (512 x 3584: a split of 8 is 32 CTAs, where the tiled kernels split 8 rows of tiles) 0.80x, at 8
+// tiles (1024 x 4096) 0.97-1.01x: hence at least 9 tiles, whose split of 8 fills more than half the 132 SMs.
+// 28 is the H200's: the most clusters of 4 that were resident at once.
+inline constexpr int64_t kGemmSwapAbTokens192MaxM = 192;
+inline constexpr int64_t kGemmSwapAbTokens192MinTiles = 9;
+inline constexpr int64_t kGemmSwapAbTokens192MaxTiles = 28;
 
 enum class GemmChoice {
   kSmall,
@@ -477,7 +491,8 @@ enum class GemmChoice {
   kSwapAb32,
   kSwapAb64,
   kSwapAb128,
-  kSwapAb160
+  kSwapAb160,
+  kSwapAb192
 };
 
 // The widths of the default choice's one-CTA tiled kernels (128 x block_n tiles), widest first: both
@@ -501,19 +516,20 @@ constexpr bool tiled_width_allowed(int64_t block_n, int64_t m, BLayout b_layout)
 constexpr bool is_swap_ab_choice(GemmChoice choice) {
   return choice == GemmChoice::kSwapAb16 || choice == GemmChoice::kSwapAb32 ||
          choice == GemmChoice::kSwapAb64 || choice == GemmChoice::kSwapAb128 ||
-         choice == GemmChoice::kSwapAb160;
+         choice == GemmChoice::kSwapAb160 || choice == GemmChoice::kSwapAb192;
 }
 
-// The swap-AB kernel for M tokens (whatever M: more than 160 take several 128-token tiles): the token tile
-// that holds M, from 16, 32, 64, 128, 160 (160: kGemmSwapAbTokens160MaxM; 32 tokens measured at M = 32:
-// 0.943x of cuBLASLt where 64 tokens gave 0.779x, H200, sixth session, run 3; 17 <= M <= 31 take it as the
-// smallest tile that holds them, not measured separately).
+// The swap-AB kernel for M tokens (whatever M: more than 192 take several 128-token tiles): the token tile
+// that holds M, from 16, 32, 64, 128, 160, 192 (160: kGemmSwapAbTokens160MaxM, 192: kGemmSwapAbTokens192MaxM;
+// 32 tokens measured at M = 32: 0.943x of cuBLASLt where 64 tokens gave 0.779x, H200, sixth session, run 3;
+// 17 <= M <= 31 take it as the smallest tile that holds them, not measured separately).
 constexpr GemmChoice gemm_swap_ab_choice(int64_t m) {
   return m <= 16                         ? GemmChoice::kSwapAb16
          : m <= 32                       ? GemmChoice::kSwapAb32
          : m <= 64                       ? GemmChoice::kSwapAb64
          : m <= kGemmSwapAbMaxMNarrow    ? GemmChoice::kSwapAb128
          : m <= kGemmSwapAbTokens160MaxM ? GemmChoice::kSwapAb160
+         : m <= kGemmSwapAbTokens192MaxM ? GemmChoice::kSwapAb192
                                          : GemmChoice::kSwapAb128;
 }
 
@@ -643,9 +659,12 @@ constexpr GemmTiledPlan gemm_tiled_plan(int64_t m, int64_t n, int64_t k, int64_t
 // The default entry point's kernel for a shape (with a tiled kernel, gemm_tiled_plan adds the split).
 constexpr GemmChoice gemm_choice(int64_t m, int64_t n, int64_t batch,
                                  BLayout b_layout = BLayout::kColumnMajorKxN) {
-  // Swap AB up to 64 tokens; to 128 where N is narrow; from 129 to 160 whatever N.
+  // Swap AB up to 64 tokens; to 128 where N is narrow; from 129 to 160 whatever N; from 161 to 192 over few
+  // tiles.
   if (m <= kGemmSwapAbMaxM ||
-      (m <= kGemmSwapAbMaxMNarrow ? n < kGemmSwapAbMaxNarrowN : m <= kGemmSwapAbTokens160MaxM))
+      (m <= kGemmSwapAbMaxMNarrow ? n < kGemmSwapAbMaxNarrowN : m <= kGemmSwapAbTokens160MaxM) ||
+      (m <= kGemmSwapAbTokens192MaxM && ceil_div(n, int64_t{128}) * batch >= kGemmSwapAbTokens192MinTiles &&
+       ceil_div(n, int64_t{128}) * batch <= kGemmSwapAbTokens192MaxTiles))
     return gemm_swap_ab_choice(m);
   return gemm_tiled_choice(m, n, batch, b_layout);
 }
@@ -670,6 +689,9 @@ auto visit_swap_ab_choice(GemmChoice choice, F&& f) {
     case GemmChoice::kSwapAb160:
       return f(SwapAbGemm<GemmSwapAb160<Out>>{}, SwapAbGemm<GemmSwapAb160<Out>>{},
                "sm90::GemmSwapAb160 (swap AB, 160 tokens x 128 rows; stream-K with a workspace)");
+    case GemmChoice::kSwapAb192:
+      return f(SwapAbGemm<GemmSwapAb192<Out>>{}, SwapAbGemm<GemmSwapAb192<Out>>{},
+               "sm90::GemmSwapAb192 (swap AB, 192 tokens x 128 rows; stream-K with a workspace)");
     default:
       return f(SwapAbGemm<GemmSwapAb128<Out>>{}, NoStreamK{},
                "sm90::GemmSwapAb128 (swap AB, 128 tokens x 64 rows)");
