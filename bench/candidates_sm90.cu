@@ -56,7 +56,11 @@
 //                                   do not split over a pair): tuning the tile choice per shape class
 //              bwgemm_sm90_swapab32 a 32-token swap-AB tile whatever the shape (tuning); _swapab_t160,
 //                                   _swapab_t192 the 160- and 192-token tiles of 128 weight rows (for
-//                                   128 < M <= 192); _swapab_t160_sk the 160-token tile under stream-K
+//                                   128 < M <= 192); _swapab_t160_sk the 160-token tile under stream-K;
+//                                   _swapab_t192_def the 192-token tile as the default runs a swap-AB tile
+//                                   (stream-K with the workspace where swap_ab_stream_k_pays);
+//                                   _swapab_t192_splitS / _swapab_t192_sk the same tile with the split forced
+//                                   (S = 1, 2, 4, 8) or under stream-K whatever the shape
 //              bwgemm_sm90_chain16[_pdl] 16 back-to-back sm90::gemm calls per timed call, without and with
 //                                   programmatic dependent launch (issue 17; time per chain of 16)
 //   dual_bf16  bwgemm_sm90_n64[_c2] the 128 x 64 (x 2 weights) dual kernel whatever the shape (tuning)
@@ -205,6 +209,33 @@ void add_gemm_tile_candidates(std::vector<Implementation<GemmProblem<__nv_bfloat
       sm90_gemm_candidate<__nv_bfloat16>("bwgemm_sm90_swapab_t160_sk", [](const Args& a, cudaStream_t s) {
         return sm90::SwapAbGemm<sm90::GemmSwapAb160<__nv_bfloat16>>::run_stream_k(a, s);
       }));
+  group.push_back(
+      sm90_gemm_candidate<__nv_bfloat16>("bwgemm_sm90_swapab_t192_def", [](const Args& a, cudaStream_t s) {
+        using Op = sm90::SwapAbGemm<sm90::GemmSwapAb192<__nv_bfloat16>>;
+        return sm90::detail::run_default_swap_ab<Op, Op>(a, s, 0);
+      }));
+  // The 192-token tile with the split of K forced, and under stream-K whatever the shape (fitting its rule);
+  // stream-K on 2 or 4 CTAs per tile (at most 128): with 4 per tile at N = 3584 the same K ranges as the
+  // 4-CTA cluster split, the sums handed off through global memory instead of distributed shared memory.
+  using Tokens192 = sm90::SwapAbGemm<sm90::GemmSwapAb192<__nv_bfloat16>>;
+  static constexpr const char* kTokens192Splits[] = {
+      "bwgemm_sm90_swapab_t192_split1", "bwgemm_sm90_swapab_t192_split2", "bwgemm_sm90_swapab_t192_split4",
+      "bwgemm_sm90_swapab_t192_split8"};
+  for (int i = 0; i < 4; ++i)
+    group.push_back(sm90_gemm_candidate<__nv_bfloat16>(
+        kTokens192Splits[i],
+        [split = 1 << i](const Args& a, cudaStream_t s) { return Tokens192::run(a, s, split); }));
+  group.push_back(sm90_gemm_candidate<__nv_bfloat16>(
+      "bwgemm_sm90_swapab_t192_sk",
+      [](const Args& a, cudaStream_t s) { return Tokens192::run_stream_k(a, s); }));
+  static constexpr const char* kTokens192PerTile[] = {"bwgemm_sm90_swapab_t192_sk_per2",
+                                                      "bwgemm_sm90_swapab_t192_sk_per4"};
+  for (int i = 0; i < 2; ++i)
+    group.push_back(sm90_gemm_candidate<__nv_bfloat16>(
+        kTokens192PerTile[i], [per_tile = int64_t{2} << i](const Args& a, cudaStream_t s) {
+          const int64_t ctas = per_tile * ceil_div(a.n, int64_t{128}) * ceil_div(a.m, int64_t{192}) * a.batch;
+          return Tokens192::run_stream_k(a, s, ctas < 128 ? ctas : 128);
+        }));
   group.push_back(
       sm90_gemm_candidate<__nv_bfloat16>("bwgemm_sm90_swapab_t192", [](const Args& a, cudaStream_t s) {
         return sm90::SwapAbGemm<
