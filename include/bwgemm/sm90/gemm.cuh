@@ -471,10 +471,11 @@ inline constexpr int64_t kGemmSwapAbTokens160MaxM = 160;
 // both B layouts): run 1 (bf16, M = 168, 176, 192 on six models' projections) at N = 3584 (28 tiles)
 // 1.05-1.25x the tiled kernels' speed, at N = 4096 (32 tiles: 32 clusters of 4 do not fit at once, so the
 // split is 2) 0.69-0.77x, at N = 4608..8192 with K <= 8192 0.76-1.01x; run 6 (bf16 and fp16, M = 161, 170,
-// 184, 192 on the narrow projections of seven other models) at 12-28 tiles 1.07x in geomean (0.96-1.28x), at
-// 4 tiles (512 x 3584: a split of 8 is 32 CTAs, where the tiled kernels split 8 rows of tiles) 0.80x, at 8
-// tiles (1024 x 4096) 0.97-1.01x: hence at least 9 tiles, whose split of 8 fills more than half the 132 SMs.
-// 28 is the H200's: the most clusters of 4 that were resident at once.
+// 184, 192 on the narrow projections of seven other models) at 12-28 tiles 1.07x in geomean (0.96-1.28x),
+// at 4 tiles (512 x 3584: a split of 8 is 32 CTAs, where the tiled kernels split twice as many tiles) 0.80x,
+// at 8 tiles (1024 x 4096) 0.97-1.01x: hence at least 9 tiles, whose split of 8 fills over half the 132 SMs.
+// 28: the most tiles of the fit set in one wave of clusters of 4 (run 7: 29 and 30 tiles also gained forced
+// to the split of 4, 1.02-1.15x, so 30 clusters fit; 32 did not, run 1); not read from the device's clusters.
 inline constexpr int64_t kGemmSwapAbTokens192MaxM = 192;
 inline constexpr int64_t kGemmSwapAbTokens192MinTiles = 9;
 inline constexpr int64_t kGemmSwapAbTokens192MaxTiles = 28;
