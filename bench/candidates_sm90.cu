@@ -68,6 +68,7 @@
 //                                   tile pairs per consumer, 5 stages (the default's kernel for many tiles)
 //              bwgemm_sm90_pp96     sm90::DualGemmPingPong96: 64 x 96 tile pairs per consumer, ping-pong;
 //                                   bwgemm_sm90_n96 DualGemmLargeM96, 128 x 96 pairs (whatever the shape)
+#include <algorithm>
 #include <type_traits>
 
 #include "bwgemm/sm90/dual_gemm.cuh"
@@ -228,13 +229,17 @@ void add_gemm_tile_candidates(std::vector<Implementation<GemmProblem<__nv_bfloat
   group.push_back(sm90_gemm_candidate<__nv_bfloat16>(
       "bwgemm_sm90_swapab_t192_sk",
       [](const Args& a, cudaStream_t s) { return Tokens192::run_stream_k(a, s); }));
+  // At most 128 CTAs: below the 132 SMs, so every CTA of the launch is resident (a head waits for its
+  // tile's).
+  static constexpr int64_t kPerTileStreamKMaxCtas = 128;
   static constexpr const char* kTokens192PerTile[] = {"bwgemm_sm90_swapab_t192_sk_per2",
                                                       "bwgemm_sm90_swapab_t192_sk_per4"};
   for (int i = 0; i < 2; ++i)
     group.push_back(sm90_gemm_candidate<__nv_bfloat16>(
         kTokens192PerTile[i], [per_tile = int64_t{2} << i](const Args& a, cudaStream_t s) {
-          const int64_t ctas = per_tile * ceil_div(a.n, int64_t{128}) * ceil_div(a.m, int64_t{192}) * a.batch;
-          return Tokens192::run_stream_k(a, s, ctas < 128 ? ctas : 128);
+          using Cfg = Tokens192::Config;
+          const int64_t ctas = per_tile * bwgemm::detail::config_tile_grid<Cfg>(a.m, a.n, a.batch).total();
+          return Tokens192::run_stream_k(a, s, std::min<int64_t>(ctas, kPerTileStreamKMaxCtas));
         }));
   group.push_back(
       sm90_gemm_candidate<__nv_bfloat16>("bwgemm_sm90_swapab_t192", [](const Args& a, cudaStream_t s) {

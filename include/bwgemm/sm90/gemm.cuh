@@ -479,6 +479,11 @@ inline constexpr int64_t kGemmSwapAbTokens160MaxM = 160;
 inline constexpr int64_t kGemmSwapAbTokens192MaxM = 192;
 inline constexpr int64_t kGemmSwapAbTokens192MinTiles = 9;
 inline constexpr int64_t kGemmSwapAbTokens192MaxTiles = 28;
+// Whether N x batch makes kGemmSwapAbTokens192MinTiles..MaxTiles tiles of GemmSwapAb192's weight rows.
+constexpr bool tokens192_tiles_in_range(int64_t n, int64_t batch) {
+  const int64_t tiles = ceil_div(n, int64_t{GemmSwapAb192<float>::kBlockWeights}) * batch;
+  return tiles >= kGemmSwapAbTokens192MinTiles && tiles <= kGemmSwapAbTokens192MaxTiles;
+}
 
 enum class GemmChoice {
   kSmall,
@@ -664,8 +669,7 @@ constexpr GemmChoice gemm_choice(int64_t m, int64_t n, int64_t batch,
   // tiles.
   if (m <= kGemmSwapAbMaxM ||
       (m <= kGemmSwapAbMaxMNarrow ? n < kGemmSwapAbMaxNarrowN : m <= kGemmSwapAbTokens160MaxM) ||
-      (m <= kGemmSwapAbTokens192MaxM && ceil_div(n, int64_t{128}) * batch >= kGemmSwapAbTokens192MinTiles &&
-       ceil_div(n, int64_t{128}) * batch <= kGemmSwapAbTokens192MaxTiles))
+      (m <= kGemmSwapAbTokens192MaxM && tokens192_tiles_in_range(n, batch)))
     return gemm_swap_ab_choice(m);
   return gemm_tiled_choice(m, n, batch, b_layout);
 }

@@ -413,8 +413,9 @@ using GemmSwapAb128 = SwapAbConfig<128, 8, 1, epi::LinearCombination, Out, 1>;
 template <class Out>
 using GemmSwapAb160 = SwapAbConfig<160, 6, 1, epi::LinearCombination, Out, 2>;
 // 192 tokens x 128 weight rows, 5 stages of 40 KiB (168 registers, no spills): the default's for 160 < M <=
-// 192 over at most kGemmSwapAbTokens192MaxTiles tiles (sm90/gemm.cuh), split by choose_split_k; stream-K with
-// a workspace where swap_ab_stream_k_pays (never over so few tiles; gemm_swap_ab's wider shapes).
+// 192 over 9 to 28 tiles (kGemmSwapAbTokens192MinTiles, ...MaxTiles in sm90/gemm.cuh), split by
+// choose_split_k; stream-K with a workspace where swap_ab_stream_k_pays (never over so few tiles;
+// gemm_swap_ab's wider shapes).
 template <class Out>
 using GemmSwapAb192 = SwapAbConfig<192, 5, 1, epi::LinearCombination, Out, 2>;
 // 32 tokens (16 stages of 12 KiB), for 16 < M <= 32: 0.943x of cuBLASLt at M = 32 over 24 projections where
