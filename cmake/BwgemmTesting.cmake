@@ -24,3 +24,43 @@ function(bwgemm_add_gtest name)
     DISCOVERY_TIMEOUT 60
     PROPERTIES LABELS "${ARG_LABELS}" SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
 endfunction()
+
+# Native-only suites: test binaries whose every case needs a GPU of one architecture and that add no case
+# running without it (the sm_100a `*_gpu` twins of the emulated suites, the sm_90a PDL and device-scale
+# suites, the dispatch test built for 100a alone). Where nothing could run them, building them only costs
+# time: on the 2-core CI machine they were about half of the test build (cmake/BwgemmTesting.cmake's
+# measurement, 2026-12-05: 444 of 1255 compile-seconds). The kernels they launch are still compiled for
+# their architecture in every build (the compile report's kernel_instances, the sm_90a contract suites, the
+# dispatch test and the examples).
+#   AUTO (default): build the sm_100a ones where the configuring machine has a GPU of compute capability 10.0,
+#                   the sm_90a ones where it has one of 9.0 (nvidia-smi); none elsewhere
+#   ON:             build all of them (e.g. to configure on a machine without the GPU that will run them)
+#   OFF:            build none
+set(BWGEMM_NATIVE_TESTS AUTO CACHE STRING "Build the native-only GPU test suites: AUTO, ON or OFF")
+set_property(CACHE BWGEMM_NATIVE_TESTS PROPERTY STRINGS AUTO ON OFF)
+set(BWGEMM_NATIVE_TESTS_SM100 OFF)
+set(BWGEMM_NATIVE_TESTS_SM90 OFF)
+if(BWGEMM_NATIVE_TESTS STREQUAL "AUTO")
+  find_program(BWGEMM_NVIDIA_SMI nvidia-smi)
+  set(_capabilities "")
+  if(BWGEMM_NVIDIA_SMI)
+    execute_process(COMMAND ${BWGEMM_NVIDIA_SMI} --query-gpu=compute_cap --format=csv,noheader
+                    OUTPUT_VARIABLE _capabilities ERROR_QUIET RESULT_VARIABLE _smi_result TIMEOUT 30)
+    if(NOT _smi_result EQUAL 0)
+      set(_capabilities "")
+    endif()
+  endif()
+  if(_capabilities MATCHES "10\\.0")
+    set(BWGEMM_NATIVE_TESTS_SM100 ON)
+  endif()
+  if(_capabilities MATCHES "9\\.0")
+    set(BWGEMM_NATIVE_TESTS_SM90 ON)
+  endif()
+elseif(BWGEMM_NATIVE_TESTS)
+  set(BWGEMM_NATIVE_TESTS_SM100 ON)
+  set(BWGEMM_NATIVE_TESTS_SM90 ON)
+endif()
+if(BWGEMM_BUILD_TESTS)
+  message(STATUS "bwgemm: native-only test suites (BWGEMM_NATIVE_TESTS=${BWGEMM_NATIVE_TESTS}): "
+                 "sm_100a ${BWGEMM_NATIVE_TESTS_SM100}, sm_90a ${BWGEMM_NATIVE_TESTS_SM90}")
+endif()

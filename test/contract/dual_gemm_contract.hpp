@@ -76,7 +76,11 @@ inline const DualProblem kDualExactShapes[] = {
     {1, 8, 8},                          // a sliver
     {77, 77, 13, 1, 16, 16, 80},        // odd N (scalar last column), K < 16, padded leading dims
     {130, 200, 200, 3, 208, 200, 208},  // batches with padded rows
-    {2048, 2048, 128},                  // 256 tiles: persistent CTAs take several each
+#if BWGEMM_EMULATION
+    {512, 512, 128},  // 8-32 tiles on the emulator's 4 co-resident clusters: persistent CTAs take several each
+#else
+    {2048, 2048, 128},  // 256 tiles: persistent CTAs take several each
+#endif
 };
 
 template <class C>

@@ -14,7 +14,7 @@ nvcc --version | tail -1 | tee -a "$OUT/environment.log"
 
 step configure and build
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="90a;100a" \
-  -DBWGEMM_BUILD_TESTS=ON -DBWGEMM_BUILD_EXAMPLES=ON -DBWGEMM_BUILD_BENCHMARKS=OFF >"$OUT/build.log" 2>&1 &&
+  -DBWGEMM_BUILD_TESTS=ON -DBWGEMM_NATIVE_TESTS=ON -DBWGEMM_BUILD_EXAMPLES=ON -DBWGEMM_BUILD_BENCHMARKS=OFF >"$OUT/build.log" 2>&1 &&
   cmake --build "$BUILD" -j"$(nproc)" --target test_dispatch test_dispatch_100a_only dual_gemm_nvfp4 \
     >>"$OUT/build.log" 2>&1 || { grep -E "error|Error" "$OUT/build.log" | head -30; exit 1; }
 echo "built"

@@ -27,7 +27,7 @@ nvcc --version | tail -1
 
 step configure
 # Default CMAKE_CUDA_ARCHITECTURES (100a): the sm_90a targets set their own architecture.
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DBWGEMM_BUILD_TESTS=ON -DBWGEMM_BUILD_BENCHMARKS=ON \
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DBWGEMM_BUILD_TESTS=ON -DBWGEMM_NATIVE_TESTS=ON -DBWGEMM_BUILD_BENCHMARKS=ON \
   -DBWGEMM_BUILD_EXAMPLES=OFF >"$OUT/build.log" 2>&1 || { tail -20 "$OUT/build.log"; exit 1; }
 
 step "build bench (background) and tests"
