@@ -36,8 +36,10 @@ PATTERNS = [
     # A lettered run: "run A2", "run B", "runs B-B3" (capital letters only; M, N, K are the GEMM's sizes).
     ("lettered run", r"\bruns? (?-i:[A-H][0-9]?)(?:-(?-i:[A-H]?[0-9]+))?\b(?![\w·*])"),
     # A tracker item of the project's own: "issue 13", "(issue 16)", "issues 13 and 16", "Issue 13's";
-    # after a public project's name (PUBLIC_PROJECTS) it is that project's tracker and allowed.
-    ("tracker item", r"\bissues? #?[0-9]+"),
+    # after a public project's name (PUBLIC_PROJECTS) it is that project's tracker and allowed. Not the verb
+    # with a count of what is issued: "issues 8 MMAs per 64 K".
+    ("tracker item", r"\bissues? #?[0-9]+\b(?!\s+(?:MMAs?|wgmmas?|instructions?|loads?|stores?|requests?|copies|"
+                     r"copy|TMAs?|fences?|barriers?|arrivals?|waits?|bytes|warps?|threads?|CTAs?|per|more|fewer)\b)"),
     # A numbered stop of a work log: "stop 30".
     ("numbered stop", r"\bstops? #?[0-9]+\b"),
 ]
