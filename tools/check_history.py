@@ -51,9 +51,12 @@ PUBLIC_PROJECTS = {"vllm", "cutlass", "flashinfer", "pytorch", "torch", "triton"
                    "trt-llm", "github", "googletest", "cmake", "jax", "xla", "tilelang"}
 _PRECEDING_WORD = re.compile(r"([\w.+-]+)\W{0,3}$")
 
-# The short list of legitimate uses: (path regex, line regex). A hit on a line matching both is not reported.
+# The short list of legitimate uses the patterns cannot tell apart: (path regex, line regex, why). A hit on a
+# line matching both regexes is not reported. Keep it short; prefer rewording the line.
 ALLOW = [
-    # An ordinary English use in a test: a program's cudaStream "session" would go here; none is needed now.
+    (r"^tools/check_history\.py$", r"", "the checker names the phrases it looks for"),
+    (r"^test/history/check_rejects_planted\.py$", r"", "its test plants them"),
+    (r"^docs/performance\.md$", r"gau-nernst blog", "a public anchor: another author's published runs"),
 ]
 
 DATA_SUFFIXES = (".json", ".bin", ".csv", ".png", ".jpg", ".jpeg", ".gif", ".svg", ".pdf", ".ico", ".npy",
@@ -83,7 +86,7 @@ def hits_in_line(text):
 
 
 def allowed(rel, text):
-    return any(re.search(p, rel) and re.search(l, text) for p, l in ALLOW)
+    return any(re.search(p, rel) and re.search(l, text) for p, l, _ in ALLOW)
 
 
 def check_text(label, rel, lines, out):
@@ -101,14 +104,17 @@ def git(root, *args):
 
 
 def tracked_files(root):
-    """Paths relative to root: git ls-files, or a walk of the tree when root is not in a git checkout."""
+    """Paths relative to root: git ls-files, or a walk of the tree where git tracks nothing there (not a git
+    checkout, or an untracked directory; the walk skips hidden directories, build/ and __pycache__/)."""
     result = None
     try:
         result = git(root, "ls-files", "-z", "--cached", "--", ".")
     except OSError:
         pass
     if result is not None and result.returncode == 0:
-        return sorted(p for p in result.stdout.split("\0") if p)
+        files = sorted(p for p in result.stdout.split("\0") if p)
+        if files:  # none: root is an untracked directory inside some checkout; walk it
+            return files
     files = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in ("build", "__pycache__"))
