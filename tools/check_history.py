@@ -31,8 +31,9 @@ _PROJECT_WORDS = "sessions?|increments?|sprints?|milestones?"
 PATTERNS = [
     # A numbered or named work period: "the fifteenth session", "later sessions", "(second increment)".
     ("work period", rf"\b(?:sessions?|(?:{_ORDINALS})(?:[\s-]+(?:{_PROJECT_WORDS})))\b"),
-    # A numbered run of a campaign: "run 7", "runs 1-4", "(run 3)", "run 2's"; not "run 5 times".
-    ("numbered run", r"\bruns? #?[0-9]+(?:\s*(?:-|\.\.|–|and|,)\s*[0-9]+)*\b(?! ?(?:times|x\b))"),
+    # A numbered run of a campaign: "run 7", "runs 1-4", "(run 3)", "run 2's"; not "run 5 times" nor a ratio
+    # ("the projections run 0.92-0.99x").
+    ("numbered run", r"\bruns? #?[0-9]+(?:\s*(?:-|\.\.|–|and|,)\s*[0-9]+)*\b(?!\.[0-9]| ?(?:times|x\b))"),
     # A lettered run: "run A2", "run B", "runs B-B3" (capital letters only; M, N, K are the GEMM's sizes).
     ("lettered run", r"\bruns? (?-i:[A-H][0-9]?)(?:-(?-i:[A-H]?[0-9]+))?\b(?![\w·*])"),
     # A tracker item of the project's own: "issue 13", "(issue 16)", "issues 13 and 16", "Issue 13's";
