@@ -62,7 +62,7 @@
 //                                   _swapab_t192_splitS / _swapab_t192_sk the same tile with the split forced
 //                                   (S = 1, 2, 4, 8) or under stream-K whatever the shape
 //              bwgemm_sm90_chain16[_pdl] 16 back-to-back sm90::gemm calls per timed call, without and with
-//                                   programmatic dependent launch (issue 17; time per chain of 16)
+//                                   programmatic dependent launch (time per chain of 16)
 //   dual_bf16  bwgemm_sm90_n64[_c2] the 128 x 64 (x 2 weights) dual kernel whatever the shape (tuning)
 //              bwgemm_sm90_pp       sm90::DualGemmPingPong whatever the shape: ping-pong consumers, 64 x 128
 //                                   tile pairs per consumer, 5 stages (the default's kernel for many tiles)
@@ -201,7 +201,7 @@ void add_gemm_tile_candidates(std::vector<Implementation<GemmProblem<__nv_bfloat
   // Swap-AB tiles of 160 and 192 tokens (128 weight rows; 6 and 5 stages, about 216 and 200 KiB in flight),
   // split from choose_split_k, whatever M: 160 is the default's for 128 < M <= 160 (sm90::GemmSwapAb160);
   // 192 ran 0.95-0.96x of the tiled kernels at M = 192 (a 256-token tile spilled 140 bytes and ran
-  // 0.53-0.67x of cuBLASLt; docs/hopper.md, fifteenth session, run 8).
+  // 0.53-0.67x of cuBLASLt; H200, 2026-12-02, docs/data/h200_2026-12-02_paired_tokens_candidates_half_tile.json).
   group.push_back(
       sm90_gemm_candidate<__nv_bfloat16>("bwgemm_sm90_swapab_t160", [](const Args& a, cudaStream_t s) {
         return sm90::SwapAbGemm<sm90::GemmSwapAb160<__nv_bfloat16>>::run(a, s);
@@ -268,7 +268,7 @@ void add_gemm_tile_candidates(std::vector<Implementation<GemmProblem<__nv_bfloat
   group.push_back(sm90_gemm_candidate<__nv_bfloat16>(
       "bwgemm_sm90_n160_s5",
       [](const Args& a, cudaStream_t s) { return sm90::Gemm<TunedGemm<160, 5, 1>>::run(a, s); }));
-  // Programmatic dependent launch (issue 17): one "call" is a chain of kPdlChainCalls back-to-back
+  // Programmatic dependent launch: one "call" is a chain of kPdlChainCalls back-to-back
   // bwgemm::sm90::gemm calls on the stream (each D = A·B, the same buffers: every call waits for the one
   // before it), without PDL and with LaunchOptions::programmatic_dependent_launch. The time per call of the
   // two is the chain's; their ratio is what PDL saves (the prologue and launch latency of each kernel

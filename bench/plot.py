@@ -24,7 +24,7 @@ Benchmark names are <group>/<implementation>/<shape>[/iterations:1/manual_time..
 `baseline` (1 or 0) tells baselines from candidates, `us` is the median time per call and
 `TFLOP/s` the matching rate. Failed or skipped benchmarks (error_occurred) and negative controls
 (no `us`) are left out. With --benchmark_repetitions (and --benchmark_enable_random_interleaving, which
-spreads each implementation's runs over the whole session instead of running them after the baselines),
+spreads each implementation's runs over the whole benchmark instead of running them after the baselines),
 or with several JSON files, an implementation's time is the median of all its runs; the aggregates
 Google Benchmark adds are ignored.
 

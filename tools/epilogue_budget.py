@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The sm_100a epilogue's instruction budget, measured from SASS (issue 15).
+"""The sm_100a epilogue's instruction budget, measured from SASS.
 
     epilogue_budget.py --cuobjdump <cuobjdump> --binary <kernel_instances> [--kernel REGEX] [--max-gemm X]
                        [--max-dual Y] [--budget REGEX=Z ...]

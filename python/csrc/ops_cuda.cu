@@ -2,8 +2,8 @@
 // torch.ops.bwgemm, whose schemas and CPU / Meta kernels ops_cpu.cpp registers (that library loads first).
 // Each call runs on PyTorch's current stream of the operands' device, allocates only its output (through
 // PyTorch's caching allocator) and does not synchronize, so it can be captured in a CUDA graph; the
-// per-tensor scales are host floats baked into a captured launch (device-pointer scales are a separate item
-// of issue 17). The operators: ops.hpp.
+// per-tensor scales are host floats baked into a captured launch (the operators take device-pointer scales as
+// one-element tensors; see docs/pytorch.md). The operators: ops.hpp.
 #include <torch/library.h>
 
 #include "ops.hpp"

@@ -232,7 +232,7 @@ TEST(ArgumentProperties, Nvfp4DualGemm) {
       {&buf.c});
 }
 
-// ---- NVFP4 GEMM (issue 16) -----------------------------------------------------------------------------
+// ---- NVFP4 GEMM ------------------------------------------------------------------------------------------
 
 struct Nvfp4GemmBuffers {
   static constexpr int64_t kM = 128, kN = 128, kK = 256;
@@ -297,7 +297,7 @@ TEST(ArgumentProperties, Nvfp4Gemm) {
             {&buf.d});
 }
 
-// ---- NVFP4 GEMM with an NVFP4 D (Out = Nvfp4Output, issue 16) ------------------------------------------
+// ---- NVFP4 GEMM with an NVFP4 D (Out = Nvfp4Output) ----------------------------------------------------
 
 struct Nvfp4GemmNvfp4OutBuffers {
   static constexpr int64_t kM = 128, kN = 128, kK = 256;
@@ -367,7 +367,7 @@ TEST(ArgumentProperties, Nvfp4GemmNvfp4Out) {
             {&buf.d, &buf.sd});
 }
 
-// ---- 16-bit dual GEMM: its validation, and the sm_100a entry points (issue 16) that run it here (the sm_90a
+// ---- 16-bit dual GEMM: its validation, and the sm_100a entry points that run it here (the sm_90a
 // ones run on an H100/H200) -----------------------------------------------------------------------
 
 TEST(ArgumentProperties, DualGemm16Bit) {

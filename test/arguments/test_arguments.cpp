@@ -315,7 +315,7 @@ TEST(Nvfp4DualGemmArguments, PointersAndScalars) {
   expect_invalid(a, "alpha");
 }
 
-// ---- NVFP4 GEMM (issue 16): the NVFP4 dual GEMM's rules and messages, with D and an optional C ---------
+// ---- NVFP4 GEMM: the NVFP4 dual GEMM's rules and messages, with D and an optional C --------------------
 
 bwgemm::Nvfp4GemmArguments<f16> valid_nvfp4_gemm() {
   bwgemm::Nvfp4GemmArguments<f16> a;
@@ -396,7 +396,7 @@ TEST(Nvfp4GemmArguments, OverflowingProductsAreRefused) {
   expect_invalid(a, "the batch stride of D");
 }
 
-// NVFP4 D (Out = Nvfp4Output, issue 16): D's two buffers instead of a pointer and ldd, its global scale,
+// NVFP4 D (Out = Nvfp4Output): D's two buffers instead of a pointer and ldd, its global scale,
 // and no C.
 bwgemm::Nvfp4GemmArguments<bwgemm::Nvfp4Output> valid_nvfp4_gemm_nvfp4_out() {
   bwgemm::Nvfp4GemmArguments<bwgemm::Nvfp4Output> a;
@@ -437,7 +437,7 @@ TEST(Nvfp4GemmArguments, Nvfp4OutputRules) {
 
 // ldd = 2^63 - 8 satisfied ">= N and a multiple of 8" and the kernel wrote before D (row x ldd wrapped);
 // 2^60 crashed. Every stride is now below TMA's 2^40 bytes, and spans are checked.
-// ---- device-pointer scales (issue 17; docs/api.md, "Device-pointer scales")
+// ---- device-pointer scales (docs/api.md, "Device-pointer scales")
 // --------------------------------
 
 // Null (none) or 4-byte aligned; never dereferenced here (the fake addresses are not memory); outside every

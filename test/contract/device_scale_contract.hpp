@@ -1,4 +1,4 @@
-// Device-pointer per-tensor scales (docs/api.md, "Device-pointer scales"; issue 17): what every kernel that
+// Device-pointer per-tensor scales (docs/api.md, "Device-pointer scales"): what every kernel that
 // takes one must do, written once for the GEMM (alpha_ptr, beta_ptr of epi::LinearCombination), the 16-bit
 // dual GEMM and the NVFP4 GEMM and dual GEMM (alpha1_ptr, alpha2_ptr), instantiated per backend
 // (test/kernels: sm_100a, in the emulator and natively; test/sm90: sm_90a natively).
@@ -55,7 +55,7 @@ struct ScaleRun {
 };
 inline constexpr ScaleRun kScaleRuns[] = {
     {{1.0f, 1.0f}, {0.5f, -1.0f}, true},
-    {{1.0f, 1.0f}, {2.0f, 0.25f}, true},  // the arguments of run 0, kept; only the buffers change
+    {{1.0f, 1.0f}, {2.0f, 0.25f}, true},  // the first launch's arguments, kept; only the buffers change
     {{2.0f, -0.5f}, {2.0f, 0.25f}, true},
     {{4.0f, -0.125f}, {0.0f, 0.0f}, false},
 };

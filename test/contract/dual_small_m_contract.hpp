@@ -1,4 +1,4 @@
-// The small-M part of the 16-bit dual GEMM contract (issue 13): what a decode kernel must do at the token
+// The small-M part of the 16-bit dual GEMM contract: what a decode kernel must do at the token
 // counts of decode steps, M = 1, 2, 3, 7, 8, 15, 16, 17, 31, 64, 65 (inside one token tile, at its edges,
 // across two), in both tiers: exact data bitwise equal to the reference (epi::Multiply, alpha1 = 0.5,
 // alpha2 = 2), realistic data within the fp32-accumulation tolerance (the Config's own SiLU). N = 261 = 2 x

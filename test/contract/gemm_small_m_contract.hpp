@@ -1,4 +1,4 @@
-// The small-M part of the GEMM contract (issue 13): what a decode kernel must do at the token counts of
+// The small-M part of the GEMM contract: what a decode kernel must do at the token counts of
 // decode steps, M = 1, 2, 3, 7, 8, 15, 16, 17, 31, 64, 65 (inside one token tile, at its edges, across two),
 // in both tiers (exact data bitwise equal to the host reference, realistic data within the fp32-accumulation
 // tolerance) and both B layouts. N = 264 = 2 x 128 + 8 (a partial weight tile), K = 200 (a K tail in the

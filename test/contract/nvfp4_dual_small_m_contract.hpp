@@ -1,4 +1,4 @@
-// The small-M part of the NVFP4 dual GEMM contract (issue 13): what a decode kernel must do at the token
+// The small-M part of the NVFP4 dual GEMM contract: what a decode kernel must do at the token
 // counts of decode steps, M = 1, 2, 3, 7, 8, 15, 16, 17, 31, 64, 65 (inside one token tile, at its edges,
 // across two), in both tiers: exact data bitwise equal to the reference (epi::Multiply), realistic data
 // within the field's tolerance (the Config's own SiLU). N = 272 = 2 x 128 + 16 (a partial weight tile), K =

@@ -1,4 +1,4 @@
-// The small-M part of the NVFP4 GEMM contract (issues 13 and 16): what a decode kernel must do at the token
+// The small-M part of the NVFP4 GEMM contract: what a decode kernel must do at the token
 // counts of decode steps, M = 1, 2, 3, 7, 8, 15, 16, 17, 31, 64, 65 (inside one token tile, at its edges,
 // across two), in both tiers: exact data bitwise equal to the reference (alpha 0.5, beta 2: every product and
 // sum exact in fp32), realistic data within the field's tolerance (D = A·Bᵀ, the identity path, and alpha

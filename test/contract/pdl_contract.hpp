@@ -1,4 +1,4 @@
-// Programmatic dependent launch (docs/api.md, "Programmatic dependent launch"; issue 17): a chain of calls on
+// Programmatic dependent launch (docs/api.md, "Programmatic dependent launch"): a chain of calls on
 // one stream, each launched with LaunchOptions::programmatic_dependent_launch, must give bitwise what the
 // same chain gives without it. Written once for the default entry points (bwgemm::gemm, bwgemm::dual_gemm:
 // sm_100a on a B200 and in the emulator, sm_90a on an H100/H200).

@@ -274,7 +274,7 @@ TEST(DispatchBlackwell, Nvfp4RunsTheSm100aKernels) {
   for (const f16& x : c.download()) ASSERT_EQ(bits_of(x), bits_of(want)) << ref::to_float(x);
 }
 
-// The NVFP4 GEMM (issue 16): not_supported on Hopper, the sm_100a kernels on a B200 (D = 1.0 * A·Bᵀ = K).
+// The NVFP4 GEMM: not_supported on Hopper, the sm_100a kernels on a B200 (D = 1.0 * A·Bᵀ = K).
 TEST(DispatchHopper, Nvfp4GemmIsNotSupported) {
   REQUIRE_CC(90, "H100/H200");
   const Nvfp4Ones a(128, 256), b(128, 256);

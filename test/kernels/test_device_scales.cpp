@@ -1,4 +1,4 @@
-// Device-pointer per-tensor scales on the sm_100a kernels (issue 17; docs/api.md, "Device-pointer scales"):
+// Device-pointer per-tensor scales on the sm_100a kernels (docs/api.md, "Device-pointer scales"):
 // the four-launch sequence of test/contract/device_scale_contract.hpp (device values alone, the same
 // arguments with other values written between two launches, host part x device value, null pointers bit for
 // bit the host scales) and the refusals, on every kernel family that takes a per-tensor scale: the 16-bit

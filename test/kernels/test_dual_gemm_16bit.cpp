@@ -1,5 +1,5 @@
 // The 16-bit dual GEMM contract (test/contract/dual_gemm_contract.hpp, the one the sm_90a kernels pass in
-// test/sm90/test_dual_gemm_sm90.cu) on the sm_100a kernels (issue 16): every shipped Config
+// test/sm90/test_dual_gemm_sm90.cu) on the sm_100a kernels: every shipped Config
 // (kernels/sm100/dual_gemm_configs.cuh), plus tail rows M = 1, 7, 100, 255, 300 and a batch, every shipped
 // gated functor against its double-precision reference, the default entry points (sm100::dual_gemm and the
 // dispatching bwgemm::dual_gemm) and the choice table.

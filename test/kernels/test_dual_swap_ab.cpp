@@ -1,4 +1,4 @@
-// The sm_100a small-M (swap-AB) 16-bit dual GEMM (issue 13): the small-M part of the 16-bit dual contract
+// The sm_100a small-M (swap-AB) 16-bit dual GEMM: the small-M part of the 16-bit dual contract
 // (test/contract/dual_small_m_contract.hpp) on every shipped Config (kernels/sm100/dual_swap_ab_configs.cuh),
 // whole K per CTA and K split between 4 CTAs; split K bitwise for every split and byte-identical across runs
 // under random delays; every gated functor; the default entry points (sm100::dual_gemm and the dispatching

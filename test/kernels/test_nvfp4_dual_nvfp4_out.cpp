@@ -1,4 +1,4 @@
-// The sm_100a NVFP4 dual GEMM with an NVFP4 C (issue 16): Out = bwgemm::Nvfp4Output, the epilogue's fp32
+// The sm_100a NVFP4 dual GEMM with an NVFP4 C: Out = bwgemm::Nvfp4Output, the epilogue's fp32
 // values quantized in the kernel. What must hold: the packed data and the blocked scales, padding bytes
 // included, are byte for byte what bwgemm::quantize_nvfp4_host writes for the same fp32 values with the same
 // global scale; nothing outside the two buffers is written (guard bands); bad arguments are refused by name

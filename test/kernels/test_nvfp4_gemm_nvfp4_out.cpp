@@ -1,4 +1,4 @@
-// The sm_100a NVFP4 GEMM with an NVFP4 D (issue 16): Out = bwgemm::Nvfp4Output, the epilogue's fp32 values
+// The sm_100a NVFP4 GEMM with an NVFP4 D: Out = bwgemm::Nvfp4Output, the epilogue's fp32 values
 // alpha · A·Bᵀ quantized in the kernel (the NVFP4 dual GEMM's NVFP4 output, test_nvfp4_dual_nvfp4_out.cpp).
 // What must hold: the packed data and the blocked scales, padding bytes included, are byte for byte what
 // bwgemm::quantize_nvfp4_host writes for the host reference's fp32 values (ref::nvfp4_gemm, not the kernel)

@@ -1,4 +1,4 @@
-// The sm_100a small-M (swap-AB) NVFP4 GEMM (issues 13 and 16): the NVFP4 GEMM contract
+// The sm_100a small-M (swap-AB) NVFP4 GEMM: the NVFP4 GEMM contract
 // (test/contract/nvfp4_gemm_contract.hpp) and its small-M part (nvfp4_gemm_small_m_contract.hpp) on every
 // shipped Config (kernels/sm100/nvfp4_gemm_swap_ab_configs.cuh), with K split inside a cluster too; split K's
 // exact tier and determinism; the default entry point's choice at decode M.

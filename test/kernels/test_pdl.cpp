@@ -1,4 +1,4 @@
-// Programmatic dependent launch on the sm_100a kernels (issue 17; docs/api.md, "Programmatic dependent
+// Programmatic dependent launch on the sm_100a kernels (docs/api.md, "Programmatic dependent
 // launch"): LaunchOptions::programmatic_dependent_launch is accepted by every entry point and changes no
 // result bit. The chain of test/contract/pdl_contract.hpp (GEMM -> GEMM -> dual GEMM per repetition, read
 // after write and write after read between neighbours) through the default entry points, tiled and swap-AB

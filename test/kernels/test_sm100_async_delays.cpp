@@ -79,7 +79,7 @@ void check_dual_delayed(uint64_t seed) {
   check_nvfp4_dual<Sm100, Cfg>(pb, Data::kRealistic, static_cast<uint32_t>(900 + seed));
 }
 
-// The NVFP4 GEMM (issue 16): D = A·Bᵀ exact (the per-tile fast path on interior tiles), then realistic data
+// The NVFP4 GEMM: D = A·Bᵀ exact (the per-tile fast path on interior tiles), then realistic data
 // with beta = 0.5 (C read on every chunk).
 template <class Cfg>
 void check_nvfp4_gemm_delayed(uint64_t seed) {
@@ -91,7 +91,7 @@ void check_nvfp4_gemm_delayed(uint64_t seed) {
                                static_cast<uint32_t>(1100 + seed));
 }
 
-// The 16-bit dual GEMM (issue 16): exact (bitwise) and realistic (its SiLU), N not a multiple of 8 (the last
+// The 16-bit dual GEMM: exact (bitwise) and realistic (its SiLU), N not a multiple of 8 (the last
 // columns stored one by one).
 template <class Cfg>
 void check_dual16_delayed(uint64_t seed) {

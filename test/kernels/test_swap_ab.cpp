@@ -1,4 +1,4 @@
-// The sm_100a small-M (swap-AB) kernels (issue 13): the NVFP4 dual GEMM contract
+// The sm_100a small-M (swap-AB) kernels: the NVFP4 dual GEMM contract
 // (test/contract/nvfp4_dual_gemm_contract.hpp) and its small-M part (nvfp4_dual_small_m_contract.hpp) on
 // every shipped NVFP4 swap-AB Config (kernels/sm100/nvfp4_dual_swap_ab_configs.cuh); the GEMM contract
 // (gemm_contract.hpp: GemmContract, GemmOutputContract) and its small-M part (gemm_small_m_contract.hpp) on

@@ -9,9 +9,9 @@
 #                                                       "--benchmark_repetitions=5
 #                                                        --benchmark_enable_random_interleaving=true")
 # On the device tool's copy of a working tree: do not run git there (its .git can be older than the files it
-# carries; a `git checkout -- .` once reset a run to a stale commit). To run a clean commit, carry
-# `git archive HEAD` as a tarball and unpack it over the copy (docs/hopper.md, sixth session, runs 2-3).
-# Default filter: the must-show shapes of the Hopper issue (GEMM 4096x5120x4096 and 8192^3, fp16 and bf16,
+# carries, so a `git checkout -- .` there resets the files to a stale commit). To run a clean commit, carry
+# `git archive HEAD` as a tarball and unpack it over the copy.
+# Default filter: the must-show shapes of the Hopper backend (GEMM 4096x5120x4096 and 8192^3, fp16 and bf16,
 # both B layouts) and every dual_bf16 shape.
 set -u -o pipefail
 OUT=${OUT:-$PWD/sm90-logs}

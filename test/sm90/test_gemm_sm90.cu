@@ -665,8 +665,9 @@ TEST(Sm90GemmChoice, SplitModel) {
   //          264960000 / 222566400
   //   S = 8: 256 / 352 / 416 / 512 CTAs of 128, 2 / 3 / 4 / 4 waves of 5340: 273408000 / 307584000 /
   //          341760000 / 287078400
-  //   -> 128 x 128 at split 2 (measured on the H200, eighth session run 1: the best tiled pair there, 0.92x
-  //   of cuBLASLt, against 0.51x for 128 x 256 at split 4 and 0.69x for 128 x 128 unsplit).
+  //   -> 128 x 128 at split 2 (measured on the H200, 2026-12-01,
+  //   docs/data/h200_2026-12-01_split_candidates.json: the best tiled pair there, 0.92x of cuBLASLt, against
+  //   0.51x for 128 x 256 at split 4 and 0.69x for 128 x 128 unsplit).
   {
     const sm90::GemmTiledPlan plan = sm90::gemm_tiled_plan(256, 4096, 14336, 1, h200);
     EXPECT_EQ(plan.choice, GemmChoice::kSmall);

@@ -1,4 +1,4 @@
-// Programmatic dependent launch on the sm_90a kernels (issue 17; docs/api.md, "Programmatic dependent
+// Programmatic dependent launch on the sm_90a kernels (docs/api.md, "Programmatic dependent
 // launch"), natively on a compute-capability-9.0 GPU (H100/H200); every case skips with a message elsewhere.
 // The chain of test/contract/pdl_contract.hpp on one stream, every call launched with
 // LaunchOptions::programmatic_dependent_launch: per repetition a GEMM whose output is the next GEMM's A (read

@@ -19,9 +19,10 @@
 //   Parallel Decomposition for Dense Matrix-Matrix Multiplication on the GPU", 2023). The CTA of a tile's
 //   first K range (its head) adds the others' partial sums to its own and stores the tile
 //   (kernels/sm90/gemm_kernel.cuh). Why not stream-K proper (every CTA one contiguous range of the tiles' K
-//   blocks laid end to end): measured 0.5-0.85x of the whole-wave kernels on the H200 (tenth session, run 2),
-//   its CTAs at staggered K offsets of tiles spread over the problem shared no L2 lines and the kernel became
-//   bound by HBM; equal K ranges keep every CTA of the split part at the same few K offsets.
+//   blocks laid end to end): measured 0.5-0.85x of the whole-wave kernels on the H200 (2026-12-02,
+//   docs/data/h200_2026-12-02_paired_streamk_every_tile.json), its CTAs at staggered K offsets of tiles
+//   spread over the problem shared no L2 lines and the kernel became bound by HBM; equal K ranges keep every
+//   CTA of the split part at the same few K offsets.
 #pragma once
 
 #include <cstdint>

@@ -27,7 +27,7 @@ template <class Out>
 const char* out_name() {
   if constexpr (std::is_same_v<Out, __half>) return "__half";
   if constexpr (std::is_same_v<Out, __nv_bfloat16>) return "__nv_bfloat16";
-  if constexpr (std::is_same_v<Out, bwgemm::Nvfp4Output>) return "Nvfp4Output";  // NVFP4 C (issue 16)
+  if constexpr (std::is_same_v<Out, bwgemm::Nvfp4Output>) return "Nvfp4Output";  // NVFP4 C
   return "float";
 }
 
@@ -45,7 +45,7 @@ template <class Cfg>
 struct IsNvfp4GemmConfig : std::false_type {};
 template <int N, int S, int G, class Sc, class E, class O, bwgemm::L2CacheHints H>
 struct IsNvfp4GemmConfig<bwgemm::sm100::Nvfp4GemmConfig<N, S, G, Sc, E, O, H>> : std::true_type {};
-// The 16-bit dual GEMM (issue 16).
+// The 16-bit dual GEMM.
 template <class Cfg>
 struct IsDualGemmConfig : std::false_type {};
 template <int N, int S, int G, class Sc, class E, class O>
@@ -54,13 +54,13 @@ template <class Cfg>
 struct IsNvfp4DualSwapAbConfig : std::false_type {};
 template <int T, int S, class Sc, class E, class O>
 struct IsNvfp4DualSwapAbConfig<bwgemm::sm100::Nvfp4DualSwapAbConfig<T, S, Sc, E, O>> : std::true_type {};
-// The small-M NVFP4 GEMM (issues 13, 16): the NVFP4 dual swap-AB kernels with one weight operand.
+// The small-M NVFP4 GEMM: the NVFP4 dual swap-AB kernels with one weight operand.
 template <class Cfg>
 struct IsNvfp4GemmSwapAbConfig : std::false_type {};
 template <int T, int S, class Sc, class E, class O>
 struct IsNvfp4GemmSwapAbConfig<bwgemm::sm100::Nvfp4GemmSwapAbConfig<T, S, Sc, E, O>> : std::true_type {};
 
-// The small-M 16-bit dual GEMM (issue 13): the 16-bit swap-AB kernels with two weight operands.
+// The small-M 16-bit dual GEMM: the 16-bit swap-AB kernels with two weight operands.
 template <class Cfg>
 struct IsDualSwapAbConfig : std::false_type {};
 template <int T, int S, class Sc, class E, class O>
@@ -155,8 +155,8 @@ int main() {
   describe_all(bwgemm::sm100::ShippedNvfp4GemmConfigs{});
   describe_all(bwgemm::sm100::ShippedDualGemmConfigs{});
   describe_all(bwgemm::sm100::ShippedNvfp4GemmSwapAbConfigs{});
-  describe_all(bwgemm::sm100::ShippedNvfp4DualNvfp4OutConfigs{});  // NVFP4 C (issue 16)
-  describe_all(bwgemm::sm100::ShippedNvfp4GemmNvfp4OutConfigs{});  // NVFP4 D (issue 16)
-  describe_all(bwgemm::sm100::ShippedDualSwapAbConfigs{});         // small-M 16-bit dual (issue 13)
+  describe_all(bwgemm::sm100::ShippedNvfp4DualNvfp4OutConfigs{});  // NVFP4 C
+  describe_all(bwgemm::sm100::ShippedNvfp4GemmNvfp4OutConfigs{});  // NVFP4 D
+  describe_all(bwgemm::sm100::ShippedDualSwapAbConfigs{});         // small-M 16-bit dual
   return 0;
 }
