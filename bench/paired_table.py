@@ -201,8 +201,13 @@ def chart(paths, output, counter="ratio", impls=None, m_range=None, title=None, 
                 handles.append(handle)
                 labels.append(label)
     fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=min(3, len(labels)), bbox_to_anchor=(0.5, 0.0))
-    device = plot.load_context(paths).get("bwgemm_device", "")
-    fig.suptitle(title or f"paired benchmarks{' on ' + device if device else ''}", fontsize=10)
+    if title is None:
+        every_m = sorted({m for _, _, m in ratios})
+        span = f"M = {every_m[0]}" if every_m[0] == every_m[-1] else f"M = {every_m[0]}..{every_m[-1]}"
+        device = plot.load_context(paths).get("bwgemm_device", "")
+        title = (f"{', '.join(every_impl)}: the fastest baseline's time / its time, {span}"
+                 + (f", {device}" if device else ""))
+    fig.suptitle(title, fontsize=10)
     rows = (len(labels) + 2) // 3
     fig.tight_layout(rect=(0, 0.04 + 0.045 * rows, 1, 1))
     fig.savefig(output, dpi=110)
