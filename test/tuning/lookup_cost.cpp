@@ -16,7 +16,7 @@ namespace {
 using namespace bwgemm::tuning;
 using bwgemm::BLayout;
 
-const char* const kNames[] = {"GemmSmall", "GemmMedium", "GemmLarge", "GemmPingPong", "GemmStreamK",
+const char* const kNames[] = {"GemmSmall",    "GemmMedium",   "GemmLarge",    "GemmPingPong", "GemmStreamK",
                               "GemmSwapAb16", "GemmSwapAb32", "GemmSwapAb64", "GemmSwapAb128"};
 
 Candidates candidates() {
@@ -47,7 +47,8 @@ TuningDocument document(const char* config) {
   md.sm_count = 132;
   md.cc_major = 9;
   md.cuda_runtime = md.cuda_driver = 13000;
-  md.bwgemm_version = std::to_string(BWGEMM_VERSION_MAJOR) + "." + std::to_string(BWGEMM_VERSION_MINOR) + ".0";
+  md.bwgemm_version =
+      std::to_string(BWGEMM_VERSION_MAJOR) + "." + std::to_string(BWGEMM_VERSION_MINOR) + ".0";
   md.date = "2026-12-02";
   for (const auto& shape : kShapes)
     for (BLayout layout : {BLayout::kRowMajorKxN, BLayout::kColumnMajorKxN})
@@ -68,12 +69,14 @@ Registry& registry() {
   static Registry* r = [] {
     auto* reg = new Registry();
     std::shared_ptr<const TuningTable> installed;
-    if (!build_table(document("GemmLarge"), device(), candidates(), "installed", &installed).ok()) std::abort();
+    if (!build_table(document("GemmLarge"), device(), candidates(), "installed", &installed).ok())
+      std::abort();
     reg->install(installed);
     static std::vector<BuiltinEntry> builtin;
     for (const Entry& e : document("GemmSmall").entries)
       builtin.push_back({e.op, e.in, e.out, e.b_layout, 2 * e.n, e.k, 1, e.m, "GemmSmall"});
-    if (!reg->register_builtin({"h200", "NVIDIA H200", 9, 0, 0, builtin.data(), builtin.size()}, candidates()).ok())
+    if (!reg->register_builtin({"h200", "NVIDIA H200", 9, 0, 0, builtin.data(), builtin.size()}, candidates())
+             .ok())
       std::abort();
     return reg;
   }();

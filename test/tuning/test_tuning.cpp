@@ -142,15 +142,15 @@ void write_text(const std::string& path, const std::string& text) {
 }
 
 bool same_measurement(const Measurement& a, const Measurement& b) {
-  return a.config == b.config && a.split_k == b.split_k && a.stream_k == b.stream_k && a.median_us == b.median_us &&
-         a.noise_us == b.noise_us;
+  return a.config == b.config && a.split_k == b.split_k && a.stream_k == b.stream_k &&
+         a.median_us == b.median_us && a.noise_us == b.noise_us;
 }
 bool same_entry(const Entry& a, const Entry& b) {
   if (a.measured.size() != b.measured.size()) return false;
   for (size_t i = 0; i < a.measured.size(); ++i)
     if (!same_measurement(a.measured[i], b.measured[i])) return false;
-  return a.op == b.op && a.in == b.in && a.out == b.out && a.b_layout == b.b_layout && a.n == b.n && a.k == b.k &&
-         a.batch == b.batch && a.m == b.m && a.config == b.config && a.split_k == b.split_k &&
+  return a.op == b.op && a.in == b.in && a.out == b.out && a.b_layout == b.b_layout && a.n == b.n &&
+         a.k == b.k && a.batch == b.batch && a.m == b.m && a.config == b.config && a.split_k == b.split_k &&
          a.stream_k == b.stream_k && a.rules_config == b.rules_config;
 }
 bool same_document(const TuningDocument& a, const TuningDocument& b) {
@@ -182,11 +182,12 @@ std::string edited(F&& edit) {
   return j.dump();
 }
 
-// ---- M buckets ----------------------------------------------------------------------------------------------
+// ---- M buckets
+// ----------------------------------------------------------------------------------------------
 
 TEST(TuningBuckets, BoundsAreExactThenQuarterOctaves) {
-  const int64_t first[] = {1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 56, 64,
-                           80, 96, 112, 128, 160, 192, 224, 256, 320, 384, 448, 512};
+  const int64_t first[] = {1,  2,  3,  4,  5,  6,  7,   8,   10,  12,  14,  16,  20,  24,  28,  32,
+                           40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384, 448, 512};
   for (int b = 0; b < static_cast<int>(std::size(first)); ++b) EXPECT_EQ(bucket_bound(b), first[b]) << b;
   EXPECT_EQ(bucket_bound(kBucketCount - 1), kMaxBucketM);
   EXPECT_EQ(bucket_bound(kBucketCount - 2), 14336);
@@ -237,7 +238,8 @@ TEST(TuningBuckets, LimitsAreTheArguments) {
   EXPECT_EQ(kMaxBatch, ::bwgemm::detail::kMaxBatch);
 }
 
-// ---- selection ------------------------------------------------------------------------------------------------
+// ---- selection
+// ------------------------------------------------------------------------------------------------
 
 TEST(TuningSelect, FasterBeyondTheNoiseWins) {
   const std::vector<Timing> t = {{10.0, 0.1}, {9.0, 0.1}, {9.5, 0.1}};
@@ -301,7 +303,8 @@ TEST(TuningSelect, UnmeasuredCandidates) {
   EXPECT_EQ(select_candidate(std::vector<Timing>{}, 0).index, -1);
 }
 
-// ---- the file: round trip --------------------------------------------------------------------------------------
+// ---- the file: round trip
+// --------------------------------------------------------------------------------------
 
 TEST(TuningFile, WriteThenReadGivesTheSameDocument) {
   const TuningDocument doc = sample_document();
@@ -316,8 +319,9 @@ TEST(TuningFile, WriteThenReadGivesTheSameDocument) {
   ASSERT_TRUE(write_tuning_json(back, &again).ok());
   EXPECT_EQ(text, again);
   // One entry a line.
-  EXPECT_NE(text.find("\n    {\"op\":\"gemm\",\"in\":\"bf16\",\"out\":\"bf16\",\"b_layout\":\"nk\",\"n\":4096"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("\n    {\"op\":\"gemm\",\"in\":\"bf16\",\"out\":\"bf16\",\"b_layout\":\"nk\",\"n\":4096"),
+      std::string::npos)
       << text;
 }
 
@@ -385,15 +389,16 @@ TEST(TuningFile, DocsExampleIsValid) {
   DeviceDescription device = h200();
   device.bwgemm_major = 0, device.bwgemm_minor = 1;  // the example's version
   Candidates names;
-  const char* const gemm[] = {"GemmSwapAb16", "GemmSwapAb32", "GemmSwapAb64", "GemmLarge", "GemmMedium",
-                              "GemmPingPong", "GemmStreamK"};
+  const char* const gemm[] = {"GemmSwapAb16", "GemmSwapAb32", "GemmSwapAb64", "GemmLarge",
+                              "GemmMedium",   "GemmPingPong", "GemmStreamK"};
   names[Operation::kGemm] = {gemm, 7};
   std::shared_ptr<const TuningTable> table;
   const Status b = build_table(doc, device, names, "docs", &table);
   EXPECT_TRUE(b.ok()) << b.to_string();
 }
 
-// ---- the file: malformed --------------------------------------------------------------------------------------
+// ---- the file: malformed
+// --------------------------------------------------------------------------------------
 
 // Every proper prefix of a valid file is refused (never a throw, never a crash).
 TEST(TuningMalformed, Truncated) {
@@ -423,8 +428,10 @@ TEST(TuningMalformed, WrongTypes) {
   refused(edited([](json& j) { j["entries"][1]["config"] = 3; }), "entries[1].config must be a string");
   refused(edited([](json& j) { j["entries"][1]["stream_k"] = "yes"; }), "entries[1].stream_k");
   refused(edited([](json& j) { j["entries"][0]["measured"] = json::object(); }), "measured must be an array");
-  refused(edited([](json& j) { j["entries"][0]["measured"][1]["median_us"] = "9"; }), "measured[1].median_us");
-  refused(edited([](json& j) { j["entries"][0]["measured"][1]["median_us"] = nullptr; }), "measured[1].median_us");
+  refused(edited([](json& j) { j["entries"][0]["measured"][1]["median_us"] = "9"; }),
+          "measured[1].median_us");
+  refused(edited([](json& j) { j["entries"][0]["measured"][1]["median_us"] = nullptr; }),
+          "measured[1].median_us");
   refused(edited([](json& j) { j["entries"] = json::object(); }), "entries must be an array");
   refused(edited([](json& j) { j["entries"][2] = 7; }), "entries[2] must be an object");
   refused(edited([](json& j) { j["metadata"]["sm_count"] = "132"; }), "metadata.sm_count");
@@ -453,11 +460,12 @@ TEST(TuningMalformed, MissingFields) {
     EXPECT_FALSE(s.ok()) << key;
     EXPECT_NE(s.message().find(key), std::string::npos) << s.to_string();
   }
-  for (const char* key : {"gpu", "sm_count", "compute_capability", "cuda_runtime", "cuda_driver", "bwgemm_version",
-                          "launch", "l2", "date"}) {
+  for (const char* key : {"gpu", "sm_count", "compute_capability", "cuda_runtime", "cuda_driver",
+                          "bwgemm_version", "launch", "l2", "date"}) {
     const Status s = build_from_text(edited([&](json& j) { j["metadata"].erase(key); }));
     EXPECT_FALSE(s.ok()) << key;
-    EXPECT_NE(s.message().find(std::string("metadata.") + key + " is missing"), std::string::npos) << s.to_string();
+    EXPECT_NE(s.message().find(std::string("metadata.") + key + " is missing"), std::string::npos)
+        << s.to_string();
   }
   for (const char* key : {"op", "in", "out", "b_layout", "n", "k", "m", "config"}) {
     const Status s = build_from_text(edited([&](json& j) { j["entries"][1].erase(key); }));
@@ -512,7 +520,8 @@ TEST(TuningMalformed, HugeAndNegativeValues) {
 }
 
 TEST(TuningMalformed, NanTimes) {
-  // JSON has no NaN: a NaN or Infinity literal is a syntax error, and a writer's NaN (null) is the wrong type.
+  // JSON has no NaN: a NaN or Infinity literal is a syntax error, and a writer's NaN (null) is the wrong
+  // type.
   std::string text = sample_text();
   const std::string median = "\"median_us\":9.8125";
   const size_t at = text.find(median);
@@ -534,8 +543,9 @@ TEST(TuningMalformed, NotJsonAtAll) {
   EXPECT_FALSE(build_from_text(text).ok());
   // Deep nesting: refused, no stack overflow.
   EXPECT_FALSE(build_from_text(std::string(200000, '[') + std::string(200000, ']')).ok());
-  std::string nested = "{\"format\": \"bwgemm-tuning\", \"version\": 1, \"extra\": " + std::string(100000, '[') +
-                       std::string(100000, ']') + "}";
+  std::string nested =
+      "{\"format\": \"bwgemm-tuning\", \"version\": 1, \"extra\": " + std::string(100000, '[') +
+      std::string(100000, ']') + "}";
   EXPECT_FALSE(build_from_text(nested).ok());
   // A file that does not exist, a directory.
   TuningDocument doc;
@@ -546,7 +556,8 @@ TEST(TuningMalformed, NotJsonAtAll) {
 TEST(TuningMalformed, RepeatedKey) {
   const Status s = build_from_text(edited([](json& j) { j["entries"].push_back(j["entries"][1]); }));
   EXPECT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("entries[1] and entries[3] have the same key"), std::string::npos) << s.to_string();
+  EXPECT_NE(s.message().find("entries[1] and entries[3] have the same key"), std::string::npos)
+      << s.to_string();
   // Another bucket, batch or layout is another key.
   EXPECT_TRUE(build_from_text(edited([](json& j) {
                 json e = j["entries"][1];
@@ -557,7 +568,8 @@ TEST(TuningMalformed, RepeatedKey) {
               })).ok());
 }
 
-// ---- the file: device and names ------------------------------------------------------------------------------
+// ---- the file: device and names
+// ------------------------------------------------------------------------------
 
 TEST(TuningDevice, EachMetadataFieldMustMatch) {
   struct Case {
@@ -590,8 +602,8 @@ TEST(TuningDevice, EachMetadataFieldMustMatch) {
   device.cuda_runtime = 13020, device.cuda_driver = 13010;
   EXPECT_TRUE(build_from_text(text, nullptr, device).ok());
   EXPECT_TRUE(build_from_text(edited([](json& j) {
-                j["metadata"]["bwgemm_version"] = std::to_string(BWGEMM_VERSION_MAJOR) + "." +
-                                                  std::to_string(BWGEMM_VERSION_MINOR) + ".99";
+                j["metadata"]["bwgemm_version"] =
+                    std::to_string(BWGEMM_VERSION_MAJOR) + "." + std::to_string(BWGEMM_VERSION_MINOR) + ".99";
               })).ok());
 }
 
@@ -619,7 +631,8 @@ TEST(TuningDevice, UnknownConfigNamesRefuseTheWholeFile) {
           "nvfp4_gemm has no candidates");
 }
 
-// ---- lookup ---------------------------------------------------------------------------------------------------
+// ---- lookup
+// ---------------------------------------------------------------------------------------------------
 
 std::shared_ptr<const TuningTable> sample_table(const DeviceDescription& device = h200()) {
   std::shared_ptr<const TuningTable> table;
@@ -670,7 +683,8 @@ TEST(TuningLookup, FindsTheKeyAndItsBucket) {
   key.m = 896;
   EXPECT_FALSE(table->find(key, &c));
   // The dual GEMM entry, batch 2, bucket 160 (129 .. 160).
-  key = Key{Operation::kDualGemm, Element::kFp16, Element::kFp16, BLayout::kColumnMajorKxN, 129, 14336, 4096, 2};
+  key = Key{
+      Operation::kDualGemm, Element::kFp16, Element::kFp16, BLayout::kColumnMajorKxN, 129, 14336, 4096, 2};
   ASSERT_TRUE(table->find(key, &c));
   EXPECT_STREQ(c.config_name, "DualSwapAb16");
   EXPECT_EQ(c.config, 1);
@@ -688,8 +702,10 @@ TEST(TuningLookup, LastBucketHoldsEveryLargerM) {
 }
 
 const BuiltinEntry kBuiltinEntries[] = {
-    {Operation::kGemm, Element::kBf16, Element::kBf16, BLayout::kColumnMajorKxN, 4096, 4096, 1, 16, "GemmLarge"},
-    {Operation::kGemm, Element::kBf16, Element::kBf16, BLayout::kColumnMajorKxN, 4096, 4096, 1, 32, "GemmSmall", 4},
+    {Operation::kGemm, Element::kBf16, Element::kBf16, BLayout::kColumnMajorKxN, 4096, 4096, 1, 16,
+     "GemmLarge"},
+    {Operation::kGemm, Element::kBf16, Element::kBf16, BLayout::kColumnMajorKxN, 4096, 4096, 1, 32,
+     "GemmSmall", 4},
 };
 const BuiltinTable kBuiltin{"h200", "NVIDIA H200", 9, 0, 0, kBuiltinEntries, 2};
 
@@ -740,7 +756,8 @@ TEST(TuningLookup, TablesApplyOnlyToTheirDevice) {
   r.install(sample_table());
   ASSERT_TRUE(r.register_builtin(kBuiltin, test_candidates()).ok());
   DeviceDescription other = h200();
-  other.sm_count = 66;  // an H200 slice: the installed file (132 SMs) does not apply; the built-in table (any) does
+  other.sm_count =
+      66;  // an H200 slice: the installed file (132 SMs) does not apply; the built-in table (any) does
   EXPECT_EQ(r.lookup(gemm_key(16), other).source, Source::kBuiltin);
   other.name = "NVIDIA B200", other.cc_major = 10;
   EXPECT_FALSE(r.lookup(gemm_key(16), other).found());
@@ -750,21 +767,24 @@ TEST(TuningLookup, TablesApplyOnlyToTheirDevice) {
 TEST(TuningLookup, BuiltinTablesAreCheckedAndReplacedByName) {
   Registry r;
   r.install(nullptr);
-  const BuiltinEntry bad_name[] = {
-      {Operation::kGemm, Element::kBf16, Element::kBf16, BLayout::kColumnMajorKxN, 4096, 4096, 1, 16, "GemmHuge"}};
+  const BuiltinEntry bad_name[] = {{Operation::kGemm, Element::kBf16, Element::kBf16,
+                                    BLayout::kColumnMajorKxN, 4096, 4096, 1, 16, "GemmHuge"}};
   Status s = r.register_builtin({"h200", "NVIDIA H200", 9, 0, 0, bad_name, 1}, test_candidates());
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("built-in table 'h200': entries[0].config: 'GemmHuge'"), std::string::npos)
       << s.to_string();
-  const BuiltinEntry bad_bucket[] = {
-      {Operation::kGemm, Element::kBf16, Element::kBf16, BLayout::kColumnMajorKxN, 4096, 4096, 1, 17, "GemmLarge"}};
+  const BuiltinEntry bad_bucket[] = {{Operation::kGemm, Element::kBf16, Element::kBf16,
+                                      BLayout::kColumnMajorKxN, 4096, 4096, 1, 17, "GemmLarge"}};
   EXPECT_FALSE(r.register_builtin({"h200", "NVIDIA H200", 9, 0, 0, bad_bucket, 1}, test_candidates()).ok());
-  EXPECT_FALSE(r.register_builtin({nullptr, "NVIDIA H200", 9, 0, 0, kBuiltinEntries, 2}, test_candidates()).ok());
+  EXPECT_FALSE(
+      r.register_builtin({nullptr, "NVIDIA H200", 9, 0, 0, kBuiltinEntries, 2}, test_candidates()).ok());
+  EXPECT_FALSE(r.register_builtin({"h200", "NVIDIA H200", 9, 0, 0, nullptr, 2}, test_candidates()).ok());
+  EXPECT_FALSE(r.register_builtin({"h200", nullptr, 9, 0, 0, kBuiltinEntries, 2}, test_candidates()).ok());
   EXPECT_FALSE(r.lookup(gemm_key(16), h200()).found());
 
   ASSERT_TRUE(r.register_builtin(kBuiltin, test_candidates()).ok());
-  const BuiltinEntry replacement[] = {
-      {Operation::kGemm, Element::kBf16, Element::kBf16, BLayout::kColumnMajorKxN, 4096, 4096, 1, 16, "GemmSmall"}};
+  const BuiltinEntry replacement[] = {{Operation::kGemm, Element::kBf16, Element::kBf16,
+                                       BLayout::kColumnMajorKxN, 4096, 4096, 1, 16, "GemmSmall"}};
   ASSERT_TRUE(r.register_builtin({"h200", "NVIDIA H200", 9, 0, 0, replacement, 1}, test_candidates()).ok());
   Choice c = r.lookup(gemm_key(16), h200());
   EXPECT_STREQ(c.config_name, "GemmSmall");
@@ -794,7 +814,8 @@ TEST(TuningLookup, AllocatesNothing) {
   EXPECT_GT(counted_allocations.load(), 0);
 }
 
-// ---- diagnostics ------------------------------------------------------------------------------------------------
+// ---- diagnostics
+// ------------------------------------------------------------------------------------------------
 
 TEST(TuningDiagnostics, ChooseSaysWhichSourceChose) {
   Registry r;
@@ -807,14 +828,18 @@ TEST(TuningDiagnostics, ChooseSaysWhichSourceChose) {
   r.choose(gemm_key(33), h200(), rules_choice);
   const std::string out = ::testing::internal::GetCapturedStderr();
   set_diagnostics(false);
-  EXPECT_NE(out.find("bwgemm: bwgemm::tuning gemm bf16->bf16 B nk M=16 N=4096 K=4096 batch=1 -> GemmSwapAb16, "
-                     "split_k = 2 (tuning file 'sample.json', M bucket <= 16)"),
-            std::string::npos)
+  EXPECT_NE(
+      out.find("bwgemm: bwgemm::tuning gemm bf16->bf16 B nk M=16 N=4096 K=4096 batch=1 -> GemmSwapAb16, "
+               "split_k = 2 (tuning file 'sample.json', M bucket <= 16)"),
+      std::string::npos)
       << out;
-  EXPECT_NE(out.find("M=32 N=4096 K=4096 batch=1 -> GemmSmall, split_k = 4 (built-in table 'h200', M bucket <= 32)"),
-            std::string::npos)
+  EXPECT_NE(
+      out.find(
+          "M=32 N=4096 K=4096 batch=1 -> GemmSmall, split_k = 4 (built-in table 'h200', M bucket <= 32)"),
+      std::string::npos)
       << out;
-  EXPECT_NE(out.find("M=33 N=4096 K=4096 batch=1 -> GemmSwapAb32 (rules, M bucket <= 40)"), std::string::npos) << out;
+  EXPECT_NE(out.find("M=33 N=4096 K=4096 batch=1 -> GemmSwapAb32 (rules, M bucket <= 40)"), std::string::npos)
+      << out;
 
   ::testing::internal::CaptureStderr();
   r.choose(gemm_key(16), h200(), rules_choice);
@@ -832,7 +857,8 @@ TEST(TuningDiagnostics, RefusedFileSaysWhy) {
   set_diagnostics(false);
   EXPECT_FALSE(s.ok());
   EXPECT_EQ(table, nullptr);
-  EXPECT_NE(out.find("bwgemm: tuning: tuning file '" + path + "': entries[0].n must be an integer"), std::string::npos)
+  EXPECT_NE(out.find("bwgemm: tuning: tuning file '" + path + "': entries[0].n must be an integer"),
+            std::string::npos)
       << out;
   EXPECT_NE(out.find(": ignored"), std::string::npos) << out;
   ::testing::internal::CaptureStderr();
@@ -841,7 +867,8 @@ TEST(TuningDiagnostics, RefusedFileSaysWhy) {
   std::remove(path.c_str());
 }
 
-// ---- install_file and BWGEMM_TUNING_FILE ------------------------------------------------------------------------
+// ---- install_file and BWGEMM_TUNING_FILE
+// ------------------------------------------------------------------------
 
 TEST(TuningInstall, InstallFileKeepsThePreviousTableOnFailure) {
   Registry r;
@@ -959,7 +986,8 @@ TEST_F(TuningEnvironment, GlobalRegistry) {
   EXPECT_FALSE(g.lookup(gemm_key(16), h200()).found());
 }
 
-// ---- threads ------------------------------------------------------------------------------------------------------
+// ---- threads
+// ------------------------------------------------------------------------------------------------------
 
 // Readers look up while one thread installs two tables (and none) in turn and registers built-in tables: each
 // answer is one of the tables' whole answers.
@@ -984,7 +1012,8 @@ TEST(TuningThreads, LookupsWhileInstalling) {
         if (c.source == Source::kNone) {
           ++seen_none;
         } else if (c.source == Source::kInstalled && c.config == 2 && c.split_k == 2 &&
-                   std::string_view(c.config_name) == "GemmSwapAb16" && std::string_view(c.source_name) == "a") {
+                   std::string_view(c.config_name) == "GemmSwapAb16" &&
+                   std::string_view(c.source_name) == "a") {
           ++seen_a;
         } else if (c.source == Source::kInstalled && c.config == 0 && c.split_k == 8 &&
                    std::string_view(c.config_name) == "GemmSmall" && std::string_view(c.source_name) == "b") {

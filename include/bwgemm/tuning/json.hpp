@@ -52,7 +52,8 @@ inline Status only_keys(const Json& obj, const std::string& where, std::initiali
     bool known = false;
     for (const char* k : keys) known = known || it.key() == k;
     if (!known)
-      return Status::invalid_argument(where + " has an unknown field " + in_quotes(it.key().substr(0, kMaxNameLength)));
+      return Status::invalid_argument(where + " has an unknown field " +
+                                      in_quotes(it.key().substr(0, kMaxNameLength)));
   }
   return Status::success();
 }
@@ -113,11 +114,12 @@ inline Status read_stream_k(const Json& obj, const std::string& where, StreamK* 
   return Status::success();
 }
 template <class Enum>
-Status read_name(const Json& obj, const std::string& where, const char* key, bool (*parse)(std::string_view, Enum*),
-                 Enum* out) {
+Status read_name(const Json& obj, const std::string& where, const char* key,
+                 bool (*parse)(std::string_view, Enum*), Enum* out) {
   std::string name;
   if (Status s = read_string(obj, where, key, &name); !s.ok()) return s;
-  if (!parse(name, out)) return Status::invalid_argument(where + "." + key + " = " + in_quotes(name) + " is not known");
+  if (!parse(name, out))
+    return Status::invalid_argument(where + "." + key + " = " + in_quotes(name) + " is not known");
   return Status::success();
 }
 inline bool parse_launch(std::string_view s, LaunchMode* out) {
@@ -133,7 +135,8 @@ inline bool parse_l2(std::string_view s, L2Mode* out) {
 // "major.minor" with major 1 .. 99 and minor 0 .. 99 (max_minor); false otherwise.
 inline bool parse_major_minor(const std::string& s, int max_minor, int* major, int* minor) {
   const size_t dot = s.find('.');
-  if (dot == std::string::npos || dot == 0 || dot > 2 || dot + 1 == s.size() || s.size() - dot - 1 > 2) return false;
+  if (dot == std::string::npos || dot == 0 || dot > 2 || dot + 1 == s.size() || s.size() - dot - 1 > 2)
+    return false;
   int a = 0, b = 0;
   for (size_t i = 0; i < s.size(); ++i) {
     if (i == dot) continue;
@@ -157,8 +160,9 @@ inline Status read_cuda_version(const Json& obj, const std::string& where, const
 inline Status read_metadata(const Json& j, Metadata* md) {
   const std::string where = "metadata";
   if (!j.is_object()) return Status::invalid_argument("metadata must be an object");
-  if (Status s = only_keys(j, where, {"gpu", "sm_count", "compute_capability", "cuda_runtime", "cuda_driver",
-                                      "bwgemm_version", "launch", "l2", "date", "command"});
+  if (Status s = only_keys(j, where,
+                           {"gpu", "sm_count", "compute_capability", "cuda_runtime", "cuda_driver",
+                            "bwgemm_version", "launch", "l2", "date", "command"});
       !s.ok())
     return s;
   std::string cc;
@@ -166,7 +170,8 @@ inline Status read_metadata(const Json& j, Metadata* md) {
   if (s.ok()) s = read_int(j, where, "sm_count", 1, 4096, &md->sm_count);
   if (s.ok()) s = read_string(j, where, "compute_capability", &cc);
   if (s.ok() && !parse_major_minor(cc, 9, &md->cc_major, &md->cc_minor))
-    s = Status::invalid_argument("metadata.compute_capability must be 'major.minor' (got " + in_quotes(cc) + ")");
+    s = Status::invalid_argument("metadata.compute_capability must be 'major.minor' (got " + in_quotes(cc) +
+                                 ")");
   if (s.ok()) s = read_cuda_version(j, where, "cuda_runtime", &md->cuda_runtime);
   if (s.ok()) s = read_cuda_version(j, where, "cuda_driver", &md->cuda_driver);
   if (s.ok()) s = read_string(j, where, "bwgemm_version", &md->bwgemm_version);
@@ -179,7 +184,8 @@ inline Status read_metadata(const Json& j, Metadata* md) {
 
 inline Status read_measurement(const Json& j, const std::string& where, Measurement* t) {
   if (!j.is_object()) return Status::invalid_argument(where + " must be an object");
-  if (Status s = only_keys(j, where, {"config", "split_k", "stream_k", "median_us", "noise_us"}); !s.ok()) return s;
+  if (Status s = only_keys(j, where, {"config", "split_k", "stream_k", "median_us", "noise_us"}); !s.ok())
+    return s;
   Status s = read_string(j, where, "config", &t->config);
   if (s.ok()) s = read_int(j, where, "split_k", 1, kMaxSplitK, &t->split_k, /*required=*/false);
   if (s.ok()) s = read_stream_k(j, where, &t->stream_k);
@@ -190,8 +196,9 @@ inline Status read_measurement(const Json& j, const std::string& where, Measurem
 
 inline Status read_entry(const Json& j, const std::string& where, Entry* e) {
   if (!j.is_object()) return Status::invalid_argument(where + " must be an object");
-  if (Status s = only_keys(j, where, {"op", "in", "out", "b_layout", "n", "k", "batch", "m", "config", "split_k",
-                                      "stream_k", "rules", "measured"});
+  if (Status s = only_keys(j, where,
+                           {"op", "in", "out", "b_layout", "n", "k", "batch", "m", "config", "split_k",
+                            "stream_k", "rules", "measured"});
       !s.ok())
     return s;
   Status s = read_name(j, where, "op", &parse_operation, &e->op);
@@ -210,10 +217,12 @@ inline Status read_entry(const Json& j, const std::string& where, Entry* e) {
   if (const Json* measured = member(j, "measured")) {
     if (!measured->is_array()) return Status::invalid_argument(where + ".measured must be an array");
     if (measured->size() > kMaxMeasured)
-      return Status::invalid_argument(where + ".measured has more than " + std::to_string(kMaxMeasured) + " items");
+      return Status::invalid_argument(where + ".measured has more than " + std::to_string(kMaxMeasured) +
+                                      " items");
     e->measured.resize(measured->size());
     for (size_t i = 0; i < measured->size(); ++i)
-      if (Status st = read_measurement((*measured)[i], where + ".measured[" + std::to_string(i) + "]", &e->measured[i]);
+      if (Status st = read_measurement((*measured)[i], where + ".measured[" + std::to_string(i) + "]",
+                                       &e->measured[i]);
           !st.ok())
         return st;
   }
@@ -341,11 +350,12 @@ inline Status read_tuning_file(const std::string& path, TuningDocument* doc) {
     const std::streamoff size = in.tellg();
     if (size < 0) return Status::invalid_argument("cannot read " + detail::in_quotes(path));
     if (size > kMaxFileBytes)
-      return Status::invalid_argument(detail::in_quotes(path) + " has " + std::to_string(size) + " bytes (at most " +
-                                      std::to_string(kMaxFileBytes) + ")");
+      return Status::invalid_argument(detail::in_quotes(path) + " has " + std::to_string(size) +
+                                      " bytes (at most " + std::to_string(kMaxFileBytes) + ")");
     in.seekg(0, std::ios::beg);
     std::string text(static_cast<size_t>(size), '\0');
-    if (size > 0 && !in.read(&text[0], size)) return Status::invalid_argument("cannot read " + detail::in_quotes(path));
+    if (size > 0 && !in.read(&text[0], size))
+      return Status::invalid_argument("cannot read " + detail::in_quotes(path));
     return parse_tuning_json(text, doc);
   } catch (const std::exception& e) {
     return Status::internal_error("reading " + detail::in_quotes(path) + ": " + e.what());
@@ -371,7 +381,8 @@ inline Status write_tuning_file(const std::string& path, const TuningDocument& d
     }
     if (std::rename(tmp.c_str(), path.c_str()) != 0) {
       std::remove(tmp.c_str());
-      return Status::invalid_argument("cannot rename " + detail::in_quotes(tmp) + " to " + detail::in_quotes(path));
+      return Status::invalid_argument("cannot rename " + detail::in_quotes(tmp) + " to " +
+                                      detail::in_quotes(path));
     }
     return Status::success();
   } catch (const std::exception& e) {
@@ -382,8 +393,8 @@ inline Status write_tuning_file(const std::string& path, const TuningDocument& d
 // Reads a tuning file and builds its table for `device` (build_table: form, metadata against the device,
 // Config names against `candidates`), printing nothing. The Status names the file and the first reason it
 // was refused. The registry's reader for BWGEMM_TUNING_FILE.
-inline Status read_table_file(const std::string& path, const DeviceDescription& device, const Candidates& candidates,
-                              std::shared_ptr<const TuningTable>* out) {
+inline Status read_table_file(const std::string& path, const DeviceDescription& device,
+                              const Candidates& candidates, std::shared_ptr<const TuningTable>* out) {
   TuningDocument doc;
   Status s = read_tuning_file(path, &doc);
   if (s.ok()) s = build_table(doc, device, candidates, "tuning file " + detail::in_quotes(path), out);
@@ -392,8 +403,8 @@ inline Status read_table_file(const std::string& path, const DeviceDescription& 
 }
 
 // read_table_file, and with the diagnostic switch on prints why a refused file is ignored.
-inline Status load_tuning_file(const std::string& path, const DeviceDescription& device, const Candidates& candidates,
-                               std::shared_ptr<const TuningTable>* out) {
+inline Status load_tuning_file(const std::string& path, const DeviceDescription& device,
+                               const Candidates& candidates, std::shared_ptr<const TuningTable>* out) {
   Status s = read_table_file(path, device, candidates, out);
   if (!s.ok()) detail::report_tuning(s.message() + ": ignored");
   return s;
@@ -402,8 +413,8 @@ inline Status load_tuning_file(const std::string& path, const DeviceDescription&
 // Loads a tuning file for `device` and installs its table in `registry`; a refused file changes nothing
 // (the table installed before stays). The first form checks the names against the candidate lists the
 // registry holds for the device's compute capability (Registry::register_candidates).
-inline Status install_file(const std::string& path, const DeviceDescription& device, const Candidates& candidates,
-                           Registry& registry = Registry::global()) {
+inline Status install_file(const std::string& path, const DeviceDescription& device,
+                           const Candidates& candidates, Registry& registry = Registry::global()) {
   std::shared_ptr<const TuningTable> table;
   if (Status s = load_tuning_file(path, device, candidates, &table); !s.ok()) return s;
   registry.install(std::move(table));

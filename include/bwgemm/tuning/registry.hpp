@@ -36,8 +36,8 @@ inline constexpr const char* kTuningFileVariable = "BWGEMM_TUNING_FILE";
 
 // Reads, checks and builds a tuning file's table without printing anything (tuning/json.hpp's
 // read_table_file). The registry calls it for BWGEMM_TUNING_FILE.
-using FileReader = Status (*)(const std::string& path, const DeviceDescription& device, const Candidates& candidates,
-                              std::shared_ptr<const TuningTable>* out);
+using FileReader = Status (*)(const std::string& path, const DeviceDescription& device,
+                              const Candidates& candidates, std::shared_ptr<const TuningTable>* out);
 
 namespace detail {
 // The file reader; null until a translation unit that includes tuning/json.hpp is initialized.
@@ -212,7 +212,8 @@ class Registry {
       Candidates candidates;
       if (reader == nullptr) {
         s = Status::not_supported(
-            "this program has no tuning-file reader (include bwgemm/tuning/json.hpp in one of its source files)");
+            "this program has no tuning-file reader (include bwgemm/tuning/json.hpp in one of its source "
+            "files)");
       } else if (!candidates_locked(device.cc_major, device.cc_minor, &candidates)) {
         s = Status::not_supported("no candidate lists are registered for compute capability " +
                                   std::to_string(device.cc_major) + "." + std::to_string(device.cc_minor));
@@ -240,11 +241,12 @@ class Registry {
   }
 
   static void report(const Key& key, const Choice& c) {
-    const std::string entry = std::string("bwgemm::tuning ") + to_string(key.op) + " " + to_string(key.in) + "->" +
-                              to_string(key.out) + " B " + layout_name(key.b_layout);
+    const std::string entry = std::string("bwgemm::tuning ") + to_string(key.op) + " " + to_string(key.in) +
+                              "->" + to_string(key.out) + " B " + layout_name(key.b_layout);
     std::string choice = c.config_name != nullptr ? c.config_name : "config #" + std::to_string(c.config);
     if (c.split_k != 0) choice += ", split_k = " + std::to_string(c.split_k);
-    if (c.stream_k != StreamK::kUnspecified) choice += c.stream_k == StreamK::kOn ? ", stream-K" : ", no stream-K";
+    if (c.stream_k != StreamK::kUnspecified)
+      choice += c.stream_k == StreamK::kOn ? ", stream-K" : ", no stream-K";
     choice += " (" + std::string(c.source_name != nullptr ? c.source_name : to_string(c.source));
     if (c.bucket_m > 0) choice += ", M bucket <= " + std::to_string(c.bucket_m);
     choice += ")";

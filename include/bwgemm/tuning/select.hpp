@@ -22,28 +22,30 @@ struct Selection {
   bool kept_builtin = false;  // the built-in choice was kept (no candidate beat it by more than the noise)
 };
 
-inline bool usable(const Timing& t) {
+inline bool usable_timing(const Timing& t) {
   return std::isfinite(t.median) && t.median > 0 && std::isfinite(t.noise) && t.noise >= 0;
 }
 
 // Candidate i beats the built-in choice b where b.median - i.median > i.noise + b.noise (their noise
 // intervals do not overlap) and, with min_relative_gain > 0, by more than that fraction of b.median too.
 // The winner is the candidate of lowest median among those that beat b (ties to the lower index); none:
-// b stays. Where b is not a usable time (out of range, not measured), the lowest median wins outright (ties to
-// the lower index).
-inline Selection select_candidate(const Timing* timings, int count, int builtin, double min_relative_gain = 0) {
+// b stays. Where b is not a usable time (out of range, not measured), the lowest median wins outright (ties
+// to the lower index).
+inline Selection select_candidate(const Timing* timings, int count, int builtin,
+                                  double min_relative_gain = 0) {
   Selection best;
-  const bool have_builtin = builtin >= 0 && builtin < count && usable(timings[builtin]);
+  const bool have_builtin = builtin >= 0 && builtin < count && usable_timing(timings[builtin]);
   if (!have_builtin) {
     for (int i = 0; i < count; ++i)
-      if (usable(timings[i]) && (best.index < 0 || timings[i].median < timings[best.index].median)) best.index = i;
+      if (usable_timing(timings[i]) && (best.index < 0 || timings[i].median < timings[best.index].median))
+        best.index = i;
     return best;
   }
   const Timing& b = timings[builtin];
   const double min_gain = min_relative_gain > 0 ? min_relative_gain * b.median : 0;
   best = {builtin, true};
   for (int i = 0; i < count; ++i) {
-    if (i == builtin || !usable(timings[i])) continue;
+    if (i == builtin || !usable_timing(timings[i])) continue;
     const double gain = b.median - timings[i].median;
     if (gain > timings[i].noise + b.noise && gain > min_gain &&
         (best.kept_builtin || timings[i].median < timings[best.index].median))
@@ -52,7 +54,8 @@ inline Selection select_candidate(const Timing* timings, int count, int builtin,
   return best;
 }
 
-inline Selection select_candidate(const std::vector<Timing>& timings, int builtin, double min_relative_gain = 0) {
+inline Selection select_candidate(const std::vector<Timing>& timings, int builtin,
+                                  double min_relative_gain = 0) {
   return select_candidate(timings.data(), static_cast<int>(timings.size()), builtin, min_relative_gain);
 }
 

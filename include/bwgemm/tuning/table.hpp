@@ -28,12 +28,12 @@ namespace bwgemm::tuning {
 // The device (and library build) a table must match, as plain data: the entry points fill it from the CUDA
 // runtime once per device; tests write it by hand.
 struct DeviceDescription {
-  std::string name;        // cudaDeviceProp::name, e.g. "NVIDIA H200"
-  int sm_count = 0;        // cudaDeviceProp::multiProcessorCount (what the kernels see: a MIG slice has fewer)
-  int cc_major = 0;        // compute capability, e.g. 9 and 0
+  std::string name;  // cudaDeviceProp::name, e.g. "NVIDIA H200"
+  int sm_count = 0;  // cudaDeviceProp::multiProcessorCount (what the kernels see: a MIG slice has fewer)
+  int cc_major = 0;  // compute capability, e.g. 9 and 0
   int cc_minor = 0;
-  int cuda_runtime = 0;    // cudaRuntimeGetVersion: 1000 major + 10 minor, e.g. 13000 for 13.0
-  int cuda_driver = 0;     // cudaDriverGetVersion, the same encoding
+  int cuda_runtime = 0;  // cudaRuntimeGetVersion: 1000 major + 10 minor, e.g. 13000 for 13.0
+  int cuda_driver = 0;   // cudaDriverGetVersion, the same encoding
   int bwgemm_major = BWGEMM_VERSION_MAJOR;  // the library build looking the table up
   int bwgemm_minor = BWGEMM_VERSION_MINOR;
 };
@@ -48,17 +48,17 @@ inline constexpr const char* kLaunchModeNames[2] = {"graph", "stream"};
 inline constexpr const char* kL2ModeNames[2] = {"cold-l2", "warm-l2"};
 
 struct Metadata {
-  std::string gpu;             // matches DeviceDescription::name exactly
-  int sm_count = 0;            // exactly
-  int cc_major = 0;            // exactly ("compute_capability": "9.0")
+  std::string gpu;   // matches DeviceDescription::name exactly
+  int sm_count = 0;  // exactly
+  int cc_major = 0;  // exactly ("compute_capability": "9.0")
   int cc_minor = 0;
   int cuda_runtime = 0;        // the major version must match ("cuda_runtime": "13.0" is 13000)
   int cuda_driver = 0;         // the major version must match
   std::string bwgemm_version;  // "0.1.0": major and minor must match the build
   LaunchMode launch = LaunchMode::kGraph;
   L2Mode l2 = L2Mode::kCold;
-  std::string date;            // YYYY-MM-DD
-  std::string command;         // the command that measured it (optional, provenance)
+  std::string date;     // YYYY-MM-DD
+  std::string command;  // the command that measured it (optional, provenance)
 };
 
 // One candidate's measured time for an entry (provenance: the lookup does not read it). median_us and
@@ -171,7 +171,8 @@ inline bool types_fit(Operation op, Element in, Element out, BLayout b_layout) {
 
 }  // namespace detail
 
-// ---- checks ------------------------------------------------------------------------------------------------
+// ---- checks
+// ------------------------------------------------------------------------------------------------
 
 // What every entry must hold whatever the device: known types for its operation, extents in range, m a
 // bucket bound, split_k 0 .. kMaxSplitK, finite non-negative times, bounded strings; no two entries with one
@@ -185,8 +186,8 @@ inline Status check_form(const TuningDocument& doc) {
     return Status::invalid_argument("metadata.gpu must be a non-empty name of at most " +
                                     std::to_string(kMaxNameLength) + " characters");
   if (md.sm_count < 1 || md.sm_count > 4096)
-    return Status::invalid_argument("metadata.sm_count must be 1 .. 4096 (got " + std::to_string(md.sm_count) +
-                                    ")");
+    return Status::invalid_argument("metadata.sm_count must be 1 .. 4096 (got " +
+                                    std::to_string(md.sm_count) + ")");
   if (md.cc_major < 1 || md.cc_major > 99 || md.cc_minor < 0 || md.cc_minor > 9)
     return Status::invalid_argument("metadata.compute_capability must be 'major.minor' (got " +
                                     std::to_string(md.cc_major) + "." + std::to_string(md.cc_minor) + ")");
@@ -214,15 +215,17 @@ inline Status check_form(const TuningDocument& doc) {
       return Status::invalid_argument(at + ": " + to_string(e.op) + " has no " + to_string(e.in) + " -> " +
                                       to_string(e.out) + " with B " + layout_name(e.b_layout));
     if (e.n < 1 || e.n > kMaxExtent || e.k < 1 || e.k > kMaxExtent)
-      return Status::invalid_argument(at + ": n and k must be 1 .. " + std::to_string(kMaxExtent) + " (got n = " +
-                                      std::to_string(e.n) + ", k = " + std::to_string(e.k) + ")");
+      return Status::invalid_argument(at + ": n and k must be 1 .. " + std::to_string(kMaxExtent) +
+                                      " (got n = " + std::to_string(e.n) + ", k = " + std::to_string(e.k) +
+                                      ")");
     if (e.batch < 1 || e.batch > kMaxBatch)
       return Status::invalid_argument(at + ": batch must be 1 .. " + std::to_string(kMaxBatch) + " (got " +
                                       std::to_string(e.batch) + ")");
     if (bucket_of_bound(e.m) < 0)
-      return Status::invalid_argument(at + ": m = " + std::to_string(e.m) +
-                                      " is not an M bucket bound (1 .. 8, then 10, 12, 14, 16, 20, 24, ..., " +
-                                      std::to_string(kMaxBucketM) + ")");
+      return Status::invalid_argument(
+          at + ": m = " + std::to_string(e.m) +
+          " is not an M bucket bound (1 .. 8, then 10, 12, 14, 16, 20, 24, ..., " +
+          std::to_string(kMaxBucketM) + ")");
     if (!name_ok(e.config)) return Status::invalid_argument(at + ": config must be a non-empty name");
     if (!split_ok(e.split_k))
       return Status::invalid_argument(at + ": split_k must be 1 .. " + std::to_string(kMaxSplitK) + " (got " +
@@ -264,12 +267,15 @@ inline Status check_device(const Metadata& md, const DeviceDescription& device) 
   const auto differs = [](const char* field, const std::string& file, const std::string& here) {
     return Status::device_mismatch("metadata." + std::string(field) + " is " + file + " but " + here);
   };
-  if (md.gpu != device.name) return differs("gpu", detail::in_quotes(md.gpu), "the device is " + detail::in_quotes(device.name));
+  if (md.gpu != device.name)
+    return differs("gpu", detail::in_quotes(md.gpu), "the device is " + detail::in_quotes(device.name));
   if (md.sm_count != device.sm_count)
-    return differs("sm_count", std::to_string(md.sm_count), "the device has " + std::to_string(device.sm_count));
+    return differs("sm_count", std::to_string(md.sm_count),
+                   "the device has " + std::to_string(device.sm_count));
   if (md.cc_major != device.cc_major || md.cc_minor != device.cc_minor)
-    return differs("compute_capability", std::to_string(md.cc_major) + "." + std::to_string(md.cc_minor),
-                   "the device's is " + std::to_string(device.cc_major) + "." + std::to_string(device.cc_minor));
+    return differs(
+        "compute_capability", std::to_string(md.cc_major) + "." + std::to_string(md.cc_minor),
+        "the device's is " + std::to_string(device.cc_major) + "." + std::to_string(device.cc_minor));
   if (md.cuda_runtime / 1000 != device.cuda_runtime / 1000)
     return differs("cuda_runtime", detail::cuda_version_string(md.cuda_runtime),
                    "the runtime is " + detail::cuda_version_string(device.cuda_runtime) +
@@ -309,12 +315,16 @@ inline Status check_names(const TuningDocument& doc, const Candidates& candidate
   return Status::success();
 }
 
-// ---- the lookup structure -----------------------------------------------------------------------------------
+// ---- the lookup structure
+// -----------------------------------------------------------------------------------
 
 // Where a choice came from.
 enum class Source : uint8_t { kNone, kInstalled, kBuiltin, kRules };
 inline constexpr const char* to_string(Source s) {
-  return s == Source::kInstalled ? "installed" : s == Source::kBuiltin ? "built-in" : s == Source::kRules ? "rules" : "none";
+  return s == Source::kInstalled ? "installed"
+         : s == Source::kBuiltin ? "built-in"
+         : s == Source::kRules   ? "rules"
+                                 : "none";
 }
 
 // A lookup's answer. config indexes the operation's candidate list (Candidates), config_name is that
@@ -377,10 +387,12 @@ class TuningTable {
  private:
   friend Status build_table(const TuningDocument&, const DeviceDescription&, const Candidates&, std::string,
                             std::shared_ptr<const TuningTable>*);
-  friend Status build_builtin_table(const BuiltinTable&, const Candidates&, std::shared_ptr<const TuningTable>*);
+  friend Status build_builtin_table(const BuiltinTable&, const Candidates&,
+                                    std::shared_ptr<const TuningTable>*);
 
   // The table of a document whose form and names were checked (check_form, check_names).
-  TuningTable(const TuningDocument& doc, const Candidates& candidates, std::string source_name, DeviceMatch match)
+  TuningTable(const TuningDocument& doc, const Candidates& candidates, std::string source_name,
+              DeviceMatch match)
       : source_name_(std::move(source_name)), match_(std::move(match)), metadata_(doc.metadata) {
     rows_.reserve(doc.entries.size());
     for (const Entry& e : doc.entries) {
@@ -424,13 +436,15 @@ class TuningTable {
 
 // Checks a document (form, device, names) and builds its table; on any failure *out is untouched and the
 // Status names the first reason. The table matches the device exactly (name, compute capability, SMs).
-inline Status build_table(const TuningDocument& doc, const DeviceDescription& device, const Candidates& candidates,
-                          std::string source_name, std::shared_ptr<const TuningTable>* out) {
+inline Status build_table(const TuningDocument& doc, const DeviceDescription& device,
+                          const Candidates& candidates, std::string source_name,
+                          std::shared_ptr<const TuningTable>* out) {
   try {
     if (Status s = check_form(doc); !s.ok()) return s;
     if (Status s = check_device(doc.metadata, device); !s.ok()) return s;
     if (Status s = check_names(doc, candidates); !s.ok()) return s;
-    TuningTable::DeviceMatch match{doc.metadata.gpu, doc.metadata.cc_major, doc.metadata.cc_minor, doc.metadata.sm_count};
+    TuningTable::DeviceMatch match{doc.metadata.gpu, doc.metadata.cc_major, doc.metadata.cc_minor,
+                                   doc.metadata.sm_count};
     out->reset(new TuningTable(doc, candidates, std::move(source_name), std::move(match)));
     return Status::success();
   } catch (const std::exception& e) {  // std::bad_alloc
@@ -438,7 +452,8 @@ inline Status build_table(const TuningDocument& doc, const DeviceDescription& de
   }
 }
 
-// ---- built-in tables ------------------------------------------------------------------------------------------
+// ---- built-in tables
+// ------------------------------------------------------------------------------------------
 
 // A built-in table: static data, keyed by the device's name (and compute capability; the SM count where not
 // 0), e.g.
@@ -476,8 +491,9 @@ inline TuningDocument builtin_document(const BuiltinTable& t) {
   doc.metadata.sm_count = t.sm_count == 0 ? 1 : t.sm_count;
   doc.metadata.cc_major = t.cc_major, doc.metadata.cc_minor = t.cc_minor;
   doc.metadata.cuda_runtime = doc.metadata.cuda_driver = 1000;
-  doc.metadata.bwgemm_version = std::to_string(BWGEMM_VERSION_MAJOR) + "." + std::to_string(BWGEMM_VERSION_MINOR) +
-                                "." + std::to_string(BWGEMM_VERSION_PATCH);
+  doc.metadata.bwgemm_version = std::to_string(BWGEMM_VERSION_MAJOR) + "." +
+                                std::to_string(BWGEMM_VERSION_MINOR) + "." +
+                                std::to_string(BWGEMM_VERSION_PATCH);
   doc.metadata.date = "2000-01-01";
   doc.entries.reserve(t.count);
   for (size_t i = 0; i < t.count; ++i) {
@@ -496,16 +512,19 @@ inline Status build_builtin_table(const BuiltinTable& t, const Candidates& candi
                                   std::shared_ptr<const TuningTable>* out) {
   try {
     const std::string name = t.name != nullptr ? t.name : "";
-    const TuningDocument doc = builtin_document(t);
     const auto fail = [&](const Status& s) {
       return Status(s.code(), "built-in table " + detail::in_quotes(name) + ": " + s.message());
     };
     if (name.empty() || name.size() > kMaxNameLength) return fail(Status::invalid_argument("needs a name"));
     if (t.count > 0 && t.entries == nullptr) return fail(Status::invalid_argument("entries is null"));
+    if (t.count > kMaxEntries)
+      return fail(Status::invalid_argument("more than " + std::to_string(kMaxEntries) + " entries"));
+    const TuningDocument doc = builtin_document(t);
     if (Status s = check_form(doc); !s.ok()) return fail(s);
     if (Status s = check_names(doc, candidates); !s.ok()) return fail(s);
     TuningTable::DeviceMatch match{doc.metadata.gpu, t.cc_major, t.cc_minor, t.sm_count};
-    out->reset(new TuningTable(doc, candidates, "built-in table " + detail::in_quotes(name), std::move(match)));
+    out->reset(
+        new TuningTable(doc, candidates, "built-in table " + detail::in_quotes(name), std::move(match)));
     return Status::success();
   } catch (const std::exception& e) {
     return Status::internal_error(std::string("building a built-in table: ") + e.what());
