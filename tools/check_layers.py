@@ -23,7 +23,8 @@ import sys
 TOP = "top-level"
 LAYERS = [
     (0, ["base"], "macros, Status, hardware constants, BLayout, integer helpers"),
-    (1, ["formats", "isa"], "number formats and scale layout; PTX encodings (descriptors, value types)"),
+    (1, ["formats", "isa", "tuning"], "number formats and scale layout; PTX encodings (descriptors, value types); "
+                                      "kernel-choice tables (host only)"),
     (2, ["reference", "emu"], "host references; the CPU emulator (the backend the ptx wrappers call in "
                               "emulation builds)"),
     (3, ["ptx"], "the PTX wrappers (the only inline asm)"),
