@@ -24,6 +24,7 @@
 #include "bwgemm/arguments/dual_gemm.hpp"
 #include "bwgemm/arguments/nvfp4_dual_gemm.hpp"
 #include "bwgemm/base/status.hpp"
+#include "bwgemm/entry_points.hpp"  // the declarations, with the stream's default (nullptr)
 #include "bwgemm/host/launch.hpp"
 #include "bwgemm/sm100/dual_gemm.cuh"
 #include "bwgemm/sm100/nvfp4_dual_gemm.cuh"
@@ -36,7 +37,7 @@ namespace bwgemm {
 // The default NVFP4 entry point: the sm_100a kernels on compute capability 10.0, not_supported on 9.0
 // (Hopper has no FP4 tensor cores), device_mismatch elsewhere.
 template <class Out>
-Status dual_gemm_nvfp4(const Nvfp4DualGemmArguments<Out>& args, cudaStream_t stream = nullptr) {
+Status dual_gemm_nvfp4(const Nvfp4DualGemmArguments<Out>& args, cudaStream_t stream) {
   if (Status s = validate(args); !s.ok()) return s;
   host::ComputeCapability cc;
   const Status query = host::current_compute_capability(&cc);
@@ -52,7 +53,7 @@ Status dual_gemm_nvfp4(const Nvfp4DualGemmArguments<Out>& args, cudaStream_t str
 // kernels on 9.0; other devices get device_mismatch. The device is checked before the arguments: where no
 // kernel can run, the arguments are not looked at (each backend validates them first).
 template <class In, class Out>
-Status dual_gemm(const DualGemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
+Status dual_gemm(const DualGemmArguments<In, Out>& args, cudaStream_t stream) {
   host::ComputeCapability cc;
   const Status query = host::current_compute_capability(&cc);
   if (query.ok() && cc.is(10, 0)) return sm100::dual_gemm(args, stream);

@@ -36,6 +36,7 @@
 #include "bwgemm/arguments/gemm.hpp"
 #include "bwgemm/arguments/nvfp4_gemm.hpp"
 #include "bwgemm/base/status.hpp"
+#include "bwgemm/entry_points.hpp"  // the declarations, with the stream's default (nullptr)
 #include "bwgemm/host/launch.hpp"
 #include "bwgemm/sm100/gemm.cuh"
 #include "bwgemm/sm100/nvfp4_gemm.cuh"
@@ -48,7 +49,7 @@ namespace bwgemm {
 // The default entry point: the sm_100a kernels on compute capability 10.0, the sm_90a kernels on 9.0,
 // Status::device_mismatch elsewhere (docs/api.md, "Dispatch").
 template <class In, class Out>
-Status gemm(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
+Status gemm(const GemmArguments<In, Out>& args, cudaStream_t stream) {
   if (Status s = validate(args); !s.ok()) return s;
   host::ComputeCapability cc;
   const Status query = host::current_compute_capability(&cc);
@@ -78,7 +79,7 @@ Status gemm_workspace_bytes(const GemmArguments<In, Out>& args, int64_t* bytes) 
 // The default NVFP4 GEMM entry point: the sm_100a kernels on compute capability 10.0, not_supported on 9.0
 // (Hopper has no FP4 tensor cores), device_mismatch elsewhere.
 template <class Out>
-Status gemm_nvfp4(const Nvfp4GemmArguments<Out>& args, cudaStream_t stream = nullptr) {
+Status gemm_nvfp4(const Nvfp4GemmArguments<Out>& args, cudaStream_t stream) {
   if (Status s = validate(args); !s.ok()) return s;
   host::ComputeCapability cc;
   const Status query = host::current_compute_capability(&cc);
