@@ -135,6 +135,10 @@ TEST(QuantizeGpu, GlobalScale) {
   REQUIRE_GPU();
   check_bit_identical<float>(129, 512, 2, 512, 1.0f / 1024.0f, 4);
   check_bit_identical<float>(64, 7168, 1, 7168, 37.5f, 5);
+  // Where 6 g overflows fp32 (g > FLT_MAX / 6) the block scale is formed without the overflow
+  // (formats/nvfp4.cuh): the GPU's way must match the host's there too.
+  check_bit_identical<float>(64, 512, 1, 512, std::numeric_limits<float>::max() / 4.0f, 6);
+  check_bit_identical<float>(64, 512, 1, 512, std::numeric_limits<float>::max(), 7);
 }
 
 TEST(QuantizeGpu, RejectsBadArgumentsWithoutLaunching) {
