@@ -154,7 +154,12 @@ TEST(QuantizeGpu, RejectsBadArgumentsWithoutLaunching) {
             bwgemm::StatusCode::kInvalidArgument);
   EXPECT_EQ(code(bwgemm::quantize_nvfp4(reinterpret_cast<const float*>(0x2002), 4, 32, 1, 32, 1.0f, p, p)),
             bwgemm::StatusCode::kInvalidArgument);
-  // Plain host memory is refused with a message instead of faulting on the device.
+}
+
+// Plain host memory is refused with a message instead of faulting on the device. (Without a device the call
+// says that instead, before it looks at pointers: test/arguments/test_no_device.cu.)
+TEST(QuantizeGpu, HostMemoryIsRefusedByName) {
+  REQUIRE_GPU();
   std::vector<float> host(128, 1.0f);
   std::vector<uint8_t> hp(64), hs(512);
   const bwgemm::Status s = bwgemm::quantize_nvfp4(host.data(), 1, 128, 1, 128, 1.0f, hp.data(), hs.data());
