@@ -18,11 +18,13 @@
 //
 // This header only dispatches: it checks the arguments (bwgemm::validate: the same answer on every machine),
 // then picks the backend from the device. The calls launch nothing on error; they are asynchronous on
-// `stream`, allocate nothing and do not synchronize.
+// `stream`, allocate nothing and do not synchronize. A refused call's message names the entry point called
+// ("C of bwgemm::dual_gemm_nvfp4 is not device-accessible memory"), not the backend class that checked.
 #pragma once
 
 #include "bwgemm/arguments/dual_gemm.hpp"
 #include "bwgemm/arguments/nvfp4_dual_gemm.hpp"
+#include "bwgemm/base/entry_point.hpp"
 #include "bwgemm/base/status.hpp"
 #include "bwgemm/entry_points.hpp"  // the declarations, with the stream's default (nullptr)
 #include "bwgemm/host/launch.hpp"
@@ -38,14 +40,15 @@ namespace bwgemm {
 // (Hopper has no FP4 tensor cores), device_mismatch elsewhere.
 template <class Out>
 Status dual_gemm_nvfp4(const Nvfp4DualGemmArguments<Out>& args, cudaStream_t stream) {
+  const detail::EntryPointScope entry("bwgemm::dual_gemm_nvfp4");  // messages name bwgemm::dual_gemm_nvfp4
   if (Status s = validate(args); !s.ok()) return s;
   host::ComputeCapability cc;
   const Status query = host::current_compute_capability(&cc);
   if (query.ok() && cc.is(10, 0)) return sm100::dual_gemm_nvfp4(args, stream);
   if (query.ok() && cc.is(9, 0))
     return Status::not_supported(
-        "NVFP4 operands need the sm_100a block-scaled tensor cores; on Hopper use bwgemm::dual_gemm with "
-        "bf16/fp16 operands");
+        "bwgemm::dual_gemm_nvfp4: NVFP4 operands need the sm_100a block-scaled tensor cores; on Hopper use "
+        "bwgemm::dual_gemm with bf16/fp16 operands");
   return host::no_backend_for_device("bwgemm::dual_gemm_nvfp4", query, cc);
 }
 
@@ -54,6 +57,7 @@ Status dual_gemm_nvfp4(const Nvfp4DualGemmArguments<Out>& args, cudaStream_t str
 // kernel can run, the arguments are not looked at (each backend validates them first).
 template <class In, class Out>
 Status dual_gemm(const DualGemmArguments<In, Out>& args, cudaStream_t stream) {
+  const detail::EntryPointScope entry("bwgemm::dual_gemm");  // messages name bwgemm::dual_gemm
   host::ComputeCapability cc;
   const Status query = host::current_compute_capability(&cc);
   if (query.ok() && cc.is(10, 0)) return sm100::dual_gemm(args, stream);

@@ -30,11 +30,13 @@
 // default), the choice takes a kernel that needs none.
 //
 // The call launches nothing on error; it is asynchronous on `stream`, allocates nothing and does not
-// synchronize.
+// synchronize. A refused call's message names the entry point called ("B of bwgemm::gemm is not
+// device-accessible memory"), not the backend class that checked.
 #pragma once
 
 #include "bwgemm/arguments/gemm.hpp"
 #include "bwgemm/arguments/nvfp4_gemm.hpp"
+#include "bwgemm/base/entry_point.hpp"
 #include "bwgemm/base/status.hpp"
 #include "bwgemm/entry_points.hpp"  // the declarations, with the stream's default (nullptr)
 #include "bwgemm/host/launch.hpp"
@@ -50,6 +52,7 @@ namespace bwgemm {
 // Status::device_mismatch elsewhere (docs/api.md, "Dispatch").
 template <class In, class Out>
 Status gemm(const GemmArguments<In, Out>& args, cudaStream_t stream) {
+  const detail::EntryPointScope entry("bwgemm::gemm");  // messages name bwgemm::gemm
   if (Status s = validate(args); !s.ok()) return s;
   host::ComputeCapability cc;
   const Status query = host::current_compute_capability(&cc);
@@ -80,6 +83,7 @@ Status gemm_workspace_bytes(const GemmArguments<In, Out>& args, int64_t* bytes) 
 // (Hopper has no FP4 tensor cores), device_mismatch elsewhere.
 template <class Out>
 Status gemm_nvfp4(const Nvfp4GemmArguments<Out>& args, cudaStream_t stream) {
+  const detail::EntryPointScope entry("bwgemm::gemm_nvfp4");  // messages name bwgemm::gemm_nvfp4
   if (Status s = validate(args); !s.ok()) return s;
   host::ComputeCapability cc;
   const Status query = host::current_compute_capability(&cc);

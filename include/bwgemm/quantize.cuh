@@ -67,14 +67,17 @@ __global__ void __launch_bounds__(kQuantizeThreadsPerBlock) quantize_nvfp4_kerne
   }
 }
 
+inline constexpr const char* kQuantizeEntryPoint = "bwgemm::quantize_nvfp4";
+
 inline Status require_compute_capability_80() {
   host::ComputeCapability cc;
   if (Status s = host::current_compute_capability(&cc); !s.ok())
-    return Status::device_mismatch("quantize_nvfp4: " + s.message());
+    return Status::device_mismatch(std::string(kQuantizeEntryPoint) +
+                                   " needs a GPU of compute capability 8.0 or newer; " + s.message());
   if (cc.major * 10 + cc.minor < kQuantizeMinComputeCapability)
-    return Status::device_mismatch("quantize_nvfp4 needs compute capability 8.0 or newer (device " +
-                                   std::to_string(cc.device) + " is " + std::to_string(cc.major) + "." +
-                                   std::to_string(cc.minor) + ")");
+    return Status::device_mismatch(
+        std::string(kQuantizeEntryPoint) + " needs a GPU of compute capability 8.0 or newer (device " +
+        std::to_string(cc.device) + " is " + std::to_string(cc.major) + "." + std::to_string(cc.minor) + ")");
   return Status::success();
 }
 
@@ -107,10 +110,11 @@ Status quantize_nvfp4(const T* x, int64_t rows, int64_t k, int64_t batch, int64_
       if (Status s = detail::check_scale_not_in_output(global_scale_ptr, "global_scale_ptr", out); !s.ok())
         return s;
   }
+  // The device first: without one, every pointer would look like host memory.
+  if (Status s = detail::require_compute_capability_80(); !s.ok()) return s;
   host::OperandPointers operands{{{x, "x"}, {packed, "packed"}, {scales, "scales"}}, 3};
   operands.add_if_given(global_scale_ptr, "global_scale_ptr");
-  if (Status s = host::require_device_pointers(operands, "quantize_nvfp4"); !s.ok()) return s;
-  if (Status s = detail::require_compute_capability_80(); !s.ok()) return s;
+  if (Status s = host::require_device_pointers(operands, detail::kQuantizeEntryPoint); !s.ok()) return s;
 
   const int64_t total =
       batch * round_up(rows, kScaleAtomRows) * round_up(k / kNvfp4BlockSize, kScaleAtomCols);
@@ -120,7 +124,7 @@ Status quantize_nvfp4(const T* x, int64_t rows, int64_t k, int64_t batch, int64_
                                          packed, scales};
   Status s = host::launch_cluster_kernel(&detail::quantize_nvfp4_kernel<T>, static_cast<uint32_t>(blocks),
                                          detail::kQuantizeThreadsPerBlock, 1, 0, stream, params);
-  if (!s.ok()) return Status(s.code(), "quantize_nvfp4: " + s.message());
+  if (!s.ok()) return Status(s.code(), std::string(detail::kQuantizeEntryPoint) + ": " + s.message());
   return s;
 }
 

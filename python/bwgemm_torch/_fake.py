@@ -4,6 +4,7 @@ call fails where the real one would. No data is read."""
 import torch
 
 _BLOCK = 16  # NVFP4: one e4m3 scale per 16 K elements (formats/nvfp4.cuh)
+_FLOAT32_MAX = 3.4028234663852886e38  # FLT_MAX: the largest global scale (formats/nvfp4.cuh)
 _ATOM_ROWS, _ATOM_COLS = 128, 4  # the 128x4 blocked scale layout (formats/scale_layout.cuh, to_blocked)
 
 
@@ -161,7 +162,8 @@ def _quantize_nvfp4(x, global_scale=1.0, global_scale_tensor=None):
     torch._check_value(x.shape[1] % _BLOCK == 0 and x.shape[1] > 0,
                        lambda: f"{op}: K = {x.shape[1]} must be a positive multiple of 16, the NVFP4 block")
     torch._check_value(x.shape[0] > 0, lambda: f"{op}: x must have at least one row")
-    torch._check_value(0.0 < global_scale < 3.4e38, lambda: f"{op}: global_scale must be positive and finite")
+    torch._check_value(0.0 < global_scale <= _FLOAT32_MAX,
+                       lambda: f"{op}: global_scale must be positive and finite as a float32")
     rows, k = x.shape
     return (x.new_empty((rows, k // 2), dtype=torch.float4_e2m1fn_x2),
             x.new_empty((blocked_scale_elements(rows, k),), dtype=torch.float8_e4m3fn))

@@ -32,6 +32,7 @@
 #include <c10/util/Exception.h>
 
 #include <cstdint>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -267,8 +268,8 @@ inline void check_quantize(const at::Tensor& x, double global_scale,
   TORCH_CHECK_VALUE(x.size(1) % kBlock == 0 && x.size(1) > 0, op, ": K = ", x.size(1),
                     " (x's last dimension) must be a positive multiple of 16, the NVFP4 block");
   TORCH_CHECK_VALUE(x.size(0) > 0, op, ": x must have at least one row");
-  TORCH_CHECK_VALUE(global_scale > 0.0 && global_scale < 3.4e38, op,
-                    ": global_scale must be positive and finite (got ", global_scale,
+  TORCH_CHECK_VALUE(global_scale > 0.0 && global_scale <= std::numeric_limits<float>::max(), op,
+                    ": global_scale must be positive and finite as a float32 (got ", global_scale,
                     "); bwgemm decodes e2m1 * e4m3 * global_scale, the reciprocal of the scale some "
                     "engines multiply by");
 }

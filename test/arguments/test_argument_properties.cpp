@@ -232,7 +232,7 @@ TEST(ArgumentProperties, Nvfp4DualGemm) {
       {&buf.c});
 }
 
-// ---- NVFP4 GEMM ------------------------------------------------------------------------------------------
+// ---- NVFP4 GEMM ----------------------------------------------------------------------------------------
 
 struct Nvfp4GemmBuffers {
   static constexpr int64_t kM = 128, kN = 128, kK = 256;
@@ -342,7 +342,7 @@ std::vector<Case> nvfp4_gemm_nvfp4_out_cases(
   add("D scales inside B scales", "D scales overlaps B scales",
       [&buf](Args& a) { a.d.scales = buf.sb.data() + 1024; });
   add("D scales == D data", "D data overlaps D scales", [](Args& a) { a.d.scales = a.d.data; });
-  add("M x N past the address space", "D data spans more than",
+  add("M x N / 2 bytes per batch past 2^40", "D data: one batch (M x N / 2 bytes) must be below 2^40 bytes",
       [](Args& a) { a.m = a.n = int64_t{1} << 30, a.k = 64; });
   for (float v : {0.0f, -1.0f, NAN, INFINITY})
     add("d_global_scale = " + std::to_string(v), "d_global_scale", [v](Args& a) { a.d_global_scale = v; });
@@ -434,13 +434,18 @@ TEST(ArgumentProperties, Quantizers) {
     if (v < 1) add("batch = " + std::to_string(v), "batch", kRows, kK, v, kK, 1.0f, xp, pp, sp);
     if (v < 16 || v % 16) add("K = " + std::to_string(v), "K must be", kRows, v, 1, v, 1.0f, xp, pp, sp);
   }
-  for (int64_t v : {int64_t{1} << 55, int64_t{1} << 62, INT64_MAX - 7})
-    add("ld = " + std::to_string(v), "x spans", kRows, kK, 1, v, 1.0f, xp, pp, sp);
+  for (int64_t v : {int64_t{1} << 38, int64_t{1} << 55, int64_t{1} << 62, INT64_MAX - 7})
+    add("ld = " + std::to_string(v), "ld must be below 2^40 bytes", kRows, kK, 1, v, 1.0f, xp, pp, sp);
+  add("rows x ld past 2^40 bytes", "the batch stride of x (rows · ld) must be below 2^40 bytes", 1 << 20, kK,
+      1, 1 << 18, 1.0f, xp, pp, sp);
+  add("x past 2^56 bytes", "x spans more than 2^56", 1, 16, int64_t{1} << 20, int64_t{1} << 37, 1.0f, xp, pp,
+      sp);
   add("ld < K", "ld must be", kRows, kK, 1, kK - 16, 1.0f, xp, pp, sp);
   add("rows x K overflow", "overflows", int64_t{1} << 40, int64_t{1} << 30, 1 << 16, int64_t{1} << 30, 1.0f,
       xp, pp, sp);
   add("global_scale 0", "global_scale", kRows, kK, 1, kK, 0.0f, xp, pp, sp);
   add("global_scale NaN", "global_scale", kRows, kK, 1, kK, std::nanf(""), xp, pp, sp);
+  add("global_scale inf", "global_scale must be finite and > 0", kRows, kK, 1, kK, INFINITY, xp, pp, sp);
   add("x null", "x is null", kRows, kK, 1, kK, 1.0f, nullptr, pp, sp);
   add("packed null", "packed is null", kRows, kK, 1, kK, 1.0f, xp, nullptr, sp);
   add("scales null", "scales is null", kRows, kK, 1, kK, 1.0f, xp, pp, nullptr);

@@ -3,6 +3,7 @@
 // argument. Host logic only: the pointers are never dereferenced.
 #include <gtest/gtest.h>
 
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -430,15 +431,147 @@ TEST(Nvfp4GemmArguments, Nvfp4OutputRules) {
   a = valid_nvfp4_gemm_nvfp4_out(), a.d.data = fake_pointer<void>(0x100000 + 512);  // inside A's data
   expect_invalid(a, "D data overlaps A data");
   a = valid_nvfp4_gemm_nvfp4_out(), a.m = a.n = int64_t{1} << 30, a.k = 64;  // 2^59 bytes of D data
-  expect_invalid(a, "D data spans more than 2^56 bytes");
+  expect_invalid(a, "D data: one batch (M x N / 2 bytes) must be below 2^40 bytes");
+}
+
+// ---- TMA's 2^40-byte limit, on every stride of every operand and output of every operation ------------
+// (docs/api.md, "Strides"). The GEMM's and the 16-bit dual GEMM's strides: SafetyRegression below. Each
+// case: the largest value below the limit passes, the limit itself is refused by name. Far addresses keep
+// the huge operands apart (no overlap).
+
+constexpr uintptr_t kFar = uintptr_t{1} << 44, kFarther = uintptr_t{1} << 46;
+
+// The NVFP4 GEMM's D and C (fp16: 2 bytes an element): their batch strides M · ldd and M · ldc.
+TEST(StrideLimit, Nvfp4GemmBatchStridesOfDAndC) {
+  auto a = valid_nvfp4_gemm();
+  a.m = (int64_t{1} << 19) - 8, a.ldd = int64_t{1} << 20, a.d = fake_pointer<f16>(kFar);
+  EXPECT_TRUE(bwgemm::validate(a).ok()) << bwgemm::validate(a).to_string();  // 2^40 - 2^24 bytes
+  a.m = int64_t{1} << 19;
+  expect_invalid(a, "the batch stride of D (M · ldd) must be below 2^40 bytes");
+  a = valid_nvfp4_gemm(), a.m = int64_t{1} << 19, a.d = fake_pointer<f16>(kFar);
+  a.epilogue.beta = 1.0f, a.c = fake_pointer<const f16>(kFarther), a.ldc = int64_t{1} << 20;
+  expect_invalid(a, "the batch stride of C (M · ldc) must be below 2^40 bytes");
+  a.ldc = (int64_t{1} << 20) - 8;
+  EXPECT_TRUE(bwgemm::validate(a).ok()) << bwgemm::validate(a).to_string();
+}
+
+// The NVFP4 dual GEMM's fp16 C: its batch stride M · ldc (the 16-bit dual GEMM refuses the same shape).
+TEST(StrideLimit, Nvfp4DualGemmBatchStrideOfC) {
+  auto a = valid_nvfp4();
+  a.m = int64_t{1} << 19, a.ldc = (int64_t{1} << 20) - 8, a.c = fake_pointer<f16>(kFar);
+  EXPECT_TRUE(bwgemm::validate(a).ok()) << bwgemm::validate(a).to_string();
+  a.ldc = int64_t{1} << 20;
+  expect_invalid(a, "the batch stride of C (M · ldc) must be below 2^40 bytes");
+  auto d = valid_dual();
+  d.m = int64_t{1} << 19, d.ldc = int64_t{1} << 20, d.c = fake_pointer<bf16>(kFar);
+  expect_invalid(d, "the batch stride of C (M · ldc) must be below 2^40 bytes");
+}
+
+// NVFP4 inputs and outputs: one batch of packed data (rows x K / 2, M x N / 2 bytes). (One batch of blocked
+// scales is at most as large as the data's for every shape within the extent limits, so the data's limit
+// is the one a call meets.)
+TEST(StrideLimit, Nvfp4DataPerBatch) {
+  auto a = valid_nvfp4_gemm();
+  a.n = int64_t{1} << 21, a.k = int64_t{1} << 20;  // B: 2^40 bytes per batch
+  a.b = {fake_pointer<const void>(kFar), fake_pointer<const void>(kFarther)};
+  expect_invalid(a, "B data: one batch (rows x K / 2 bytes) must be below 2^40 bytes");
+  a.k = (int64_t{1} << 20) - 64;
+  a.d = fake_pointer<f16>(uintptr_t{1} << 47);
+  a.a = {fake_pointer<const void>(uintptr_t{1} << 42), fake_pointer<const void>(uintptr_t{1} << 43)};
+  EXPECT_TRUE(bwgemm::validate(a).ok()) << bwgemm::validate(a).to_string();
+  auto q = valid_nvfp4_gemm_nvfp4_out();
+  q.m = int64_t{1} << 21, q.n = int64_t{1} << 20;  // D: 2^40 bytes per batch
+  q.a = {fake_pointer<const void>(kFar), fake_pointer<const void>(kFar + (uintptr_t{1} << 40))};
+  q.d = {fake_pointer<void>(kFarther), fake_pointer<void>(uintptr_t{1} << 47)};
+  expect_invalid(q, "D data: one batch (M x N / 2 bytes) must be below 2^40 bytes");
+  q.n -= 16;
+  EXPECT_TRUE(bwgemm::validate(q).ok()) << bwgemm::validate(q).to_string();
+  bwgemm::Nvfp4DualGemmArguments<bwgemm::Nvfp4Output> c;
+  c.m = int64_t{1} << 21, c.n = int64_t{1} << 20, c.k = 256;
+  c.a = c.b1 = c.b2 = {fake_pointer<const void>(0x100000), fake_pointer<const void>(0x100000)};
+  c.a = {fake_pointer<const void>(kFar), fake_pointer<const void>(kFar + (uintptr_t{1} << 40))};
+  c.c = {fake_pointer<void>(kFarther), fake_pointer<void>(uintptr_t{1} << 47)};
+  expect_invalid(c, "C data: one batch (M x N / 2 bytes) must be below 2^40 bytes");
+}
+
+// The quantizer's x (ld and the batch stride rows · ld, in elements of T) and outputs under the same limit.
+TEST(StrideLimit, Quantizer) {
+  const auto* x = fake_pointer<const float>(0x100000);
+  auto* packed = fake_pointer<uint8_t>(kFar);
+  auto* scales = fake_pointer<uint8_t>(kFarther);
+  const auto validate = [&](int64_t rows, int64_t k, int64_t batch, int64_t ld) {
+    return bwgemm::validate_nvfp4_quantize(x, rows, k, batch, ld, 1.0f, packed, scales);
+  };
+  EXPECT_TRUE(validate(1, 64, 1, (int64_t{1} << 38) - 16).ok());  // 4-byte elements: 2^40 - 64 bytes
+  const Status ld = validate(1, 64, 1, int64_t{1} << 38);
+  EXPECT_NE(ld.message().find("ld must be below 2^40 bytes"), std::string::npos) << ld.to_string();
+  const Status batch = validate(int64_t{1} << 20, 64, 2, int64_t{1} << 18);
+  EXPECT_NE(batch.message().find("the batch stride of x (rows · ld) must be below 2^40 bytes"),
+            std::string::npos)
+      << batch.to_string();
+  EXPECT_EQ(batch.code(), StatusCode::kInvalidArgument);
+  // One row of K = 2^37 fp16 values: x and packed are small per batch, the blocked scales (rows padded to
+  // 128) are 2^40 bytes.
+  const auto* xh = fake_pointer<const f16>(0x100000);
+  const int64_t k = int64_t{1} << 37;
+  const Status s = bwgemm::validate_nvfp4_quantize(xh, 1, k, 1, k, 1.0f, packed, scales);
+  EXPECT_NE(s.message().find("scales: one batch of blocked scales must be below 2^40 bytes"),
+            std::string::npos)
+      << s.to_string();
+  EXPECT_TRUE(bwgemm::validate_nvfp4_quantize(xh, 1, k - 64, 1, k - 64, 1.0f, packed, scales).ok());
+}
+
+// ---- messages name the entry point called (base/entry_point.hpp) ---------------------------------------
+
+// Inside bwgemm::gemm's scope a backend's device-pointer check names bwgemm::gemm, not its own class; the
+// outermost scope wins (a backend entry point called by a public one), and a check with no scope open names
+// itself (an explicit Config's run called directly). The fake pointer is device memory nowhere.
+TEST(EntryPointNames, TheOutermostScopeNamesTheCall) {
+  const bwgemm::host::OperandPointers operands = bwgemm::device_operands(valid_gemm());
+  const auto message = [&] { return bwgemm::host::require_device_pointers(operands, "bwgemm::sm100::Gemm"); };
+  EXPECT_NE(message().message().find("A of bwgemm::sm100::Gemm is not device-accessible memory"),
+            std::string::npos)
+      << message().to_string();
+  {
+    const bwgemm::detail::EntryPointScope entry("bwgemm::gemm");
+    const bwgemm::detail::EntryPointScope inner("bwgemm::sm100::gemm");
+    const Status s = message();
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(s.message().find("A of bwgemm::gemm is not device-accessible memory"), std::string::npos)
+        << s.to_string();
+    EXPECT_EQ(s.message().find("sm100"), std::string::npos) << s.to_string();
+  }
+  EXPECT_STREQ(bwgemm::detail::entry_point_name("own name"), "own name");  // the scope closed
+}
+
+// ---- the global scales: any positive finite fp32, FLT_MAX included -------------------------------------
+
+// The quantizer, and the NVFP4 outputs' c_global_scale / d_global_scale (the same rule and message).
+TEST(GlobalScales, AnyPositiveFiniteValue) {
+  std::vector<float> x(64);
+  std::vector<uint8_t> packed(32), scales(512);
+  const auto validate = [&](float g) {
+    return bwgemm::validate_nvfp4_quantize(x.data(), 2, 16, 1, 16, g, packed.data(), scales.data());
+  };
+  for (float g : {FLT_MAX, 1.0f, FLT_MIN, std::nextafter(0.0f, 1.0f)})
+    EXPECT_TRUE(validate(g).ok()) << g << ": " << validate(g).to_string();
+  for (float g : {0.0f, -0.0f, -1.0f, INFINITY, -INFINITY, std::nanf("")}) {
+    const Status s = validate(g);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << g;
+    EXPECT_NE(s.message().find("global_scale must be finite and > 0"), std::string::npos) << s.message();
+  }
+  auto d = valid_nvfp4_gemm_nvfp4_out();
+  d.d_global_scale = FLT_MAX;
+  EXPECT_TRUE(bwgemm::validate(d).ok()) << bwgemm::validate(d).to_string();
+  d.d_global_scale = INFINITY;
+  expect_invalid(d, "d_global_scale must be finite and > 0");
 }
 
 // ---- the holes the safety review found, one regression test each --------------------------------------
 
 // ldd = 2^63 - 8 satisfied ">= N and a multiple of 8" and the kernel wrote before D (row x ldd wrapped);
 // 2^60 crashed. Every stride is now below TMA's 2^40 bytes, and spans are checked.
-// ---- device-pointer scales (docs/api.md, "Device-pointer scales")
-// --------------------------------
+// ---- device-pointer scales (docs/api.md, "Device-pointer scales") -------------------------------------
 
 // Null (none) or 4-byte aligned; never dereferenced here (the fake addresses are not memory); outside every
 // output; the GEMM's beta_ptr needs a nonzero host beta and makes C required; the device operands list holds
@@ -616,6 +749,9 @@ TEST(SafetyRegression, QuantizerSpansAndNamedBuffers) {
     EXPECT_NE(s.message().find(fragment), std::string::npos) << s.message();
   };
   expect(quantize(2, 16, 1, int64_t{1} << 62, x.data(), packed.data(), scales.data()),
+         "ld must be below 2^40 bytes");
+  // Each batch below 2^40 bytes, 2^20 of them: x spans 2^59 bytes.
+  expect(quantize(1, 16, int64_t{1} << 20, int64_t{1} << 37, x.data(), packed.data(), scales.data()),
          "x spans more than 2^56");
   expect(quantize(int64_t{1} << 40, 1 << 30, 1 << 16, 1 << 30, x.data(), packed.data(), scales.data()),
          "overflows");

@@ -2,6 +2,7 @@
 // per-element error bounds, the global scale, NaN, fp16/bf16 inputs, and argument validation.
 #include <gtest/gtest.h>
 
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -112,6 +113,39 @@ TEST(Nvfp4Quantize, GlobalScaleDividesTheBlockScale) {
   Quantized clipped = quantize(x, 1, 16, 1, 1.0f);
   EXPECT_EQ(clipped.scales[0], bwgemm::kE4m3MaxCode);
   EXPECT_EQ(clipped.dequant[7], 6.0f * 448.0f);
+}
+
+// Every positive finite global scale is accepted, FLT_MAX included, and quantizes as the formula says:
+// where 6 g overflows fp32 (g > FLT_MAX / 6) the block scale amax / (6 g) is the one an unbounded exponent
+// gives, so x with g quantizes exactly as x / 2^8 with g / 2^8 (both scalings exact), whose 6 g is finite.
+// (With 6 g formed as +inf, every block's scale was 0 and every code 0.)
+TEST(Nvfp4Quantize, HugeGlobalScalesQuantizeAsTheirScaledDownTwins) {
+  const float g_edge = FLT_MAX / 6.0f;  // 6 g_edge rounds to FLT_MAX or just below
+  const float scales_to_try[] = {
+      FLT_MAX, std::nextafter(FLT_MAX, 0.0f), FLT_MAX / 5.0f, std::nextafter(g_edge, INFINITY),
+      g_edge,  std::nextafter(g_edge, 0.0f),  FLT_MAX / 64.0f};
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> mantissa(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> exponent(80, 126);  // block magnitudes 2^80 .. 2^126: normal after / 2^8
+  const int64_t rows = 4, k = 64;
+  std::vector<float> x(static_cast<size_t>(rows * k)), x_down(x.size());
+  for (size_t block = 0; block < x.size() / 16; ++block) {
+    const float magnitude = std::ldexp(1.0f, exponent(rng));
+    for (size_t i = 0; i < 16; ++i) x[block * 16 + i] = mantissa(rng) * magnitude;
+  }
+  x[0] = 0x1p126f;  // block 0's amax: 2^126
+  for (size_t i = 0; i < x.size(); ++i) x_down[i] = std::ldexp(x[i], -8);
+  for (float g : scales_to_try) {
+    Quantized q = quantize(x, rows, k, 1, g);
+    Quantized down = quantize(x_down, rows, k, 1, std::ldexp(g, -8));
+    EXPECT_EQ(q.packed, down.packed) << "g = " << g;
+    EXPECT_EQ(q.scales, down.scales) << "g = " << g;
+    // Block 0 (amax 2^126) against g ~ 2^128: a nonzero scale (2^126 / 6g is far above e4m3's 2^-9), and
+    // its largest element decodes within NVFP4's rounding (e4m3 and e2m1 steps: under 1/8 relative).
+    EXPECT_NE(q.scales[static_cast<size_t>(bwgemm::blocked_scale_offset(0, 0, 0, rows, k / 16))], 0)
+        << "g = " << g;
+    EXPECT_LE(std::fabs(q.dequant[0] - x[0]), x[0] / 8) << "g = " << g << ": " << q.dequant[0];
+  }
 }
 
 TEST(Nvfp4Quantize, NaNInABlockMakesItsScaleNaN) {

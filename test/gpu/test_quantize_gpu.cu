@@ -135,6 +135,10 @@ TEST(QuantizeGpu, GlobalScale) {
   REQUIRE_GPU();
   check_bit_identical<float>(129, 512, 2, 512, 1.0f / 1024.0f, 4);
   check_bit_identical<float>(64, 7168, 1, 7168, 37.5f, 5);
+  // Where 6 g overflows fp32 (g > FLT_MAX / 6) the block scale is formed without the overflow
+  // (formats/nvfp4.cuh): the GPU's way must match the host's there too.
+  check_bit_identical<float>(64, 512, 1, 512, std::numeric_limits<float>::max() / 4.0f, 6);
+  check_bit_identical<float>(64, 512, 1, 512, std::numeric_limits<float>::max(), 7);
 }
 
 TEST(QuantizeGpu, RejectsBadArgumentsWithoutLaunching) {
@@ -150,7 +154,12 @@ TEST(QuantizeGpu, RejectsBadArgumentsWithoutLaunching) {
             bwgemm::StatusCode::kInvalidArgument);
   EXPECT_EQ(code(bwgemm::quantize_nvfp4(reinterpret_cast<const float*>(0x2002), 4, 32, 1, 32, 1.0f, p, p)),
             bwgemm::StatusCode::kInvalidArgument);
-  // Plain host memory is refused with a message instead of faulting on the device.
+}
+
+// Plain host memory is refused with a message instead of faulting on the device. (Without a device the call
+// says that instead, before it looks at pointers: test/arguments/test_no_device.cu.)
+TEST(QuantizeGpu, HostMemoryIsRefusedByName) {
+  REQUIRE_GPU();
   std::vector<float> host(128, 1.0f);
   std::vector<uint8_t> hp(64), hs(512);
   const bwgemm::Status s = bwgemm::quantize_nvfp4(host.data(), 1, 128, 1, 128, 1.0f, hp.data(), hs.data());

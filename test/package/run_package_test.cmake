@@ -46,6 +46,18 @@ if(NOT step_output MATCHES "bwgemm emu_cudart: gemm 128 x 128 x 64, 0 wrong, hos
   message(FATAL_ERROR "unexpected emulated-runtime consumer output: ${step_output}")
 endif()
 
+# 2b. The README's consumer project (its `cmake_consumer` snippet, as given) configures and builds against
+#     the install, with a main.cu that includes a bwgemm header.
+include(${BWGEMM_SOURCE_DIR}/test/readme/readme_snippets.cmake)
+readme_snippet(${BWGEMM_SOURCE_DIR}/README.md cmake_consumer readme_cmake)
+file(WRITE ${WORK_DIR}/readme_consumer/CMakeLists.txt "${readme_cmake}")
+file(WRITE ${WORK_DIR}/readme_consumer/main.cu
+     "#include <bwgemm/base/status.hpp>\nint main() { return bwgemm::Status().ok() ? 0 : 1; }\n")
+run_step("configure the README's consumer project" ${CMAKE_COMMAND} -S ${WORK_DIR}/readme_consumer
+         -B ${WORK_DIR}/readme_consumer/build -DCMAKE_PREFIX_PATH=${prefix} ${common_args})
+run_step("build the README's consumer project" ${CMAKE_COMMAND} --build ${WORK_DIR}/readme_consumer/build)
+run_step("run the README's consumer project" ${WORK_DIR}/readme_consumer/build/app)
+
 # 3. Asking for a version the package does not provide fails at configure time.
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${TEST_DIR}/consumer -B ${WORK_DIR}/consumer_v9
                         -DCMAKE_PREFIX_PATH=${prefix} -DCONSUMER_BWGEMM_VERSION=9.0 ${common_args}

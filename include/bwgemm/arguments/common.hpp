@@ -18,9 +18,8 @@ namespace bwgemm::detail {
 // M, N and K travel to the kernels as int32, and the kernels form row and column indices up to one tile
 // (at most 512 rows or columns) past them: each is at most 2^31 - 1024, so every such index fits int32.
 inline constexpr int64_t kMaxGemmExtent = (int64_t{1} << 31) - 1024;
-// TMA global strides are below 2^40 bytes (cuTensorMapEncodeTiled); every leading dimension and batch stride
-// of an operand is a TMA stride on some backend, so each is kept below it.
-inline constexpr int64_t kMaxStrideBytes = int64_t{1} << 40;
+// TMA's 2^40-byte limit on strides, kMaxStrideBytes and check_stride_limit: base/operand_span.hpp (shared
+// with the quantizer).
 
 // The batch is the tile grid's third coordinate and a TMA box coordinate.
 inline constexpr int64_t kMaxBatch = 65535;
@@ -139,16 +138,8 @@ inline Status check_extents(int64_t m, int64_t n, int64_t k, int64_t batch) {
   return Status::success();
 }
 
-// A leading dimension or batch stride (`name`, in elements of `elem_bytes`) below TMA's 2^40-byte limit.
-inline Status check_stride_limit(const char* name, int64_t stride, int64_t elem_bytes) {
-  if (stride >= kMaxStrideBytes / elem_bytes)
-    return Status::invalid_argument(std::string(name) +
-                                    " must be below 2^40 bytes, TMA's limit on strides (got " + str(stride) +
-                                    " elements of " + str(elem_bytes) + " bytes)");
-  return Status::success();
-}
-
 // A batch stride whose default (0) is rows · ld: the effective value, or an error when rows · ld overflows.
+// Every caller then checks the value against TMA's limit (check_stride_limit, or packed_batch_stride).
 inline Status effective_batch_stride(const char* name, int64_t given, int64_t rows, int64_t ld,
                                      int64_t* out) {
   if (given != 0) {
@@ -158,6 +149,14 @@ inline Status effective_batch_stride(const char* name, int64_t given, int64_t ro
   if (!checked_mul(rows, ld, out))
     return Status::invalid_argument(std::string(name) + " (0: rows x leading dimension) overflows int64");
   return Status::success();
+}
+
+// The batch stride of an operand whose batches are packed (rows · ld elements of elem_bytes; `name` says so,
+// e.g. "the batch stride of C (M · ldc)"): no int64 overflow and below TMA's 2^40 bytes.
+inline Status packed_batch_stride(const char* name, int64_t rows, int64_t ld, int64_t elem_bytes,
+                                  int64_t* out) {
+  if (Status s = effective_batch_stride(name, 0, rows, ld, out); !s.ok()) return s;
+  return check_stride_limit(name, *out, elem_bytes);
 }
 
 // A launch covers at most 2^31 - 1 output tiles (the tile index is an int32), products checked.

@@ -5,10 +5,11 @@
 //   C[m, n, l] = epilogue(alpha1 · sum_k A[m,k,l] B1[n,k,l], alpha2 · sum_k A[m,k,l] B2[n,k,l])
 //                                                                            (default: silu(gate) · up)
 //
-// Operands are NVFP4: packed e2m1 K-major data (two per byte, element 2i in the low nibble; row r of an
-// M x K matrix is K/2 contiguous bytes; batch outermost) plus e4m3 scales, one per 16 K elements, in the
-// 128x4 blocked layout (docs/formats.md; bwgemm::quantize_nvfp4 produces both). C is fp16 or bf16,
-// row-major with row stride ldc, batch stride m * ldc. M >= 1, N a multiple of 16, K a multiple of 64.
+// Operands are NVFP4 (bwgemm::Nvfp4Tensor, arguments/nvfp4_operands.hpp): packed e2m1 K-major data (two per
+// byte, element 2i in the low nibble; row r of an M x K matrix is K/2 contiguous bytes; batch outermost) plus
+// e4m3 scales, one per 16 K elements, in the 128x4 blocked layout (docs/formats.md; bwgemm::quantize_nvfp4
+// produces both). C is fp16 or bf16, row-major with row stride ldc, batch stride m * ldc. M >= 1, N a
+// multiple of 16, K a multiple of 64.
 // Or, with Out = Nvfp4Output (epilogue/nvfp4_output.cuh), C is NVFP4 itself: Nvfp4DualGemmArguments
 // <Nvfp4Output> below, the epilogue's fp32 values quantized as bwgemm::quantize_nvfp4 quantizes them.
 #pragma once
@@ -23,7 +24,8 @@
 #include <string>
 
 #include "bwgemm/arguments/common.hpp"
-#include "bwgemm/arguments/nvfp4_output.hpp"  // Nvfp4OutputTensor, validate_nvfp4_output
+#include "bwgemm/arguments/nvfp4_operands.hpp"  // Nvfp4Tensor, nvfp4_tensor, the spans and the shape rule
+#include "bwgemm/arguments/nvfp4_output.hpp"    // Nvfp4OutputTensor, validate_nvfp4_output
 #include "bwgemm/base/int_math.hpp"
 #include "bwgemm/base/status.hpp"
 #include "bwgemm/epilogue/functors.cuh"
@@ -32,22 +34,6 @@
 #include "bwgemm/host/launch.hpp"  // host::OperandPointers
 
 namespace bwgemm {
-
-// One NVFP4 operand in device memory.
-struct Nvfp4Tensor {
-  const void* data = nullptr;    // rows x K/2 bytes per batch (16-byte aligned)
-  const void* scales = nullptr;  // blocked_scale_bytes(rows, K/16, batch) bytes (16-byte aligned)
-};
-
-// An Nvfp4Tensor from the toolkit's element types: packed e2m1 pairs (cuda_fp4.h, __nv_fp4x2_e2m1: element
-// 2i in the low nibble, as bwgemm stores them) and e4m3 scales (cuda_fp8.h, __nv_fp8_e4m3) in the 128x4
-// blocked layout. Any other pointer type (the scales and the data swapped, fp16 data, ue8m0 scales) does not
-// compile (test/arguments/typed_operands). The aggregate form takes raw bytes (e.g. PyTorch's uint8 views).
-inline Nvfp4Tensor nvfp4_tensor(const __nv_fp4x2_e2m1* data, const __nv_fp8_e4m3* scales) {
-  return Nvfp4Tensor{data, scales};
-}
-template <class D, class S>
-Nvfp4Tensor nvfp4_tensor(const D*, const S*) = delete;  // not e2m1 pairs and e4m3 scales
 
 template <class Out = __half, class Epilogue = epi::SiluMul>
 struct Nvfp4DualGemmArguments {
@@ -90,40 +76,6 @@ struct Nvfp4DualGemmArguments<Nvfp4Output, Epilogue> {
 };
 
 namespace detail {
-
-// The spans of one NVFP4 operand of `rows` x k per batch (packed data: rows · K / 2 bytes; blocked scales:
-// 512-byte atoms of 128 rows x 64 K), each batch's bytes a TMA stride below 2^40; every NVFP4 GEMM's inputs
-// (this file's, arguments/nvfp4_gemm.hpp's).
-inline Status nvfp4_operand_spans(const Nvfp4Tensor& t, int64_t rows, int64_t k, int64_t batch,
-                                  const char* data_name, const char* scales_name, OperandSpan* data,
-                                  OperandSpan* scales) {
-  int64_t data_batch = 0, atoms = 0, scale_batch = 0;
-  if (!checked_mul(rows, k / 2, &data_batch) || data_batch >= kMaxStrideBytes)
-    return Status::invalid_argument(
-        std::string(data_name) +
-        ": one batch (rows x K / 2 bytes) must be below 2^40 bytes, TMA's limit on "
-        "strides");
-  if (!checked_mul(ceil_div(rows, kScaleAtomRows), ceil_div(k / kNvfp4BlockSize, kScaleAtomCols), &atoms) ||
-      !checked_mul(atoms, kScaleAtomBytes, &scale_batch) || scale_batch >= kMaxStrideBytes)
-    return Status::invalid_argument(std::string(scales_name) +
-                                    ": one batch of blocked scales must be below 2^40 bytes, TMA's limit on "
-                                    "strides");
-  if (Status s = strided_span(data_name, t.data, 1, data_batch, data_batch, batch, data_batch, 1, data);
-      !s.ok())
-    return s;
-  return strided_span(scales_name, t.scales, 1, scale_batch, scale_batch, batch, scale_batch, 1, scales);
-}
-
-// M, N, K and the batch of every NVFP4 GEMM, dual or not: M >= 1, N a positive multiple of 16, K a positive
-// multiple of 64, each within the extent limits.
-inline Status validate_nvfp4_gemm_shape(int64_t m, int64_t n, int64_t k, int64_t batch) {
-  if (m < 1) return Status::invalid_argument("M must be >= 1 (got " + str(m) + ")");
-  if (n < 16 || n % 16 != 0)
-    return Status::invalid_argument("N must be a positive multiple of 16 (got " + str(n) + ")");
-  if (k < 64 || k % 64 != 0)
-    return Status::invalid_argument("K must be a positive multiple of 64 (got " + str(k) + ")");
-  return check_extents(m, n, k, batch);
-}
 
 // The checks of the inputs every NVFP4 dual GEMM shares (shapes, the six input pointers, their spans), with
 // the spans for the output's aliasing check.
@@ -211,7 +163,8 @@ Status validate(const Nvfp4DualGemmArguments<Out, Epilogue>& a) {
   // C's span inside the address space, aliasing no input.
   detail::OperandSpan span_c;
   int64_t stride_c = 0;
-  if (Status s = detail::effective_batch_stride("the batch stride of C (M · ldc)", 0, a.m, ldc, &stride_c);
+  if (Status s = detail::packed_batch_stride("the batch stride of C (M · ldc)", a.m, ldc,
+                                             static_cast<int64_t>(sizeof(Out)), &stride_c);
       !s.ok())
     return s;
   if (Status s = detail::strided_span("C", a.c, a.m, a.n, ldc, a.batch, stride_c,

@@ -3,7 +3,7 @@
 //
 //   D[m, n, l] = epilogue(sum_k A[m,k,l] B[n,k,l] [, C[m,n,l]])      (default: alpha · A·Bᵀ + beta · C)
 //
-// A (M x K) and B (N x K) are NVFP4, exactly the NVFP4 dual GEMM's operands (arguments/nvfp4_dual_gemm.hpp,
+// A (M x K) and B (N x K) are NVFP4, exactly the NVFP4 dual GEMM's operands (arguments/nvfp4_operands.hpp,
 // bwgemm::Nvfp4Tensor, bwgemm::nvfp4_tensor): packed e2m1 K-major data plus e4m3 scales, one per 16 K
 // elements, in the 128x4 blocked layout (docs/formats.md). alpha is the per-tensor scale (the product of
 // A's and B's NVFP4 global scales). C and D are fp16, bf16 or fp32, row-major with row strides ldc / ldd and
@@ -25,8 +25,8 @@
 #include <type_traits>
 
 #include "bwgemm/arguments/common.hpp"
-#include "bwgemm/arguments/nvfp4_dual_gemm.hpp"  // Nvfp4Tensor, nvfp4_tensor
-#include "bwgemm/arguments/nvfp4_output.hpp"     // Nvfp4OutputTensor, validate_nvfp4_output
+#include "bwgemm/arguments/nvfp4_operands.hpp"  // Nvfp4Tensor, nvfp4_tensor, the spans and the shape rule
+#include "bwgemm/arguments/nvfp4_output.hpp"    // Nvfp4OutputTensor, validate_nvfp4_output
 #include "bwgemm/base/int_math.hpp"
 #include "bwgemm/base/status.hpp"
 #include "bwgemm/epilogue/functors.cuh"
@@ -72,8 +72,8 @@ struct Nvfp4GemmArguments<Nvfp4Output, Epilogue> {
   // D's global scale's device part: where not null, the scale is d_global_scale · *d_global_scale_ptr, read
   // at run time (the value there must be finite and > 0 too: the host cannot check it). 4-byte aligned.
   const float* d_global_scale_ptr = nullptr;
-  Epilogue epilogue{};  // out = epilogue(A·Bᵀ); default {alpha = 1, beta = 0}; beta must stay 0 (no
-                        // beta_ptr); LinearCombination's alpha_ptr: alpha's device part (null by default)
+  Epilogue epilogue{};     // out = epilogue(A·Bᵀ); default {alpha = 1, beta = 0}; beta must stay 0 (no
+                           // beta_ptr); LinearCombination's alpha_ptr: alpha's device part (null by default)
   LaunchOptions launch{};  // per-call launch options: programmatic dependent launch (off by default)
 };
 
@@ -135,7 +135,8 @@ Status validate(const Nvfp4GemmArguments<Out, Epilogue>& a) {
     if (Status s = detail::check_stride_limit("ldc", ldc, kOutBytes); !s.ok()) return s;
   detail::OperandSpan span_d, span_c;
   int64_t stride_d = 0, stride_c = 0;
-  if (Status s = detail::effective_batch_stride("the batch stride of D (M · ldd)", 0, a.m, ldd, &stride_d);
+  if (Status s =
+          detail::packed_batch_stride("the batch stride of D (M · ldd)", a.m, ldd, kOutBytes, &stride_d);
       !s.ok())
     return s;
   if (Status s = detail::strided_span("D", a.d, a.m, a.n, ldd, a.batch, stride_d, kOutBytes, &span_d);
@@ -144,7 +145,8 @@ Status validate(const Nvfp4GemmArguments<Out, Epilogue>& a) {
   if (Status s = detail::check_no_overlap(span_d, {in.a_data, in.a_scales, in.b_data, in.b_scales}); !s.ok())
     return s;
   if (read_c) {
-    if (Status s = detail::effective_batch_stride("the batch stride of C (M · ldc)", 0, a.m, ldc, &stride_c);
+    if (Status s =
+            detail::packed_batch_stride("the batch stride of C (M · ldc)", a.m, ldc, kOutBytes, &stride_c);
         !s.ok())
       return s;
     if (Status s = detail::strided_span("C", a.c, a.m, a.n, ldc, a.batch, stride_c, kOutBytes, &span_c);

@@ -54,11 +54,11 @@ struct NamedDeviceScale {
 
 // The checks of an NVFP4 output of M x N per batch (N a multiple of 16, checked with the shapes before):
 // both pointers (non-null, 16-byte aligned), the packed data's span (M x N/2 bytes per batch) and the
-// scales' (blocked_scale_bytes(M, N/16) per batch, the padding to 128 rows and 4 scale columns included)
-// inside the address space and aliasing neither each other nor any input, the global scale finite and > 0;
-// then the device-pointer scales, the global scale's own (global_scale_ptr) and the call's others
-// (`device_scales`, e.g. the alphas'): each null or 4-byte aligned (check_device_scale), and inside neither
-// of the output's buffers (check_scale_not_in_output).
+// scales' (blocked_scale_bytes(M, N/16) per batch, the padding to 128 rows and 4 scale columns included),
+// each batch below 2^40 bytes, inside the address space and aliasing neither each other nor any input, the
+// global scale finite and > 0; then the device-pointer scales, the global scale's own (global_scale_ptr) and
+// the call's others (`device_scales`, e.g. the alphas'): each null or 4-byte aligned (check_device_scale),
+// and inside neither of the output's buffers (check_scale_not_in_output).
 // (An array, not an initializer list, for the device scales: nvcc's host pass mistranslates a braced list of
 // braced structs as a call argument inside a template.)
 template <size_t NumDeviceScales>
@@ -68,13 +68,20 @@ Status validate_nvfp4_output(const Nvfp4OutputTensor& out, int64_t m, int64_t n,
                              const NamedDeviceScale (&device_scales)[NumDeviceScales]) {
   if (Status s = check_operand_pointer(out.data, names.data); !s.ok()) return s;
   if (Status s = check_operand_pointer(out.scales, names.scales); !s.ok()) return s;
+  // Each batch's bytes below TMA's 2^40 (the kernels store it through tensor maps), products checked.
   int64_t data_batch = 0, scale_batch = 0;
-  if (!checked_mul(m, n / 2, &data_batch))
-    return Status::invalid_argument(std::string(names.data) + ": one batch (M x N / 2 bytes) overflows");
-  if (!checked_mul(ceil_div(m, kScaleAtomRows), ceil_div(n / kNvfp4BlockSize, kScaleAtomCols),
-                   &scale_batch) ||
-      !checked_mul(scale_batch, kScaleAtomBytes, &scale_batch))
-    return Status::invalid_argument(std::string(names.scales) + ": one batch of blocked scales overflows");
+  const bool data_overflow = !checked_mul(m, n / 2, &data_batch);
+  if (Status s =
+          check_batch_bytes_limit(names.data, "one batch (M x N / 2 bytes)", data_batch, data_overflow);
+      !s.ok())
+    return s;
+  const bool scales_overflow = !checked_mul(ceil_div(m, kScaleAtomRows),
+                                            ceil_div(n / kNvfp4BlockSize, kScaleAtomCols), &scale_batch) ||
+                               !checked_mul(scale_batch, kScaleAtomBytes, &scale_batch);
+  if (Status s =
+          check_batch_bytes_limit(names.scales, "one batch of blocked scales", scale_batch, scales_overflow);
+      !s.ok())
+    return s;
   OperandSpan data, scales;
   if (Status s = strided_span(names.data, out.data, 1, data_batch, data_batch, batch, data_batch, 1, &data);
       !s.ok())

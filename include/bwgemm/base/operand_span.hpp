@@ -16,6 +16,31 @@ namespace bwgemm::detail {
 // no element offset or byte address a kernel forms from the strides can overflow its int64 arithmetic.
 inline constexpr int64_t kMaxOperandBytes = int64_t{1} << 56;
 
+// TMA global strides are below 2^40 bytes (cuTensorMapEncodeTiled). Every leading dimension and every batch
+// stride (for an NVFP4 tensor: the bytes of one batch) of every operand and output of every operation is
+// kept below it, the quantizer's included (its outputs are the GEMMs' operands), so one rule holds
+// everywhere.
+inline constexpr int64_t kMaxStrideBytes = int64_t{1} << 40;
+
+// A leading dimension or batch stride (`name`, in elements of `elem_bytes`) below 2^40 bytes.
+inline Status check_stride_limit(const char* name, int64_t stride, int64_t elem_bytes) {
+  if (stride >= kMaxStrideBytes / elem_bytes)
+    return Status::invalid_argument(
+        std::string(name) + " must be below 2^40 bytes, TMA's limit on strides (got " +
+        std::to_string(stride) + " elements of " + std::to_string(elem_bytes) + " bytes)");
+  return Status::success();
+}
+
+// One batch of an NVFP4 tensor (`what`: "one batch (rows x K / 2 bytes)", `bytes` its size; `overflowed`
+// where its product overflowed int64) below 2^40 bytes: "A data: one batch (rows x K / 2 bytes) must be
+// below 2^40 bytes, TMA's limit on strides".
+inline Status check_batch_bytes_limit(const char* name, const char* what, int64_t bytes, bool overflowed) {
+  if (overflowed || bytes >= kMaxStrideBytes)
+    return Status::invalid_argument(std::string(name) + ": " + what +
+                                    " must be below 2^40 bytes, TMA's limit on strides");
+  return Status::success();
+}
+
 // The memory one operand covers: [p, p + bytes).
 struct OperandSpan {
   const void* p;

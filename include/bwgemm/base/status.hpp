@@ -34,11 +34,29 @@ inline const char* to_string(StatusCode code) {
 }
 
 // A status code plus a human-readable message naming the offending argument. [[nodiscard]]: a call whose
-// Status is dropped is a compile warning (an error under -Werror=unused-result).
+// Status is dropped is a compile warning (gcc and clang: -Wunused-result; nvcc: #3004-D), an error under
+// -Werror=unused-result or nvcc's -Werror all-warnings.
+//
+// The assignments return void, not Status&: nvcc warns (#2810-D, "ignoring return value type with
+// nodiscard attribute") whenever an assignment returning a reference to a [[nodiscard]] class is a
+// statement, so `s = bwgemm::gemm(args);` would warn. With void nothing is returned and nothing is dropped;
+// the price is no chained assignment (a = b = c) and no C++20 std::assignable_from / std::movable. Both
+// are pinned by ctest arguments.status_is_nodiscard.
 class [[nodiscard]] Status {
  public:
   Status() = default;
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  Status(const Status&) = default;
+  Status(Status&&) noexcept = default;
+  void operator=(const Status& other) {
+    code_ = other.code_;
+    message_ = other.message_;
+  }
+  void operator=(Status&& other) noexcept {
+    code_ = other.code_;
+    message_ = std::move(other.message_);
+  }
+  ~Status() = default;
 
   static Status success() { return Status(); }
   static Status invalid_argument(std::string msg) { return {StatusCode::kInvalidArgument, std::move(msg)}; }

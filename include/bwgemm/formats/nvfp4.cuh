@@ -7,7 +7,10 @@
 //   scale = e4m3_encode(amax / (6 * g))          round to nearest even, saturating to 448
 //   s     = e4m3_decode(scale) * g               the decoded scale the codes are rounded against
 //   code_i = s == 0 ? 0 : e2m1_encode(x_i / s)   round to nearest even, saturating to +-6
-// An all-zero block (or one whose scale underflows e4m3) gets scale 0 and codes 0.
+// An all-zero block (or one whose scale underflows e4m3) gets scale 0 and codes 0. g is any positive finite
+// fp32, FLT_MAX included: where 6 * g overflows fp32 (g > FLT_MAX / 6), amax / (6 * g) is formed as
+// (amax / 8) / (6 * (g / 8)), the same fp32 value an unbounded exponent would give (scaling by 2^-3 is
+// exact there), so quantizing x with g gives the codes and scales of x / 2^k with g / 2^k.
 #pragma once
 
 #include <cstdint>
@@ -50,7 +53,11 @@ BWGEMM_HD BWGEMM_FORCEINLINE void quantize_nvfp4_block(const T* x, float global_
     amax = magnitude > amax ? magnitude : amax;
   }
   if (has_nan) amax = bits_to_f32(0x7FC00000u);
-  const uint8_t scale = e4m3_encode(div_rn(amax, mul_rn(kE2m1Max, global_scale)));
+  const float six_g = mul_rn(kE2m1Max, global_scale);
+  const float block_scale = (f32_to_bits(six_g) & 0x7FFFFFFFu) == 0x7F800000u  // 6 g overflowed
+                                ? div_rn(mul_rn(amax, 0.125f), mul_rn(kE2m1Max, mul_rn(global_scale, 0.125f)))
+                                : div_rn(amax, six_g);
+  const uint8_t scale = e4m3_encode(block_scale);
   const float s = mul_rn(e4m3_decode(scale), global_scale);
   *scale_code = scale;
 #pragma unroll
@@ -82,16 +89,20 @@ inline Status validate_nvfp4_shape(int64_t rows, int64_t k, int64_t batch, int64
   return Status::success();
 }
 
-// Every argument check of a quantizer call (host or GPU): the shape, the global scale, each buffer (named),
-// and with overflow-checked arithmetic the spans every offset the quantizer forms stays inside -- x:
-// (batch · rows - 1) · ld + K elements; packed: batch · rows · K / 2 bytes; scales: blocked_scale_bytes --
-// and that neither output overlaps x or the other output.
+// Every argument check of a quantizer call (host or GPU): the shape, the global scale (any positive finite
+// fp32), each buffer (named), the strides below 2^40 bytes as for every operand of every operation (x's ld
+// and rows · ld; one batch of packed and of scales, the GEMMs' NVFP4 operands), and with overflow-checked
+// arithmetic the spans every offset the quantizer forms stays inside -- x: (batch · rows - 1) · ld + K
+// elements; packed: batch · rows · K / 2 bytes; scales: blocked_scale_bytes -- and that neither output
+// overlaps x or the other output.
 template <class T>
 Status validate_nvfp4_quantize(const T* x, int64_t rows, int64_t k, int64_t batch, int64_t ld,
                                float global_scale, const uint8_t* packed, const uint8_t* scales) {
   if (Status s = validate_nvfp4_shape(rows, k, batch, ld); !s.ok()) return s;
-  if (!(global_scale > 0.0f) || is_nan_f32(global_scale) || global_scale > 3.4e38f)
-    return Status::invalid_argument("global_scale must be a positive finite number");
+  // (f32_to_bits(g) & 0x7FFFFFFF) < 0x7F800000: finite and not NaN; > 0 excludes 0, -0 and negatives.
+  if (!(global_scale > 0.0f) || (f32_to_bits(global_scale) & 0x7FFFFFFFu) >= 0x7F800000u)
+    return Status::invalid_argument("global_scale must be finite and > 0 (got " +
+                                    std::to_string(global_scale) + ")");
   const struct {
     const void* p;
     const char* name;
@@ -100,6 +111,23 @@ Status validate_nvfp4_quantize(const T* x, int64_t rows, int64_t k, int64_t batc
     if (b.p == nullptr) return Status::invalid_argument(std::string(b.name) + " is null");
   if (reinterpret_cast<uintptr_t>(x) % alignof(T) != 0)
     return Status::invalid_argument("x must be aligned to its element size");
+  const int64_t elem_bytes = static_cast<int64_t>(sizeof(T));
+  if (Status s = detail::check_stride_limit("ld", ld, elem_bytes); !s.ok()) return s;
+  int64_t x_batch = 0, scale_batch = 0;
+  if (!checked_mul(rows, ld, &x_batch))
+    return Status::invalid_argument("the batch stride of x (rows · ld) overflows int64");
+  if (Status s = detail::check_stride_limit("the batch stride of x (rows · ld)", x_batch, elem_bytes);
+      !s.ok())
+    return s;
+  // One batch of packed (rows · K / 2 bytes) is at most a quarter of x's (rows · ld elements of 2 or 4
+  // bytes): below 2^40 with it. The blocked scales pad rows to 128: with few rows and a long K they may not.
+  const bool scales_overflow = !checked_mul(ceil_div(rows, kScaleAtomRows),
+                                            ceil_div(k / kNvfp4BlockSize, kScaleAtomCols), &scale_batch) ||
+                               !checked_mul(scale_batch, kScaleAtomBytes, &scale_batch);
+  if (Status s = detail::check_batch_bytes_limit("scales", "one batch of blocked scales", scale_batch,
+                                                 scales_overflow);
+      !s.ok())
+    return s;
   int64_t total_rows = 0, packed_bytes = 0, row_blocks_x_cols = 0, scale_bytes = 0;
   const auto too_large = [](const char* what) {
     return Status::invalid_argument(std::string(what) + " overflows: rows, K and batch are too large");

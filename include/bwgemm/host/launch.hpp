@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "bwgemm/base/entry_point.hpp"
 #include "bwgemm/base/macros.hpp"
 #include "bwgemm/base/status.hpp"
 #include "bwgemm/scheduler/schedulers.cuh"
@@ -62,8 +63,31 @@ struct ComputeCapability {
   bool is(int want_major, int want_minor) const { return major == want_major && minor == want_minor; }
 };
 
+#if !BWGEMM_EMULATION
+// Why the CUDA runtime found no device, in words, with the CUDA error as the detail: "no usable CUDA device
+// here: no CUDA driver is installed (...) (cudaErrorInsufficientDriver: CUDA driver version is ...)".
+inline std::string no_device_reason(cudaError_t err) {
+  std::string why = "no usable CUDA device here: ";
+  if (err == cudaErrorInsufficientDriver) {
+    int driver = 0, runtime = 0;
+    (void)cudaDriverGetVersion(&driver);  // 0 where no driver is installed
+    (void)cudaRuntimeGetVersion(&runtime);
+    const auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+    why += driver == 0 ? std::string("no CUDA driver is installed or loaded (no NVIDIA GPU on this machine?)")
+                       : "the CUDA driver (for CUDA " + version(driver) +
+                             ") is older than the CUDA runtime this program was built with (" +
+                             version(runtime) + ")";
+  } else if (err == cudaErrorNoDevice) {
+    why += "the CUDA driver sees no GPU (none installed, or CUDA_VISIBLE_DEVICES hides them)";
+  } else {
+    why += "the CUDA runtime could not query the current device";
+  }
+  return why + " (" + cudaGetErrorName(err) + ": " + cudaGetErrorString(err) + ")";
+}
+#endif
+
 // Fills `cc`, or returns device_mismatch saying why there is no usable device (its message is a fragment
-// like "no usable CUDA device here (no CUDA-capable device is detected)", for callers to build on).
+// like "no usable CUDA device here: the CUDA driver sees no GPU (...)", for callers to build on).
 inline Status current_compute_capability(ComputeCapability* cc) {
 #if BWGEMM_EMULATION
   *cc = ComputeCapability{0, 10, 0};  // the emulator is an sm_100a device
@@ -77,8 +101,7 @@ inline Status current_compute_capability(ComputeCapability* cc) {
   if (err != cudaSuccess) {
     (void)cudaGetLastError();
     *cc = ComputeCapability{};
-    return Status::device_mismatch(std::string("no usable CUDA device here (") + cudaGetErrorString(err) +
-                                   ")");
+    return Status::device_mismatch(no_device_reason(err));
   }
   return Status::success();
 #endif
@@ -98,8 +121,8 @@ inline Status require_compute_capability(int major, int minor, const char* entry
   ComputeCapability cc;
   const Status query = current_compute_capability(&cc);
   if (query.ok() && cc.is(major, minor)) return Status::success();
-  return Status::device_mismatch(std::string(entry_point) + " " + requirement + "; " +
-                                 describe_current_device(query, cc));
+  return Status::device_mismatch(std::string(::bwgemm::detail::entry_point_name(entry_point)) + " " +
+                                 requirement + "; " + describe_current_device(query, cc));
 }
 
 // The explicit-Config entry points: an `a` target is not forward compatible, so "10.x or newer" (or "9.x or
@@ -176,10 +199,12 @@ struct OperandPointers {
 };
 
 // require_device_pointer for each operand of `entry_point`'s call: "B of bwgemm::sm90::Gemm is not
-// device-accessible memory".
+// device-accessible memory", or, inside a public entry point's scope (base/entry_point.hpp), "B of
+// bwgemm::gemm ...".
 inline Status require_device_pointers(const OperandPointers& operands, const char* entry_point) {
   for (int i = 0; i < operands.count; ++i) {
-    const std::string name = std::string(operands.entries[i].name) + " of " + entry_point;
+    const std::string name =
+        std::string(operands.entries[i].name) + " of " + ::bwgemm::detail::entry_point_name(entry_point);
     if (Status s = require_device_pointer(operands.entries[i].p, name.c_str()); !s.ok()) return s;
   }
   return Status::success();

@@ -49,7 +49,7 @@ struct TileGrid {
 struct FastDivmod {
   uint32_t divisor = 1, multiplier = 1, shift = 0;
 
-  BWGEMM_HD constexpr FastDivmod() = default;
+  constexpr FastDivmod() = default;  // host and device: a defaulted constructor is both (nvcc #20012-D)
   BWGEMM_HD constexpr explicit FastDivmod(uint32_t d) : divisor(d) {
     while ((uint64_t{1} << shift) < d) ++shift;
     multiplier = static_cast<uint32_t>(((uint64_t{1} << 32) * ((uint64_t{1} << shift) - d)) / d + 1);
@@ -73,7 +73,7 @@ struct FastTileGrid {
   int32_t tiles_m = 0, tiles_n = 0, batch = 1, group_m = 1;
   FastDivmod per_batch, per_group, group_rows, last_group_rows;
 
-  BWGEMM_HD constexpr FastTileGrid() = default;
+  constexpr FastTileGrid() = default;  // host and device, as defaulted
   BWGEMM_HD constexpr explicit FastTileGrid(const TileGrid& g)
       : tiles_m(g.tiles_m),
         tiles_n(g.tiles_n),

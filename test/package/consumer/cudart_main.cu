@@ -44,7 +44,7 @@ int main() {
   args.a = a.data();  // host memory: refused, as on a GPU
   const bwgemm::Status refused = bwgemm::gemm(args);
   const bool named =
-      refused.message().find("A of bwgemm::sm100::Gemm is not device-accessible") != std::string::npos;
+      refused.message().find("A of bwgemm::gemm is not device-accessible") != std::string::npos;
   std::printf("bwgemm emu_cudart: gemm %d x %d x %d, %d wrong, host pointer %s\n", m, n, k, wrong,
               named ? "refused" : "NOT refused");
   cudaFree(da), cudaFree(db), cudaFree(dd);

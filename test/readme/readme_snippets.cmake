@@ -1,0 +1,45 @@
+# The README's marked code blocks: a line `<!-- snippet: NAME -->` followed by a fenced block (```cpp or
+# ```cmake). Used by test/readme (the C++ snippets, compiled) and test/package (the CMake snippet,
+# configured against an install).
+
+# readme_snippet(<readme> <name> <out_var> [<lang_var>]): the text of snippet <name> (without its fences)
+# and its fence language; a missing marker or fence is a fatal error.
+function(readme_snippet readme name out_var)
+  file(READ ${readme} text)
+  set(marker "<!-- snippet: ${name} -->")
+  string(FIND "${text}" "${marker}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "${readme} has no '${marker}'")
+  endif()
+  string(LENGTH "${marker}" marker_length)
+  math(EXPR at "${at} + ${marker_length}")
+  string(SUBSTRING "${text}" ${at} -1 rest)
+  # The next line must open a fence: ```<lang>
+  if(NOT rest MATCHES "^\n```([a-z]+)\n")
+    message(FATAL_ERROR "'${marker}' in ${readme} is not followed by a fenced code block on the next line")
+  endif()
+  set(lang ${CMAKE_MATCH_1})
+  string(LENGTH "${CMAKE_MATCH_0}" open_length)
+  string(SUBSTRING "${rest}" ${open_length} -1 rest)
+  string(FIND "${rest}" "\n```" close)
+  if(close EQUAL -1)
+    message(FATAL_ERROR "the code block of '${marker}' in ${readme} is not closed")
+  endif()
+  string(SUBSTRING "${rest}" 0 ${close} body)
+  set(${out_var} "${body}\n" PARENT_SCOPE)
+  if(ARGC GREATER 3)
+    set(${ARGV3} ${lang} PARENT_SCOPE)
+  endif()
+endfunction()
+
+# readme_snippet_names(<readme> <out_var>): the names of every marked snippet, in order.
+function(readme_snippet_names readme out_var)
+  file(READ ${readme} text)
+  string(REGEX MATCHALL "<!-- snippet: [A-Za-z0-9_]+ -->" markers "${text}")
+  set(names)
+  foreach(m IN LISTS markers)
+    string(REGEX REPLACE "<!-- snippet: ([A-Za-z0-9_]+) -->" "\\1" n "${m}")
+    list(APPEND names ${n})
+  endforeach()
+  set(${out_var} ${names} PARENT_SCOPE)
+endfunction()
