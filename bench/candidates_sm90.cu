@@ -9,49 +9,53 @@
 //              bwgemm_sm90_swapab   the swap-AB (small-M, split-K) kernels whatever M (dual_gemm_swap_ab;
 //                                   with the workspace, so stream-K where swap_ab_stream_k_pays);
 //                                   bwgemm_sm90_swapab_nows the same without (the cluster split)
-//              bwgemm_sm90_t160_splitS the 160-token pairs (DualGemmSwapAb160) whatever M, K split over
+//              bwgemm_sm90_t160_splitS the 160-token pairs (DualGemmSwapAbTokens160) whatever M, K split over
 //                                   S = 1, 2, 4 CTAs; bwgemm_sm90_t160_sk the same under stream-K (fitting
 //                                   the split costs of swap_ab_split_cost_percent)
 //              bwgemm_sm90_tiled    the tiled kernels whatever M (dual_gemm_tiled): with swapab, the two
 //                                   sides of the default choice's crossover
-//              bwgemm_sm90_1cta     its tile shapes with one CTA per cluster (DualGemmSmallM / LargeM)
+//              bwgemm_sm90_1cta     its tile shapes with one CTA per cluster (DualGemmTile128x64 / LargeM)
 //              bwgemm_sm90_cluster2 the same tiles in clusters of two CTAs along M, B1/B2 multicast
 //              bwgemm_sm90_regstore the one-CTA kernels with C stored from registers (TmaStore off)
 //   gemm_fp16, bwgemm_sm90          bwgemm::sm90::gemm (the default Config choice), both B layouts, with a
 //   gemm_bf16                       32 MiB workspace (gemm_workspace: as much as cuBLASLt gets)
 //              bwgemm_sm90_nows     the same without a workspace (so never the stream-K kernel)
-//              bwgemm_sm90_sk       sm90::GemmStreamK (stream-K over 128 x 256 tiles) whatever the shape;
-//                                   bwgemm_sm90_sk128 (bf16) GemmStreamKSmall, over 128 x 128 tiles
+//              bwgemm_sm90_sk       sm90::GemmStreamK128x256 (stream-K over 128 x 256 tiles) whatever the
+//              shape;
+//                                   bwgemm_sm90_sk128 (bf16) GemmStreamK128x128, over 128 x 128 tiles
 //              bwgemm_sm90_swapab   the swap-AB (small-M, split-K) kernels whatever M (gemm_swap_ab; with
 //                                   the workspace, so stream-K where swap_ab_stream_k_pays)
 //              bwgemm_sm90_swapsk_r128 swap-AB stream-K whatever the shape at M <= 64, the shipped 128-row
-//                                   Configs (GemmSwapAbStreamK16/32/64); _r64 the 64-row ones (tuning)
+//                                   Configs (GemmSwapAbStreamKTokens16/32/64); _r64 the 64-row ones (tuning)
 //              bwgemm_sm90_tiled    the tiled kernels whatever M (gemm_tiled)
 //              bwgemm_sm90_swapab_splitS  gemm_swap_ab with the split of K forced to S = 1, 2, 4, 8 (tuning
 //                                   the split choice)
 //              bwgemm_sm90_tsplitS  the default's tiled kernel (gemm_tiled_plan's tile) with K split over
 //                                   clusters of S = 2, 4, 8 CTAs (gemm_tiled_split); refused (skipped) where
 //                                   that tile is the CTA-pair kernel or the shape has fewer K blocks than S
-//              bwgemm_sm90_nW_sS    a fixed 128 x W tile (W = 128, 192, 256: GemmSmall, GemmMedium,
-//                                   GemmLarge) with a fixed split S = 2, 4: fitting the split model
+//              bwgemm_sm90_nW_sS    a fixed 128 x W tile (W = 128, 192, 256: GemmTile128x128,
+//              GemmTile128x192,
+//                                   GemmTile128x256) with a fixed split S = 2, 4: fitting the split model
 //                                   (kSplitReductionKBlocks, sm90/gemm.cuh)
-//              bwgemm_sm90_n160     sm90::GemmMedium160 whatever the shape: the 128 x 160 tile, 4 stages;
+//              bwgemm_sm90_n160     sm90::GemmTile128x160 whatever the shape: the 128 x 160 tile, 4 stages;
 //                                   bwgemm_sm90_n160_s5 (bf16) the same with 5 stages
-//   gemm_bf16  bwgemm_sm90_1cta     sm90::GemmLarge: the 128 x 256 tile, one CTA per cluster
-//              bwgemm_sm90_cluster2 sm90::GemmLargeCluster2: the 128 x 256 tile in clusters of two CTAs
+//   gemm_bf16  bwgemm_sm90_1cta     sm90::GemmTile128x256: the 128 x 256 tile, one CTA per cluster
+//              bwgemm_sm90_cluster2 sm90::GemmTile128x256Cluster2: the 128 x 256 tile in clusters of two CTAs
 //                                   along M, B multicast
-//              bwgemm_sm90_regstore sm90::GemmLarge with D stored from registers (TmaStore off), the
+//              bwgemm_sm90_regstore sm90::GemmTile128x256 with D stored from registers (TmaStore off), the
 //                                   epilogue before the shared-memory + TMA-store one
-//   gemm_fp16, bwgemm_sm90_tall_c2n sm90::GemmTallCluster2N: 256 x 128 tiles (two m64n128k16 wgmmas per
-//   gemm_bf16                       consumer per 16 K) in pairs along N sharing A (cuBLASLt's
+//   gemm_fp16, bwgemm_sm90_tall_c2n sm90::GemmTile256x128Cluster2N: 256 x 128 tiles (two m64n128k16 wgmmas
+//   per gemm_bf16                       consumer per 16 K) in pairs along N sharing A (cuBLASLt's
 //                                   nvjet_sm90_tst_256x128_64x4_1x2 shape; measured, not in the choice)
-//              bwgemm_sm90_pp       sm90::GemmPingPong: ping-pong consumers (alternate tiles), 128 x 128
-//              tiles
+//              bwgemm_sm90_pp       sm90::GemmPingPong128x128: ping-pong consumers (alternate tiles), 128 x
+//              128 tiles
 //                                   per consumer, 6 stages; _pp_c2 the same in pairs along M sharing B
-//                                   (GemmPingPongCluster2); _pp_wide 64 x 256 tiles (GemmPingPongWide)
-//              bwgemm_sm90_t160     sm90::GemmTall160: 256 x 160 tiles, 3 stages; bwgemm_sm90_pp160
-//                                   GemmPingPong160: 128 x 160 ping-pong tiles per consumer, 4 stages
-//              bwgemm_sm90_n128[_c2] GemmSmall's 128 x 128 tile whatever the shape, one CTA per cluster or
+//                                   (GemmPingPong128x128Cluster2); _pp_wide 64 x 256 tiles
+//                                   (GemmPingPong64x256)
+//              bwgemm_sm90_t160     sm90::GemmTile256x160: 256 x 160 tiles, 3 stages; bwgemm_sm90_pp160
+//                                   GemmPingPong128x160: 128 x 160 ping-pong tiles per consumer, 4 stages
+//              bwgemm_sm90_n128[_c2] GemmTile128x128's 128 x 128 tile whatever the shape, one CTA per cluster
+//              or
 //                                   (_c2) two; bwgemm_sm90_n192 the 128 x 192 tile, 5 stages (its 3 B chunks
 //                                   do not split over a pair): tuning the tile choice per shape class
 //              bwgemm_sm90_swapab32 a 32-token swap-AB tile whatever the shape (tuning); _swapab_t160,
@@ -64,16 +68,17 @@
 //              bwgemm_sm90_chain16[_pdl] 16 back-to-back sm90::gemm calls per timed call, without and with
 //                                   programmatic dependent launch (time per chain of 16)
 //   dual_bf16  bwgemm_sm90_n64[_c2] the 128 x 64 (x 2 weights) dual kernel whatever the shape (tuning)
-//              bwgemm_sm90_pp       sm90::DualGemmPingPong whatever the shape: ping-pong consumers, 64 x 128
+//              bwgemm_sm90_pp       sm90::DualGemmPingPong64x128 whatever the shape: ping-pong consumers, 64
+//              x 128
 //                                   tile pairs per consumer, 5 stages (the default's kernel for many tiles)
-//              bwgemm_sm90_pp96     sm90::DualGemmPingPong96: 64 x 96 tile pairs per consumer, ping-pong;
-//                                   bwgemm_sm90_n96 DualGemmLargeM96, 128 x 96 pairs (whatever the shape)
+//              bwgemm_sm90_pp96     sm90::DualGemmPingPong64x96: 64 x 96 tile pairs per consumer, ping-pong;
+//                                   bwgemm_sm90_n96 DualGemmTile128x96, 128 x 96 pairs (whatever the shape)
 #include <algorithm>
 #include <type_traits>
 
 #include "bwgemm/sm90/dual_gemm.cuh"
 #include "bwgemm/sm90/gemm.cuh"
-#include "bwgemm/sm90/swap_ab.cuh"  // GemmSwapAb32 (a candidate, not in the default choice)
+#include "bwgemm/sm90/swap_ab.cuh"  // GemmSwapAbTokens32 (a candidate, not in the default choice)
 #include "entry_point_candidates.hpp"
 #include "registry.hpp"
 
@@ -106,22 +111,22 @@ void add_tiled_split_candidates(std::vector<Implementation<GemmProblem<T>>>& gro
   group.push_back(sm90_gemm_candidate<T>(
       "bwgemm_sm90_tsplit8", [](const Args& a, cudaStream_t s) { return sm90::gemm_tiled_split(a, s, 8); }));
   group.push_back(sm90_gemm_candidate<T>("bwgemm_sm90_n128_s2", [](const Args& a, cudaStream_t s) {
-    return sm90::Gemm<sm90::GemmSmall<T>>::run(a, s, 2);
+    return sm90::Gemm<sm90::GemmTile128x128<T>>::run(a, s, 2);
   }));
   group.push_back(sm90_gemm_candidate<T>("bwgemm_sm90_n128_s4", [](const Args& a, cudaStream_t s) {
-    return sm90::Gemm<sm90::GemmSmall<T>>::run(a, s, 4);
+    return sm90::Gemm<sm90::GemmTile128x128<T>>::run(a, s, 4);
   }));
   group.push_back(sm90_gemm_candidate<T>("bwgemm_sm90_n192_s2", [](const Args& a, cudaStream_t s) {
-    return sm90::Gemm<sm90::GemmMedium<T>>::run(a, s, 2);
+    return sm90::Gemm<sm90::GemmTile128x192<T>>::run(a, s, 2);
   }));
   group.push_back(sm90_gemm_candidate<T>("bwgemm_sm90_n192_s4", [](const Args& a, cudaStream_t s) {
-    return sm90::Gemm<sm90::GemmMedium<T>>::run(a, s, 4);
+    return sm90::Gemm<sm90::GemmTile128x192<T>>::run(a, s, 4);
   }));
   group.push_back(sm90_gemm_candidate<T>("bwgemm_sm90_n256_s2", [](const Args& a, cudaStream_t s) {
-    return sm90::Gemm<sm90::GemmLarge<T>>::run(a, s, 2);
+    return sm90::Gemm<sm90::GemmTile128x256<T>>::run(a, s, 2);
   }));
   group.push_back(sm90_gemm_candidate<T>("bwgemm_sm90_n256_s4", [](const Args& a, cudaStream_t s) {
-    return sm90::Gemm<sm90::GemmLarge<T>>::run(a, s, 4);
+    return sm90::Gemm<sm90::GemmTile128x256<T>>::run(a, s, 4);
   }));
 }
 
@@ -134,7 +139,7 @@ void add_gemm(std::vector<Implementation<GemmProblem<T>>>& group) {
   group.push_back(sm90_gemm_candidate<T>(
       "bwgemm_sm90_nows", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) { return sm90::gemm(a, s); },
       /*with_workspace=*/false));
-  group.push_back(forced_config<sm90::GemmStreamK<T>, T>("bwgemm_sm90_sk"));
+  group.push_back(forced_config<sm90::GemmStreamK128x256<T>, T>("bwgemm_sm90_sk"));
   group.push_back(sm90_gemm_candidate<T>(
       "bwgemm_sm90_swapab",
       [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) { return sm90::gemm_swap_ab(a, s); }));
@@ -154,40 +159,40 @@ void add_gemm(std::vector<Implementation<GemmProblem<T>>>& group) {
   // Swap-AB stream-K with 128-row weight tiles: 16 tokens x 12 stages of 18 KiB, 32 x 10 of 20 KiB, 64 x 8
   // of 24 KiB (about 192-216 KiB in flight, as the shipped 64-row Configs).
   // Swap-AB stream-K whatever the shape at M <= 64: the shipped 128-row stream-K Configs
-  // (GemmSwapAbStreamK16/32/64), and the 64-row Configs of the cluster split under stream-K (tuning
+  // (GemmSwapAbStreamKTokens16/32/64), and the 64-row Configs of the cluster split under stream-K (tuning
   // swap_ab_stream_k_pays).
   group.push_back(sm90_gemm_candidate<T>(
       "bwgemm_sm90_swapsk_r128", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) -> bwgemm::Status {
-        if (a.m <= 16) return sm90::SwapAbGemm<sm90::GemmSwapAbStreamK16<T>>::run_stream_k(a, s);
-        if (a.m <= 32) return sm90::SwapAbGemm<sm90::GemmSwapAbStreamK32<T>>::run_stream_k(a, s);
-        if (a.m <= 64) return sm90::SwapAbGemm<sm90::GemmSwapAbStreamK64<T>>::run_stream_k(a, s);
+        if (a.m <= 16) return sm90::SwapAbGemm<sm90::GemmSwapAbStreamKTokens16<T>>::run_stream_k(a, s);
+        if (a.m <= 32) return sm90::SwapAbGemm<sm90::GemmSwapAbStreamKTokens32<T>>::run_stream_k(a, s);
+        if (a.m <= 64) return sm90::SwapAbGemm<sm90::GemmSwapAbStreamKTokens64<T>>::run_stream_k(a, s);
         return bwgemm::Status::invalid_argument("bwgemm_sm90_swapsk_r128: M <= 64 only");
       }));
   group.push_back(sm90_gemm_candidate<T>(
       "bwgemm_sm90_swapsk_r64", [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) -> bwgemm::Status {
-        if (a.m <= 16) return sm90::SwapAbGemm<sm90::GemmSwapAb16<T>>::run_stream_k(a, s);
-        if (a.m <= 32) return sm90::SwapAbGemm<sm90::GemmSwapAb32<T>>::run_stream_k(a, s);
-        if (a.m <= 64) return sm90::SwapAbGemm<sm90::GemmSwapAb64<T>>::run_stream_k(a, s);
+        if (a.m <= 16) return sm90::SwapAbGemm<sm90::GemmSwapAbTokens16<T>>::run_stream_k(a, s);
+        if (a.m <= 32) return sm90::SwapAbGemm<sm90::GemmSwapAbTokens32<T>>::run_stream_k(a, s);
+        if (a.m <= 64) return sm90::SwapAbGemm<sm90::GemmSwapAbTokens64<T>>::run_stream_k(a, s);
         return bwgemm::Status::invalid_argument("bwgemm_sm90_swapsk_r64: M <= 64 only");
       }));
   group.push_back(sm90_gemm_candidate<T>(
       "bwgemm_sm90_tiled",
       [](const bwgemm::GemmArguments<T>& a, cudaStream_t s) { return sm90::gemm_tiled(a, s); }));
   add_tiled_split_candidates<T>(group);
-  group.push_back(forced_config<sm90::GemmLarge<T>, T>("bwgemm_sm90_1cta"));
-  group.push_back(forced_config<sm90::GemmMedium160<T>, T>("bwgemm_sm90_n160"));
-  group.push_back(forced_config<sm90::GemmLargeCluster2<T>, T>("bwgemm_sm90_cluster2"));
-  group.push_back(
-      forced_config<typename sm90::GemmLarge<T>::template WithTmaStore<false>, T>("bwgemm_sm90_regstore"));
+  group.push_back(forced_config<sm90::GemmTile128x256<T>, T>("bwgemm_sm90_1cta"));
+  group.push_back(forced_config<sm90::GemmTile128x160<T>, T>("bwgemm_sm90_n160"));
+  group.push_back(forced_config<sm90::GemmTile128x256Cluster2<T>, T>("bwgemm_sm90_cluster2"));
+  group.push_back(forced_config<typename sm90::GemmTile128x256<T>::template WithTmaStore<false>, T>(
+      "bwgemm_sm90_regstore"));
   // cuBLASLt's tile shape (256 x 128, pairs along N sharing A) and its pieces, outside the default choice.
-  group.push_back(forced_config<sm90::GemmTallCluster2N<T>, T>("bwgemm_sm90_tall_c2n"));
+  group.push_back(forced_config<sm90::GemmTile256x128Cluster2N<T>, T>("bwgemm_sm90_tall_c2n"));
   // Ping-pong consumers (alternate tiles), outside the default choice.
-  group.push_back(forced_config<sm90::GemmPingPong<T>, T>("bwgemm_sm90_pp"));
-  group.push_back(forced_config<sm90::GemmPingPongCluster2<T>, T>("bwgemm_sm90_pp_c2"));
-  group.push_back(forced_config<sm90::GemmPingPongWide<T>, T>("bwgemm_sm90_pp_wide"));
+  group.push_back(forced_config<sm90::GemmPingPong128x128<T>, T>("bwgemm_sm90_pp"));
+  group.push_back(forced_config<sm90::GemmPingPong128x128Cluster2<T>, T>("bwgemm_sm90_pp_c2"));
+  group.push_back(forced_config<sm90::GemmPingPong64x256<T>, T>("bwgemm_sm90_pp_wide"));
   // The 160-column tile with two row blocks per consumer: 256 x 160 cooperative, 128 x 160 ping-pong.
-  group.push_back(forced_config<sm90::GemmTall160<T>, T>("bwgemm_sm90_t160"));
-  group.push_back(forced_config<sm90::GemmPingPong160<T>, T>("bwgemm_sm90_pp160"));
+  group.push_back(forced_config<sm90::GemmTile256x160<T>, T>("bwgemm_sm90_t160"));
+  group.push_back(forced_config<sm90::GemmPingPong128x160<T>, T>("bwgemm_sm90_pp160"));
 }
 
 // The tile-shape tuning candidates (bf16 only, to keep the bench's build small): the other BlockN choices,
@@ -199,26 +204,26 @@ using TunedGemm = sm90::GemmConfig<BlockN, Stages, ClusterCtas, sched::StaticPer
 void add_gemm_tile_candidates(std::vector<Implementation<GemmProblem<__nv_bfloat16>>>& group) {
   using Args = bwgemm::GemmArguments<__nv_bfloat16>;
   // Swap-AB tiles of 160 and 192 tokens (128 weight rows; 6 and 5 stages, about 216 and 200 KiB in flight),
-  // split from choose_split_k, whatever M: 160 is the default's for 128 < M <= 160 (sm90::GemmSwapAb160);
+  // split from choose_split_k, whatever M: 160 is the default's for 128 < M <= 160 (sm90::GemmSwapAbTokens160);
   // 192 ran 0.95-0.96x of the tiled kernels at M = 192 (a 256-token tile spilled 140 bytes and ran
   // 0.53-0.67x of cuBLASLt; H200, 2026-12-02, docs/data/h200_2026-12-02_paired_tokens_candidates_half_tile.json).
   group.push_back(
       sm90_gemm_candidate<__nv_bfloat16>("bwgemm_sm90_swapab_t160", [](const Args& a, cudaStream_t s) {
-        return sm90::SwapAbGemm<sm90::GemmSwapAb160<__nv_bfloat16>>::run(a, s);
+        return sm90::SwapAbGemm<sm90::GemmSwapAbTokens160<__nv_bfloat16>>::run(a, s);
       }));
   group.push_back(
       sm90_gemm_candidate<__nv_bfloat16>("bwgemm_sm90_swapab_t160_sk", [](const Args& a, cudaStream_t s) {
-        return sm90::SwapAbGemm<sm90::GemmSwapAb160<__nv_bfloat16>>::run_stream_k(a, s);
+        return sm90::SwapAbGemm<sm90::GemmSwapAbTokens160<__nv_bfloat16>>::run_stream_k(a, s);
       }));
   group.push_back(
       sm90_gemm_candidate<__nv_bfloat16>("bwgemm_sm90_swapab_t192_def", [](const Args& a, cudaStream_t s) {
-        using Op = sm90::SwapAbGemm<sm90::GemmSwapAb192<__nv_bfloat16>>;
+        using Op = sm90::SwapAbGemm<sm90::GemmSwapAbTokens192<__nv_bfloat16>>;
         return sm90::detail::run_default_swap_ab<Op, Op>(a, s, 0);
       }));
   // The 192-token tile with the split of K forced, and under stream-K whatever the shape (fitting its rule);
   // stream-K on 2 or 4 CTAs per tile (at most 128): with 4 per tile at N = 3584 the same K ranges as the
   // 4-CTA cluster split, the sums handed off through global memory instead of distributed shared memory.
-  using Tokens192 = sm90::SwapAbGemm<sm90::GemmSwapAb192<__nv_bfloat16>>;
+  using Tokens192 = sm90::SwapAbGemm<sm90::GemmSwapAbTokens192<__nv_bfloat16>>;
   static constexpr const char* kTokens192Splits[] = {
       "bwgemm_sm90_swapab_t192_split1", "bwgemm_sm90_swapab_t192_split2", "bwgemm_sm90_swapab_t192_split4",
       "bwgemm_sm90_swapab_t192_split8"};
@@ -248,7 +253,7 @@ void add_gemm_tile_candidates(std::vector<Implementation<GemmProblem<__nv_bfloat
       }));
 
   group.push_back(sm90_gemm_candidate<__nv_bfloat16>("bwgemm_sm90_sk128", [](const Args& a, cudaStream_t s) {
-    return sm90::Gemm<sm90::GemmStreamKSmall<__nv_bfloat16>>::run(a, s);
+    return sm90::Gemm<sm90::GemmStreamK128x128<__nv_bfloat16>>::run(a, s);
   }));
   group.push_back(sm90_gemm_candidate<__nv_bfloat16>("bwgemm_sm90_n128", [](const Args& a, cudaStream_t s) {
     return sm90::Gemm<TunedGemm<128, 6, 1>>::run(a, s);
@@ -259,12 +264,12 @@ void add_gemm_tile_candidates(std::vector<Implementation<GemmProblem<__nv_bfloat
   // A 32-token swap-AB tile (16 stages of 12 KiB), split from choose_split_k: for 16 < M <= 32.
   group.push_back(
       sm90_gemm_candidate<__nv_bfloat16>("bwgemm_sm90_swapab32", [](const Args& a, cudaStream_t s) {
-        return sm90::SwapAbGemm<sm90::GemmSwapAb32<__nv_bfloat16>>::run(a, s);
+        return sm90::SwapAbGemm<sm90::GemmSwapAbTokens32<__nv_bfloat16>>::run(a, s);
       }));
   group.push_back(sm90_gemm_candidate<__nv_bfloat16>("bwgemm_sm90_n192", [](const Args& a, cudaStream_t s) {
     return sm90::Gemm<TunedGemm<192, 5, 1>>::run(a, s);
   }));
-  // The 128 x 160 tile with 5 stages (GemmMedium160 has 4): its D then leaves in five rounds of one box.
+  // The 128 x 160 tile with 5 stages (GemmTile128x160 has 4): its D then leaves in five rounds of one box.
   group.push_back(sm90_gemm_candidate<__nv_bfloat16>(
       "bwgemm_sm90_n160_s5",
       [](const Args& a, cudaStream_t s) { return sm90::Gemm<TunedGemm<160, 5, 1>>::run(a, s); }));
@@ -304,8 +309,10 @@ void add_bwgemm_sm90_candidates(ImplementationTable& table) {
       /*with_workspace=*/false));
   table.dual_bf16.push_back(
       sm90_dual_candidate("bwgemm_sm90_swapsk", [](const DualArgs& a, cudaStream_t s) -> bwgemm::Status {
-        if (a.m <= 16) return sm90::SwapAbDualGemm<sm90::DualGemmSwapAb16<__nv_bfloat16>>::run_stream_k(a, s);
-        if (a.m <= 64) return sm90::SwapAbDualGemm<sm90::DualGemmSwapAb64<__nv_bfloat16>>::run_stream_k(a, s);
+        if (a.m <= 16)
+          return sm90::SwapAbDualGemm<sm90::DualGemmSwapAbTokens16<__nv_bfloat16>>::run_stream_k(a, s);
+        if (a.m <= 64)
+          return sm90::SwapAbDualGemm<sm90::DualGemmSwapAbTokens64<__nv_bfloat16>>::run_stream_k(a, s);
         return bwgemm::Status::invalid_argument("bwgemm_sm90_swapsk: M <= 64 only");
       }));
   table.dual_bf16.push_back(sm90_dual_candidate(
@@ -315,7 +322,7 @@ void add_bwgemm_sm90_candidates(ImplementationTable& table) {
       [](const DualArgs& a, cudaStream_t s) { return sm90::dual_gemm_swap_ab(a, s); },
       /*with_workspace=*/false));
   {
-    using Pairs160 = sm90::SwapAbDualGemm<sm90::DualGemmSwapAb160<__nv_bfloat16>>;
+    using Pairs160 = sm90::SwapAbDualGemm<sm90::DualGemmSwapAbTokens160<__nv_bfloat16>>;
     table.dual_bf16.push_back(sm90_dual_candidate(
         "bwgemm_sm90_t160_split1", [](const DualArgs& a, cudaStream_t s) { return Pairs160::run(a, s, 1); }));
     table.dual_bf16.push_back(sm90_dual_candidate(
@@ -329,8 +336,8 @@ void add_bwgemm_sm90_candidates(ImplementationTable& table) {
   table.dual_bf16.push_back(sm90_dual_candidate(
       "bwgemm_sm90_tiled", [](const DualArgs& a, cudaStream_t s) { return sm90::dual_gemm_tiled(a, s); }));
   table.dual_bf16.push_back(sm90_dual_candidate("bwgemm_sm90_1cta", [](const DualArgs& a, cudaStream_t s) {
-    using Small = sm90::DualGemmSmallM<__nv_bfloat16>;
-    using Large = sm90::DualGemmLargeM<__nv_bfloat16>;
+    using Small = sm90::DualGemmTile128x64<__nv_bfloat16>;
+    using Large = sm90::DualGemmTile128x128<__nv_bfloat16>;
     return a.m * a.batch <= 256 ? sm90::DualGemm<Small>::run(a, s) : sm90::DualGemm<Large>::run(a, s);
   }));
   table.dual_bf16.push_back(
@@ -338,27 +345,27 @@ void add_bwgemm_sm90_candidates(ImplementationTable& table) {
                           [](const DualArgs& a, cudaStream_t s) { return sm90::dual_gemm_cluster2(a, s); }));
   table.dual_bf16.push_back(
       sm90_dual_candidate("bwgemm_sm90_regstore", [](const DualArgs& a, cudaStream_t s) {
-        using Small = sm90::DualGemmSmallM<__nv_bfloat16>::WithTmaStore<false>;
-        using Large = sm90::DualGemmLargeM<__nv_bfloat16>::WithTmaStore<false>;
+        using Small = sm90::DualGemmTile128x64<__nv_bfloat16>::WithTmaStore<false>;
+        using Large = sm90::DualGemmTile128x128<__nv_bfloat16>::WithTmaStore<false>;
         return a.m * a.batch <= 256 ? sm90::DualGemm<Small>::run(a, s) : sm90::DualGemm<Large>::run(a, s);
       }));
   table.dual_bf16.push_back(sm90_dual_candidate("bwgemm_sm90_n64", [](const DualArgs& a, cudaStream_t s) {
-    return sm90::DualGemm<sm90::DualGemmSmallM<__nv_bfloat16>>::run(a, s);
+    return sm90::DualGemm<sm90::DualGemmTile128x64<__nv_bfloat16>>::run(a, s);
   }));
   table.dual_bf16.push_back(sm90_dual_candidate("bwgemm_sm90_n64_c2", [](const DualArgs& a, cudaStream_t s) {
-    return sm90::DualGemm<sm90::DualGemmSmallMCluster2<__nv_bfloat16>>::run(a, s);
+    return sm90::DualGemm<sm90::DualGemmTile128x64Cluster2<__nv_bfloat16>>::run(a, s);
   }));
   // Ping-pong consumers (64 x 128 tile pairs per consumer, 5 stages), whatever the shape; the default takes
   // them from more than kDualPingPongMinWaves waves of tiles.
   table.dual_bf16.push_back(sm90_dual_candidate("bwgemm_sm90_pp", [](const DualArgs& a, cudaStream_t s) {
-    return sm90::DualGemm<sm90::DualGemmPingPong<__nv_bfloat16>>::run(a, s);
+    return sm90::DualGemm<sm90::DualGemmPingPong64x128<__nv_bfloat16>>::run(a, s);
   }));
   // 96-column tile pairs (m64n192k16), ping-pong and cooperative, whatever the shape.
   table.dual_bf16.push_back(sm90_dual_candidate("bwgemm_sm90_pp96", [](const DualArgs& a, cudaStream_t s) {
-    return sm90::DualGemm<sm90::DualGemmPingPong96<__nv_bfloat16>>::run(a, s);
+    return sm90::DualGemm<sm90::DualGemmPingPong64x96<__nv_bfloat16>>::run(a, s);
   }));
   table.dual_bf16.push_back(sm90_dual_candidate("bwgemm_sm90_n96", [](const DualArgs& a, cudaStream_t s) {
-    return sm90::DualGemm<sm90::DualGemmLargeM96<__nv_bfloat16>>::run(a, s);
+    return sm90::DualGemm<sm90::DualGemmTile128x96<__nv_bfloat16>>::run(a, s);
   }));
   add_gemm<__half>(table.gemm_fp16);
   add_gemm<__nv_bfloat16>(table.gemm_bf16);

@@ -157,7 +157,7 @@ TEST(Sm100DualGemmDefault, PublicEntryPointRunsOnComputeCapability100) {
 // The default entry point's choice (host logic: runs without a GPU), from the rule in sm100/dual_gemm.cuh.
 TEST(Sm100DualGemmChoice, ByRows) {
   using sm100::DualGemmChoice;
-  EXPECT_EQ(sm100::dual_gemm_choice(1), DualGemmChoice::kSwapAb16);  // M <= 64: test_dual_swap_ab.cpp
+  EXPECT_EQ(sm100::dual_gemm_choice(1), DualGemmChoice::kSwapAbTokens16);  // M <= 64: test_dual_swap_ab.cpp
   EXPECT_EQ(sm100::dual_gemm_choice(65), DualGemmChoice::kSmallM);
   EXPECT_EQ(sm100::dual_gemm_choice(256), DualGemmChoice::kSmallM);
   EXPECT_EQ(sm100::dual_gemm_choice(257), DualGemmChoice::kLargeM);

@@ -88,19 +88,20 @@ TEST(Sm100DualGemmChoice, SwapAbUpToM64ThenTheTiledKernels) {
   const struct {
     int64_t m;
     C want;
-  } table[] = {{1, C::kSwapAb16},  {16, C::kSwapAb16}, {17, C::kSwapAb32}, {32, C::kSwapAb32},
-               {33, C::kSwapAb64}, {64, C::kSwapAb64}, {65, C::kSmallM},   {256, C::kSmallM},
-               {257, C::kLargeM},  {8192, C::kLargeM}};
+  } table[] = {{1, C::kSwapAbTokens16},  {16, C::kSwapAbTokens16}, {17, C::kSwapAbTokens32},
+               {32, C::kSwapAbTokens32}, {33, C::kSwapAbTokens64}, {64, C::kSwapAbTokens64},
+               {65, C::kSmallM},         {256, C::kSmallM},        {257, C::kLargeM},
+               {8192, C::kLargeM}};
   for (const auto& row : table) EXPECT_EQ(sm100::dual_gemm_choice(row.m), row.want) << "M = " << row.m;
   // The one-sided entry points used by the benchmark.
-  EXPECT_EQ(sm100::dual_gemm_swap_ab_choice(300), C::kSwapAb64);
+  EXPECT_EQ(sm100::dual_gemm_swap_ab_choice(300), C::kSwapAbTokens64);
   EXPECT_EQ(sm100::dual_gemm_tiled_choice(1), C::kSmallM);
   EXPECT_EQ(sm100::kDualGemmSwapAbMaxM, 64);
   // The shipped Configs: as many stages as fit in 227 KB (two 16 KiB weight tiles and the token tile each).
-  EXPECT_EQ(sm100::DualGemmSwapAb16<bf16>::kStages, 6);
-  EXPECT_EQ(sm100::DualGemmSwapAb32<bf16>::kStages, 6);
-  EXPECT_EQ(sm100::DualGemmSwapAb64<bf16>::kStages, 5);
-  EXPECT_EQ(sm100::DualGemmSwapAb64<bf16>::kAccColumnsPerStage, 128);  // gate + up, 64 tokens each
+  EXPECT_EQ(sm100::DualGemmSwapAbTokens16<bf16>::kStages, 6);
+  EXPECT_EQ(sm100::DualGemmSwapAbTokens32<bf16>::kStages, 6);
+  EXPECT_EQ(sm100::DualGemmSwapAbTokens64<bf16>::kStages, 5);
+  EXPECT_EQ(sm100::DualGemmSwapAbTokens64<bf16>::kAccColumnsPerStage, 128);  // gate + up, 64 tokens each
 }
 
 // bwgemm::dual_gemm (dispatching on the device) at decode M runs the swap-AB kernel it names (diagnostics)
@@ -122,10 +123,11 @@ TEST(Sm100DualGemmDefault, DecodeMRunsTheSwapAbKernels) {
   check_dual_default_entry<Sm100DualSwapAb, f16, f16>({DualProblem{3, 136, 64}}, 45);
   const std::string said = ::testing::internal::GetCapturedStderr();
   bwgemm::set_diagnostics(false);
-  EXPECT_NE(said.find("M=1 N=264 K=200 batch=1 -> sm100::DualGemmSwapAb16"), std::string::npos) << said;
-  EXPECT_NE(said.find("M=20 N=261 K=136 batch=1 -> sm100::DualGemmSwapAb32"), std::string::npos) << said;
-  EXPECT_NE(said.find("M=64 N=136 K=72 batch=2 -> sm100::DualGemmSwapAb64"), std::string::npos) << said;
-  EXPECT_NE(said.find("M=3 N=136 K=64 batch=1 -> sm100::DualGemmSwapAb16"), std::string::npos) << said;
+  EXPECT_NE(said.find("M=1 N=264 K=200 batch=1 -> sm100::DualGemmSwapAbTokens16"), std::string::npos) << said;
+  EXPECT_NE(said.find("M=20 N=261 K=136 batch=1 -> sm100::DualGemmSwapAbTokens32"), std::string::npos)
+      << said;
+  EXPECT_NE(said.find("M=64 N=136 K=72 batch=2 -> sm100::DualGemmSwapAbTokens64"), std::string::npos) << said;
+  EXPECT_NE(said.find("M=3 N=136 K=64 batch=1 -> sm100::DualGemmSwapAbTokens16"), std::string::npos) << said;
 }
 
 // Every shipped gated activation through the swap-AB kernel (uniform data scaled by alpha1 = alpha2 = 8, so
@@ -135,7 +137,7 @@ TEST(Sm100DualGemmDefault, DecodeMRunsTheSwapAbKernels) {
 template <class Epilogue, class Ref>
 void check_swap_ab_activation(const Epilogue& f, const Ref& ref, const char* what) {
   SCOPED_TRACE(what);
-  using Cfg = sm100::DualGemmSwapAb32<bf16>::WithEpilogue<Epilogue>;
+  using Cfg = sm100::DualGemmSwapAbTokens32<bf16>::WithEpilogue<Epilogue>;
   const DualProblem pb{20, 136, 256, 1, 0, 0, 0, 8.0f, 8.0f};
   const DualOperands<bf16, bf16> o(pb, Data::kRealistic, 93);
   std::vector<double> want(static_cast<size_t>(pb.m * pb.n));

@@ -86,15 +86,16 @@ TEST(Sm100Nvfp4GemmSwapAbChoice, SwapAbUpToM64ThenTheTiledKernels) {
   const struct {
     int64_t m;
     C want;
-  } table[] = {{1, C::kSwapAb16},  {16, C::kSwapAb16}, {17, C::kSwapAb32}, {32, C::kSwapAb32},
-               {33, C::kSwapAb64}, {64, C::kSwapAb64}, {65, C::kSmallM},   {256, C::kSmallM},
-               {257, C::kLargeM},  {7168, C::kLargeM}};
+  } table[] = {{1, C::kSwapAbTokens16},  {16, C::kSwapAbTokens16}, {17, C::kSwapAbTokens32},
+               {32, C::kSwapAbTokens32}, {33, C::kSwapAbTokens64}, {64, C::kSwapAbTokens64},
+               {65, C::kSmallM},         {256, C::kSmallM},        {257, C::kLargeM},
+               {7168, C::kLargeM}};
   for (const auto& row : table) EXPECT_EQ(sm100::nvfp4_gemm_choice(row.m), row.want) << "M = " << row.m;
   EXPECT_EQ(sm100::kNvfp4GemmSwapAbMaxM, 64);
   // The one-sided choices of nvfp4_gemm_tiled / nvfp4_gemm_swap_ab (the benchmark's crossover sides).
-  EXPECT_EQ(sm100::nvfp4_gemm_swap_ab_choice(1), C::kSwapAb16);
-  EXPECT_EQ(sm100::nvfp4_gemm_swap_ab_choice(32), C::kSwapAb32);
-  EXPECT_EQ(sm100::nvfp4_gemm_swap_ab_choice(1000), C::kSwapAb64);
+  EXPECT_EQ(sm100::nvfp4_gemm_swap_ab_choice(1), C::kSwapAbTokens16);
+  EXPECT_EQ(sm100::nvfp4_gemm_swap_ab_choice(32), C::kSwapAbTokens32);
+  EXPECT_EQ(sm100::nvfp4_gemm_swap_ab_choice(1000), C::kSwapAbTokens64);
   EXPECT_EQ(sm100::nvfp4_gemm_tiled_choice(1), C::kSmallM);
   EXPECT_EQ(sm100::nvfp4_gemm_tiled_choice(257), C::kLargeM);
 }
@@ -113,7 +114,9 @@ TEST(Sm100Nvfp4GemmSwapAbDefault, DecodeMRunsTheSwapAbKernel) {
         [](const bwgemm::Nvfp4GemmArguments<__half>& a) { return bwgemm::gemm_nvfp4(a); });
     const std::string said = ::testing::internal::GetCapturedStderr();
     bwgemm::set_diagnostics(false);
-    const char* want = m <= 16 ? "Nvfp4GemmSwapAb16" : m <= 32 ? "Nvfp4GemmSwapAb32" : "Nvfp4GemmSwapAb64";
+    const char* want = m <= 16   ? "Nvfp4GemmSwapAbTokens16"
+                       : m <= 32 ? "Nvfp4GemmSwapAbTokens32"
+                                 : "Nvfp4GemmSwapAbTokens64";
     EXPECT_NE(said.find(want), std::string::npos) << said;
     expect_nvfp4_gemm_matches<__half>(o, Data::kRealistic, got);
   }

@@ -124,12 +124,13 @@ TEST(Sm100Nvfp4DualChoice, SwapAbUpToM64ThenTheTiledKernels) {
   const struct {
     int64_t m;
     C want;
-  } table[] = {{1, C::kSwapAb16},  {16, C::kSwapAb16}, {17, C::kSwapAb32}, {32, C::kSwapAb32},
-               {33, C::kSwapAb64}, {64, C::kSwapAb64}, {65, C::kSmallM},   {256, C::kSmallM},
-               {257, C::kLargeM},  {8192, C::kLargeM}};
+  } table[] = {{1, C::kSwapAbTokens16},  {16, C::kSwapAbTokens16}, {17, C::kSwapAbTokens32},
+               {32, C::kSwapAbTokens32}, {33, C::kSwapAbTokens64}, {64, C::kSwapAbTokens64},
+               {65, C::kSmallM},         {256, C::kSmallM},        {257, C::kLargeM},
+               {8192, C::kLargeM}};
   for (const auto& row : table) EXPECT_EQ(sm100::nvfp4_dual_choice(row.m), row.want) << "M = " << row.m;
   // The one-sided entry points used by the benchmark.
-  EXPECT_EQ(sm100::nvfp4_dual_swap_ab_choice(300), C::kSwapAb64);
+  EXPECT_EQ(sm100::nvfp4_dual_swap_ab_choice(300), C::kSwapAbTokens64);
   EXPECT_EQ(sm100::nvfp4_dual_tiled_choice(1), C::kSmallM);
   EXPECT_EQ(sm100::kNvfp4DualSwapAbMaxM, 64);
 }
@@ -140,11 +141,12 @@ TEST(Sm100GemmChoice, SwapAbUpToM64ThenTheTiledKernels) {
   const struct {
     int64_t m;
     C want;
-  } table[] = {{1, C::kSwapAb16},  {16, C::kSwapAb16}, {17, C::kSwapAb32}, {32, C::kSwapAb32},
-               {33, C::kSwapAb64}, {64, C::kSwapAb64}, {65, C::kSmallM},   {128, C::kSmallM},
-               {129, C::kMediumM}, {512, C::kMediumM}, {513, C::kLargeM}};
+  } table[] = {{1, C::kSwapAbTokens16},  {16, C::kSwapAbTokens16}, {17, C::kSwapAbTokens32},
+               {32, C::kSwapAbTokens32}, {33, C::kSwapAbTokens64}, {64, C::kSwapAbTokens64},
+               {65, C::kSmallM},         {128, C::kSmallM},        {129, C::kMediumM},
+               {512, C::kMediumM},       {513, C::kLargeM}};
   for (const auto& row : table) EXPECT_EQ(sm100::gemm_choice(row.m), row.want) << "M = " << row.m;
-  EXPECT_EQ(sm100::gemm_swap_ab_choice(1000), C::kSwapAb64);
+  EXPECT_EQ(sm100::gemm_swap_ab_choice(1000), C::kSwapAbTokens64);
   EXPECT_EQ(sm100::gemm_tiled_choice(1), C::kSmallM);
   EXPECT_EQ(sm100::kGemmSwapAbMaxM, 64);
 }
@@ -159,9 +161,9 @@ TEST(Sm100GemmDefault, DecodeMRunsTheSwapAbKernels) {
        GemmProblem{64, 264, 64}});
   const std::string said = ::testing::internal::GetCapturedStderr();
   bwgemm::set_diagnostics(false);
-  EXPECT_NE(said.find("M=1 N=264 K=64 batch=1 -> sm100::GemmSwapAb16"), std::string::npos) << said;
-  EXPECT_NE(said.find("M=20 N=264 K=64 batch=1 -> sm100::GemmSwapAb32"), std::string::npos) << said;
-  EXPECT_NE(said.find("M=64 N=264 K=64 batch=1 -> sm100::GemmSwapAb64"), std::string::npos) << said;
+  EXPECT_NE(said.find("M=1 N=264 K=64 batch=1 -> sm100::GemmSwapAbTokens16"), std::string::npos) << said;
+  EXPECT_NE(said.find("M=20 N=264 K=64 batch=1 -> sm100::GemmSwapAbTokens32"), std::string::npos) << said;
+  EXPECT_NE(said.find("M=64 N=264 K=64 batch=1 -> sm100::GemmSwapAbTokens64"), std::string::npos) << said;
 }
 
 // The public entry point at decode M runs the swap-AB kernel it names (diagnostics) and gets the reference.
@@ -185,9 +187,9 @@ TEST(Sm100Nvfp4DualDefault, DecodeMRunsTheSwapAbKernel) {
     bwgemm::set_diagnostics(false);
     ASSERT_TRUE(s.ok()) << s.to_string();
     synchronize();
-    const char* want = m <= 16   ? "Nvfp4DualGemmSwapAb16"
-                       : m <= 32 ? "Nvfp4DualGemmSwapAb32"
-                                 : "Nvfp4DualGemmSwapAb64";
+    const char* want = m <= 16   ? "Nvfp4DualGemmSwapAbTokens16"
+                       : m <= 32 ? "Nvfp4DualGemmSwapAbTokens32"
+                                 : "Nvfp4DualGemmSwapAbTokens64";
     EXPECT_NE(said.find(want), std::string::npos) << said;
     expect_nvfp4_dual_matches<__half>(o, Data::kRealistic, download_as<uint16_t>(c));
   }
@@ -297,11 +299,11 @@ TEST(Sm100Nvfp4DualDefault, SplitsKWhereTheTilesDoNotFillTheSms) {
 // How K is split and which split the entry points choose (host arithmetic; the rule is a guess, not
 // measured: kernels/sm100/swap_ab_split_k.cuh).
 TEST(Sm100SwapAbSplitK, SplitsAreNonEmptyAndTheChoiceFillsTheSms) {
-  EXPECT_EQ(sm100::swap_ab_split(8, 4).splits, 4);
-  EXPECT_EQ(sm100::swap_ab_split(8, 4).k_blocks_per_split, 2);
-  EXPECT_EQ(sm100::swap_ab_split(5, 4).splits, 3);  // 2 + 2 + 1: no empty fourth split
-  EXPECT_EQ(sm100::swap_ab_split(5, 4).k_blocks_per_split, 2);
-  EXPECT_EQ(sm100::swap_ab_split(1, 8).splits, 1);
+  EXPECT_EQ(sm100::swap_ab_split_plan(8, 4).splits, 4);
+  EXPECT_EQ(sm100::swap_ab_split_plan(8, 4).k_blocks_per_split, 2);
+  EXPECT_EQ(sm100::swap_ab_split_plan(5, 4).splits, 3);  // 2 + 2 + 1: no empty fourth split
+  EXPECT_EQ(sm100::swap_ab_split_plan(5, 4).k_blocks_per_split, 2);
+  EXPECT_EQ(sm100::swap_ab_split_plan(1, 8).splits, 1);
   // N = 4096 (32 weight tiles) on 148 SMs with K = 4096 (16 NVFP4 K blocks): 4 CTAs per tile (128 CTAs).
   EXPECT_EQ(sm100::choose_swap_ab_split_k(32, 148, 16), 4);
   EXPECT_EQ(sm100::choose_swap_ab_split_k(32, 148, 8), 2);    // at least 4 K blocks per split

@@ -28,8 +28,8 @@ using f16 = __half;
 
 TEST(Sm90DeviceScales, GemmTmaStoreAndRegisterStore) {
   BWGEMM_REQUIRE_SM90();
-  using Tma = sm90::GemmSmall<f16>;
-  using Registers = sm90::GemmSmall<bf16>::WithTmaStore<false>;
+  using Tma = sm90::GemmTile128x128<f16>;
+  using Registers = sm90::GemmTile128x128<bf16>::WithTmaStore<false>;
   const GemmProblem pb{256, 256, 128, 1, bwgemm::BLayout::kColumnMajorKxN};
   const auto tma = [](const auto& args) { return sm90::Gemm<Tma>::run(args); };
   const auto registers = [](const auto& args) { return sm90::Gemm<Registers>::run(args); };
@@ -40,7 +40,7 @@ TEST(Sm90DeviceScales, GemmTmaStoreAndRegisterStore) {
 
 TEST(Sm90DeviceScales, GemmClusterOfTwoKxN) {
   BWGEMM_REQUIRE_SM90();
-  using Cfg = sm90::GemmLargeCluster2<bf16>;
+  using Cfg = sm90::GemmTile128x256Cluster2<bf16>;
   check_gemm_device_scales<Cfg, bf16>(GemmProblem{256, 512, 128, 1, bwgemm::BLayout::kRowMajorKxN}, true,
                                       [](const auto& args) { return sm90::Gemm<Cfg>::run(args); });
 }
@@ -49,14 +49,14 @@ TEST(Sm90DeviceScales, GemmDefaultEntryPoint) {
   BWGEMM_REQUIRE_SM90();
   // bwgemm::gemm on a 9.0 device: M = 300 a tiled kernel, M = 8 a swap-AB kernel.
   const auto run = [](const auto& args) { return bwgemm::gemm(args); };
-  check_gemm_device_scales<sm90::GemmSmall<f16>, f16>(GemmProblem{300, 256, 128}, true, run);
-  check_gemm_device_scales<sm90::GemmSmall<f16>, f16>(GemmProblem{8, 256, 128}, true, run);
+  check_gemm_device_scales<sm90::GemmTile128x128<f16>, f16>(GemmProblem{300, 256, 128}, true, run);
+  check_gemm_device_scales<sm90::GemmTile128x128<f16>, f16>(GemmProblem{8, 256, 128}, true, run);
 }
 
 TEST(Sm90DeviceScales, DualGemm) {
   BWGEMM_REQUIRE_SM90();
-  using Tma = sm90::DualGemmSmallM<f16>::WithEpilogue<epi::Multiply>;
-  using Registers = sm90::DualGemmLargeM<f16>::WithEpilogue<epi::Multiply>::WithTmaStore<false>;
+  using Tma = sm90::DualGemmTile128x64<f16>::WithEpilogue<epi::Multiply>;
+  using Registers = sm90::DualGemmTile128x128<f16>::WithEpilogue<epi::Multiply>::WithTmaStore<false>;
   check_dual_device_scales<bf16, f16>(DualProblem{256, 256, 128},
                                       [](const auto& args) { return sm90::DualGemm<Tma>::run(args); });
   check_dual_device_scales<f16, f16>(DualProblem{200, 136, 72},
@@ -65,8 +65,8 @@ TEST(Sm90DeviceScales, DualGemm) {
 
 TEST(Sm90DeviceScales, SwapAbWholeAndSplitK) {
   BWGEMM_REQUIRE_SM90();
-  using Gemm = sm90::GemmSwapAb16<f16>;
-  using Dual = sm90::DualGemmSwapAb16<f16>::WithEpilogue<epi::Multiply>;
+  using Gemm = sm90::GemmSwapAbTokens16<f16>;
+  using Dual = sm90::DualGemmSwapAbTokens16<f16>::WithEpilogue<epi::Multiply>;
   for (int split : {1, 2}) {
     SCOPED_TRACE("split_k " + std::to_string(split));
     check_gemm_device_scales<Gemm, f16>(GemmProblem{12, 256, 256}, true, [split](const auto& args) {

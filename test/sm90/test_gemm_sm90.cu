@@ -46,7 +46,7 @@ struct Sm90 {
 
 // D stored from registers instead of through shared memory and TMA stores (the TmaStore knob off).
 template <class Out>
-using LargeRegisterStore = typename sm90::GemmLarge<Out>::template WithTmaStore<false>;
+using LargeRegisterStore = typename sm90::GemmTile128x256<Out>::template WithTmaStore<false>;
 // Non-persistent variants: one cluster per tile.
 using OneTileCluster = sm90::GemmConfig<256, 4, 2, sched::OneTilePerCluster, epi::LinearCombination, bf16>;
 using OneTileSingle = sm90::GemmConfig<64, 8, 1, sched::OneTilePerCluster, epi::LinearCombination, f16>;
@@ -62,40 +62,42 @@ using OneTileSingle = sm90::GemmConfig<64, 8, 1, sched::OneTilePerCluster, epi::
 // problems give each consumer a different number of tiles (odd tile counts per CTA) and the ManyTiles case
 // walks several tiles per consumer.
 template <class Out>
-using TallRegisterStore = typename sm90::GemmTall<Out>::template WithTmaStore<false>;
+using TallRegisterStore = typename sm90::GemmTile256x128<Out>::template WithTmaStore<false>;
 template <class Out>
-using PingPongRegisterStore = typename sm90::GemmPingPong<Out>::template WithTmaStore<false>;
+using PingPongRegisterStore = typename sm90::GemmPingPong128x128<Out>::template WithTmaStore<false>;
 // The 128 x 160 tile: B K x N as three 64-column chunks (the third's last 32 columns loaded, never read), D
 // in 64-byte boxes (16-bit outputs) or 128-byte ones (fp32), and from registers.
 template <class Out>
-using Medium160RegisterStore = typename sm90::GemmMedium160<Out>::template WithTmaStore<false>;
+using Medium160RegisterStore = typename sm90::GemmTile128x160<Out>::template WithTmaStore<false>;
 // The 160-column tile with two row blocks per consumer (160 accumulators per thread): 256 x 160 cooperative
 // tiles and 128 x 160 ping-pong tiles, each with D through 64-byte boxes (16-bit), 128-byte ones (fp32) and
 // from registers.
 template <class Out>
-using Tall160RegisterStore = typename sm90::GemmTall160<Out>::template WithTmaStore<false>;
+using Tall160RegisterStore = typename sm90::GemmTile256x160<Out>::template WithTmaStore<false>;
 using Sm90GemmConfigs =
-    Configs<sm90::GemmLargeCluster2<bf16>, sm90::GemmLarge<f16>, sm90::GemmMedium<bf16>,
-            sm90::GemmMedium160<bf16>, sm90::GemmSmall<f16>, LargeRegisterStore<bf16>, OneTileCluster,
-            OneTileSingle, sm90::GemmTallCluster2N<f16>, TallRegisterStore<f16>, sm90::GemmPingPong<bf16>,
-            sm90::GemmPingPongCluster2<f16>, sm90::GemmPingPongWide<bf16>, PingPongRegisterStore<f16>,
-            sm90::GemmTall160<bf16>, sm90::GemmPingPong160<f16>>;
+    Configs<sm90::GemmTile128x256Cluster2<bf16>, sm90::GemmTile128x256<f16>, sm90::GemmTile128x192<bf16>,
+            sm90::GemmTile128x160<bf16>, sm90::GemmTile128x128<f16>, LargeRegisterStore<bf16>, OneTileCluster,
+            OneTileSingle, sm90::GemmTile256x128Cluster2N<f16>, TallRegisterStore<f16>,
+            sm90::GemmPingPong128x128<bf16>, sm90::GemmPingPong128x128Cluster2<f16>,
+            sm90::GemmPingPong64x256<bf16>, PingPongRegisterStore<f16>, sm90::GemmTile256x160<bf16>,
+            sm90::GemmPingPong128x160<f16>>;
 // Every output type for the new tile shapes (f16 above): bf16 and fp32, and fp32 with D from registers.
 using Sm90GemmOutputVariants =
-    Configs<sm90::GemmLargeCluster2<float>, sm90::GemmMedium<float>, sm90::GemmMedium160<float>,
-            sm90::GemmMedium160<f16>, Medium160RegisterStore<f16>, sm90::GemmSmall<float>,
-            sm90::GemmLarge<bf16>, sm90::GemmSmall<bf16>, LargeRegisterStore<float>,
-            sm90::GemmTallCluster2N<float>, sm90::GemmPingPongCluster2<bf16>, sm90::GemmPingPong<float>,
-            PingPongRegisterStore<float>, sm90::GemmTall160<float>, Tall160RegisterStore<f16>,
-            sm90::GemmPingPong160<bf16>>;
-using Sm90GemmDefaults = Configs<sm90::GemmLargeCluster2<bf16>, sm90::GemmLarge<bf16>, sm90::GemmMedium<bf16>,
-                                 sm90::GemmSmall<bf16>>;
+    Configs<sm90::GemmTile128x256Cluster2<float>, sm90::GemmTile128x192<float>, sm90::GemmTile128x160<float>,
+            sm90::GemmTile128x160<f16>, Medium160RegisterStore<f16>, sm90::GemmTile128x128<float>,
+            sm90::GemmTile128x256<bf16>, sm90::GemmTile128x128<bf16>, LargeRegisterStore<float>,
+            sm90::GemmTile256x128Cluster2N<float>, sm90::GemmPingPong128x128Cluster2<bf16>,
+            sm90::GemmPingPong128x128<float>, PingPongRegisterStore<float>, sm90::GemmTile256x160<float>,
+            Tall160RegisterStore<f16>, sm90::GemmPingPong128x160<bf16>>;
+using Sm90GemmDefaults = Configs<sm90::GemmTile128x256Cluster2<bf16>, sm90::GemmTile128x256<bf16>,
+                                 sm90::GemmTile128x192<bf16>, sm90::GemmTile128x128<bf16>>;
 // More tiles than resident clusters: the default kernels and the tile shapes above.
 using Sm90GemmManyTiles =
-    Configs<sm90::GemmLargeCluster2<bf16>, sm90::GemmLarge<bf16>, sm90::GemmMedium<bf16>,
-            sm90::GemmMedium160<bf16>, sm90::GemmSmall<bf16>, sm90::GemmTallCluster2N<bf16>,
-            sm90::GemmWideCluster2N<bf16>, sm90::GemmPingPong<bf16>, sm90::GemmPingPongCluster2<bf16>,
-            sm90::GemmPingPongWide<bf16>, sm90::GemmTall160<bf16>, sm90::GemmPingPong160<bf16>>;
+    Configs<sm90::GemmTile128x256Cluster2<bf16>, sm90::GemmTile128x256<bf16>, sm90::GemmTile128x192<bf16>,
+            sm90::GemmTile128x160<bf16>, sm90::GemmTile128x128<bf16>, sm90::GemmTile256x128Cluster2N<bf16>,
+            sm90::GemmTile128x256Cluster2N<bf16>, sm90::GemmPingPong128x128<bf16>,
+            sm90::GemmPingPong128x128Cluster2<bf16>, sm90::GemmPingPong64x256<bf16>,
+            sm90::GemmTile256x160<bf16>, sm90::GemmPingPong128x160<bf16>>;
 
 // The explicit-Config entry point with K split over clusters of Split CTAs (split_for: as many as the
 // problem's K blocks allow, so the contract's short-K problems run at a smaller split).
@@ -123,15 +125,15 @@ struct Sm90Split {
 using Split2 = Sm90Split<2>;
 using Split4 = Sm90Split<4>;
 using Split8 = Sm90Split<8>;
-using SplitConfigs =
-    Configs<sm90::GemmSmall<bf16>, sm90::GemmMedium<f16>, sm90::GemmMedium160<bf16>, sm90::GemmLarge<bf16>>;
+using SplitConfigs = Configs<sm90::GemmTile128x128<bf16>, sm90::GemmTile128x192<f16>,
+                             sm90::GemmTile128x160<bf16>, sm90::GemmTile128x256<bf16>>;
 using Sm90SplitCases = Concat<CasesOf<Split2, SplitConfigs>::type, CasesOf<Split4, SplitConfigs>::type,
-                              CasesOf<Split8, Configs<sm90::GemmLarge<f16>>>::type>::type;
+                              CasesOf<Split8, Configs<sm90::GemmTile128x256<f16>>>::type>::type;
 // Every output type at split 4.
-using Sm90SplitOutputCases =
-    CasesOf<Split4, Configs<sm90::GemmSmall<f16>, sm90::GemmMedium<bf16>, sm90::GemmLarge<float>>>::type;
+using Sm90SplitOutputCases = CasesOf<Split4, Configs<sm90::GemmTile128x128<f16>, sm90::GemmTile128x192<bf16>,
+                                                     sm90::GemmTile128x256<float>>>::type;
 // Decode token counts (one partial 128-row tile) at split 4.
-using Sm90SplitSmallMCases = CasesOf<Split4, Configs<sm90::GemmLarge<bf16>>>::type;
+using Sm90SplitSmallMCases = CasesOf<Split4, Configs<sm90::GemmTile128x256<bf16>>>::type;
 
 // Test names carry the split: "N256_S4_G1_StaticPersistent_bf16_Split4".
 struct SplitNames {
@@ -177,12 +179,12 @@ struct Sm90StreamK {
   static constexpr const char* kNeeds = Sm90::kNeeds;
   static constexpr int kCtas = Ctas;
 };
-using StreamKConfigs = Configs<sm90::GemmStreamK<bf16>, sm90::GemmStreamKSmall<f16>>;
+using StreamKConfigs = Configs<sm90::GemmStreamK128x256<bf16>, sm90::GemmStreamK128x128<f16>>;
 using Sm90StreamKCases = Concat<CasesOf<Sm90StreamK<5>, StreamKConfigs>::type,
-                                CasesOf<Sm90StreamK<0>, Configs<sm90::GemmStreamK<f16>>>::type>::type;
+                                CasesOf<Sm90StreamK<0>, Configs<sm90::GemmStreamK128x256<f16>>>::type>::type;
 using Sm90StreamKOutputCases =
-    CasesOf<Sm90StreamK<3>, Configs<sm90::GemmStreamK<float>, sm90::GemmStreamKSmall<bf16>>>::type;
-using Sm90StreamKManyTilesCases = CasesOf<Sm90StreamK<0>, Configs<sm90::GemmStreamK<bf16>>>::type;
+    CasesOf<Sm90StreamK<3>, Configs<sm90::GemmStreamK128x256<float>, sm90::GemmStreamK128x128<bf16>>>::type;
+using Sm90StreamKManyTilesCases = CasesOf<Sm90StreamK<0>, Configs<sm90::GemmStreamK128x256<bf16>>>::type;
 // Test names carry the CTA count: "N256_S4_G1_StreamK_bf16_Ctas5".
 struct StreamKNames {
   template <class C>
@@ -211,20 +213,20 @@ namespace {
 
 TEST(Sm90GemmExtending, UserEpilogueFunctor) {
   BWGEMM_REQUIRE_SM90();
-  check_user_epilogue<Sm90, sm90::GemmSmall<f16>>();
+  check_user_epilogue<Sm90, sm90::GemmTile128x128<f16>>();
 }
 
 // The default entry point on problems that select each of its tiled kernels (Sm90GemmChoice below works
-// them out): GemmSmall (1024 x 2048), GemmPingPong160 (4096 x 5120 with B N x K), GemmPingPong (the same
-// with B K x N, and 2560 x 3072), GemmMedium160 (1536 x 3072: 12 x 20 = 240 tiles of 128 x 160, 2 waves),
-// GemmMedium (1024 x 6144) and GemmLarge (1024 x 4096).
+// them out): GemmTile128x128 (1024 x 2048), GemmPingPong128x160 (4096 x 5120 with B N x K),
+// GemmPingPong128x128 (the same with B K x N, and 2560 x 3072), GemmTile128x160 (1536 x 3072: 12 x 20 = 240
+// tiles of 128 x 160, 2 waves), GemmTile128x192 (1024 x 6144) and GemmTile128x256 (1024 x 4096).
 TEST(Sm90GemmDefault, EachKernelOfTheChoice) {
   BWGEMM_REQUIRE_SM90();
   using bwgemm::BLayout;
-  EXPECT_EQ(sm90::gemm_choice(1536, 3072, 1), sm90::GemmChoice::kMedium160);
-  EXPECT_EQ(sm90::gemm_choice(4096, 5120, 1, BLayout::kColumnMajorKxN), sm90::GemmChoice::kPingPong160);
-  EXPECT_EQ(sm90::gemm_choice(4096, 5120, 1, BLayout::kRowMajorKxN), sm90::GemmChoice::kPingPong);
-  EXPECT_EQ(sm90::gemm_choice(2560, 3072, 1), sm90::GemmChoice::kPingPong);
+  EXPECT_EQ(sm90::gemm_choice(1536, 3072, 1), sm90::GemmChoice::kTile128x160);
+  EXPECT_EQ(sm90::gemm_choice(4096, 5120, 1, BLayout::kColumnMajorKxN), sm90::GemmChoice::kPingPong128x160);
+  EXPECT_EQ(sm90::gemm_choice(4096, 5120, 1, BLayout::kRowMajorKxN), sm90::GemmChoice::kPingPong128x128);
+  EXPECT_EQ(sm90::gemm_choice(2560, 3072, 1), sm90::GemmChoice::kPingPong128x128);
   check_default_entry<Sm90, bf16, bf16>(
       {GemmProblem{1024, 2048, 64}, GemmProblem{4096, 5120, 64, 1, BLayout::kColumnMajorKxN},
        GemmProblem{4096, 5120, 64, 1, BLayout::kRowMajorKxN}, GemmProblem{2560, 3072, 64},
@@ -236,12 +238,12 @@ TEST(Sm90GemmDefault, EachKernelOfTheChoice) {
 TEST(Sm90GemmDefault, RealisticShapes) {
   BWGEMM_REQUIRE_SM90();
   for (bwgemm::BLayout layout : {bwgemm::BLayout::kRowMajorKxN, bwgemm::BLayout::kColumnMajorKxN}) {
-    check_gemm<Sm90, sm90::GemmLargeCluster2<bf16>, bf16>(GemmProblem{1024, 2048, 1024, 1, layout},
-                                                          Data::kRealistic, 11);
-    check_gemm<Sm90, sm90::GemmSmall<f16>, f16>(GemmProblem{1000, 1048, 1000, 1, layout, 0.75f, 0.5f},
-                                                Data::kRealistic, 12);
-    check_gemm<Sm90, sm90::GemmSmall<float>, f16>(GemmProblem{264, 520, 2056, 1, layout}, Data::kRealistic,
-                                                  13);
+    check_gemm<Sm90, sm90::GemmTile128x256Cluster2<bf16>, bf16>(GemmProblem{1024, 2048, 1024, 1, layout},
+                                                                Data::kRealistic, 11);
+    check_gemm<Sm90, sm90::GemmTile128x128<f16>, f16>(GemmProblem{1000, 1048, 1000, 1, layout, 0.75f, 0.5f},
+                                                      Data::kRealistic, 12);
+    check_gemm<Sm90, sm90::GemmTile128x128<float>, f16>(GemmProblem{264, 520, 2056, 1, layout},
+                                                        Data::kRealistic, 13);
   }
 }
 
@@ -256,101 +258,101 @@ TEST(Sm90GemmChoice, ByWavesOfTiles) {
   using sm90::GemmChoice;
   // 64 / 88 / 104 / 128 tiles, one wave each: 25600 / 19200 / 16000 / 13440 -> 128 x 128 (128 tiles: no
   // ping-pong).
-  EXPECT_EQ(sm90::gemm_choice(1024, 2048, 1), GemmChoice::kSmall);
+  EXPECT_EQ(sm90::gemm_choice(1024, 2048, 1), GemmChoice::kTile128x128);
   // 640 / 864 / 1024 / 1280 tiles = 5 / 7 / 8 / 10 waves: 128000 / 134400 / 128000 / 134400 / 121600 /
   // 120320, 1280 > 396 tiles -> ping-pong with 128 x 160 tiles (the benchmark's 4096 x 5120); with B K x N
   // the 160-column ping-pong tile is not weighed (ping_pong_width_allowed) -> ping-pong with 128 x 128.
-  EXPECT_EQ(sm90::gemm_choice(4096, 5120, 1), GemmChoice::kPingPong160);
-  EXPECT_EQ(sm90::gemm_choice(4096, 5120, 1, bwgemm::BLayout::kRowMajorKxN), GemmChoice::kPingPong);
+  EXPECT_EQ(sm90::gemm_choice(4096, 5120, 1), GemmChoice::kPingPong128x160);
+  EXPECT_EQ(sm90::gemm_choice(4096, 5120, 1, bwgemm::BLayout::kRowMajorKxN), GemmChoice::kPingPong128x128);
   // 2048 / 2752 / 3328 / 4096 tiles = 16 / 21 / 26 / 32 waves: 409600 / 403200 / 416000 / 430080 / 389120 /
   // 391040 -> ping-pong with 128 x 128 tiles.
-  EXPECT_EQ(sm90::gemm_choice(8192, 8192, 1), GemmChoice::kPingPong);
+  EXPECT_EQ(sm90::gemm_choice(8192, 8192, 1), GemmChoice::kPingPong128x128);
   // 128 / 176 / 208 / 256 tiles = 1 / 2 / 2 / 2 waves: 25600 / 38400 / 32000 / 26880 / 24320, but 256 <= 396
   // tiles: no ping-pong -> 128 x 256.
-  EXPECT_EQ(sm90::gemm_choice(1024, 4096, 1), GemmChoice::kLarge);
+  EXPECT_EQ(sm90::gemm_choice(1024, 4096, 1), GemmChoice::kTile128x256);
   // 192 / 256 / 312 / 384 tiles = 2 / 2 / 3 / 3 waves: 51200 / 38400 / 48000 / 40320 / 36480, 384 <= 396
   // tiles -> 128 x 192.
-  EXPECT_EQ(sm90::gemm_choice(1024, 6144, 1), GemmChoice::kMedium);
+  EXPECT_EQ(sm90::gemm_choice(1024, 6144, 1), GemmChoice::kTile128x192);
   // 8 x 20 = 160 / 8 x 27 = 216 / 8 x 32 = 256 / 320 tiles = 2 / 2 / 2 / 3 waves: 51200 / 38400 / 32000 /
   // 40320 -> 128 x 160 (N = 5120 in 32 whole tiles).
-  EXPECT_EQ(sm90::gemm_choice(1024, 5120, 1), GemmChoice::kMedium160);
+  EXPECT_EQ(sm90::gemm_choice(1024, 5120, 1), GemmChoice::kTile128x160);
   // 384 / 516 / 624 / 768 tiles = 3 / 4 / 5 / 6 waves: 76800 / 76800 / 80000 / 80640 / 72960 / 75200 ->
   // ping-pong (128 x 128).
-  EXPECT_EQ(sm90::gemm_choice(1536, 8192, 1), GemmChoice::kPingPong);
+  EXPECT_EQ(sm90::gemm_choice(1536, 8192, 1), GemmChoice::kPingPong128x128);
   // 3 row tiles: 201 / 270 / 324 / 402 tiles = 2 / 3 / 3 / 4 waves: 51200 / 57600 / 48000 / 53760 / 48640 /
   // 45120: 402 > 396 tiles and the 128 x 160 ping-pong tiles cost the least -> ping-pong 160.
-  EXPECT_EQ(sm90::gemm_choice(384, 17152, 1), GemmChoice::kPingPong160);
+  EXPECT_EQ(sm90::gemm_choice(384, 17152, 1), GemmChoice::kPingPong128x160);
   // 2 row tiles: 134 / 180 / 216 / 268 tiles = 2 / 2 / 2 / 3 waves: 51200 / 38400 / 32000 / 40320 -> 128 x
   // 160.
-  EXPECT_EQ(sm90::gemm_choice(256, 17152, 1), GemmChoice::kMedium160);
+  EXPECT_EQ(sm90::gemm_choice(256, 17152, 1), GemmChoice::kTile128x160);
   // 6 x 22 = 132 / 180 / 216 / 264 tiles = 1 / 2 / 2 / 2 waves: 25600 / 38400 / 32000 / 26880 -> 128 x 256
   // (264 tiles: no ping-pong).
-  EXPECT_EQ(sm90::gemm_choice(768, 5632, 1), GemmChoice::kLarge);
+  EXPECT_EQ(sm90::gemm_choice(768, 5632, 1), GemmChoice::kTile128x256);
   // Batches multiply the tiles: x 4: 128 / 176 / 208 / 256 tiles (as 1024 x 4096 above) -> 128 x 256; x 9:
   // 288 / 396 / 468 / 576 tiles = 3 / 3 / 4 / 5 waves: 76800 / 57600 / 64000 / 67200 / 60800 -> 128 x 192.
-  EXPECT_EQ(sm90::gemm_choice(512, 2048, 4), GemmChoice::kLarge);
-  EXPECT_EQ(sm90::gemm_choice(512, 2048, 9), GemmChoice::kMedium);
+  EXPECT_EQ(sm90::gemm_choice(512, 2048, 4), GemmChoice::kTile128x256);
+  EXPECT_EQ(sm90::gemm_choice(512, 2048, 9), GemmChoice::kTile128x192);
   // x 16: 512 / 704 / 832 / 1024 tiles = 4 / 6 / 7 / 8 waves: 102400 / 115200 / 112000 / 107520 / 97280 /
   // 105280 -> ping-pong (128 x 128).
-  EXPECT_EQ(sm90::gemm_choice(512, 2048, 16), GemmChoice::kPingPong);
+  EXPECT_EQ(sm90::gemm_choice(512, 2048, 16), GemmChoice::kPingPong128x128);
 }
 
 // The ping-pong kernel's thresholds (more than 3 x 132 tiles of 128 x 128, at least 2 rows of them), worked
 // as above. Where the 128 x 256 tile with CTA pairs would win (pair tiles >= 132, i.e. >= 528 tiles of 128 x
 // 128) the ping-pong kernel costs less (at most 2 x 12160 per wave of 128 x 256 tiles against 25600), so the
-// GEMM's default no longer takes GemmLargeCluster2.
+// GEMM's default no longer takes GemmTile128x256Cluster2.
 TEST(Sm90GemmChoice, PingPongThreshold) {
   using sm90::GemmChoice;
   // 2560 x 3072: 20 x 12 = 240 / 320 / 400 / 480 tiles = 2 / 3 / 4 / 4 waves: 51200 / 57600 / 64000 / 53760
   // / 48640 / 60160, 480 > 396 -> ping-pong (128 x 128); 2304 x 2560: 18 x 10 = 180 / 252 / 288 / 360 = 2 / 2
   // / 3 / 3 waves: 51200 / 38400 / 48000 / 40320 / 36480: ping-pong the cheapest, but 360 tiles -> 128 x 192.
-  EXPECT_EQ(sm90::gemm_choice(2560, 3072, 1), GemmChoice::kPingPong);
-  EXPECT_EQ(sm90::gemm_choice(2304, 2560, 1), GemmChoice::kMedium);
+  EXPECT_EQ(sm90::gemm_choice(2560, 3072, 1), GemmChoice::kPingPong128x128);
+  EXPECT_EQ(sm90::gemm_choice(2304, 2560, 1), GemmChoice::kTile128x192);
   // 2048 x 3072: 16 x 12 = 192 / 256 / 320 / 384 tiles = 2 / 2 / 3 / 3 waves: 51200 / 38400 / 48000 / 40320
   // -> 128 x 192.
-  EXPECT_EQ(sm90::gemm_choice(2048, 3072, 1), GemmChoice::kMedium);
+  EXPECT_EQ(sm90::gemm_choice(2048, 3072, 1), GemmChoice::kTile128x192);
   // 2048 x 2048: 16 x 8 = 128 / 176 / 208 / 256 = 1 / 2 / 2 / 2 waves: 25600 / 38400 / 32000 / 26880 -> 128
   // x 256.
-  EXPECT_EQ(sm90::gemm_choice(2048, 2048, 1), GemmChoice::kLarge);
+  EXPECT_EQ(sm90::gemm_choice(2048, 2048, 1), GemmChoice::kTile128x256);
   // One row of tiles: 128 x 57344: 224 / 299 / 359 / 448 tiles = 2 / 3 / 3 / 4 waves: 51200 / 57600 / 48000
   // / 53760 / 48640, 448 > 396 tiles but 1 row tile: no ping-pong -> 128 x 160; 256 x 57344: 448 / 598 /
   // 718 / 896 tiles = 4 / 5 / 6 / 7 waves: 102400 / 96000 / 96000 / 94080 / 85120 / 90240, 2 row tiles ->
   // ping-pong (128 x 128).
-  EXPECT_EQ(sm90::gemm_choice(128, 57344, 1), GemmChoice::kMedium160);
-  EXPECT_EQ(sm90::gemm_choice(256, 57344, 1), GemmChoice::kPingPong);
+  EXPECT_EQ(sm90::gemm_choice(128, 57344, 1), GemmChoice::kTile128x160);
+  EXPECT_EQ(sm90::gemm_choice(256, 57344, 1), GemmChoice::kPingPong128x128);
 }
 
-// With B K x N (MN-major) the 128 x 160 tile needs kMedium160MnMajorMinRowTiles (4) rows of tiles; with B
+// With B K x N (MN-major) the 128 x 160 tile needs kTile128x160MnMajorMinRowTiles (4) rows of tiles; with B
 // N x K any. Worked as in ByWavesOfTiles (256 / 192 / 160 / 128 / ping-pong) and SplitModel.
 TEST(Sm90GemmChoice, Medium160NeedsRowsWithBKxN) {
   using bwgemm::BLayout;
   using sm90::GemmChoice;
-  EXPECT_EQ(sm90::kMedium160MnMajorMinRowTiles, 4) << "the worked choices below assume it";
+  EXPECT_EQ(sm90::kTile128x160MnMajorMinRowTiles, 4) << "the worked choices below assume it";
   constexpr BLayout kKxN = BLayout::kRowMajorKxN, kNxK = BLayout::kColumnMajorKxN;
   // 8 and 4 rows: allowed either way. 1024 x 5120 as in ByWavesOfTiles; 512 x 5120: 80 / 108 / 128 / 160
   // tiles = 1 / 1 / 1 / 2 waves: 25600 / 19200 / 16000 / 26880 -> 128 x 160.
-  EXPECT_EQ(sm90::gemm_choice(1024, 5120, 1, kKxN), GemmChoice::kMedium160);
-  EXPECT_EQ(sm90::gemm_choice(512, 5120, 1, kKxN), GemmChoice::kMedium160);
-  EXPECT_EQ(sm90::gemm_choice(512, 5120, 1, kNxK), GemmChoice::kMedium160);
+  EXPECT_EQ(sm90::gemm_choice(1024, 5120, 1, kKxN), GemmChoice::kTile128x160);
+  EXPECT_EQ(sm90::gemm_choice(512, 5120, 1, kKxN), GemmChoice::kTile128x160);
+  EXPECT_EQ(sm90::gemm_choice(512, 5120, 1, kNxK), GemmChoice::kTile128x160);
   // 2 rows (256 x 17152: 51200 / 38400 / 32000 / 40320): without 128 x 160, 128 x 192.
-  EXPECT_EQ(sm90::gemm_choice(256, 17152, 1, kNxK), GemmChoice::kMedium160);
-  EXPECT_EQ(sm90::gemm_choice(256, 17152, 1, kKxN), GemmChoice::kMedium);
+  EXPECT_EQ(sm90::gemm_choice(256, 17152, 1, kNxK), GemmChoice::kTile128x160);
+  EXPECT_EQ(sm90::gemm_choice(256, 17152, 1, kKxN), GemmChoice::kTile128x192);
   // 3 rows (384 x 17152: 51200 / 57600 / 48000 / 53760 / 48640 / 45120, 402 > 396 tiles): with B K x N
   // neither 160-column tile (the cooperative one needs 4 rows, the ping-pong one B N x K) -> ping-pong 128.
-  EXPECT_EQ(sm90::gemm_choice(384, 17152, 1, kKxN), GemmChoice::kPingPong);
-  EXPECT_EQ(sm90::gemm_choice(384, 17152, 1, kNxK), GemmChoice::kPingPong160);
+  EXPECT_EQ(sm90::gemm_choice(384, 17152, 1, kKxN), GemmChoice::kPingPong128x128);
+  EXPECT_EQ(sm90::gemm_choice(384, 17152, 1, kNxK), GemmChoice::kPingPong128x160);
   // 1 row (128 x 57344: 51200 / 57600 / 48000 / 53760, no ping-pong): without 128 x 160, 128 x 256.
-  EXPECT_EQ(sm90::gemm_choice(128, 57344, 1, kKxN), GemmChoice::kLarge);
+  EXPECT_EQ(sm90::gemm_choice(128, 57344, 1, kKxN), GemmChoice::kTile128x256);
   // The split plan too: 256 x 5120 x 27648 (432 K blocks), resident clusters {132, 66, 33, 16}. With B N x
   // K: 64 tiles of 128 x 160 at split 2, 128 CTAs in one wave: (216 · 105 + 2400) · 16000 = 401280000, below
   // every other (tile, split); with B K x N the best without it is 128 x 192 at split 2: 108 CTAs, one wave:
   // 25080 · 19200 = 481536000 (128 x 128 at split 8: 542304000; 128 x 192 unsplit: 829440000).
   const int64_t h200[4] = {132, 66, 33, 16};
   const sm90::GemmTiledPlan nxk = sm90::gemm_tiled_plan(256, 5120, 27648, 1, h200, 0, kNxK);
-  EXPECT_EQ(nxk.choice, GemmChoice::kMedium160);
+  EXPECT_EQ(nxk.choice, GemmChoice::kTile128x160);
   EXPECT_EQ(nxk.split_k, 2);
   const sm90::GemmTiledPlan kxn = sm90::gemm_tiled_plan(256, 5120, 27648, 1, h200, 0, kKxN);
-  EXPECT_EQ(kxn.choice, GemmChoice::kMedium);
+  EXPECT_EQ(kxn.choice, GemmChoice::kTile128x192);
   EXPECT_EQ(kxn.split_k, 2);
   EXPECT_EQ(sm90::tiled_split_cost(256, 5120, 27648, 1, 160, 2, 66), 401280000);
   EXPECT_EQ(sm90::tiled_split_cost(256, 5120, 27648, 1, 192, 2, 66), 481536000);
@@ -381,10 +383,10 @@ void check_long_k_splits() {
 
 TEST(Sm90GemmSplitK, LongKTailsBatchAndBeta) {
   BWGEMM_REQUIRE_SM90();
-  check_long_k_splits<sm90::GemmSmall<bf16>>();
-  check_long_k_splits<sm90::GemmMedium<f16>>();
-  check_long_k_splits<sm90::GemmMedium160<bf16>>();
-  check_long_k_splits<sm90::GemmLarge<float>>();
+  check_long_k_splits<sm90::GemmTile128x128<bf16>>();
+  check_long_k_splits<sm90::GemmTile128x192<f16>>();
+  check_long_k_splits<sm90::GemmTile128x160<bf16>>();
+  check_long_k_splits<sm90::GemmTile128x256<float>>();
 }
 
 // Split K gives the same bits on every run: realistic data (sums that round), 3 calls per split, each
@@ -394,7 +396,7 @@ TEST(Sm90GemmSplitK, BitwiseDeterministic) {
   BWGEMM_REQUIRE_SM90();
   expect_bitwise_identical_runs(GemmProblem{256, 2048, 4096, 1, bwgemm::BLayout::kColumnMajorKxN}, 710,
                                 {4, 8}, 3, [](const auto& args, int split) {
-                                  return sm90::Gemm<sm90::GemmLarge<bf16>>::run(args, nullptr, split);
+                                  return sm90::Gemm<sm90::GemmTile128x256<bf16>>::run(args, nullptr, split);
                                 });
 }
 
@@ -414,40 +416,41 @@ TEST(Sm90GemmSplitK, RefusesBadSplits) {
   args.a = reinterpret_cast<const bf16*>(buf);
   args.b = reinterpret_cast<const bf16*>(buf + 128 * 256 * 2);
   args.d = reinterpret_cast<bf16*>(buf + 2 * 128 * 256 * 2);
-  using Op = sm90::Gemm<sm90::GemmLarge<bf16>>;
+  using Op = sm90::Gemm<sm90::GemmTile128x256<bf16>>;
   EXPECT_TRUE(Op::can_implement(args, 4).ok());
   EXPECT_TRUE(Op::can_implement(args, 0).ok());
   expect_refused(Op::run(args, nullptr, 3), "split_k must be 0 (chosen from the shape), 1, 2, 4 or 8");
   expect_refused(Op::run(args, nullptr, 16), "split_k must be 0");
   expect_refused(Op::run(args, nullptr, -1), "split_k must be 0");
   expect_refused(Op::run(args, nullptr, 8), "must not exceed the K blocks of 64 (4)");
-  expect_refused(sm90::Gemm<sm90::GemmSmall<bf16>>::run(args, nullptr, 8), "must not exceed the K blocks");
+  expect_refused(sm90::Gemm<sm90::GemmTile128x128<bf16>>::run(args, nullptr, 8),
+                 "must not exceed the K blocks");
   // The CTA-pair Config shares B over its cluster: no split.
-  expect_refused(sm90::Gemm<sm90::GemmLargeCluster2<bf16>>::run(args, nullptr, 2),
+  expect_refused(sm90::Gemm<sm90::GemmTile128x256Cluster2<bf16>>::run(args, nullptr, 2),
                  "needs a Config with ClusterCtas = 1");
-  expect_refused(sm90::Gemm<sm90::GemmLargeCluster2<bf16>>::run(args, nullptr, 8),
+  expect_refused(sm90::Gemm<sm90::GemmTile128x256Cluster2<bf16>>::run(args, nullptr, 8),
                  "needs a Config with ClusterCtas = 1");
   // ... for which a chosen split (0) is 1.
-  EXPECT_TRUE(sm90::Gemm<sm90::GemmLargeCluster2<bf16>>::can_implement(args, 0).ok());
+  EXPECT_TRUE(sm90::Gemm<sm90::GemmTile128x256Cluster2<bf16>>::can_implement(args, 0).ok());
   // A one-CTA Config whose 128 x 256 fp32 partials (128 KiB) do not fit over its 2 stages (96 KiB) still
   // builds and runs unsplit, but refuses a split (and chooses none).
   using TwoStages =
       sm90::GemmConfig<256, 2, 1, bwgemm::sched::StaticPersistent, bwgemm::epi::LinearCombination, bf16>;
-  static_assert(!TwoStages::kSplitK && sm90::GemmLarge<bf16>::kSplitK, "");
+  static_assert(!TwoStages::kSplitK && sm90::GemmTile128x256<bf16>::kSplitK, "");
   expect_refused(sm90::Gemm<TwoStages>::run(args, nullptr, 2), "partials fit over its stages");
   EXPECT_TRUE(sm90::Gemm<TwoStages>::can_implement(args, 0).ok());
   expect_refused(sm90::gemm_tiled_split(args, nullptr, 0), "split_k must be 1, 2, 4 or 8");
   // The 256-row tiles (RowBlocks 2) take no split (kSplitK false), and choose none.
-  static_assert(!sm90::GemmTall<bf16>::kSplitK, "");
-  expect_refused(sm90::Gemm<sm90::GemmTall<bf16>>::run(args, nullptr, 2),
+  static_assert(!sm90::GemmTile256x128<bf16>::kSplitK, "");
+  expect_refused(sm90::Gemm<sm90::GemmTile256x128<bf16>>::run(args, nullptr, 2),
                  "needs a Config with RowBlocks = 1");
-  EXPECT_TRUE(sm90::Gemm<sm90::GemmTall<bf16>>::can_implement(args, 0).ok());
-  expect_refused(sm90::Gemm<sm90::GemmWideCluster2N<bf16>>::run(args, nullptr, 2),
+  EXPECT_TRUE(sm90::Gemm<sm90::GemmTile256x128<bf16>>::can_implement(args, 0).ok());
+  expect_refused(sm90::Gemm<sm90::GemmTile128x256Cluster2N<bf16>>::run(args, nullptr, 2),
                  "needs a Config with ClusterCtas = 1");
   // Ping-pong consumers take separate tiles: no split (the 64 x 256 one has RowBlocks 1 and one CTA).
-  static_assert(!sm90::GemmPingPongWide<bf16>::kSplitK, "");
-  expect_refused(sm90::Gemm<sm90::GemmPingPongWide<bf16>>::run(args, nullptr, 4), "without PingPong");
-  EXPECT_TRUE(sm90::Gemm<sm90::GemmPingPongWide<bf16>>::can_implement(args, 0).ok());
+  static_assert(!sm90::GemmPingPong64x256<bf16>::kSplitK, "");
+  expect_refused(sm90::Gemm<sm90::GemmPingPong64x256<bf16>>::run(args, nullptr, 4), "without PingPong");
+  EXPECT_TRUE(sm90::Gemm<sm90::GemmPingPong64x256<bf16>>::can_implement(args, 0).ok());
   for (uint8_t byte : buf) ASSERT_EQ(byte, 0) << "a refused call wrote memory";
 }
 
@@ -460,9 +463,9 @@ TEST(Sm90GemmTileShape, PairAlongNOverOddNTiles) {
   BWGEMM_REQUIRE_SM90();
   for (bwgemm::BLayout layout : {bwgemm::BLayout::kRowMajorKxN, bwgemm::BLayout::kColumnMajorKxN}) {
     const GemmProblem pb{600, 3 * 128 - 40, 200, 2, layout, 1.0f, -0.5f, /*pad=*/8, /*batch_gap=*/16};
-    check_gemm<Sm90, sm90::GemmTallCluster2N<bf16>, bf16>(pb, Data::kExact, 81);
-    check_gemm<Sm90, sm90::GemmTallCluster2N<f16>::WithTmaStore<false>, f16>(pb, Data::kExact, 82);
-    check_gemm<Sm90, sm90::GemmWideCluster2N<bf16>, f16>(
+    check_gemm<Sm90, sm90::GemmTile256x128Cluster2N<bf16>, bf16>(pb, Data::kExact, 81);
+    check_gemm<Sm90, sm90::GemmTile256x128Cluster2N<f16>::WithTmaStore<false>, f16>(pb, Data::kExact, 82);
+    check_gemm<Sm90, sm90::GemmTile128x256Cluster2N<bf16>, f16>(
         GemmProblem{300, 5 * 256 - 8, 136, 1, layout, 1.0f, 1.0f}, Data::kExact, 83);
   }
 }
@@ -470,13 +473,14 @@ TEST(Sm90GemmTileShape, PairAlongNOverOddNTiles) {
 // The ping-pong tile shapes (host logic): one consumer's rows per tile, every consumer's rows start at the
 // tile's first, one arrival (per CTA of the cluster) frees a stage, the stages and buffers fit.
 TEST(Sm90GemmTileShape, PingPong) {
-  using PP = sm90::GemmPingPong<bf16>;
-  using PP2 = sm90::GemmPingPongCluster2<bf16>;
-  using PPWide = sm90::GemmPingPongWide<f16>;
+  using PP = sm90::GemmPingPong128x128<bf16>;
+  using PP2 = sm90::GemmPingPong128x128Cluster2<bf16>;
+  using PPWide = sm90::GemmPingPong64x256<f16>;
   static_assert(PP::kPingPong && PP::kBlockM == 128 && PP::kWarpgroupM == 128 && PP::kAccRegsTotal == 128,
                 "");
   static_assert(PP::consumer_row0(0) == 0 && PP::consumer_row0(1) == 0, "each consumer owns the whole tile");
-  static_assert(sm90::GemmLarge<bf16>::consumer_row0(1) == 64, "the cooperative consumers split the rows");
+  static_assert(sm90::GemmTile128x256<bf16>::consumer_row0(1) == 64,
+                "the cooperative consumers split the rows");
   static_assert(PP::kEmptyArrivals == 1 && PP2::kEmptyArrivals == 2 && PP2::kClusterBlockM == 256, "");
   static_assert(PP::kStageBytes == (128 + 128) * 128 && PP::kSmemBytes <= bwgemm::hw::kMaxDynamicSmemBytes,
                 "");
@@ -504,18 +508,18 @@ void check_ping_pong_long_k(bwgemm::BLayout layout, uint32_t seed) {
 }
 TEST(Sm90GemmTileShape, PingPongLongKOverSeveralTiles) {
   BWGEMM_REQUIRE_SM90();
-  check_ping_pong_long_k<sm90::GemmPingPong<bf16>, bf16>(bwgemm::BLayout::kRowMajorKxN, 91);
-  check_ping_pong_long_k<sm90::GemmPingPongCluster2<bf16>, f16>(bwgemm::BLayout::kColumnMajorKxN, 92);
-  check_ping_pong_long_k<sm90::GemmPingPongWide<bf16>, bf16>(bwgemm::BLayout::kColumnMajorKxN, 93);
-  check_ping_pong_long_k<sm90::GemmPingPong160<bf16>, bf16>(bwgemm::BLayout::kRowMajorKxN, 94);
-  check_ping_pong_long_k<sm90::GemmPingPong160<f16>, f16>(bwgemm::BLayout::kColumnMajorKxN, 95);
+  check_ping_pong_long_k<sm90::GemmPingPong128x128<bf16>, bf16>(bwgemm::BLayout::kRowMajorKxN, 91);
+  check_ping_pong_long_k<sm90::GemmPingPong128x128Cluster2<bf16>, f16>(bwgemm::BLayout::kColumnMajorKxN, 92);
+  check_ping_pong_long_k<sm90::GemmPingPong64x256<bf16>, bf16>(bwgemm::BLayout::kColumnMajorKxN, 93);
+  check_ping_pong_long_k<sm90::GemmPingPong128x160<bf16>, bf16>(bwgemm::BLayout::kRowMajorKxN, 94);
+  check_ping_pong_long_k<sm90::GemmPingPong128x160<f16>, f16>(bwgemm::BLayout::kColumnMajorKxN, 95);
 }
 
 // The 128 x 160 tile (host logic): B's stage bytes per layout (K-major 160 rows; MN-major three 64-column
 // chunks, the stage holding the larger), what each layout's producer waits for, the D boxes (64-byte rows,
 // 64-byte swizzle for 16-bit outputs; 128-byte for fp32), and that the other tiles keep theirs.
 TEST(Sm90GemmTileShape, Medium160) {
-  using C = sm90::GemmMedium160<bf16>;
+  using C = sm90::GemmTile128x160<bf16>;
   static_assert(C::kBlockM == 128 && C::kBlockN == 160 && C::kAccRegs == 80 && C::kSplitK, "");
   static_assert(C::kBMnChunks == 3 && C::kBKMajorBytes == 160 * 128 && C::kBMnMajorBytes == 3 * 8192, "");
   static_assert(C::kStageBytes == 128 * 128 + 3 * 8192 && C::kSmemBytes <= bwgemm::hw::kMaxDynamicSmemBytes,
@@ -526,11 +530,11 @@ TEST(Sm90GemmTileShape, Medium160) {
                     C::EpiBuffers::kBoxes == 5 && C::EpiBuffers::kBoxBytes == 4096 &&
                     C::EpiBuffers::kRounds == 1,
                 "4 stages leave room for the whole 64 x 160 slice: one round");
-  using F = sm90::GemmMedium160<float>;
+  using F = sm90::GemmTile128x160<float>;
   static_assert(F::EpiBuffers::kSwizzleBytes == 128 && F::EpiBuffers::kBoxColumns == 32 &&
                     F::EpiBuffers::kBoxes == 5 && F::EpiBuffers::kBoxBytes == 8192,
                 "");
-  using M = sm90::GemmMedium<bf16>;
+  using M = sm90::GemmTile128x192<bf16>;
   static_assert(M::EpiBuffers::kSwizzleBytes == 128 && M::EpiBuffers::kBoxColumns == 64 &&
                     M::EpiBuffers::kBoxes == 3 && M::kBBytes == 192 * 128 &&
                     M::tx_bytes<true>() == M::kStageBytes && M::tx_bytes<false>() == M::kStageBytes,
@@ -541,7 +545,7 @@ TEST(Sm90GemmTileShape, Medium160) {
 // register budget's most), the stage bytes (A 256 or 128 rows, B as in the 128 x 160 tile), D in one round
 // per 64-row slice for 16-bit outputs, and no split of K.
 TEST(Sm90GemmTileShape, TwoRowBlocksOf160) {
-  using T = sm90::GemmTall160<bf16>;
+  using T = sm90::GemmTile256x160<bf16>;
   static_assert(T::kBlockM == 256 && T::kWarpgroupM == 128 && T::kAccRegsTotal == 160 &&
                     T::kAccRegsTotal == T::kMaxAccRegs && !T::kSplitK && !T::kPingPong,
                 "");
@@ -550,10 +554,10 @@ TEST(Sm90GemmTileShape, TwoRowBlocksOf160) {
                 "");
   static_assert(T::tx_bytes<false>() == 256 * 128 + 160 * 128 && T::tx_bytes<true>() == T::kStageBytes, "");
   static_assert(T::EpiBuffers::kBoxColumns == 32 && T::EpiBuffers::kRounds == 1, "");
-  static_assert(sm90::GemmTall160<float>::EpiBuffers::kBoxBytes == 8192 &&
-                    sm90::GemmTall160<float>::kSmemBytes <= bwgemm::hw::kMaxDynamicSmemBytes,
+  static_assert(sm90::GemmTile256x160<float>::EpiBuffers::kBoxBytes == 8192 &&
+                    sm90::GemmTile256x160<float>::kSmemBytes <= bwgemm::hw::kMaxDynamicSmemBytes,
                 "");
-  using P = sm90::GemmPingPong160<bf16>;
+  using P = sm90::GemmPingPong128x160<bf16>;
   static_assert(
       P::kBlockM == 128 && P::kPingPong && P::kAccRegsTotal == 160 && P::kEmptyArrivals == 1 && !P::kSplitK,
       "");
@@ -568,9 +572,9 @@ TEST(Sm90GemmTileShape, TwoRowBlocksOf160) {
 // The tile shapes of RowBlocks and ClusterAlongN (host logic): tile sizes, per-CTA operand shares, stage
 // bytes, the cluster-tile grid (odd N tile counts round up to whole pairs), and that the aliases keep them.
 TEST(Sm90GemmTileShape, RowBlocksAndClusterAlongN) {
-  using Tall = sm90::GemmTall<bf16>;
-  using TallN = sm90::GemmTallCluster2N<bf16>;
-  using WideN = sm90::GemmWideCluster2N<bf16>;
+  using Tall = sm90::GemmTile256x128<bf16>;
+  using TallN = sm90::GemmTile256x128Cluster2N<bf16>;
+  using WideN = sm90::GemmTile128x256Cluster2N<bf16>;
   static_assert(Tall::kBlockM == 256 && Tall::kWarpgroupM == 128 && Tall::kAccRegsTotal == 128, "");
   static_assert(Tall::kClusterBlockM == 256 && Tall::kClusterBlockN == 128 && Tall::kARowsPerCta == 256, "");
   static_assert(
@@ -582,10 +586,10 @@ TEST(Sm90GemmTileShape, RowBlocksAndClusterAlongN) {
                     TallN::tx_bytes<true>() == TallN::kStageBytes,
                 "");
   static_assert(WideN::kBlockM == 128 && WideN::kClusterBlockN == 512 && WideN::kARowsPerCta == 64, "");
-  static_assert(!sm90::GemmLargeCluster2<bf16>::kClusterAlongN &&
-                    sm90::GemmLargeCluster2<bf16>::kClusterBlockM == 256 &&
-                    sm90::GemmLargeCluster2<bf16>::kARowsPerCta == 128 &&
-                    sm90::GemmLargeCluster2<bf16>::kBKMajorRowsPerCta == 128,
+  static_assert(!sm90::GemmTile128x256Cluster2<bf16>::kClusterAlongN &&
+                    sm90::GemmTile128x256Cluster2<bf16>::kClusterBlockM == 256 &&
+                    sm90::GemmTile128x256Cluster2<bf16>::kARowsPerCta == 128 &&
+                    sm90::GemmTile128x256Cluster2<bf16>::kBKMajorRowsPerCta == 128,
                 "the default pair is unchanged: along M, sharing B");
   static_assert(std::is_same_v<TallN::WithOut<float>::WithOut<bf16>, TallN> &&
                     std::is_same_v<TallN::WithTmaStore<false>::WithTmaStore<true>, TallN> &&
@@ -601,7 +605,7 @@ TEST(Sm90GemmTileShape, RowBlocksAndClusterAlongN) {
   EXPECT_EQ(bwgemm::detail::config_tile_grid<Tall>(1000, 800, 1).tiles_n, 7);
   EXPECT_EQ(bwgemm::detail::config_tile_grid<Tall>(257, 800, 1).tiles_m, 2);
   EXPECT_EQ(bwgemm::detail::config_tile_grid<WideN>(128, 768, 1).tiles_n, 2);  // 3 tiles of 256
-  EXPECT_EQ(bwgemm::detail::config_tile_grid<sm90::GemmLargeCluster2<bf16>>(1000, 1000, 1).tiles_m, 4);
+  EXPECT_EQ(bwgemm::detail::config_tile_grid<sm90::GemmTile128x256Cluster2<bf16>>(1000, 1000, 1).tiles_m, 4);
 }
 
 // The split-K partial layout (host logic: runs without a GPU): thread t's register i sits at word
@@ -642,10 +646,10 @@ void check_partial_layout() {
 }
 
 TEST(Sm90GemmSplitK, PartialLayoutCoversTheTile) {
-  check_partial_layout<sm90::GemmSmall<bf16>>();
-  check_partial_layout<sm90::GemmMedium<bf16>>();
-  check_partial_layout<sm90::GemmMedium160<bf16>>();
-  check_partial_layout<sm90::GemmLarge<bf16>>();
+  check_partial_layout<sm90::GemmTile128x128<bf16>>();
+  check_partial_layout<sm90::GemmTile128x192<bf16>>();
+  check_partial_layout<sm90::GemmTile128x160<bf16>>();
+  check_partial_layout<sm90::GemmTile128x256<bf16>>();
 }
 
 // The split model of the default choice (host logic: runs without a GPU): cost = ceil(tiles · S / (resident
@@ -670,7 +674,7 @@ TEST(Sm90GemmChoice, SplitModel) {
   //   0.51x for 128 x 256 at split 4 and 0.69x for 128 x 128 unsplit).
   {
     const sm90::GemmTiledPlan plan = sm90::gemm_tiled_plan(256, 4096, 14336, 1, h200);
-    EXPECT_EQ(plan.choice, GemmChoice::kSmall);
+    EXPECT_EQ(plan.choice, GemmChoice::kTile128x128);
     EXPECT_EQ(plan.split_k, 2);
     EXPECT_EQ(sm90::tiled_split_cost(256, 4096, 14336, 1, 256, 4, 33), 211968000);
     EXPECT_EQ(sm90::tiled_split_cost(256, 4096, 14336, 1, 128, 2, 66), 190310400);
@@ -685,14 +689,14 @@ TEST(Sm90GemmChoice, SplitModel) {
     const sm90::GemmTiledPlan plan = sm90::gemm_tiled_plan(8192, 8192, 8192, 1, h200);
     EXPECT_EQ(plan.split_k, 1);
     EXPECT_EQ(plan.choice, sm90::gemm_tiled_choice(8192, 8192, 1));
-    EXPECT_EQ(plan.choice, GemmChoice::kPingPong);
+    EXPECT_EQ(plan.choice, GemmChoice::kPingPong128x128);
   }
   // Without a split the plan is gemm_tiled_choice's kernel, the ping-pong kernels included: 4096 x 5120 (the
   // 128 x 160 ping-pong tiles, ByWavesOfTiles), K = 64 (one K block: no split can be taken).
   {
     const sm90::GemmTiledPlan plan = sm90::gemm_tiled_plan(4096, 5120, 64, 1, h200);
     EXPECT_EQ(plan.split_k, 1);
-    EXPECT_EQ(plan.choice, GemmChoice::kPingPong160);
+    EXPECT_EQ(plan.choice, GemmChoice::kPingPong128x160);
   }
   // Never more splits than K blocks: K = 128 (2 blocks) caps the split at 2, K = 256 (4 blocks) at 4.
   for (int64_t k : {64, 128, 192, 256, 320, 512, 14336}) {
@@ -703,8 +707,8 @@ TEST(Sm90GemmChoice, SplitModel) {
         const sm90::GemmTiledPlan plan = sm90::gemm_tiled_plan(m, n, k, 1, h200);
         EXPECT_LE(plan.split_k, k_blocks) << m << " x " << n;
         if (plan.split_k > 1)  // a split runs on a one-CTA kernel
-          EXPECT_TRUE(plan.choice == GemmChoice::kSmall || plan.choice == GemmChoice::kMedium160 ||
-                      plan.choice == GemmChoice::kMedium || plan.choice == GemmChoice::kLarge)
+          EXPECT_TRUE(plan.choice == GemmChoice::kTile128x128 || plan.choice == GemmChoice::kTile128x160 ||
+                      plan.choice == GemmChoice::kTile128x192 || plan.choice == GemmChoice::kTile128x256)
               << m << " x " << n;
         for (int64_t w : {128, 160, 192, 256})
           EXPECT_LE(sm90::choose_tiled_split_k(m, n, k, 1, w, h200), k_blocks);
@@ -716,7 +720,7 @@ TEST(Sm90GemmChoice, SplitModel) {
   // split.
   const int64_t no_twos[4] = {132, 0, 33, 16};
   EXPECT_EQ(sm90::gemm_tiled_plan(256, 4096, 14336, 1, no_twos).split_k, 4);
-  EXPECT_EQ(sm90::gemm_tiled_plan(256, 4096, 14336, 1, no_twos).choice, GemmChoice::kLarge);
+  EXPECT_EQ(sm90::gemm_tiled_plan(256, 4096, 14336, 1, no_twos).choice, GemmChoice::kTile128x256);
   const int64_t eights_only[4] = {132, 0, 0, 16};
   EXPECT_EQ(sm90::gemm_tiled_plan(256, 4096, 14336, 1, eights_only).split_k, 8);
   const int64_t no_clusters[4] = {132, 0, 0, 0};
@@ -730,16 +734,17 @@ TEST(Sm90GemmChoice, SplitModel) {
 TEST(Sm90GemmDiagnostics, ResidentClusters) {
   BWGEMM_REQUIRE_SM90();
   int64_t one_cta = 0, pairs = 0;
-  using One = sm90::GemmLarge<bf16>;
-  using Two = sm90::GemmLargeCluster2<bf16>;
+  using One = sm90::GemmTile128x256<bf16>;
+  using Two = sm90::GemmTile128x256Cluster2<bf16>;
   ASSERT_TRUE(bwgemm::host::resident_clusters(&sm90::gemm_kernel<One, bf16, true>, One::kThreads, 1,
                                               One::kSmemBytes, &one_cta)
                   .ok());
   ASSERT_TRUE(bwgemm::host::resident_clusters(&sm90::gemm_kernel<Two, bf16, true>, Two::kThreads, 2,
                                               Two::kSmemBytes, &pairs)
                   .ok());
-  std::printf("resident clusters: GemmLarge %lld (1 CTA each), GemmLargeCluster2 %lld (2 CTAs each)\n",
-              static_cast<long long>(one_cta), static_cast<long long>(pairs));
+  std::printf(
+      "resident clusters: GemmTile128x256 %lld (1 CTA each), GemmTile128x256Cluster2 %lld (2 CTAs each)\n",
+      static_cast<long long>(one_cta), static_cast<long long>(pairs));
   EXPECT_GT(one_cta, 0);
   EXPECT_GT(pairs, 0);
 
@@ -769,7 +774,8 @@ TEST(Sm90GemmDiagnostics, ResidentClusters) {
   EXPECT_NE(one_cta, one_kernel_in_pairs) << "the test needs two different answers to tell them apart";
 }
 
-// ---- stream-K (sched::StreamK: GemmStreamK, GemmStreamKSmall) ------------------------------------------
+// ---- stream-K (sched::StreamK: GemmStreamK128x256, GemmStreamK128x128)
+// ------------------------------------------
 
 // The decomposition (host logic), walked exactly as the kernel walks it (sched::StreamK::plan, grid,
 // sk_range, first_unit, next_unit, unit_segment, head_tail_owners) over many tile counts, K blocks per tile
@@ -880,10 +886,10 @@ void check_stream_k_ctas(std::initializer_list<int64_t> cta_counts, uint32_t see
 }
 TEST(Sm90GemmStreamK, LongKOverManyCtaCounts) {
   BWGEMM_REQUIRE_SM90();
-  check_stream_k_ctas<sm90::GemmStreamK<bf16>, bf16>({1, 2, 3, 7, 13, 64, 131, 0}, 900);
-  check_stream_k_ctas<sm90::GemmStreamKSmall<f16>, f16>({2, 7, 64, 0}, 920);
-  check_stream_k_ctas<sm90::GemmStreamK<float>, f16>({5, 0}, 940);
-  check_stream_k_ctas<sm90::GemmStreamK<f16>::WithTmaStore<false>, bf16>({3, 0}, 960);
+  check_stream_k_ctas<sm90::GemmStreamK128x256<bf16>, bf16>({1, 2, 3, 7, 13, 64, 131, 0}, 900);
+  check_stream_k_ctas<sm90::GemmStreamK128x128<f16>, f16>({2, 7, 64, 0}, 920);
+  check_stream_k_ctas<sm90::GemmStreamK128x256<float>, f16>({5, 0}, 940);
+  check_stream_k_ctas<sm90::GemmStreamK128x256<f16>::WithTmaStore<false>, bf16>({3, 0}, 960);
 }
 
 // Stream-K gives the same bits on every run for a given CTA count: realistic data, 3 calls per count, each
@@ -894,7 +900,7 @@ TEST(Sm90GemmStreamK, BitwiseDeterministic) {
   BWGEMM_REQUIRE_SM90();
   expect_bitwise_identical_runs(
       GemmProblem{512, 2048, 2560, 1, bwgemm::BLayout::kColumnMajorKxN}, 980, {0, 50, 97}, 3,
-      [](const auto& args, int ctas) { return run_stream_k<sm90::GemmStreamK<bf16>>(args, ctas); });
+      [](const auto& args, int ctas) { return run_stream_k<sm90::GemmStreamK128x256<bf16>>(args, ctas); });
 }
 
 // The workspace: the flags are zero again after a call (a fresh workspace, checked word for word), the
@@ -905,7 +911,7 @@ TEST(Sm90GemmStreamK, BitwiseDeterministic) {
 // floats.
 TEST(Sm90GemmStreamK, WorkspaceFlagsLeftZero) {
   BWGEMM_REQUIRE_SM90();
-  using Cfg = sm90::GemmStreamK<bf16>;
+  using Cfg = sm90::GemmStreamK128x256<bf16>;
   const int64_t ctas = 37;
   const int64_t bytes = sm90::stream_k_workspace_bytes<Cfg>(18);
   EXPECT_EQ(bytes, 256 + 18 * 128 * 256 * 4);
@@ -931,7 +937,7 @@ TEST(Sm90GemmStreamK, WorkspaceFlagsLeftZero) {
 // refused before anything is launched; the knobs a Config does not take are refused by name.
 TEST(Sm90GemmStreamK, Refusals) {
   BWGEMM_REQUIRE_SM90();
-  using Op = sm90::Gemm<sm90::GemmStreamK<bf16>>;
+  using Op = sm90::Gemm<sm90::GemmStreamK128x256<bf16>>;
   DeviceBytes a(512 * 1024 * 2), b(1024 * 512 * 2), d(512 * 512 * 2), small(4096);
   d.fill(0x5A);
   bwgemm::GemmArguments<bf16> args;
@@ -946,13 +952,13 @@ TEST(Sm90GemmStreamK, Refusals) {
   expect_refused(Op::run(too_small, nullptr, 1, -1), "stream_k_ctas must be >= 0");
   expect_refused(Op::run(too_small, nullptr, 1, 100000), "must not exceed the CTAs this device holds");
   expect_refused(Op::run(too_small, nullptr, 2), "needs a Config without sched::StreamK");
-  expect_refused(sm90::Gemm<sm90::GemmLarge<bf16>>::run(args, nullptr, 1, 4),
+  expect_refused(sm90::Gemm<sm90::GemmTile128x256<bf16>>::run(args, nullptr, 1, 4),
                  "needs a Config with sched::StreamK");
   synchronize();
   for (uint8_t byte : d.download_checked()) ASSERT_EQ(byte, 0x5A) << "a refused call wrote D";
   // Without a workspace the default entry point asks for none and runs another kernel.
   int64_t bytes = -1;
-  ASSERT_TRUE(sm90::Gemm<sm90::GemmLarge<bf16>>::workspace_bytes(args, &bytes).ok());
+  ASSERT_TRUE(sm90::Gemm<sm90::GemmTile128x256<bf16>>::workspace_bytes(args, &bytes).ok());
   EXPECT_EQ(bytes, 0);
 }
 
@@ -969,7 +975,7 @@ TEST(Sm90GemmDefault, StreamKWithWorkspace) {
   ASSERT_TRUE(sm90::gemm_workspace_bytes(probe, &bytes).ok());
   EXPECT_GT(bytes, 0) << "896 x 5952 x 4096 should take the stream-K kernel";
   // 36 tiles split 3 ways
-  EXPECT_EQ(bytes, sm90::stream_k_workspace_bytes<sm90::GemmStreamK<bf16>>(108));
+  EXPECT_EQ(bytes, sm90::stream_k_workspace_bytes<sm90::GemmStreamK128x256<bf16>>(108));
   probe.m = 4096, probe.n = 4096, probe.k = 64;
   ASSERT_TRUE(sm90::gemm_workspace_bytes(probe, &bytes).ok());
   EXPECT_EQ(bytes, 0);
@@ -992,24 +998,24 @@ TEST(Sm90GemmChoice, StreamK) {
   // 896 x 5952 x 4096: 7 x 24 = 168 tiles of 64 K blocks: one whole wave (64), then 36 tiles split 3 ways
   // (132 / 36) over 108 CTAs: 22 + 4 + 2 x 2 -> 94, against 128 x 192: 7 x 31 = 217 tiles, 2 waves x 64 x
   // 192 / 256 = 96 (128 x 160: 7 x 38 = 266 tiles, 3 waves x 64 x 160 / 256 = 120).
-  EXPECT_EQ(plan(896, 5952, 4096, 132), GemmChoice::kStreamK);
-  EXPECT_EQ(plan(896, 5952, 4096, 0), GemmChoice::kMedium);
+  EXPECT_EQ(plan(896, 5952, 4096, 132), GemmChoice::kStreamK128x256);
+  EXPECT_EQ(plan(896, 5952, 4096, 0), GemmChoice::kTile128x192);
   // 1024 x 5120 x 5120: 8 x 20 = 160 tiles of 80 K blocks: one whole wave (80), then 28 tiles split 4 ways
   // (132 / 28) over 112 CTAs: 20 + 4 + 3 x 2 -> 110, against 128 x 160: 8 x 32 = 256 tiles, 2 waves x 80 x
   // 160 / 256 = 100.
-  EXPECT_EQ(plan(1024, 5120, 5120, 132), GemmChoice::kMedium160);
-  EXPECT_EQ(plan(1024, 5120, 5120, 0), GemmChoice::kMedium160);
+  EXPECT_EQ(plan(1024, 5120, 5120, 132), GemmChoice::kTile128x160);
+  EXPECT_EQ(plan(1024, 5120, 5120, 0), GemmChoice::kTile128x160);
   // No whole wave, never stream-K (its split alone lost to the cluster split, docs/hopper.md): 640 x 1280 x
   // 3072 is 25 tiles that would split 5 ways (10 + 4 + 4 x 2 = 22 against 128 x 128's 25.2).
-  EXPECT_EQ(plan(640, 1280, 3072, 132), GemmChoice::kSmall);
+  EXPECT_EQ(plan(640, 1280, 3072, 132), GemmChoice::kTile128x128);
   EXPECT_EQ(sm90::stream_k_cost(640, 1280, 3072, 1, 132), INT64_MAX);
   // 4096 x 8192 x 8192: 1024 tiles: 7 whole waves, then 100 tiles that cannot split 2 ways (132 / 100):
   // 8 waves x 128 = 1024, against ping-pong: 2048 tiles of 128 x 128 = 16 waves x 128 x 95 x 128 / 256 =
   // 972.8.
-  EXPECT_EQ(plan(4096, 8192, 8192, 132), GemmChoice::kPingPong);
+  EXPECT_EQ(plan(4096, 8192, 8192, 132), GemmChoice::kPingPong128x128);
   // 4096 x 4096 x 64: one K block per tile, no split (the floor): the plan without a workspace.
   EXPECT_EQ(plan(4096, 4096, 64, 132), plan(4096, 4096, 64, 0));
-  EXPECT_NE(plan(4096, 4096, 64, 132), GemmChoice::kStreamK);
+  EXPECT_NE(plan(4096, 4096, 64, 132), GemmChoice::kStreamK128x256);
 }
 
 // On anything but compute capability 9.0 the entry point must refuse with a clear device mismatch (and

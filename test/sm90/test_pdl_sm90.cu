@@ -42,10 +42,10 @@ TEST(Sm90Pdl, ChainMatchesThePdlOffChainBitwiseClusters) {
   check_pdl_chain(
       256, 512, 512, kReps,
       [](const auto& args, cudaStream_t s) {
-        return sm90::Gemm<sm90::GemmLargeCluster2<bf16>>::run(args, s);
+        return sm90::Gemm<sm90::GemmTile128x256Cluster2<bf16>>::run(args, s);
       },
       [](const auto& args, cudaStream_t s) {
-        return sm90::DualGemm<sm90::DualGemmSmallMCluster2<bf16>>::run(args, s);
+        return sm90::DualGemm<sm90::DualGemmTile128x64Cluster2<bf16>>::run(args, s);
       });
 }
 
@@ -54,10 +54,10 @@ TEST(Sm90Pdl, ChainMatchesThePdlOffChainBitwiseForcedSplitK) {
   check_pdl_chain(
       16, 1024, 512, kReps,
       [](const auto& args, cudaStream_t s) {
-        return sm90::SwapAbGemm<sm90::GemmSwapAb16<bf16>>::run(args, s, 4);
+        return sm90::SwapAbGemm<sm90::GemmSwapAbTokens16<bf16>>::run(args, s, 4);
       },
       [](const auto& args, cudaStream_t s) {
-        return sm90::SwapAbDualGemm<sm90::DualGemmSwapAb16<bf16>>::run(args, s, 4);
+        return sm90::SwapAbDualGemm<sm90::DualGemmSwapAbTokens16<bf16>>::run(args, s, 4);
       });
 }
 

@@ -107,36 +107,37 @@ struct SwapAbStreamK {
 };
 
 // The shipped Configs of the cluster split (64 weight rows per tile) and one with 128-row tiles (two
-// consumer warpgroups: the WeightWarpgroups knob; GemmSwapAbStreamK16, which the default runs stream-K, here
-// under the cluster split; the dual GEMM's 128-row tiles spill 4 bytes at the 168 registers of 384 threads
-// and are not shipped).
-using Wide16 = sm90::GemmSwapAbStreamK16<bf16>;
-using GemmSwapAbConfigs =
-    Configs<sm90::GemmSwapAb16<bf16>, sm90::GemmSwapAb32<bf16>, sm90::GemmSwapAb64<f16>,
-            sm90::GemmSwapAb128<float>, Wide16, sm90::GemmSwapAb160<bf16>, sm90::GemmSwapAb192<f16>>;
-using DualSwapAbConfigs = Configs<sm90::DualGemmSwapAb16<bf16>, sm90::DualGemmSwapAb64<bf16>,
-                                  sm90::DualGemmSwapAb128<f16>, sm90::DualGemmSwapAb160<bf16>>;
+// consumer warpgroups: the WeightWarpgroups knob; GemmSwapAbStreamKTokens16, which the default runs stream-K,
+// here under the cluster split; the dual GEMM's 128-row tiles spill 4 bytes at the 168 registers of 384
+// threads and are not shipped).
+using Wide16 = sm90::GemmSwapAbStreamKTokens16<bf16>;
+using GemmSwapAbConfigs = Configs<sm90::GemmSwapAbTokens16<bf16>, sm90::GemmSwapAbTokens32<bf16>,
+                                  sm90::GemmSwapAbTokens64<f16>, sm90::GemmSwapAbTokens128<float>, Wide16,
+                                  sm90::GemmSwapAbTokens160<bf16>, sm90::GemmSwapAbTokens192<f16>>;
+using DualSwapAbConfigs = Configs<sm90::DualGemmSwapAbTokens16<bf16>, sm90::DualGemmSwapAbTokens64<bf16>,
+                                  sm90::DualGemmSwapAbTokens128<f16>, sm90::DualGemmSwapAbTokens160<bf16>>;
 
 // Two backends in one type list: the chosen split on every Config, split 8 on the first.
-// (GemmSwapAb160 at split 8 too: 80 accumulators per thread, 10 per rank.)
-using GemmCases =
-    Concat<CasesOf<Chosen, GemmSwapAbConfigs>::type,
-           CasesOf<Split8, Configs<sm90::GemmSwapAb16<f16>, sm90::GemmSwapAb160<f16>>>::type>::type;
+// (GemmSwapAbTokens160 at split 8 too: 80 accumulators per thread, 10 per rank.)
+using GemmCases = Concat<
+    CasesOf<Chosen, GemmSwapAbConfigs>::type,
+    CasesOf<Split8, Configs<sm90::GemmSwapAbTokens16<f16>, sm90::GemmSwapAbTokens160<f16>>>::type>::type;
 using DualCases = Concat<CasesOf<Chosen, DualSwapAbConfigs>::type,
-                         CasesOf<Split8, Configs<sm90::DualGemmSwapAb16<f16>>>::type>::type;
+                         CasesOf<Split8, Configs<sm90::DualGemmSwapAbTokens16<f16>>>::type>::type;
 using OutputCases = CasesOf<Chosen, GemmSwapAbConfigs>::type;
-using ManyTilesCases = CasesOf<Chosen, Configs<sm90::GemmSwapAb16<bf16>>>::type;
+using ManyTilesCases = CasesOf<Chosen, Configs<sm90::GemmSwapAbTokens16<bf16>>>::type;
 // Stream-K (the shipped 128-row stream-K Configs, and 64-row ones: the kernel takes either) on 7 CTAs
 // (ranges that cross tiles on every contract shape), on one per resident CTA (the contract's small shapes
 // then have a unit or a few per CTA: tiles handed off over many CTAs), on 3.
-using StreamKCases =
-    Concat<CasesOf<SwapAbStreamK<7>, Configs<sm90::GemmSwapAbStreamK16<bf16>, sm90::GemmSwapAb16<bf16>,
-                                             sm90::GemmSwapAbStreamK64<f16>>>::type,
-           CasesOf<SwapAbStreamK<0>,
-                   Configs<sm90::GemmSwapAbStreamK32<bf16>, sm90::GemmSwapAb128<f16>>>::type>::type;
+using StreamKCases = Concat<
+    CasesOf<SwapAbStreamK<7>, Configs<sm90::GemmSwapAbStreamKTokens16<bf16>, sm90::GemmSwapAbTokens16<bf16>,
+                                      sm90::GemmSwapAbStreamKTokens64<f16>>>::type,
+    CasesOf<SwapAbStreamK<0>,
+            Configs<sm90::GemmSwapAbStreamKTokens32<bf16>, sm90::GemmSwapAbTokens128<f16>>>::type>::type;
 using StreamKOutputCases =
-    CasesOf<SwapAbStreamK<3>, Configs<sm90::GemmSwapAbStreamK16<float>, sm90::GemmSwapAb64<bf16>>>::type;
-using StreamKManyTilesCases = CasesOf<SwapAbStreamK<0>, Configs<sm90::GemmSwapAbStreamK16<bf16>>>::type;
+    CasesOf<SwapAbStreamK<3>,
+            Configs<sm90::GemmSwapAbStreamKTokens16<float>, sm90::GemmSwapAbTokens64<bf16>>>::type;
+using StreamKManyTilesCases = CasesOf<SwapAbStreamK<0>, Configs<sm90::GemmSwapAbStreamKTokens16<bf16>>>::type;
 
 // Test names carry the split: "SwapAbT16_S12_bf16" (chosen), "SwapAbT16_S12_f16_Split8".
 struct SwapAbNames {
@@ -234,25 +235,25 @@ void check_dual_decode_sizes(const std::vector<int64_t>& ms = kDecodeM) {
 
 TEST(Sm90SwapAbDecode, GemmTokens16) {
   BWGEMM_REQUIRE_SM90();
-  check_gemm_decode_sizes<sm90::GemmSwapAb16<bf16>>();
+  check_gemm_decode_sizes<sm90::GemmSwapAbTokens16<bf16>>();
 }
 TEST(Sm90SwapAbDecode, GemmTokens32) {
   BWGEMM_REQUIRE_SM90();
-  check_gemm_decode_sizes<sm90::GemmSwapAb32<bf16>>();
+  check_gemm_decode_sizes<sm90::GemmSwapAbTokens32<bf16>>();
 }
 TEST(Sm90SwapAbDecode, GemmTokens64) {
   BWGEMM_REQUIRE_SM90();
-  check_gemm_decode_sizes<sm90::GemmSwapAb64<f16>>();
+  check_gemm_decode_sizes<sm90::GemmSwapAbTokens64<f16>>();
 }
 TEST(Sm90SwapAbDecode, GemmTokens128) {
   BWGEMM_REQUIRE_SM90();
-  check_gemm_decode_sizes<sm90::GemmSwapAb128<float>>();
+  check_gemm_decode_sizes<sm90::GemmSwapAbTokens128<float>>();
 }
 // The 160-token tile (the default for 128 < M <= 160) at the decode sizes and around where it is chosen.
 TEST(Sm90SwapAbDecode, GemmTokens160) {
   BWGEMM_REQUIRE_SM90();
-  check_gemm_decode_sizes<sm90::GemmSwapAb160<bf16>>();
-  check_gemm_decode_sizes<sm90::GemmSwapAb160<bf16>>(kTokens160M);
+  check_gemm_decode_sizes<sm90::GemmSwapAbTokens160<bf16>>();
+  check_gemm_decode_sizes<sm90::GemmSwapAbTokens160<bf16>>(kTokens160M);
 }
 TEST(Sm90SwapAbDecode, GemmTokens16Rows128) {
   BWGEMM_REQUIRE_SM90();
@@ -260,36 +261,36 @@ TEST(Sm90SwapAbDecode, GemmTokens16Rows128) {
 }
 TEST(Sm90SwapAbDecode, StreamKTokens16) {
   BWGEMM_REQUIRE_SM90();
-  check_gemm_decode_sizes_stream_k<sm90::GemmSwapAbStreamK16<bf16>>();
+  check_gemm_decode_sizes_stream_k<sm90::GemmSwapAbStreamKTokens16<bf16>>();
 }
 TEST(Sm90SwapAbDecode, StreamKTokens32) {
   BWGEMM_REQUIRE_SM90();
-  check_gemm_decode_sizes_stream_k<sm90::GemmSwapAbStreamK32<f16>>();
+  check_gemm_decode_sizes_stream_k<sm90::GemmSwapAbStreamKTokens32<f16>>();
 }
 TEST(Sm90SwapAbDecode, StreamKTokens64) {
   BWGEMM_REQUIRE_SM90();
-  check_gemm_decode_sizes_stream_k<sm90::GemmSwapAbStreamK64<bf16>>();
+  check_gemm_decode_sizes_stream_k<sm90::GemmSwapAbStreamKTokens64<bf16>>();
 }
 TEST(Sm90SwapAbDecode, StreamKTokens128Rows64) {
   BWGEMM_REQUIRE_SM90();
-  check_gemm_decode_sizes_stream_k<sm90::GemmSwapAb128<float>>();
+  check_gemm_decode_sizes_stream_k<sm90::GemmSwapAbTokens128<float>>();
 }
 // The 192-token tile (the default for 160 < M <= 192 over few tiles) at the decode sizes and around its
 // tile, under the cluster split and stream-K.
 TEST(Sm90SwapAbDecode, GemmTokens192) {
   BWGEMM_REQUIRE_SM90();
-  check_gemm_decode_sizes<sm90::GemmSwapAb192<bf16>>();
-  check_gemm_decode_sizes<sm90::GemmSwapAb192<bf16>>(kTokens192M);
-  check_gemm_decode_sizes_stream_k<sm90::GemmSwapAb192<bf16>>(kTokens192M);
+  check_gemm_decode_sizes<sm90::GemmSwapAbTokens192<bf16>>();
+  check_gemm_decode_sizes<sm90::GemmSwapAbTokens192<bf16>>(kTokens192M);
+  check_gemm_decode_sizes_stream_k<sm90::GemmSwapAbTokens192<bf16>>(kTokens192M);
 }
 // The 160-token tile under stream-K (the default's with a workspace where swap_ab_stream_k_pays).
 TEST(Sm90SwapAbDecode, StreamKTokens160) {
   BWGEMM_REQUIRE_SM90();
-  check_gemm_decode_sizes_stream_k<sm90::GemmSwapAb160<bf16>>(kTokens160M);
+  check_gemm_decode_sizes_stream_k<sm90::GemmSwapAbTokens160<bf16>>(kTokens160M);
 }
 TEST(Sm90SwapAbDecode, StreamKTokens16Rows64) {
   BWGEMM_REQUIRE_SM90();
-  check_gemm_decode_sizes_stream_k<sm90::GemmSwapAb16<bf16>>();
+  check_gemm_decode_sizes_stream_k<sm90::GemmSwapAbTokens16<bf16>>();
 }
 // The dual GEMM's stream-K at the decode sizes (its 64-row pairs, as the default runs them with a
 // workspace), the CTA count cycling as for the GEMM; exact tier (Multiply) and realistic (SiLU).
@@ -314,15 +315,15 @@ void check_dual_decode_sizes_stream_k(const std::vector<int64_t>& ms = kDecodeM)
 
 TEST(Sm90SwapAbDecode, DualStreamKTokens16) {
   BWGEMM_REQUIRE_SM90();
-  check_dual_decode_sizes_stream_k<sm90::DualGemmSwapAb16<bf16>>();
+  check_dual_decode_sizes_stream_k<sm90::DualGemmSwapAbTokens16<bf16>>();
 }
 TEST(Sm90SwapAbDecode, DualStreamKTokens64) {
   BWGEMM_REQUIRE_SM90();
-  check_dual_decode_sizes_stream_k<sm90::DualGemmSwapAb64<f16>>();
+  check_dual_decode_sizes_stream_k<sm90::DualGemmSwapAbTokens64<f16>>();
 }
 TEST(Sm90SwapAbDecode, DualStreamKTokens160) {
   BWGEMM_REQUIRE_SM90();
-  check_dual_decode_sizes_stream_k<sm90::DualGemmSwapAb160<bf16>>(kTokens160M);
+  check_dual_decode_sizes_stream_k<sm90::DualGemmSwapAbTokens160<bf16>>(kTokens160M);
 }
 
 // The default dual entry point with a workspace: dual_gemm_workspace_bytes asks for the stream-K launch's
@@ -331,7 +332,7 @@ TEST(Sm90SwapAbDecode, DualStreamKTokens160) {
 // right with it; stream-K gives the same bits on every run.
 TEST(Sm90SwapAbDecode, DualDefaultWithWorkspace) {
   BWGEMM_REQUIRE_SM90();
-  using Cfg = sm90::DualGemmSwapAb16<bf16>;
+  using Cfg = sm90::DualGemmSwapAbTokens16<bf16>;
   bwgemm::DualGemmArguments<bf16> probe;
   probe.m = 1, probe.n = 8512, probe.k = 8192;
   probe.a = reinterpret_cast<const bf16*>(uintptr_t{1} << 32);
@@ -360,20 +361,20 @@ TEST(Sm90SwapAbDecode, DualDefaultWithWorkspace) {
 
 TEST(Sm90SwapAbDecode, DualTokens16) {
   BWGEMM_REQUIRE_SM90();
-  check_dual_decode_sizes<sm90::DualGemmSwapAb16<bf16>>();
+  check_dual_decode_sizes<sm90::DualGemmSwapAbTokens16<bf16>>();
 }
 TEST(Sm90SwapAbDecode, DualTokens64) {
   BWGEMM_REQUIRE_SM90();
-  check_dual_decode_sizes<sm90::DualGemmSwapAb64<bf16>>();
+  check_dual_decode_sizes<sm90::DualGemmSwapAbTokens64<bf16>>();
 }
 TEST(Sm90SwapAbDecode, DualTokens128) {
   BWGEMM_REQUIRE_SM90();
-  check_dual_decode_sizes<sm90::DualGemmSwapAb128<f16>>();
+  check_dual_decode_sizes<sm90::DualGemmSwapAbTokens128<f16>>();
 }
 TEST(Sm90SwapAbDecode, DualTokens160) {
   BWGEMM_REQUIRE_SM90();
-  check_dual_decode_sizes<sm90::DualGemmSwapAb160<f16>>();
-  check_dual_decode_sizes<sm90::DualGemmSwapAb160<f16>>(kTokens160M);
+  check_dual_decode_sizes<sm90::DualGemmSwapAbTokens160<f16>>();
+  check_dual_decode_sizes<sm90::DualGemmSwapAbTokens160<f16>>(kTokens160M);
 }
 
 // The default entry points at decode sizes on a model's shapes (the choice, the chosen split and the kernel
@@ -381,12 +382,12 @@ TEST(Sm90SwapAbDecode, DualTokens160) {
 TEST(Sm90SwapAbDecode, DefaultEntryPoints) {
   BWGEMM_REQUIRE_SM90();
   for (int64_t m : {1, 16, 33, 100, 128, 129, 160, 161})
-    check_gemm_with<sm90::GemmSwapAb16<bf16>, bf16>(
+    check_gemm_with<sm90::GemmSwapAbTokens16<bf16>, bf16>(
         GemmProblem{m, 4096, 4096, 1, bwgemm::BLayout::kColumnMajorKxN}, Data::kRealistic,
         500 + static_cast<uint32_t>(m), [](const auto& args) { return sm90::gemm(args); });
   // 160 < M <= 192 over 28 tiles of 128 weight rows: the 192-token tile (193: the tiled kernels).
   for (int64_t m : {161, 192, 193})
-    check_gemm_with<sm90::GemmSwapAb16<bf16>, bf16>(
+    check_gemm_with<sm90::GemmSwapAbTokens16<bf16>, bf16>(
         GemmProblem{m, 3584, 2048, 1, bwgemm::BLayout::kRowMajorKxN}, Data::kRealistic,
         550 + static_cast<uint32_t>(m), [](const auto& args) { return sm90::gemm(args); });
   check_dual_default_entry<Chosen, bf16, bf16>(
@@ -401,8 +402,8 @@ TEST(Sm90SwapAbDecode, SplitKIsBitwiseDeterministic) {
   BWGEMM_REQUIRE_SM90();
   expect_bitwise_identical_runs(GemmProblem{5, 1024, 8192, 1, bwgemm::BLayout::kColumnMajorKxN}, 700,
                                 {0, 2, 8}, 5, [](const auto& args, int split) {
-                                  return sm90::SwapAbGemm<sm90::GemmSwapAb16<bf16>>::run(args, nullptr,
-                                                                                         split);
+                                  return sm90::SwapAbGemm<sm90::GemmSwapAbTokens16<bf16>>::run(args, nullptr,
+                                                                                               split);
                                 });
 }
 
@@ -410,9 +411,10 @@ TEST(Sm90SwapAbDecode, SplitKIsBitwiseDeterministic) {
 // 50, 97 and 132 CTAs (each tile over 3-9 CTAs), 3 calls each, byte for byte.
 TEST(Sm90SwapAbDecode, StreamKIsBitwiseDeterministic) {
   BWGEMM_REQUIRE_SM90();
-  expect_bitwise_identical_runs(
-      GemmProblem{5, 1024, 8192, 1, bwgemm::BLayout::kColumnMajorKxN}, 1000, {0, 50, 97}, 3,
-      [](const auto& args, int ctas) { return run_swap_ab_stream_k<sm90::GemmSwapAb16<bf16>>(args, ctas); });
+  expect_bitwise_identical_runs(GemmProblem{5, 1024, 8192, 1, bwgemm::BLayout::kColumnMajorKxN}, 1000,
+                                {0, 50, 97}, 3, [](const auto& args, int ctas) {
+                                  return run_swap_ab_stream_k<sm90::GemmSwapAbTokens16<bf16>>(args, ctas);
+                                });
 }
 
 // The workspace: its size is what workspace_bytes says (13 CTAs: 256 bytes of flags and 13 slots of 16 x 64
@@ -423,7 +425,7 @@ TEST(Sm90SwapAbDecode, StreamKIsBitwiseDeterministic) {
 // size, it validates and does not launch), none at one wave (N = 5120: 80 tiles), and computes right.
 TEST(Sm90SwapAbDecode, StreamKWorkspace) {
   BWGEMM_REQUIRE_SM90();
-  using Cfg = sm90::GemmSwapAb16<bf16>;
+  using Cfg = sm90::GemmSwapAbTokens16<bf16>;
   const int64_t ctas = 13;
   const int64_t bytes = sm90::swap_ab_stream_k_workspace_bytes<Cfg>(ctas);
   EXPECT_EQ(bytes, 256 + 13 * 16 * 64 * 4);
@@ -453,7 +455,7 @@ TEST(Sm90SwapAbDecode, StreamKWorkspace) {
   probe.a = reinterpret_cast<const bf16*>(uintptr_t{1} << 32);
   probe.b = reinterpret_cast<const bf16*>(uintptr_t{2} << 32);
   probe.d = reinterpret_cast<bf16*>(uintptr_t{3} << 32);
-  using Sk = sm90::GemmSwapAbStreamK16<bf16>;
+  using Sk = sm90::GemmSwapAbStreamKTokens16<bf16>;
   int64_t asked = 0, resident = 0, explicit_bytes = 0;
   ASSERT_TRUE(sm90::gemm_workspace_bytes(probe, &asked).ok());
   ASSERT_TRUE(sm90::SwapAbGemm<Sk>::workspace_bytes(probe, &explicit_bytes, &resident).ok());
@@ -467,7 +469,7 @@ TEST(Sm90SwapAbDecode, StreamKWorkspace) {
   // M = 136 takes the 160-token tile: N = 28672 is 224 tiles of 128 rows, K = 8192 128 K blocks; stream-K
   // ((218 + 20) · 100) below one CTA per tile (2 waves · 128 · 100) and the split of 2 (4 · 64 · 115), so
   // the default asks for that tile's stream-K workspace; at N = 4096 (32 tiles, one wave) for none.
-  using T160 = sm90::GemmSwapAb160<bf16>;
+  using T160 = sm90::GemmSwapAbTokens160<bf16>;
   auto tokens160 = probe;
   tokens160.m = 136, tokens160.n = 28672;
   ASSERT_TRUE(sm90::gemm_workspace_bytes(tokens160, &asked).ok());
@@ -492,7 +494,7 @@ TEST(Sm90SwapAbDecode, StreamKWorkspace) {
 // at once, is refused before anything is launched.
 TEST(Sm90SwapAbDecode, StreamKRefusals) {
   BWGEMM_REQUIRE_SM90();
-  using Op = sm90::SwapAbGemm<sm90::GemmSwapAb16<bf16>>;
+  using Op = sm90::SwapAbGemm<sm90::GemmSwapAbTokens16<bf16>>;
   DeviceBytes a(16 * 1024 * 2), b(1024 * 512 * 2), d(16 * 512 * 2), small(256);
   d.fill(0x5A);
   bwgemm::GemmArguments<bf16> args;
@@ -547,7 +549,7 @@ TEST(Sm90SwapAbChoice, StreamKOnlyWhereTheLastWaveIsShort) {
 
 // A forced split the kernel cannot take is refused before anything is launched.
 TEST(Sm90SwapAb, RefusesBadSplits) {
-  using Op = sm90::SwapAbGemm<sm90::GemmSwapAb16<bf16>>;
+  using Op = sm90::SwapAbGemm<sm90::GemmSwapAbTokens16<bf16>>;
   alignas(16) static uint8_t buf[3 * 64 * 256 * 2];
   bwgemm::GemmArguments<bf16> args;
   args.m = 16, args.n = 64, args.k = 256;  // 4 K blocks
@@ -587,9 +589,11 @@ TEST(Sm90SwapAbChoice, SplitMinimisesWavesTimesBlocks) {
 // thread (host logic, worked out by hand on {132, 66, 32, 16}): only the 160-token dual pairs take them.
 TEST(Sm90SwapAbChoice, HeavyPartialsSplitLess) {
   using sm90::kHeavySplitCostPercent;
-  EXPECT_EQ(&sm90::swap_ab_split_cost_percent<sm90::DualGemmSwapAb160<bf16>>(), &kHeavySplitCostPercent);
-  EXPECT_EQ(&sm90::swap_ab_split_cost_percent<sm90::DualGemmSwapAb128<bf16>>(), &sm90::kSplitCostPercent);
-  EXPECT_EQ(&sm90::swap_ab_split_cost_percent<sm90::GemmSwapAb160<bf16>>(), &sm90::kSplitCostPercent);
+  EXPECT_EQ(&sm90::swap_ab_split_cost_percent<sm90::DualGemmSwapAbTokens160<bf16>>(),
+            &kHeavySplitCostPercent);
+  EXPECT_EQ(&sm90::swap_ab_split_cost_percent<sm90::DualGemmSwapAbTokens128<bf16>>(),
+            &sm90::kSplitCostPercent);
+  EXPECT_EQ(&sm90::swap_ab_split_cost_percent<sm90::GemmSwapAbTokens160<bf16>>(), &sm90::kSplitCostPercent);
   const int64_t h200[4] = {132, 66, 32, 16};
   // 192 tiles (N = 12288), 64 K blocks: light s=2 3 · 32 · 115 = 11040 < s=1 2 · 64 · 100 = 12800, so no
   // stream-K ((94 + 20) · 100 = 11400); heavy s=2 3 · 32 · 145 = 13920 -> 1, and stream-K below it.
@@ -613,50 +617,52 @@ TEST(Sm90SwapAbChoice, HeavyPartialsSplitLess) {
 TEST(Sm90SwapAbChoice, DefaultEntryPointsByM) {
   using sm90::DualGemmChoice;
   using sm90::GemmChoice;
-  EXPECT_EQ(sm90::gemm_choice(1, 4096, 1), GemmChoice::kSwapAb16);
-  EXPECT_EQ(sm90::gemm_choice(16, 57344, 1), GemmChoice::kSwapAb16);
-  EXPECT_EQ(sm90::gemm_choice(17, 4096, 1), GemmChoice::kSwapAb32);
-  EXPECT_EQ(sm90::gemm_choice(32, 57344, 1), GemmChoice::kSwapAb32);
-  EXPECT_EQ(sm90::gemm_choice(33, 4096, 1), GemmChoice::kSwapAb64);
-  EXPECT_EQ(sm90::gemm_choice(64, 57344, 1), GemmChoice::kSwapAb64);
+  EXPECT_EQ(sm90::gemm_choice(1, 4096, 1), GemmChoice::kSwapAbTokens16);
+  EXPECT_EQ(sm90::gemm_choice(16, 57344, 1), GemmChoice::kSwapAbTokens16);
+  EXPECT_EQ(sm90::gemm_choice(17, 4096, 1), GemmChoice::kSwapAbTokens32);
+  EXPECT_EQ(sm90::gemm_choice(32, 57344, 1), GemmChoice::kSwapAbTokens32);
+  EXPECT_EQ(sm90::gemm_choice(33, 4096, 1), GemmChoice::kSwapAbTokens64);
+  EXPECT_EQ(sm90::gemm_choice(64, 57344, 1), GemmChoice::kSwapAbTokens64);
   // 64 < M <= 128: swap AB only while the tiled kernel's 128 x 128 tiles would fill under half the SMs.
-  EXPECT_EQ(sm90::gemm_choice(65, 4096, 1), GemmChoice::kSwapAb128);
-  EXPECT_EQ(sm90::gemm_choice(128, 8447, 1), GemmChoice::kSwapAb128);
+  EXPECT_EQ(sm90::gemm_choice(65, 4096, 1), GemmChoice::kSwapAbTokens128);
+  EXPECT_EQ(sm90::gemm_choice(128, 8447, 1), GemmChoice::kSwapAbTokens128);
   // The tiled kernels past it (Sm90GemmChoice has the rule): 33 / 44 / 66 tiles of 256 / 192 / 128 columns,
   // one wave each -> 128 x 128; 112 / 150 / 224 tiles = 1 / 2 / 2 waves -> 128 x 256 (one row tile: no pair).
-  EXPECT_EQ(sm90::gemm_choice(128, 8448, 1), GemmChoice::kSmall);
-  EXPECT_EQ(sm90::gemm_choice(100, 28672, 1), GemmChoice::kLarge);
+  EXPECT_EQ(sm90::gemm_choice(128, 8448, 1), GemmChoice::kTile128x128);
+  EXPECT_EQ(sm90::gemm_choice(100, 28672, 1), GemmChoice::kTile128x256);
   // 128 < M <= 160: one 160-token tile whatever N; the tiled kernels again from 161.
-  EXPECT_EQ(sm90::gemm_choice(129, 4096, 1), GemmChoice::kSwapAb160);
-  EXPECT_EQ(sm90::gemm_choice(160, 57344, 1), GemmChoice::kSwapAb160);
-  EXPECT_EQ(sm90::gemm_choice(150, 8192, 4), GemmChoice::kSwapAb160);
+  EXPECT_EQ(sm90::gemm_choice(129, 4096, 1), GemmChoice::kSwapAbTokens160);
+  EXPECT_EQ(sm90::gemm_choice(160, 57344, 1), GemmChoice::kSwapAbTokens160);
+  EXPECT_EQ(sm90::gemm_choice(150, 8192, 4), GemmChoice::kSwapAbTokens160);
   // 160 < M <= 192: the 192-token tile over 9 to 28 tiles of 128 weight rows (N x batch), else tiled.
-  EXPECT_EQ(sm90::gemm_choice(161, 3584, 1), GemmChoice::kSwapAb192);
-  EXPECT_EQ(sm90::gemm_choice(192, 1, 28), GemmChoice::kSwapAb192);
-  EXPECT_EQ(sm90::gemm_choice(176, 1025, 1), GemmChoice::kSwapAb192);  // 9 tiles, the last of one row
-  EXPECT_EQ(sm90::gemm_choice(176, 896, 4), GemmChoice::kSwapAb192);   // 7 tiles x 4
+  EXPECT_EQ(sm90::gemm_choice(161, 3584, 1), GemmChoice::kSwapAbTokens192);
+  EXPECT_EQ(sm90::gemm_choice(192, 1, 28), GemmChoice::kSwapAbTokens192);
+  EXPECT_EQ(sm90::gemm_choice(176, 1025, 1), GemmChoice::kSwapAbTokens192);  // 9 tiles, the last of one row
+  EXPECT_EQ(sm90::gemm_choice(176, 896, 4), GemmChoice::kSwapAbTokens192);   // 7 tiles x 4
   EXPECT_FALSE(sm90::is_swap_ab_choice(sm90::gemm_choice(176, 896, 5)));
   EXPECT_FALSE(sm90::is_swap_ab_choice(sm90::gemm_choice(176, 1024, 1)));
   EXPECT_FALSE(sm90::is_swap_ab_choice(sm90::gemm_choice(161, 128, 8)));
   EXPECT_FALSE(sm90::is_swap_ab_choice(sm90::gemm_choice(192, 3585, 1)));
   EXPECT_FALSE(sm90::is_swap_ab_choice(sm90::gemm_choice(193, 3584, 1)));
-  EXPECT_EQ(sm90::gemm_choice(161, 4096, 1), GemmChoice::kSmall);     // 2 row tiles: 32 / 44 / 64, one wave
-  EXPECT_EQ(sm90::gemm_swap_ab_choice(161), GemmChoice::kSwapAb192);  // gemm_swap_ab: the 192-token tile
-  EXPECT_EQ(sm90::gemm_swap_ab_choice(193), GemmChoice::kSwapAb128);  // two 128-token tiles
-  EXPECT_EQ(sm90::dual_gemm_choice(1, 14336, 1), DualGemmChoice::kSwapAb16);
-  EXPECT_EQ(sm90::dual_gemm_choice(17, 14336, 1), DualGemmChoice::kSwapAb64);
-  EXPECT_EQ(sm90::dual_gemm_choice(64, 28672, 1), DualGemmChoice::kSwapAb64);
-  EXPECT_EQ(sm90::dual_gemm_choice(65, 14336, 1), DualGemmChoice::kSmallM);  // M·batch <= 256
-  EXPECT_EQ(sm90::dual_gemm_choice(128, 14336, 1), DualGemmChoice::kSmallM);
+  EXPECT_EQ(sm90::gemm_choice(161, 4096, 1),
+            GemmChoice::kTile128x128);  // 2 row tiles: 32 / 44 / 64, one wave
+  EXPECT_EQ(sm90::gemm_swap_ab_choice(161),
+            GemmChoice::kSwapAbTokens192);  // gemm_swap_ab: the 192-token tile
+  EXPECT_EQ(sm90::gemm_swap_ab_choice(193), GemmChoice::kSwapAbTokens128);  // two 128-token tiles
+  EXPECT_EQ(sm90::dual_gemm_choice(1, 14336, 1), DualGemmChoice::kSwapAbTokens16);
+  EXPECT_EQ(sm90::dual_gemm_choice(17, 14336, 1), DualGemmChoice::kSwapAbTokens64);
+  EXPECT_EQ(sm90::dual_gemm_choice(64, 28672, 1), DualGemmChoice::kSwapAbTokens64);
+  EXPECT_EQ(sm90::dual_gemm_choice(65, 14336, 1), DualGemmChoice::kTile128x64);  // M·batch <= 256
+  EXPECT_EQ(sm90::dual_gemm_choice(128, 14336, 1), DualGemmChoice::kTile128x64);
   // 129 <= M <= 160: the 160-token pairs whatever N and batch; the tiled kernels again from 161.
-  EXPECT_EQ(sm90::dual_gemm_choice(129, 14336, 1), DualGemmChoice::kSwapAb160);
-  EXPECT_EQ(sm90::dual_gemm_choice(160, 28672, 1), DualGemmChoice::kSwapAb160);
-  EXPECT_EQ(sm90::dual_gemm_choice(150, 4096, 4), DualGemmChoice::kSwapAb160);
-  EXPECT_EQ(sm90::dual_gemm_choice(161, 14336, 1), DualGemmChoice::kSmallM);
+  EXPECT_EQ(sm90::dual_gemm_choice(129, 14336, 1), DualGemmChoice::kSwapAbTokens160);
+  EXPECT_EQ(sm90::dual_gemm_choice(160, 28672, 1), DualGemmChoice::kSwapAbTokens160);
+  EXPECT_EQ(sm90::dual_gemm_choice(150, 4096, 4), DualGemmChoice::kSwapAbTokens160);
+  EXPECT_EQ(sm90::dual_gemm_choice(161, 14336, 1), DualGemmChoice::kTile128x64);
   // dual_gemm_swap_ab: 128 tokens for 65..128, 160 for 129..160, two 128-token tiles from 161.
-  EXPECT_EQ(sm90::dual_gemm_swap_ab_choice(128), DualGemmChoice::kSwapAb128);
-  EXPECT_EQ(sm90::dual_gemm_swap_ab_choice(129), DualGemmChoice::kSwapAb160);
-  EXPECT_EQ(sm90::dual_gemm_swap_ab_choice(161), DualGemmChoice::kSwapAb128);
+  EXPECT_EQ(sm90::dual_gemm_swap_ab_choice(128), DualGemmChoice::kSwapAbTokens128);
+  EXPECT_EQ(sm90::dual_gemm_swap_ab_choice(129), DualGemmChoice::kSwapAbTokens160);
+  EXPECT_EQ(sm90::dual_gemm_swap_ab_choice(161), DualGemmChoice::kSwapAbTokens128);
 }
 
 // The K ranges of a split cover the K blocks once, in order, as evenly as whole blocks allow.

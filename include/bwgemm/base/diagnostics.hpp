@@ -1,8 +1,8 @@
 // The diagnostic switch: with it on, every default entry point reports on stderr which backend and Config
 // it chose for a call (and the swap-AB kernels their split of K), one line per call:
 //
-//   bwgemm: bwgemm::sm90::gemm M=16 N=4096 K=4096 batch=1 -> sm90::GemmSwapAb16 (swap AB, 16 tokens x 64
-//   rows)
+//   bwgemm: bwgemm::sm90::gemm M=16 N=4096 K=4096 batch=1 -> sm90::GemmSwapAbTokens16 (swap AB, 16 tokens x
+//   64 rows)
 //
 // On when the environment variable BWGEMM_DIAGNOSTICS is set to anything but "0" or "" (read once), or after
 // bwgemm::set_diagnostics(true); off by default. Host code only; costs one relaxed atomic load per call when

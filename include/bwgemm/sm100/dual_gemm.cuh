@@ -28,11 +28,12 @@
 #include "bwgemm/base/diagnostics.hpp"
 #include "bwgemm/base/status.hpp"
 #include "bwgemm/epilogue/functors.cuh"
+#include "bwgemm/host/dual_gemm_params.hpp"
 #include "bwgemm/host/launch.hpp"
 #include "bwgemm/host/operand_maps.hpp"
 #include "bwgemm/kernels/sm100/dual_gemm_config.cuh"
 #include "bwgemm/kernels/sm100/dual_gemm_kernel.cuh"
-#include "bwgemm/kernels/sm100/gemm_swap_ab_config.cuh"
+#include "bwgemm/kernels/sm100/dual_swap_ab_config.cuh"
 #include "bwgemm/sm100/dual_gemm_swap_ab.cuh"
 
 namespace bwgemm::sm100 {
@@ -76,21 +77,13 @@ struct DualGemm {
       return s;
     p.c = a.c;
     p.ldc = ldc;
-    p.m = static_cast<int32_t>(a.m);
-    p.n = static_cast<int32_t>(a.n);
-    p.k = static_cast<int32_t>(a.k);
-    p.tiles = d::config_tile_grid<Cfg>(a.m, a.n, a.batch);
+    host::fill_common_dual_gemm_params(a, d::config_tile_grid<Cfg>(a.m, a.n, a.batch), &p);
     p.idesc =
         Cfg::instr_desc(std::is_same_v<In, __half> ? ptx::MmaF16Format::kF16 : ptx::MmaF16Format::kBF16);
-    p.alpha1 = a.alpha1;
-    p.alpha2 = a.alpha2;
-    p.alpha1_ptr = a.alpha1_ptr;  // device scales (arguments/common.hpp, check_device_scale)
-    p.alpha2_ptr = a.alpha2_ptr;
     p.unit_alphas = ::bwgemm::detail::unit_alphas(a);
     constexpr int64_t kOutBytes = sizeof(Out);
     p.c_aligned32 = reinterpret_cast<uintptr_t>(a.c) % 32 == 0 && ldc * kOutBytes % 32 == 0 &&
                     a.m * ldc * kOutBytes % 32 == 0;
-    p.epilogue = a.epilogue;
     return host::launch_tile_kernel<Cfg>(&dual_gemm_kernel<Cfg>, p, stream, a.launch);
   }
 };
@@ -113,24 +106,24 @@ using DualGemmSmallM = DualGemmConfig<64, 0, 2, sched::StaticPersistent, epi::Si
 template <class Out>
 using DualGemmLargeM = DualGemmConfig<128, 0, 2, sched::ClcWorkStealing, epi::SiluMul, Out>;
 template <class Out>
-using DualGemmSwapAb16 = DualSwapAbConfig<16, 6, sched::StaticPersistent, epi::SiluMul, Out>;
+using DualGemmSwapAbTokens16 = DualSwapAbConfig<16, 6, sched::StaticPersistent, epi::SiluMul, Out>;
 template <class Out>
-using DualGemmSwapAb32 = DualSwapAbConfig<32, 6, sched::StaticPersistent, epi::SiluMul, Out>;
+using DualGemmSwapAbTokens32 = DualSwapAbConfig<32, 6, sched::StaticPersistent, epi::SiluMul, Out>;
 template <class Out>
-using DualGemmSwapAb64 = DualSwapAbConfig<64, 5, sched::StaticPersistent, epi::SiluMul, Out>;
+using DualGemmSwapAbTokens64 = DualSwapAbConfig<64, 5, sched::StaticPersistent, epi::SiluMul, Out>;
 
 // Rows up to which the default takes DualGemmSmallM (the NVFP4 dual's bound, not measured: see above).
 inline constexpr int64_t kDualGemmSmallMaxM = 256;
 // Tokens up to which the default chooses the swap-AB kernels (not measured: see above).
 inline constexpr int64_t kDualGemmSwapAbMaxM = 64;
 
-enum class DualGemmChoice { kSwapAb16, kSwapAb32, kSwapAb64, kSmallM, kLargeM };
+enum class DualGemmChoice { kSwapAbTokens16, kSwapAbTokens32, kSwapAbTokens64, kSmallM, kLargeM };
 
 // The swap-AB kernel for M tokens: the smallest token tile holding M (more than 64 take several tiles).
 constexpr DualGemmChoice dual_gemm_swap_ab_choice(int64_t m) {
-  return m <= 16   ? DualGemmChoice::kSwapAb16
-         : m <= 32 ? DualGemmChoice::kSwapAb32
-                   : DualGemmChoice::kSwapAb64;
+  return m <= 16   ? DualGemmChoice::kSwapAbTokens16
+         : m <= 32 ? DualGemmChoice::kSwapAbTokens32
+                   : DualGemmChoice::kSwapAbTokens64;
 }
 
 // The tiled kernel for M tokens (the default choice before the swap-AB kernels).
@@ -152,15 +145,15 @@ Status run_dual_gemm_choice(DualGemmChoice choice, const DualGemmArguments<In, O
     ::bwgemm::detail::report_choice("bwgemm::sm100::dual_gemm", args.m, args.n, args.k, args.batch, name);
   };
   switch (choice) {
-    case DualGemmChoice::kSwapAb16:
-      return report("sm100::DualGemmSwapAb16 (swap AB, 128 weight rows x 16 tokens)"),
-             DualGemmSwapAb<DualGemmSwapAb16<Out>>::run(args, stream);
-    case DualGemmChoice::kSwapAb32:
-      return report("sm100::DualGemmSwapAb32 (swap AB, 128 weight rows x 32 tokens)"),
-             DualGemmSwapAb<DualGemmSwapAb32<Out>>::run(args, stream);
-    case DualGemmChoice::kSwapAb64:
-      return report("sm100::DualGemmSwapAb64 (swap AB, 128 weight rows x 64 tokens)"),
-             DualGemmSwapAb<DualGemmSwapAb64<Out>>::run(args, stream);
+    case DualGemmChoice::kSwapAbTokens16:
+      return report("sm100::DualGemmSwapAbTokens16 (swap AB, 128 weight rows x 16 tokens)"),
+             DualGemmSwapAb<DualGemmSwapAbTokens16<Out>>::run(args, stream);
+    case DualGemmChoice::kSwapAbTokens32:
+      return report("sm100::DualGemmSwapAbTokens32 (swap AB, 128 weight rows x 32 tokens)"),
+             DualGemmSwapAb<DualGemmSwapAbTokens32<Out>>::run(args, stream);
+    case DualGemmChoice::kSwapAbTokens64:
+      return report("sm100::DualGemmSwapAbTokens64 (swap AB, 128 weight rows x 64 tokens)"),
+             DualGemmSwapAb<DualGemmSwapAbTokens64<Out>>::run(args, stream);
     case DualGemmChoice::kSmallM:
       return report("sm100::DualGemmSmallM (BlockN 64, CTA pairs)"),
              DualGemm<DualGemmSmallM<Out>>::run(args, stream);

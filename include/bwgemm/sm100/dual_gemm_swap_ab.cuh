@@ -1,4 +1,4 @@
-// The sm_100a small-M ("decode") FP16/BF16 dual GEMM, swap AB (kernels/sm100/gemm_swap_ab_config.cuh): the
+// The sm_100a small-M ("decode") FP16/BF16 dual GEMM, swap AB (kernels/sm100/f16_swap_ab_config.cuh): the
 // same operation and arguments as sm100::DualGemm (bwgemm::DualGemmArguments: B1 and B2 N x K), with the
 // weights' N on the MMA's 128-row side and the tokens on its N side.
 //
@@ -21,10 +21,11 @@
 #include "bwgemm/arguments/dual_gemm.hpp"
 #include "bwgemm/base/layout.hpp"
 #include "bwgemm/base/status.hpp"
+#include "bwgemm/host/dual_gemm_params.hpp"
 #include "bwgemm/host/launch.hpp"
 #include "bwgemm/host/operand_maps.hpp"
-#include "bwgemm/kernels/sm100/gemm_swap_ab_config.cuh"
-#include "bwgemm/kernels/sm100/gemm_swap_ab_kernel.cuh"
+#include "bwgemm/kernels/sm100/dual_swap_ab_config.cuh"
+#include "bwgemm/kernels/sm100/f16_swap_ab_kernel.cuh"
 #include "bwgemm/sm100/swap_ab_launch.cuh"
 
 namespace bwgemm::sm100 {
@@ -41,9 +42,7 @@ struct DualGemmSwapAb {
   // Host-side checks only (no device access): the operation's rules, then this Config's tile count.
   template <class In>
   static Status can_implement(const DualGemmArguments<In, Out, Epilogue>& a) {
-    if (Status s = validate(a); !s.ok()) return s;
-    const sched::TileGrid tiles = gemm_swap_ab_tiles<Cfg>(a.m, a.n, a.batch);
-    return ::bwgemm::detail::validate_tile_count(tiles.tiles_m, tiles.tiles_n, tiles.batch);
+    return detail::swap_ab_can_implement<Cfg>(a);
   }
 
   // split_k: 0 lets the entry point choose (choose_swap_ab_split_k), 1 computes whole K per CTA, 2 .. 8
@@ -51,11 +50,8 @@ struct DualGemmSwapAb {
   template <class In>
   static Status run(const DualGemmArguments<In, Out, Epilogue>& a, cudaStream_t stream = nullptr,
                     int split_k = 0) {
-    constexpr const char* kName = "bwgemm::sm100::DualGemmSwapAb";
-    if (Status s = can_implement(a); !s.ok()) return s;
-    if (Status s = detail::check_swap_ab_split_k(split_k); !s.ok()) return s;
-    if (Status s = host::require_compute_capability_100(kName); !s.ok()) return s;
-    if (Status s = host::require_device_pointers(device_operands(a), kName); !s.ok()) return s;
+    if (Status s = detail::check_swap_ab_run<Cfg>(a, split_k, "bwgemm::sm100::DualGemmSwapAb"); !s.ok())
+      return s;
 
     namespace d = ::bwgemm::detail;
     const auto [lda, ldb, ldc] = d::dual_gemm_strides(a);
@@ -75,20 +71,12 @@ struct DualGemmSwapAb {
     p.c = a.c;
     p.ldc = ldc;
     p.batch_stride_c = a.m * ldc;
-    p.m = static_cast<int32_t>(a.m);
-    p.n = static_cast<int32_t>(a.n);
-    p.k = static_cast<int32_t>(a.k);
-    p.tiles = gemm_swap_ab_tiles<Cfg>(a.m, a.n, a.batch);
+    host::fill_common_dual_gemm_params(a, swap_ab_tiles<Cfg>(a.m, a.n, a.batch), &p);
     p.idesc = Cfg::instr_desc(std::is_same_v<In, __half> ? ptx::MmaF16Format::kF16 : ptx::MmaF16Format::kBF16,
                               BLayout::kColumnMajorKxN);
     p.weights = Cfg::weight_operand(BLayout::kColumnMajorKxN);
     p.weights_mn_major = false;
-    p.alpha1 = a.alpha1;
-    p.alpha2 = a.alpha2;
-    p.alpha1_ptr = a.alpha1_ptr;  // device scales (arguments/common.hpp, check_device_scale)
-    p.alpha2_ptr = a.alpha2_ptr;
     p.unit_alphas = ::bwgemm::detail::unit_alphas(a);
-    p.epilogue = a.epilogue;
     return detail::launch_swap_ab<Cfg>(&dual_swap_ab_kernel<Cfg>, &dual_swap_ab_split_kernel<Cfg>, p, split_k,
                                        a.m, a.n, a.k, a.batch, stream, a.launch);
   }

@@ -120,20 +120,22 @@ using GemmMediumM = GemmConfig<128, 0, 2, sched::ClcWorkStealing, epi::LinearCom
 template <class Out>
 using GemmLargeM = GemmConfig<256, 0, 2, sched::ClcWorkStealing, epi::LinearCombination, Out>;
 template <class Out>
-using GemmSwapAb16 = GemmSwapAbConfig<16, 10, sched::StaticPersistent, epi::LinearCombination, Out>;
+using GemmSwapAbTokens16 = GemmSwapAbConfig<16, 10, sched::StaticPersistent, epi::LinearCombination, Out>;
 template <class Out>
-using GemmSwapAb32 = GemmSwapAbConfig<32, 10, sched::StaticPersistent, epi::LinearCombination, Out>;
+using GemmSwapAbTokens32 = GemmSwapAbConfig<32, 10, sched::StaticPersistent, epi::LinearCombination, Out>;
 template <class Out>
-using GemmSwapAb64 = GemmSwapAbConfig<64, 8, sched::StaticPersistent, epi::LinearCombination, Out>;
+using GemmSwapAbTokens64 = GemmSwapAbConfig<64, 8, sched::StaticPersistent, epi::LinearCombination, Out>;
 
 // Tokens up to which the default chooses the swap-AB kernels (not measured: see above).
 inline constexpr int64_t kGemmSwapAbMaxM = 64;
 
-enum class GemmChoice { kSwapAb16, kSwapAb32, kSwapAb64, kSmallM, kMediumM, kLargeM };
+enum class GemmChoice { kSwapAbTokens16, kSwapAbTokens32, kSwapAbTokens64, kSmallM, kMediumM, kLargeM };
 
 // The swap-AB kernel for M tokens: the smallest token tile holding M (more than 64 take several tiles).
 constexpr GemmChoice gemm_swap_ab_choice(int64_t m) {
-  return m <= 16 ? GemmChoice::kSwapAb16 : m <= 32 ? GemmChoice::kSwapAb32 : GemmChoice::kSwapAb64;
+  return m <= 16   ? GemmChoice::kSwapAbTokens16
+         : m <= 32 ? GemmChoice::kSwapAbTokens32
+                   : GemmChoice::kSwapAbTokens64;
 }
 
 // The tiled kernel for M tokens (the default choice before the swap-AB kernels).
@@ -154,15 +156,15 @@ Status run_gemm_choice(GemmChoice choice, const GemmArguments<In, Out>& args, cu
     ::bwgemm::detail::report_choice("bwgemm::sm100::gemm", args.m, args.n, args.k, args.batch, name);
   };
   switch (choice) {
-    case GemmChoice::kSwapAb16:
-      return report("sm100::GemmSwapAb16 (swap AB, 128 weight rows x 16 tokens)"),
-             GemmSwapAb<GemmSwapAb16<Out>>::run(args, stream);
-    case GemmChoice::kSwapAb32:
-      return report("sm100::GemmSwapAb32 (swap AB, 128 weight rows x 32 tokens)"),
-             GemmSwapAb<GemmSwapAb32<Out>>::run(args, stream);
-    case GemmChoice::kSwapAb64:
-      return report("sm100::GemmSwapAb64 (swap AB, 128 weight rows x 64 tokens)"),
-             GemmSwapAb<GemmSwapAb64<Out>>::run(args, stream);
+    case GemmChoice::kSwapAbTokens16:
+      return report("sm100::GemmSwapAbTokens16 (swap AB, 128 weight rows x 16 tokens)"),
+             GemmSwapAb<GemmSwapAbTokens16<Out>>::run(args, stream);
+    case GemmChoice::kSwapAbTokens32:
+      return report("sm100::GemmSwapAbTokens32 (swap AB, 128 weight rows x 32 tokens)"),
+             GemmSwapAb<GemmSwapAbTokens32<Out>>::run(args, stream);
+    case GemmChoice::kSwapAbTokens64:
+      return report("sm100::GemmSwapAbTokens64 (swap AB, 128 weight rows x 64 tokens)"),
+             GemmSwapAb<GemmSwapAbTokens64<Out>>::run(args, stream);
     case GemmChoice::kSmallM:
       return report("sm100::GemmSmallM"), Gemm<GemmSmallM<Out>>::run(args, stream);
     case GemmChoice::kMediumM:

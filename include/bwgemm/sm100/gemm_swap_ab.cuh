@@ -1,4 +1,4 @@
-// The sm_100a small-M ("decode") FP16/BF16 GEMM, swap AB (kernels/sm100/gemm_swap_ab_config.cuh): the same
+// The sm_100a small-M ("decode") FP16/BF16 GEMM, swap AB (kernels/sm100/f16_swap_ab_config.cuh): the same
 // operation and arguments as sm100::Gemm (bwgemm::GemmArguments, both B layouts), with the weights' N on the
 // MMA's 128-row side and the tokens on its N side.
 //
@@ -23,8 +23,8 @@
 #include "bwgemm/epilogue/functors.cuh"
 #include "bwgemm/host/launch.hpp"
 #include "bwgemm/host/operand_maps.hpp"
+#include "bwgemm/kernels/sm100/f16_swap_ab_kernel.cuh"
 #include "bwgemm/kernels/sm100/gemm_swap_ab_config.cuh"
-#include "bwgemm/kernels/sm100/gemm_swap_ab_kernel.cuh"
 #include "bwgemm/kernels/sm100/swap_ab_split_k.cuh"
 #include "bwgemm/sm100/swap_ab_launch.cuh"
 
@@ -40,9 +40,7 @@ struct GemmSwapAb {
   // Host-side checks only (no device access): the GEMM's rules, then this Config's tile count.
   template <class In>
   static Status can_implement(const GemmArguments<In, Out, Epilogue>& a) {
-    if (Status s = validate(a); !s.ok()) return s;
-    const sched::TileGrid tiles = gemm_swap_ab_tiles<Cfg>(a.m, a.n, a.batch);
-    return ::bwgemm::detail::validate_tile_count(tiles.tiles_m, tiles.tiles_n, tiles.batch);
+    return detail::swap_ab_can_implement<Cfg>(a);
   }
 
   // split_k: 0 lets the entry point choose (choose_swap_ab_split_k), 1 computes whole K per CTA, 2 .. 8
@@ -50,11 +48,7 @@ struct GemmSwapAb {
   template <class In>
   static Status run(const GemmArguments<In, Out, Epilogue>& a, cudaStream_t stream = nullptr,
                     int split_k = 0) {
-    constexpr const char* kName = "bwgemm::sm100::GemmSwapAb";
-    if (Status s = can_implement(a); !s.ok()) return s;
-    if (Status s = detail::check_swap_ab_split_k(split_k); !s.ok()) return s;
-    if (Status s = host::require_compute_capability_100(kName); !s.ok()) return s;
-    if (Status s = host::require_device_pointers(device_operands(a), kName); !s.ok()) return s;
+    if (Status s = detail::check_swap_ab_run<Cfg>(a, split_k, "bwgemm::sm100::GemmSwapAb"); !s.ok()) return s;
 
     namespace d = ::bwgemm::detail;
     const d::GemmStrides st = d::gemm_strides(a);
@@ -82,7 +76,7 @@ struct GemmSwapAb {
     p.m = static_cast<int32_t>(a.m);
     p.n = static_cast<int32_t>(a.n);
     p.k = static_cast<int32_t>(a.k);
-    p.tiles = gemm_swap_ab_tiles<Cfg>(a.m, a.n, a.batch);
+    p.tiles = swap_ab_tiles<Cfg>(a.m, a.n, a.batch);
     p.idesc = Cfg::instr_desc(std::is_same_v<In, __half> ? ptx::MmaF16Format::kF16 : ptx::MmaF16Format::kBF16,
                               a.b_layout);
     p.weights = Cfg::weight_operand(a.b_layout);

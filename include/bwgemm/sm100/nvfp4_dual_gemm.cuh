@@ -26,6 +26,7 @@
 #include "bwgemm/base/diagnostics.hpp"
 #include "bwgemm/base/status.hpp"
 #include "bwgemm/epilogue/functors.cuh"
+#include "bwgemm/host/dual_gemm_params.hpp"
 #include "bwgemm/host/launch.hpp"
 #include "bwgemm/host/operand_maps.hpp"
 #include "bwgemm/kernels/sm100/nvfp4_dual_gemm_config.cuh"
@@ -73,16 +74,8 @@ struct Nvfp4DualGemm {
       p.c_aligned32 = reinterpret_cast<uintptr_t>(a.c) % 32 == 0 && p.ldc * kOutBytes % 32 == 0 &&
                       a.m * p.ldc * kOutBytes % 32 == 0;
     }
-    p.m = static_cast<int32_t>(a.m);
-    p.n = static_cast<int32_t>(a.n);
-    p.k = static_cast<int32_t>(a.k);
-    p.tiles = ::bwgemm::detail::config_tile_grid<Cfg>(a.m, a.n, a.batch);
-    p.alpha1 = a.alpha1;
-    p.alpha2 = a.alpha2;
-    p.alpha1_ptr = a.alpha1_ptr;  // device scales (arguments/common.hpp, check_device_scale)
-    p.alpha2_ptr = a.alpha2_ptr;
+    host::fill_common_dual_gemm_params(a, ::bwgemm::detail::config_tile_grid<Cfg>(a.m, a.n, a.batch), &p);
     p.unit_alphas = ::bwgemm::detail::unit_alphas(a);
-    p.epilogue = a.epilogue;
     // Keep the operand more tiles re-read (B when M > N) in L2; stream the other.
     const bool keep_b = a.m > a.n;
     p.cache_hint_a = keep_b ? ptx::kL2EvictFirst : ptx::kL2EvictLast;
@@ -108,22 +101,22 @@ using Nvfp4DualGemmSmallM = Nvfp4DualGemmConfig<64, 7, 2, sched::StaticPersisten
 template <class Out>
 using Nvfp4DualGemmLargeM = Nvfp4DualGemmConfig<128, 5, 2, sched::ClcWorkStealing, epi::SiluMul, Out>;
 template <class Out>
-using Nvfp4DualGemmSwapAb16 = Nvfp4DualSwapAbConfig<16, 5, sched::StaticPersistent, epi::SiluMul, Out>;
+using Nvfp4DualGemmSwapAbTokens16 = Nvfp4DualSwapAbConfig<16, 5, sched::StaticPersistent, epi::SiluMul, Out>;
 template <class Out>
-using Nvfp4DualGemmSwapAb32 = Nvfp4DualSwapAbConfig<32, 5, sched::StaticPersistent, epi::SiluMul, Out>;
+using Nvfp4DualGemmSwapAbTokens32 = Nvfp4DualSwapAbConfig<32, 5, sched::StaticPersistent, epi::SiluMul, Out>;
 template <class Out>
-using Nvfp4DualGemmSwapAb64 = Nvfp4DualSwapAbConfig<64, 4, sched::StaticPersistent, epi::SiluMul, Out>;
+using Nvfp4DualGemmSwapAbTokens64 = Nvfp4DualSwapAbConfig<64, 4, sched::StaticPersistent, epi::SiluMul, Out>;
 
 // Tokens up to which the default chooses the swap-AB kernels (not measured: see above).
 inline constexpr int64_t kNvfp4DualSwapAbMaxM = 64;
 
-enum class Nvfp4DualChoice { kSwapAb16, kSwapAb32, kSwapAb64, kSmallM, kLargeM };
+enum class Nvfp4DualChoice { kSwapAbTokens16, kSwapAbTokens32, kSwapAbTokens64, kSmallM, kLargeM };
 
 // The swap-AB kernel for M tokens: the smallest token tile holding M (more than 64 take several tiles).
 constexpr Nvfp4DualChoice nvfp4_dual_swap_ab_choice(int64_t m) {
-  return m <= 16   ? Nvfp4DualChoice::kSwapAb16
-         : m <= 32 ? Nvfp4DualChoice::kSwapAb32
-                   : Nvfp4DualChoice::kSwapAb64;
+  return m <= 16   ? Nvfp4DualChoice::kSwapAbTokens16
+         : m <= 32 ? Nvfp4DualChoice::kSwapAbTokens32
+                   : Nvfp4DualChoice::kSwapAbTokens64;
 }
 
 // The tiled kernel for M tokens (the default choice before the swap-AB kernels).
@@ -146,15 +139,15 @@ Status run_nvfp4_dual_choice(Nvfp4DualChoice choice, const Nvfp4DualGemmArgument
                                     name);
   };
   switch (choice) {
-    case Nvfp4DualChoice::kSwapAb16:
-      return report("sm100::Nvfp4DualGemmSwapAb16 (swap AB, 128 weight rows x 16 tokens)"),
-             Nvfp4DualGemmSwapAb<Nvfp4DualGemmSwapAb16<Out>>::run(args, stream);
-    case Nvfp4DualChoice::kSwapAb32:
-      return report("sm100::Nvfp4DualGemmSwapAb32 (swap AB, 128 weight rows x 32 tokens)"),
-             Nvfp4DualGemmSwapAb<Nvfp4DualGemmSwapAb32<Out>>::run(args, stream);
-    case Nvfp4DualChoice::kSwapAb64:
-      return report("sm100::Nvfp4DualGemmSwapAb64 (swap AB, 128 weight rows x 64 tokens)"),
-             Nvfp4DualGemmSwapAb<Nvfp4DualGemmSwapAb64<Out>>::run(args, stream);
+    case Nvfp4DualChoice::kSwapAbTokens16:
+      return report("sm100::Nvfp4DualGemmSwapAbTokens16 (swap AB, 128 weight rows x 16 tokens)"),
+             Nvfp4DualGemmSwapAb<Nvfp4DualGemmSwapAbTokens16<Out>>::run(args, stream);
+    case Nvfp4DualChoice::kSwapAbTokens32:
+      return report("sm100::Nvfp4DualGemmSwapAbTokens32 (swap AB, 128 weight rows x 32 tokens)"),
+             Nvfp4DualGemmSwapAb<Nvfp4DualGemmSwapAbTokens32<Out>>::run(args, stream);
+    case Nvfp4DualChoice::kSwapAbTokens64:
+      return report("sm100::Nvfp4DualGemmSwapAbTokens64 (swap AB, 128 weight rows x 64 tokens)"),
+             Nvfp4DualGemmSwapAb<Nvfp4DualGemmSwapAbTokens64<Out>>::run(args, stream);
     case Nvfp4DualChoice::kSmallM:
       return report("sm100::Nvfp4DualGemmSmallM"), Nvfp4DualGemm<Nvfp4DualGemmSmallM<Out>>::run(args, stream);
     default:

@@ -109,11 +109,14 @@ struct Nvfp4Gemm {
 // pass in the emulator only), so where swap AB starts to lose to the tiled kernel is the dual GEMM's guess
 // (M = 64), not a measurement.
 template <class Out>
-using Nvfp4GemmSwapAb16 = Nvfp4GemmSwapAbConfig<16, 10, sched::StaticPersistent, epi::LinearCombination, Out>;
+using Nvfp4GemmSwapAbTokens16 =
+    Nvfp4GemmSwapAbConfig<16, 10, sched::StaticPersistent, epi::LinearCombination, Out>;
 template <class Out>
-using Nvfp4GemmSwapAb32 = Nvfp4GemmSwapAbConfig<32, 9, sched::StaticPersistent, epi::LinearCombination, Out>;
+using Nvfp4GemmSwapAbTokens32 =
+    Nvfp4GemmSwapAbConfig<32, 9, sched::StaticPersistent, epi::LinearCombination, Out>;
 template <class Out>
-using Nvfp4GemmSwapAb64 = Nvfp4GemmSwapAbConfig<64, 8, sched::StaticPersistent, epi::LinearCombination, Out>;
+using Nvfp4GemmSwapAbTokens64 =
+    Nvfp4GemmSwapAbConfig<64, 8, sched::StaticPersistent, epi::LinearCombination, Out>;
 template <class Out>
 using Nvfp4GemmSmallM = Nvfp4GemmConfig<64, 9, 2, sched::StaticPersistent, epi::LinearCombination, Out>;
 template <class Out>
@@ -124,13 +127,13 @@ using Nvfp4GemmLargeM = Nvfp4GemmConfig<128, 8, 2, sched::ClcWorkStealing, epi::
 inline constexpr int64_t kNvfp4GemmSwapAbMaxM = 64;
 inline constexpr int64_t kNvfp4GemmSmallMaxM = 256;
 
-enum class Nvfp4GemmChoice { kSwapAb16, kSwapAb32, kSwapAb64, kSmallM, kLargeM };
+enum class Nvfp4GemmChoice { kSwapAbTokens16, kSwapAbTokens32, kSwapAbTokens64, kSmallM, kLargeM };
 
 // The swap-AB kernel for M tokens: the smallest token tile that holds them (64 for any larger M).
 constexpr Nvfp4GemmChoice nvfp4_gemm_swap_ab_choice(int64_t m) {
-  return m <= 16   ? Nvfp4GemmChoice::kSwapAb16
-         : m <= 32 ? Nvfp4GemmChoice::kSwapAb32
-                   : Nvfp4GemmChoice::kSwapAb64;
+  return m <= 16   ? Nvfp4GemmChoice::kSwapAbTokens16
+         : m <= 32 ? Nvfp4GemmChoice::kSwapAbTokens32
+                   : Nvfp4GemmChoice::kSwapAbTokens64;
 }
 
 // The tiled kernel for M rows.
@@ -152,15 +155,15 @@ Status run_nvfp4_gemm_choice(Nvfp4GemmChoice choice, const Nvfp4GemmArguments<Ou
     ::bwgemm::detail::report_choice("bwgemm::sm100::nvfp4_gemm", args.m, args.n, args.k, args.batch, name);
   };
   switch (choice) {
-    case Nvfp4GemmChoice::kSwapAb16:
-      return report("sm100::Nvfp4GemmSwapAb16 (swap AB, 128 weight rows x 16 tokens)"),
-             Nvfp4GemmSwapAb<Nvfp4GemmSwapAb16<Out>>::run(args, stream);
-    case Nvfp4GemmChoice::kSwapAb32:
-      return report("sm100::Nvfp4GemmSwapAb32 (swap AB, 128 weight rows x 32 tokens)"),
-             Nvfp4GemmSwapAb<Nvfp4GemmSwapAb32<Out>>::run(args, stream);
-    case Nvfp4GemmChoice::kSwapAb64:
-      return report("sm100::Nvfp4GemmSwapAb64 (swap AB, 128 weight rows x 64 tokens)"),
-             Nvfp4GemmSwapAb<Nvfp4GemmSwapAb64<Out>>::run(args, stream);
+    case Nvfp4GemmChoice::kSwapAbTokens16:
+      return report("sm100::Nvfp4GemmSwapAbTokens16 (swap AB, 128 weight rows x 16 tokens)"),
+             Nvfp4GemmSwapAb<Nvfp4GemmSwapAbTokens16<Out>>::run(args, stream);
+    case Nvfp4GemmChoice::kSwapAbTokens32:
+      return report("sm100::Nvfp4GemmSwapAbTokens32 (swap AB, 128 weight rows x 32 tokens)"),
+             Nvfp4GemmSwapAb<Nvfp4GemmSwapAbTokens32<Out>>::run(args, stream);
+    case Nvfp4GemmChoice::kSwapAbTokens64:
+      return report("sm100::Nvfp4GemmSwapAbTokens64 (swap AB, 128 weight rows x 64 tokens)"),
+             Nvfp4GemmSwapAb<Nvfp4GemmSwapAbTokens64<Out>>::run(args, stream);
     case Nvfp4GemmChoice::kSmallM:
       return report("sm100::Nvfp4GemmSmallM"), Nvfp4Gemm<Nvfp4GemmSmallM<Out>>::run(args, stream);
     case Nvfp4GemmChoice::kLargeM:

@@ -1,4 +1,4 @@
-// The sm_100a small-M ("decode") NVFP4 GEMM, swap AB (kernels/sm100/nvfp4_dual_swap_ab_config.cuh: the NVFP4
+// The sm_100a small-M ("decode") NVFP4 GEMM, swap AB (kernels/sm100/nvfp4_swap_ab_config.cuh: the NVFP4
 // dual GEMM's swap-AB kernels with one weight operand, Weights = 1): the same operation and arguments as
 // sm100::Nvfp4Gemm (bwgemm::Nvfp4GemmArguments, D = alpha·A·Bᵀ + beta·C), with the weights' N on the MMA's
 // 128-row side and the tokens on its N side.
@@ -22,8 +22,8 @@
 #include "bwgemm/epilogue/functors.cuh"
 #include "bwgemm/host/launch.hpp"
 #include "bwgemm/host/operand_maps.hpp"
-#include "bwgemm/kernels/sm100/nvfp4_dual_swap_ab_config.cuh"
-#include "bwgemm/kernels/sm100/nvfp4_dual_swap_ab_kernel.cuh"
+#include "bwgemm/kernels/sm100/nvfp4_gemm_swap_ab_config.cuh"
+#include "bwgemm/kernels/sm100/nvfp4_swap_ab_kernel.cuh"
 #include "bwgemm/sm100/swap_ab_launch.cuh"
 
 namespace bwgemm::sm100 {
@@ -37,31 +37,19 @@ struct Nvfp4GemmSwapAb {
   using Params = Nvfp4SwapAbParams<Cfg>;
 
   // Host-side checks only (no device access): the operation's rules, then this Config's tile count.
-  static Status can_implement(const Arguments& a) {
-    if (Status s = validate(a); !s.ok()) return s;
-    const sched::TileGrid tiles = nvfp4_dual_swap_ab_tiles<Cfg>(a.m, a.n, a.batch);
-    return ::bwgemm::detail::validate_tile_count(tiles.tiles_m, tiles.tiles_n, tiles.batch);
-  }
+  static Status can_implement(const Arguments& a) { return detail::swap_ab_can_implement<Cfg>(a); }
 
   // split_k: 0 lets the entry point choose (choose_swap_ab_split_k), 1 computes whole K per CTA, 2 .. 8
   // splits K between the CTAs of a cluster with a deterministic reduction (swap_ab_split_k.cuh).
   static Status run(const Arguments& a, cudaStream_t stream = nullptr, int split_k = 0) {
-    constexpr const char* kName = "bwgemm::sm100::Nvfp4GemmSwapAb";
-    if (Status s = can_implement(a); !s.ok()) return s;
-    if (Status s = detail::check_swap_ab_split_k(split_k); !s.ok()) return s;
-    if (Status s = host::require_compute_capability_100(kName); !s.ok()) return s;
-    if (Status s = host::require_device_pointers(device_operands(a), kName); !s.ok()) return s;
-
-    namespace d = ::bwgemm::detail;
+    if (Status s = detail::check_swap_ab_run<Cfg>(a, split_k, "bwgemm::sm100::Nvfp4GemmSwapAb"); !s.ok())
+      return s;
     Params p;
-    if (Status s = d::nvfp4_data_map(a.a.data, a.m, a.k, a.batch, Cfg::kBlockTokens, &p.tmap_tokens); !s.ok())
-      return s;
-    if (Status s = d::nvfp4_data_map(a.b.data, a.n, a.k, a.batch, Cfg::kBlockWeights, &p.tmap_weights[0]);
-        !s.ok())
-      return s;
-    if (Status s = d::nvfp4_scale_map(a.a.scales, a.m, a.k, a.batch, &p.tmap_sf_tokens); !s.ok()) return s;
-    if (Status s = d::nvfp4_scale_map(a.b.scales, a.n, a.k, a.batch, &p.tmap_sf_weights[0]); !s.ok())
-      return s;
+    if (Status s = detail::nvfp4_swap_ab_operand_maps<Cfg>(a, {&a.b}, &p); !s.ok()) return s;
+    p.m = static_cast<int32_t>(a.m);
+    p.n = static_cast<int32_t>(a.n);
+    p.k = static_cast<int32_t>(a.k);
+    p.tiles = swap_ab_tiles<Cfg>(a.m, a.n, a.batch);
     const bool read_c = epi::reads_source(a.epilogue);
     p.d = a.d;
     p.c = read_c ? a.c : nullptr;
@@ -70,10 +58,6 @@ struct Nvfp4GemmSwapAb {
     p.read_c = read_c;
     p.identity = epi::is_identity(a.epilogue);
     p.epilogue = a.epilogue;
-    p.m = static_cast<int32_t>(a.m);
-    p.n = static_cast<int32_t>(a.n);
-    p.k = static_cast<int32_t>(a.k);
-    p.tiles = nvfp4_dual_swap_ab_tiles<Cfg>(a.m, a.n, a.batch);
     return detail::launch_swap_ab<Cfg>(&nvfp4_gemm_swap_ab_kernel<Cfg>, &nvfp4_gemm_swap_ab_split_kernel<Cfg>,
                                        p, split_k, a.m, a.n, a.k, a.batch, stream, a.launch);
   }

@@ -1,7 +1,9 @@
-// The launch of an sm_100a swap-AB kernel (sm100::GemmSwapAb, sm100::Nvfp4DualGemmSwapAb): the split of K
-// (the caller's, or choose_swap_ab_split_k's from the tiles and the resident CTAs), the diagnostic report,
-// then the one-CTA-per-tile kernel or the split kernel over clusters of `splits` CTAs. Written once for
-// both operations: the Params of either carry `tiles`, `splits`, `k_blocks_per_split` and `num_clusters`.
+// The steps the sm_100a swap-AB entry points share (sm100::GemmSwapAb, sm100::DualGemmSwapAb,
+// sm100::Nvfp4GemmSwapAb, sm100::Nvfp4DualGemmSwapAb): the checks before a launch, the NVFP4 entry points'
+// tensor maps, and the launch: the split of K (the caller's, or choose_swap_ab_split_k's from the tiles and
+// the resident CTAs), the diagnostic report, then the one-CTA-per-tile kernel or the split kernel over
+// clusters of `splits` CTAs. The Params of every one carry `tiles`, `splits`, `k_blocks_per_split` and
+// `num_clusters`.
 #pragma once
 
 #include <cuda.h>
@@ -9,10 +11,13 @@
 #include <cstdint>
 #include <string>
 
+#include "bwgemm/arguments/common.hpp"
 #include "bwgemm/base/diagnostics.hpp"
 #include "bwgemm/base/int_math.hpp"
 #include "bwgemm/base/status.hpp"
 #include "bwgemm/host/launch.hpp"
+#include "bwgemm/host/operand_maps.hpp"
+#include "bwgemm/kernels/sm100/common.cuh"
 #include "bwgemm/kernels/sm100/swap_ab_split_k.cuh"
 
 namespace bwgemm::sm100::detail {
@@ -22,6 +27,45 @@ inline Status check_swap_ab_split_k(int split_k) {
   if (split_k < 0 || split_k > kSwapAbMaxSplitK)
     return Status::invalid_argument("split_k must be 0 (chosen) or 1 .. " + std::to_string(kSwapAbMaxSplitK) +
                                     " (got " + std::to_string(split_k) + ")");
+  return Status::success();
+}
+
+// Host-side checks only (no device access), every swap-AB entry point's can_implement: the operation's rules
+// (bwgemm::validate), then Config Cfg's tile count (swap_ab_tiles).
+template <class Cfg, class Args>
+Status swap_ab_can_implement(const Args& a) {
+  if (Status s = validate(a); !s.ok()) return s;
+  const sched::TileGrid tiles = swap_ab_tiles<Cfg>(a.m, a.n, a.batch);
+  return ::bwgemm::detail::validate_tile_count(tiles.tiles_m, tiles.tiles_n, tiles.batch);
+}
+
+// Every check a swap-AB entry point's run makes before it touches the arguments' memory: can_implement's,
+// split_k's, a device of compute capability 10.0, and device pointers (`entry_point` names the caller in the
+// messages).
+template <class Cfg, class Args>
+Status check_swap_ab_run(const Args& a, int split_k, const char* entry_point) {
+  if (Status s = swap_ab_can_implement<Cfg>(a); !s.ok()) return s;
+  if (Status s = check_swap_ab_split_k(split_k); !s.ok()) return s;
+  if (Status s = host::require_compute_capability_100(entry_point); !s.ok()) return s;
+  return host::require_device_pointers(device_operands(a), entry_point);
+}
+
+// The NVFP4 swap-AB entry points' tensor maps in p (Nvfp4SwapAbParams): the tokens (A), the Cfg::kWeights
+// weight tensors (the GEMM's B; the dual GEMM's B1, B2), and their scales.
+template <class Cfg, class Args, class Tensor, class Params>
+Status nvfp4_swap_ab_operand_maps(const Args& a, const Tensor* const (&weights)[Cfg::kWeights], Params* p) {
+  namespace d = ::bwgemm::detail;
+  if (Status s = d::nvfp4_data_map(a.a.data, a.m, a.k, a.batch, Cfg::kBlockTokens, &p->tmap_tokens); !s.ok())
+    return s;
+  for (int w = 0; w < Cfg::kWeights; ++w)
+    if (Status s =
+            d::nvfp4_data_map(weights[w]->data, a.n, a.k, a.batch, Cfg::kBlockWeights, &p->tmap_weights[w]);
+        !s.ok())
+      return s;
+  if (Status s = d::nvfp4_scale_map(a.a.scales, a.m, a.k, a.batch, &p->tmap_sf_tokens); !s.ok()) return s;
+  for (int w = 0; w < Cfg::kWeights; ++w)
+    if (Status s = d::nvfp4_scale_map(weights[w]->scales, a.n, a.k, a.batch, &p->tmap_sf_weights[w]); !s.ok())
+      return s;
   return Status::success();
 }
 
@@ -40,7 +84,7 @@ Status launch_swap_ab(void (*tile_kernel)(const Params), void (*split_kernel)(co
       return s;
     splits = choose_swap_ab_split_k(p.tiles.total(), sms, k_blocks);
   }
-  const SwapAbSplit split = swap_ab_split(k_blocks, splits);
+  const SwapAbSplitPlan split = swap_ab_split_plan(k_blocks, splits);
   ::bwgemm::detail::report_choice(
       "bwgemm::sm100 swap-AB launch", m, n, k, batch,
       "split_k = " + std::to_string(split.splits) + " over " + std::to_string(p.tiles.total()) + " tiles");

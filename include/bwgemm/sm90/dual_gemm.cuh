@@ -37,6 +37,7 @@
 #include "bwgemm/base/int_math.hpp"
 #include "bwgemm/base/status.hpp"
 #include "bwgemm/epilogue/functors.cuh"
+#include "bwgemm/host/dual_gemm_params.hpp"
 #include "bwgemm/host/launch.hpp"
 #include "bwgemm/host/operand_maps.hpp"
 #include "bwgemm/kernels/sm90/dual_gemm_config.cuh"
@@ -94,112 +95,110 @@ struct DualGemm {
           !s.ok())
         return s;
     }
-    p.m = static_cast<int32_t>(a.m);
-    p.n = static_cast<int32_t>(a.n);
-    p.k = static_cast<int32_t>(a.k);
-    p.tiles = ::bwgemm::detail::config_tile_grid<Cfg>(a.m, a.n, a.batch);
-    p.alpha1 = a.alpha1;
-    p.alpha2 = a.alpha2;
-    p.alpha1_ptr = a.alpha1_ptr;  // device scales (arguments/common.hpp, check_device_scale)
-    p.alpha2_ptr = a.alpha2_ptr;
-    p.epilogue = a.epilogue;
+    host::fill_common_dual_gemm_params(a, ::bwgemm::detail::config_tile_grid<Cfg>(a.m, a.n, a.batch), &p);
 
     return host::launch_tile_kernel<Cfg>(&dual_gemm_kernel<Cfg, In>, p, stream, a.launch);
   }
 };
 
-// The kernels the default entry point chooses from (docs/hopper.md):
-//   M·batch <= 256 : BlockN 64, 6 stages: a 128 x 64 tile pair doubles the tiles, filling the 132 SMs
-//   otherwise      : BlockN 128, 4 stages: one m64n256k16 wgmma per 16 K covers gate and up (as a 128 x 256
-//                    GEMM tile), the widest tile the registers allow; in clusters of two CTAs along M that
-//                    share B1/B2 through TMA multicast when the shape has enough tiles for every pair
-//                    (prefer_cluster_pair); BlockN 64 instead where its waves cost less
-//                    (dual_gemm_tiled_choice)
-//   many tiles     : DualGemmPingPong, 64 x 128 tile pairs per consumer, the two consumers taking alternate
-//                    tiles, where it has more than kDualPingPongMinWaves waves of them; DualGemmPingPong96
-//                    (64 x 96 pairs) where its waves cost less (dual_gemm_tiled_choice)
+// The kernels the default entry point chooses from (docs/hopper.md); a tiled Config's name gives its CTA
+// tile of each weight, rows x columns (DualGemmPingPong*: each consumer warpgroup's tile):
+//   M·batch <= 256 : DualGemmTile128x64, 6 stages: a 128 x 64 tile pair doubles the tiles, filling the 132
+//   SMs otherwise      : DualGemmTile128x128, 4 stages: one m64n256k16 wgmma per 16 K covers gate and up (as
+//   a
+//                    128 x 256 GEMM tile), the widest tile the registers allow; DualGemmTile128x128Cluster2
+//                    in clusters of two CTAs along M that share B1/B2 through TMA multicast when the shape
+//                    has enough tiles for every pair (prefer_cluster_pair); DualGemmTile128x64 instead where
+//                    its waves cost less (dual_gemm_tiled_choice)
+//   many tiles     : DualGemmPingPong64x128, 64 x 128 tile pairs per consumer, the two consumers taking
+//                    alternate tiles, where it has more than kDualPingPongMinWaves waves of them;
+//                    DualGemmPingPong64x96 (64 x 96 pairs) where its waves cost less (dual_gemm_tiled_choice)
 template <class Out>
-using DualGemmSmallM = DualGemmConfig<64, 6, 1, sched::StaticPersistent, epi::SiluMul, Out>;
+using DualGemmTile128x64 = DualGemmConfig<64, 6, 1, sched::StaticPersistent, epi::SiluMul, Out>;
 template <class Out>
-using DualGemmLargeM = DualGemmConfig<128, 4, 1, sched::StaticPersistent, epi::SiluMul, Out>;
+using DualGemmTile128x128 = DualGemmConfig<128, 4, 1, sched::StaticPersistent, epi::SiluMul, Out>;
 template <class Out>
-using DualGemmLargeMCluster2 = DualGemmConfig<128, 4, 2, sched::StaticPersistent, epi::SiluMul, Out>;
+using DualGemmTile128x128Cluster2 = DualGemmConfig<128, 4, 2, sched::StaticPersistent, epi::SiluMul, Out>;
 // Ping-pong consumers (DualGemmConfig PingPong: 64 x 128 tile pairs per consumer, the consumers taking
 // alternate tiles, one's epilogue under the other's wgmmas; 5 stages of 40 KiB: 4 stages were 1-2% slower in
-// geomean at every M, H200, tenth session, run 1 in docs/hopper.md, bench dual_bf16/bwgemm_sm90_pp).
+// geomean at every M, H200, 2026-12-02, docs/data/h200_2026-12-02_paired_dual_pingpong.json, bench
+// dual_bf16/bwgemm_sm90_pp).
 template <class Out>
-using DualGemmPingPong = DualGemmConfig<128, 5, 1, sched::StaticPersistent, epi::SiluMul, Out,
-                                        /*TmaStore=*/true, /*PingPong=*/true>;
+using DualGemmPingPong64x128 = DualGemmConfig<128, 5, 1, sched::StaticPersistent, epi::SiluMul, Out,
+                                              /*TmaStore=*/true, /*PingPong=*/true>;
 // BlockN 64 in pairs: tested and benchmarked (dual_gemm_cluster2), never the default's choice.
 template <class Out>
-using DualGemmSmallMCluster2 = DualGemmConfig<64, 6, 2, sched::StaticPersistent, epi::SiluMul, Out>;
+using DualGemmTile128x64Cluster2 = DualGemmConfig<64, 6, 2, sched::StaticPersistent, epi::SiluMul, Out>;
 // 96-column tile pairs (one m64n192k16 wgmma per 16 K: gate and up 96 columns each; C in 64-byte boxes), for
 // N where 96 quantizes into fuller waves than 128 (e.g. 27648 = 288 x 96; bench candidates
-// dual_bf16/bwgemm_sm90_pp96, _n96; twelfth session, run 1):
-//   DualGemmPingPong96 : 64 x 96 pairs per consumer, ping-pong, 6 stages of 32 KiB: in the default choice
-//   DualGemmLargeM96   : 128 x 96 pairs, 5 stages of 40 KiB: behind the default on 20 of the 21 points
-//                        measured (0.79-1.05x of the faster unfused variant; 512 x 27648 x 5120 0.992x
-//                        against 0.989x): not in the choice
+// dual_bf16/bwgemm_sm90_pp96, _n96; H200, 2026-12-02,
+// docs/data/h200_2026-12-02_paired_dual96_candidates.json):
+//   DualGemmPingPong64x96 : 64 x 96 pairs per consumer, ping-pong, 6 stages of 32 KiB: in the default choice
+//   DualGemmTile128x96    : 128 x 96 pairs, 5 stages of 40 KiB: behind the default on 20 of the 21 points
+//                           measured (0.79-1.05x of the faster unfused variant; 512 x 27648 x 5120 0.992x
+//                           against 0.989x): not in the choice
 template <class Out>
-using DualGemmPingPong96 = DualGemmConfig<96, 6, 1, sched::StaticPersistent, epi::SiluMul, Out,
-                                          /*TmaStore=*/true, /*PingPong=*/true>;
+using DualGemmPingPong64x96 = DualGemmConfig<96, 6, 1, sched::StaticPersistent, epi::SiluMul, Out,
+                                             /*TmaStore=*/true, /*PingPong=*/true>;
 template <class Out>
-using DualGemmLargeM96 =
+using DualGemmTile128x96 =
     DualGemmConfig<96, 5, 1, sched::StaticPersistent, epi::SiluMul, Out, /*TmaStore=*/true>;
 
 // Rows (tokens) up to which the swap-AB kernels (sm90/swap_ab.cuh) are chosen: the crossover measured on an
-// H200 over the model sweep (docs/hopper.md, fifth session, run 6: at M = 128 the tiled kernels were
-// 0.97-1.0x of the faster unfused variant, the swap-AB ones 0.87-0.90x; docs/api.md's choice table).
+// H200 over the model sweep (2026-12-01, docs/data/h200_2026-12-01_decode.json: at M = 128 the tiled kernels
+// were 0.97-1.0x of the faster unfused variant, the swap-AB ones 0.87-0.90x; docs/api.md's choice table).
 inline constexpr int64_t kDualGemmSwapAbMaxM = 64;
 // kDualGemmSwapAbTokens160MinM <= M <= kDualGemmSwapAbTokens160MaxM (one row past a 128-row tile up to 160):
-// one swap-AB tile of 160 tokens (DualGemmSwapAb160) holds every row, where the tiled kernels compute a
-// second row tile of 1-32 rows whole (the GEMM's kGemmSwapAbTokens160MaxM carried over; measured:
-// docs/hopper.md, sixteenth session).
+// one swap-AB tile of 160 tokens (DualGemmSwapAbTokens160) holds every row, where the tiled kernels compute a
+// second row tile of 1-32 rows whole (the GEMM's kGemmSwapAbTokens160MaxM carried over; measured on the
+// H200, 2026-12-03, docs/data/h200_2026-12-03_paired_dual_tokens160.json).
 inline constexpr int64_t kDualGemmSwapAbTokens160MinM = 129;
 inline constexpr int64_t kDualGemmSwapAbTokens160MaxM = 160;
 
-// kSwapAb128 only through dual_gemm_swap_ab: the default takes the tiled kernels for 64 < M <= 128.
+// kSwapAbTokens128 only through dual_gemm_swap_ab: the default takes the tiled kernels for 64 < M <= 128.
 enum class DualGemmChoice {
-  kSmallM,
-  kLargeM,
-  kLargeMCluster2,
-  kPingPong,
-  kPingPong96,
-  kSwapAb16,
-  kSwapAb64,
-  kSwapAb128,
-  kSwapAb160
+  kTile128x64,
+  kTile128x128,
+  kTile128x128Cluster2,
+  kPingPong64x128,
+  kPingPong64x96,
+  kSwapAbTokens16,
+  kSwapAbTokens64,
+  kSwapAbTokens128,
+  kSwapAbTokens160
 };
 
 // The swap-AB kernel for M tokens (whatever M: more than 160 take several 128-token tiles).
 constexpr DualGemmChoice dual_gemm_swap_ab_choice(int64_t m) {
-  return m <= 16                             ? DualGemmChoice::kSwapAb16
-         : m <= 64                           ? DualGemmChoice::kSwapAb64
-         : m < kDualGemmSwapAbTokens160MinM  ? DualGemmChoice::kSwapAb128
-         : m <= kDualGemmSwapAbTokens160MaxM ? DualGemmChoice::kSwapAb160
-                                             : DualGemmChoice::kSwapAb128;
+  return m <= 16                             ? DualGemmChoice::kSwapAbTokens16
+         : m <= 64                           ? DualGemmChoice::kSwapAbTokens64
+         : m < kDualGemmSwapAbTokens160MinM  ? DualGemmChoice::kSwapAbTokens128
+         : m <= kDualGemmSwapAbTokens160MaxM ? DualGemmChoice::kSwapAbTokens160
+                                             : DualGemmChoice::kSwapAbTokens128;
 }
 
 // The cost per column of a wave of 128 x 64 dual tiles relative to 128 x 128 ones, in percent: 106, the
-// geomean over the model sweep's gate/up projections at M = 512..4096 on the H200 (seventh session, run A in
-// docs/hopper.md: 1.00-1.10 per shape, 1.22 once). The 128 x 128 tiles are the reference (100).
-inline constexpr int64_t kDualLargeMColumnCostPercent = 100;
-inline constexpr int64_t kDualSmallMColumnCostPercent = 106;
-// The ping-pong kernel (DualGemmPingPong) where it has more than kDualPingPongMinWaves waves of its 64 x 128
-// tile pairs: fitted on the H200's paired run over the model sweep's gate/up projections at M = 256..16384
-// (tenth session, run 1, in-sample): above 4 waves it was at or above the cooperative kernels on 17 of 18
-// shapes (-1.5% at 16384 x 28672 x 8192; M >= 512 geomean 1.056x of the faster unfused variant against
-// 1.030x), at 3.4 waves (256 x 14336) 1.5% behind.
+// geomean over the model sweep's gate/up projections at M = 512..4096 on the H200 (2026-12-01,
+// docs/data/h200_2026-12-01_dual_tiles_swapab32.json: 1.00-1.10 per shape, 1.22 once). The 128 x 128 tiles
+// are the reference (100).
+inline constexpr int64_t kDualTile128x128ColumnCostPercent = 100;
+inline constexpr int64_t kDualTile128x64ColumnCostPercent = 106;
+// The ping-pong kernel (DualGemmPingPong64x128) where it has more than kDualPingPongMinWaves waves of its 64
+// x 128 tile pairs: fitted on the H200, paired over the model sweep's gate/up projections at M = 256..16384
+// (2026-12-02, docs/data/h200_2026-12-02_paired_dual_pingpong.json, in-sample): above 4 waves it was at or
+// above the cooperative kernels on 17 of 18 shapes (-1.5% at 16384 x 28672 x 8192; M >= 512 geomean 1.056x of
+// the faster unfused variant against 1.030x), at 3.4 waves (256 x 14336) 1.5% behind.
 inline constexpr int64_t kDualPingPongMinWaves = 4;
-// 64 x 96 ping-pong tile pairs (DualGemmPingPong96): per column 101% of the 64 x 128 pairs' time, fitted on
-// the H200 (twelfth session, run 1: both forced on the sweep's gate/up projections at M = 256..16384, the
-// time ratio over the ratio of waves x widths: 99.5-102.3 per shape, 100.8 in geomean). Where both ping-pong
-// kernels have more than kDualPingPongMinWaves waves of their tiles the choice takes the fewer waves times
-// the width (e.g. N = 27648 = 288 x 96: at M = 512, 1728 tiles of 128 in 14 waves, 2304 of 96 in 18, 1792
-// against 1745; paired 1.012x of the faster unfused variant against 0.980x), where only the 96-column one
-// has, that one (M = 128..256 with N >= about 25000, and 256 x 14336: 1.013-1.090x against 0.929-1.013x).
-inline constexpr int64_t kDualPingPongColumnCostPercent = 100;
-inline constexpr int64_t kDualPingPong96ColumnCostPercent = 101;
+// 64 x 96 ping-pong tile pairs (DualGemmPingPong64x96): per column 101% of the 64 x 128 pairs' time, fitted
+// on the H200 (2026-12-02, docs/data/h200_2026-12-02_paired_dual96_candidates.json: both forced on the
+// sweep's gate/up projections at M = 256..16384, the time ratio over the ratio of waves x widths: 99.5-102.3
+// per shape, 100.8 in geomean). Where both ping-pong kernels have more than kDualPingPongMinWaves waves of
+// their tiles the choice takes the fewer waves times the width (e.g. N = 27648 = 288 x 96: at M = 512, 1728
+// tiles of 128 in 14 waves, 2304 of 96 in 18, 1792 against 1745; paired 1.012x of the faster unfused variant
+// against 0.980x), where only the 96-column one has, that one (M = 128..256 with N >= about 25000, and 256 x
+// 14336: 1.013-1.090x against 0.929-1.013x).
+inline constexpr int64_t kDualPingPong64x128ColumnCostPercent = 100;
+inline constexpr int64_t kDualPingPong64x96ColumnCostPercent = 101;
 
 // The waves of 64 x block_n ping-pong tile pairs times the width in percent of a column
 // (tiled_wave_cost's units for 64-row tiles), or INT64_MAX where they are not more than kDualPingPongMinWaves
@@ -216,17 +215,17 @@ constexpr int64_t dual_ping_pong_cost(int64_t m, int64_t n, int64_t batch, int64
 // 4096: 288 tiles of 128 = 3 waves, 576 of 64 = 5 waves, 38400 against 33920), else BlockN 128, in CTA
 // pairs where every pair gets enough tiles.
 constexpr DualGemmChoice dual_gemm_tiled_choice(int64_t m, int64_t n, int64_t batch) {
-  const int64_t ping_pong = dual_ping_pong_cost(m, n, batch, 128, kDualPingPongColumnCostPercent);
-  const int64_t ping_pong96 = dual_ping_pong_cost(m, n, batch, 96, kDualPingPong96ColumnCostPercent);
-  if (ping_pong96 < ping_pong) return DualGemmChoice::kPingPong96;
-  if (ping_pong != INT64_MAX) return DualGemmChoice::kPingPong;
-  if (m * batch <= 256) return DualGemmChoice::kSmallM;
-  if (tiled_wave_cost(m, n, batch, 64, kDualSmallMColumnCostPercent) <
-      tiled_wave_cost(m, n, batch, 128, kDualLargeMColumnCostPercent))
-    return DualGemmChoice::kSmallM;
+  const int64_t ping_pong = dual_ping_pong_cost(m, n, batch, 128, kDualPingPong64x128ColumnCostPercent);
+  const int64_t ping_pong96 = dual_ping_pong_cost(m, n, batch, 96, kDualPingPong64x96ColumnCostPercent);
+  if (ping_pong96 < ping_pong) return DualGemmChoice::kPingPong64x96;
+  if (ping_pong != INT64_MAX) return DualGemmChoice::kPingPong64x128;
+  if (m * batch <= 256) return DualGemmChoice::kTile128x64;
+  if (tiled_wave_cost(m, n, batch, 64, kDualTile128x64ColumnCostPercent) <
+      tiled_wave_cost(m, n, batch, 128, kDualTile128x128ColumnCostPercent))
+    return DualGemmChoice::kTile128x64;
   return prefer_cluster_pair(ceil_div(m, int64_t{128}), ceil_div(n, int64_t{128}), batch)
-             ? DualGemmChoice::kLargeMCluster2
-             : DualGemmChoice::kLargeM;
+             ? DualGemmChoice::kTile128x128Cluster2
+             : DualGemmChoice::kTile128x128;
 }
 
 // The default entry point's kernel for a shape.
@@ -239,26 +238,26 @@ constexpr DualGemmChoice dual_gemm_choice(int64_t m, int64_t n, int64_t batch) {
 namespace detail {
 // Whether `choice` is one of the swap-AB pairs.
 constexpr bool is_dual_swap_ab_choice(DualGemmChoice choice) {
-  return choice == DualGemmChoice::kSwapAb16 || choice == DualGemmChoice::kSwapAb64 ||
-         choice == DualGemmChoice::kSwapAb128 || choice == DualGemmChoice::kSwapAb160;
+  return choice == DualGemmChoice::kSwapAbTokens16 || choice == DualGemmChoice::kSwapAbTokens64 ||
+         choice == DualGemmChoice::kSwapAbTokens128 || choice == DualGemmChoice::kSwapAbTokens160;
 }
 // The kernels of a swap-AB choice, as types: f(SplitOp{}, StreamKOp{}, name) (sm90/gemm.cuh's
-// visit_swap_ab_choice for the dual GEMM: its 64-row pairs run stream-K themselves, kSwapAb128 never).
+// visit_swap_ab_choice for the dual GEMM: its 64-row pairs run stream-K themselves, kSwapAbTokens128 never).
 template <class Out, class F>
 auto visit_dual_swap_ab_choice(DualGemmChoice choice, F&& f) {
   switch (choice) {
-    case DualGemmChoice::kSwapAb16:
-      return f(SwapAbDualGemm<DualGemmSwapAb16<Out>>{}, SwapAbDualGemm<DualGemmSwapAb16<Out>>{},
-               "sm90::DualGemmSwapAb16 (swap AB, 16 tokens x 64 rows; stream-K with a workspace)");
-    case DualGemmChoice::kSwapAb64:
-      return f(SwapAbDualGemm<DualGemmSwapAb64<Out>>{}, SwapAbDualGemm<DualGemmSwapAb64<Out>>{},
-               "sm90::DualGemmSwapAb64 (swap AB, 64 tokens x 64 rows; stream-K with a workspace)");
-    case DualGemmChoice::kSwapAb160:
-      return f(SwapAbDualGemm<DualGemmSwapAb160<Out>>{}, SwapAbDualGemm<DualGemmSwapAb160<Out>>{},
-               "sm90::DualGemmSwapAb160 (swap AB, 160 tokens x 64 rows; stream-K with a workspace)");
+    case DualGemmChoice::kSwapAbTokens16:
+      return f(SwapAbDualGemm<DualGemmSwapAbTokens16<Out>>{}, SwapAbDualGemm<DualGemmSwapAbTokens16<Out>>{},
+               "sm90::DualGemmSwapAbTokens16 (swap AB, 16 tokens x 64 rows; stream-K with a workspace)");
+    case DualGemmChoice::kSwapAbTokens64:
+      return f(SwapAbDualGemm<DualGemmSwapAbTokens64<Out>>{}, SwapAbDualGemm<DualGemmSwapAbTokens64<Out>>{},
+               "sm90::DualGemmSwapAbTokens64 (swap AB, 64 tokens x 64 rows; stream-K with a workspace)");
+    case DualGemmChoice::kSwapAbTokens160:
+      return f(SwapAbDualGemm<DualGemmSwapAbTokens160<Out>>{}, SwapAbDualGemm<DualGemmSwapAbTokens160<Out>>{},
+               "sm90::DualGemmSwapAbTokens160 (swap AB, 160 tokens x 64 rows; stream-K with a workspace)");
     default:
-      return f(SwapAbDualGemm<DualGemmSwapAb128<Out>>{}, NoStreamK{},
-               "sm90::DualGemmSwapAb128 (swap AB, 128 tokens x 64 rows)");
+      return f(SwapAbDualGemm<DualGemmSwapAbTokens128<Out>>{}, NoStreamK{},
+               "sm90::DualGemmSwapAbTokens128 (swap AB, 128 tokens x 64 rows)");
   }
 }
 
@@ -275,21 +274,21 @@ Status run_dual_gemm_choice(DualGemmChoice choice, const DualGemmArguments<In, O
       return run_default_swap_ab<decltype(split), decltype(stream_k)>(args, stream, 0);
     });
   switch (choice) {
-    case DualGemmChoice::kSmallM:
-      return report("sm90::DualGemmSmallM (128 x 64 pairs)"),
-             DualGemm<DualGemmSmallM<Out>>::run(args, stream);
-    case DualGemmChoice::kLargeMCluster2:
-      return report("sm90::DualGemmLargeMCluster2 (128 x 128 pairs, CTA pairs)"),
-             DualGemm<DualGemmLargeMCluster2<Out>>::run(args, stream);
-    case DualGemmChoice::kPingPong:
-      return report("sm90::DualGemmPingPong (64 x 128 pairs per consumer, ping-pong)"),
-             DualGemm<DualGemmPingPong<Out>>::run(args, stream);
-    case DualGemmChoice::kPingPong96:
-      return report("sm90::DualGemmPingPong96 (64 x 96 pairs per consumer, ping-pong)"),
-             DualGemm<DualGemmPingPong96<Out>>::run(args, stream);
+    case DualGemmChoice::kTile128x64:
+      return report("sm90::DualGemmTile128x64 (gate and up pairs)"),
+             DualGemm<DualGemmTile128x64<Out>>::run(args, stream);
+    case DualGemmChoice::kTile128x128Cluster2:
+      return report("sm90::DualGemmTile128x128Cluster2 (gate and up pairs, CTA pairs)"),
+             DualGemm<DualGemmTile128x128Cluster2<Out>>::run(args, stream);
+    case DualGemmChoice::kPingPong64x128:
+      return report("sm90::DualGemmPingPong64x128 (pairs per consumer, ping-pong)"),
+             DualGemm<DualGemmPingPong64x128<Out>>::run(args, stream);
+    case DualGemmChoice::kPingPong64x96:
+      return report("sm90::DualGemmPingPong64x96 (pairs per consumer, ping-pong)"),
+             DualGemm<DualGemmPingPong64x96<Out>>::run(args, stream);
     default:
-      return report("sm90::DualGemmLargeM (128 x 128 pairs)"),
-             DualGemm<DualGemmLargeM<Out>>::run(args, stream);
+      return report("sm90::DualGemmTile128x128 (gate and up pairs)"),
+             DualGemm<DualGemmTile128x128<Out>>::run(args, stream);
   }
 }
 }  // namespace detail
@@ -331,8 +330,8 @@ Status dual_gemm_swap_ab(const DualGemmArguments<In, Out>& args, cudaStream_t st
 // dual_bf16/bwgemm_sm90_cluster2).
 template <class In, class Out>
 Status dual_gemm_cluster2(const DualGemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
-  if (args.m * args.batch <= 256) return DualGemm<DualGemmSmallMCluster2<Out>>::run(args, stream);
-  return DualGemm<DualGemmLargeMCluster2<Out>>::run(args, stream);
+  if (args.m * args.batch <= 256) return DualGemm<DualGemmTile128x64Cluster2<Out>>::run(args, stream);
+  return DualGemm<DualGemmTile128x128Cluster2<Out>>::run(args, stream);
 }
 
 }  // namespace bwgemm::sm90

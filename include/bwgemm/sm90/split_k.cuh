@@ -38,9 +38,9 @@ constexpr int lowest_cost_split_k(int64_t k_blocks, const int64_t (&resident)[kS
   return best;
 }
 
-// The stream-K workspaces (GemmArguments::workspace: sm90/gemm.cuh's GemmStreamK and sm90/swap_ab.cuh's
-// swap-AB stream-K) start with one 32-bit flag per CTA that hands off sums, rounded up to this many bytes so
-// that the partial slots after them start aligned (256: the alignment cudaMalloc gives).
+// The stream-K workspaces (GemmArguments::workspace: sm90/gemm.cuh's GemmStreamK128x256 and
+// sm90/swap_ab.cuh's swap-AB stream-K) start with one 32-bit flag per CTA that hands off sums, rounded up to
+// this many bytes so that the partial slots after them start aligned (256: the alignment cudaMalloc gives).
 inline constexpr int64_t kStreamKFlagBytesAlign = 256;
 
 namespace detail {
@@ -76,9 +76,10 @@ Status split_k_resident_clusters(void (*kernel)(const Params), uint32_t threads,
   return Status::success();
 }
 
-// The CTAs a stream-K launch of `kernel` takes (the tiled GemmStreamK and the swap-AB stream-K): `requested`,
-// 0 meaning one per resident CTA; refused below 0 and above the CTAs the device holds at once (every CTA of
-// the grid must run at once: a tile's head waits for the others). *ctas: the count, *resident: the device's.
+// The CTAs a stream-K launch of `kernel` takes (the tiled GemmStreamK128x256 and the swap-AB stream-K):
+// `requested`, 0 meaning one per resident CTA; refused below 0 and above the CTAs the device holds at once
+// (every CTA of the grid must run at once: a tile's head waits for the others). *ctas: the count, *resident:
+// the device's.
 template <class Cfg, class Params>
 Status stream_k_grid_ctas(void (*kernel)(const Params), int64_t requested, int64_t* ctas, int64_t* resident) {
   if (requested < 0)

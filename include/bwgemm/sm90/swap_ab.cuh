@@ -35,6 +35,7 @@
 #include "bwgemm/base/int_math.hpp"
 #include "bwgemm/base/layout.hpp"
 #include "bwgemm/base/status.hpp"
+#include "bwgemm/host/dual_gemm_params.hpp"
 #include "bwgemm/host/launch.hpp"
 #include "bwgemm/kernels/sm90/swap_ab_config.cuh"
 #include "bwgemm/kernels/sm90/swap_ab_kernel.cuh"
@@ -46,16 +47,18 @@ namespace bwgemm::sm90 {
 // ---- the split of K ------------------------------------------------------------------------------------
 // The splits a swap-AB launch may use: kSplitKChoices (sm90/split_k.cuh: 1, 2, 4, 8).
 // A split's cost over its K blocks, in percent: every CTA of a split writes, synchronises and reduces its
-// partials, and streams a shorter run of each weight row. Measured on an H200 (docs/hopper.md, sixth session,
-// runs B-C: 2 CTAs per tile cost 0-15% more than the K blocks alone predict, 4 and 8 CTAs 15-50% more).
+// partials, and streams a shorter run of each weight row. Measured on an H200 (2026-12-01, the swap-AB split
+// forced to 1, 2, 4, 8; docs/hopper.md's small-M kernels: 2 CTAs per tile cost 0-15% more than the K blocks
+// alone predict, 4 and 8 CTAs 15-50% more).
 inline constexpr int64_t kSplitCostPercent[4] = {100, 115, 150, 200};
 // Configs whose consumer threads each hold more than kSplitLightPartialWords accumulator words (Weights x
 // kAccRegs: the 160-token dual pairs' 2 x 80; every other shipped Config 128 or fewer) split at
-// kHeavySplitCostPercent: fitted on an H200 (docs/hopper.md, sixteenth session, run 2: DualGemmSwapAb160
-// forced to 1, 2 and 4 CTAs per tile at M = 136 and 160 on 12 models' gate/up projections, the time ratio to
-// one CTA over the ratio of waves x K blocks): 2 CTAs 145 (123-184 per shape), 4 CTAs 195 (148-270); 8 not
-// measured (260: the light table's ratio of 8 to 4 carried over). With the light table the default split
-// these pairs in two at N = 8960-12288 and ran 1.2-1.6x slower than one CTA per tile or stream-K.
+// kHeavySplitCostPercent: fitted on an H200 (2026-12-03,
+// docs/data/h200_2026-12-03_paired_dual_tokens160_splits.json: DualGemmSwapAbTokens160 forced to 1, 2 and 4
+// CTAs per tile at M = 136 and 160 on 12 models' gate/up projections, the time ratio to one CTA over the
+// ratio of waves x K blocks): 2 CTAs 145 (123-184 per shape), 4 CTAs 195 (148-270); 8 not measured (260: the
+// light table's ratio of 8 to 4 carried over). With the light table the default split these pairs in two at N
+// = 8960-12288 and ran 1.2-1.6x slower than one CTA per tile or stream-K.
 inline constexpr int kSplitLightPartialWords = 128;
 inline constexpr int64_t kHeavySplitCostPercent[4] = {100, 145, 195, 260};
 // The split-cost table choose_split_k and swap_ab_stream_k_pays weigh a Config's splits with.
@@ -82,14 +85,15 @@ constexpr int choose_split_k(int64_t tiles, int64_t k_blocks, const int64_t (&re
 // Stream-K against the cluster split, for the default choice (a call with a workspace): stream-K costs
 // (ceil(tiles · K blocks / resident CTAs) + kSwapAbStreamKFixedKBlocks) · 100, the tiles those of the 64-row
 // Configs (the stream-K Configs' 128-row tiles move the same bytes per K block in two), and is taken only
-// above one wave of tiles where that is below choose_split_k's cost. Measured on an H200 (docs/hopper.md,
-// thirteenth session, runs 1-2; bf16 and fp16, M = 1..64, both B layouts, the model sweep and six other
-// models' projections): stream-K won by 2-36% where the tiles' last wave was short (N = 10240, 18944, 28672,
-// 37888, 55296 in 64-row tiles), lost 3-8% at N = 14336 with K = 3584 (224 tiles: two waves, the second
-// 70% full) and 1.5-20% at one wave or less (N <= 8192): its CTAs at staggered K offsets stream the weights
-// about 8% slower than whole tiles do (3.3-3.5 against 3.6-3.9 TB/s) and the last hand-off's round trip
-// through L2 ends the call. The fixed 20 K blocks lie between the 16 at which N = 14336 ties and the 28 at
-// which N = 37888 (stream-K 1-7% ahead) would flip: a boundary fitted on runs 1-2, not checked on others.
+// above one wave of tiles where that is below choose_split_k's cost. Measured on an H200 (2026-12-02,
+// docs/data/h200_2026-12-02_paired_swapab_streamk_candidates.json and _sweep.json; bf16 and fp16, M = 1..64,
+// both B layouts, the model sweep and six other models' projections): stream-K won by 2-36% where the tiles'
+// last wave was short (N = 10240, 18944, 28672, 37888, 55296 in 64-row tiles), lost 3-8% at N = 14336 with K
+// = 3584 (224 tiles: two waves, the second 70% full) and 1.5-20% at one wave or less (N <= 8192): its CTAs at
+// staggered K offsets stream the weights about 8% slower than whole tiles do (3.3-3.5 against 3.6-3.9 TB/s)
+// and the last hand-off's round trip through L2 ends the call. The fixed 20 K blocks lie between the 16 at
+// which N = 14336 ties and the 28 at which N = 37888 (stream-K 1-7% ahead) would flip: a boundary fitted on
+// those two files, not checked on other data.
 inline constexpr int64_t kSwapAbStreamKFixedKBlocks = 20;
 constexpr bool swap_ab_stream_k_pays(int64_t tiles, int64_t k_blocks, const int64_t (&resident)[4],
                                      const int64_t (&cost)[4] = kSplitCostPercent) {
@@ -110,9 +114,9 @@ constexpr int64_t swap_ab_stream_k_workspace_bytes(int64_t ctas) {
   return round_up(ctas * 4, kStreamKFlagBytesAlign) + ctas * int64_t{Cfg::kPartialBytes};
 }
 
-// How a swap-AB launch splits K: a cluster split (split_k 0: choose_split_k; 1, 2, 4, 8: forced), or
-// stream-K on a given number of CTAs (0: one per resident CTA) over the workspace.
-struct SwapAbSplit {
+// What a caller asks of a swap-AB launch's split of K: a cluster split (split_k 0: choose_split_k; 1, 2, 4,
+// 8: forced), or stream-K on a given number of CTAs (0: one per resident CTA) over the workspace.
+struct SwapAbSplitRequest {
   int split_k = 0;            // 0: chosen; 1, 2, 4, 8: forced (ignored with stream_k)
   bool stream_k = false;      // stream-K instead
   int64_t stream_k_ctas = 0;  // with stream_k: 0 one per resident CTA, else that many
@@ -142,8 +146,8 @@ Status swap_ab_stream_k_plan(void (*kernel)(const Params), const Params& p, int6
 // split a persistent grid of min(tiles, resident CTAs) (p.grid_ctas), with one tiles · splits CTAs in
 // clusters of p.splits, with stream-K p.sk_ctas CTAs over the workspace.
 template <class Cfg, class Params>
-Status launch_swap_ab(void (*kernel)(const Params), Params& p, const SwapAbSplit& how, cudaStream_t stream,
-                      const LaunchOptions& options) {
+Status launch_swap_ab(void (*kernel)(const Params), Params& p, const SwapAbSplitRequest& how,
+                      cudaStream_t stream, const LaunchOptions& options) {
   const int64_t tiles = p.tiles.total();
   const int64_t k_blocks = ceil_div(static_cast<int64_t>(p.k), int64_t{Cfg::kBlockK});
   if (how.stream_k) {
@@ -186,7 +190,7 @@ Status launch_swap_ab(void (*kernel)(const Params), Params& p, const SwapAbSplit
 }  // namespace detail
 
 // The stream-K entry points of the swap-AB GEMM and dual GEMM (Op: SwapAbGemm<Cfg>, SwapAbDualGemm<Cfg>,
-// which provide can_implement, kernel_of(args) and launch(args, stream, SwapAbSplit)).
+// which provide can_implement, kernel_of(args) and launch(args, stream, SwapAbSplitRequest)).
 template <class Cfg, class Op>
 struct SwapAbStreamKEntry {
   // Stream-K whatever the shape, on `ctas` CTAs (0: one per resident CTA; at most those, since a tile's
@@ -194,7 +198,7 @@ struct SwapAbStreamKEntry {
   template <class Args>
   static Status run_stream_k(const Args& a, cudaStream_t stream = nullptr, int64_t ctas = 0) {
     if (Status s = Op::can_implement(a); !s.ok()) return s;
-    SwapAbSplit how;
+    SwapAbSplitRequest how;
     how.stream_k = true;
     how.stream_k_ctas = ctas;
     how.workspace = a.workspace_bytes > 0 ? a.workspace : nullptr;
@@ -243,7 +247,7 @@ struct SwapAbGemm : SwapAbStreamKEntry<Cfg, SwapAbGemm<Cfg>> {
   static Status run(const GemmArguments<In, Out, Epilogue>& a, cudaStream_t stream = nullptr,
                     int split_k = 0) {
     if (Status s = can_implement(a, split_k); !s.ok()) return s;
-    SwapAbSplit how;
+    SwapAbSplitRequest how;
     how.split_k = split_k;
     return launch(a, stream, how);
   }
@@ -262,7 +266,7 @@ struct SwapAbGemm : SwapAbStreamKEntry<Cfg, SwapAbGemm<Cfg>> {
   friend SwapAbStreamKEntry<Cfg, SwapAbGemm<Cfg>>;
   template <class In>
   static Status launch(const GemmArguments<In, Out, Epilogue>& a, cudaStream_t stream,
-                       const SwapAbSplit& how) {
+                       const SwapAbSplitRequest& how) {
     if (Status s = host::require_compute_capability_90("bwgemm::sm90::SwapAbGemm"); !s.ok()) return s;
     if (Status s = host::require_device_pointers(device_operands(a), "bwgemm::sm90::SwapAbGemm"); !s.ok())
       return s;
@@ -306,7 +310,7 @@ struct SwapAbDualGemm : SwapAbStreamKEntry<Cfg, SwapAbDualGemm<Cfg>> {
   static Status run(const DualGemmArguments<In, Out, Epilogue>& a, cudaStream_t stream = nullptr,
                     int split_k = 0) {
     if (Status s = can_implement(a, split_k); !s.ok()) return s;
-    SwapAbSplit how;
+    SwapAbSplitRequest how;
     how.split_k = split_k;
     return launch(a, stream, how);
   }
@@ -319,7 +323,7 @@ struct SwapAbDualGemm : SwapAbStreamKEntry<Cfg, SwapAbDualGemm<Cfg>> {
   friend SwapAbStreamKEntry<Cfg, SwapAbDualGemm<Cfg>>;
   template <class In>
   static Status launch(const DualGemmArguments<In, Out, Epilogue>& a, cudaStream_t stream,
-                       const SwapAbSplit& how) {
+                       const SwapAbSplitRequest& how) {
     if (Status s = host::require_compute_capability_90("bwgemm::sm90::SwapAbDualGemm"); !s.ok()) return s;
     if (Status s = host::require_device_pointers(device_operands(a), "bwgemm::sm90::SwapAbDualGemm"); !s.ok())
       return s;
@@ -339,23 +343,15 @@ struct SwapAbDualGemm : SwapAbStreamKEntry<Cfg, SwapAbDualGemm<Cfg>> {
     p.d = a.c;
     p.ldd = ldc;
     p.batch_stride_d = a.m * ldc;
-    p.m = static_cast<int32_t>(a.m);
-    p.n = static_cast<int32_t>(a.n);
-    p.k = static_cast<int32_t>(a.k);
-    p.tiles = ::bwgemm::detail::config_tile_grid<Cfg>(a.m, a.n, a.batch);
-    p.alpha1 = a.alpha1;
-    p.alpha2 = a.alpha2;
-    p.alpha1_ptr = a.alpha1_ptr;  // device scales (arguments/common.hpp, check_device_scale)
-    p.alpha2_ptr = a.alpha2_ptr;
-    p.epilogue = a.epilogue;
+    host::fill_common_dual_gemm_params(a, ::bwgemm::detail::config_tile_grid<Cfg>(a.m, a.n, a.batch), &p);
     return detail::launch_swap_ab<Cfg>(kernel_of(a), p, how, stream, a.launch);
   }
 };
 
 // ---- the default entry points' swap-AB step (sm90::gemm, sm90::dual_gemm) ---------------------------------
 namespace detail {
-// StreamKOp for a choice the default never runs stream-K (kSwapAb128: its narrow shapes have at most one wave
-// of tiles): no workspace, the cluster split only.
+// StreamKOp for a choice the default never runs stream-K (kSwapAbTokens128: its narrow shapes have at most
+// one wave of tiles): no workspace, the cluster split only.
 struct NoStreamK {};
 
 // The workspace bytes of the stream-K launch the default takes for the call: StreamKOp's
@@ -396,55 +392,59 @@ Status run_default_swap_ab(const Args& args, cudaStream_t stream, int split_k) {
 
 // ---- the Configs the default entry points choose from ----------------------------------------------------
 // Tiles of 64 weight rows (one consumer warpgroup) and 16 (M <= 16), 64 or 128 tokens; as many stages as
-// leave about 192 KiB in flight per SM. Measured on an H200 (docs/hopper.md, fifth session, run 5): tiles of
-// 64 rows with the split of choose_split_k came within 2% of the best of {64, 128 rows} x {1, 2, 4, 8
-// splits} on every projection tried, and 128-row tiles lost up to 35% where their tiles left SMs idle (N =
+// leave about 192 KiB in flight per SM. Measured on an H200 (2026-12-01, docs/hopper.md's small-M kernels):
+// tiles of 64 rows with the split of choose_split_k came within 2% of the best of {64, 128 rows} x {1, 2, 4,
+// 8 splits} on every projection tried, and 128-row tiles lost up to 35% where their tiles left SMs idle (N =
 // 4096: 32 tiles for 132 SMs).
 template <class Out>
-using GemmSwapAb16 = SwapAbConfig<16, 16, 1, epi::LinearCombination, Out, 1>;
+using GemmSwapAbTokens16 = SwapAbConfig<16, 16, 1, epi::LinearCombination, Out, 1>;
 template <class Out>
-using GemmSwapAb64 = SwapAbConfig<64, 12, 1, epi::LinearCombination, Out, 1>;
+using GemmSwapAbTokens64 = SwapAbConfig<64, 12, 1, epi::LinearCombination, Out, 1>;
 template <class Out>
-using GemmSwapAb128 = SwapAbConfig<128, 8, 1, epi::LinearCombination, Out, 1>;
+using GemmSwapAbTokens128 = SwapAbConfig<128, 8, 1, epi::LinearCombination, Out, 1>;
 // 160 tokens x 128 weight rows (two consumer warpgroups), 6 stages of 36 KiB: for 128 < M <= 160, one token
-// tile holding every row (kGemmSwapAbTokens160MaxM in sm90/gemm.cuh; H200, fifteenth session, run 8: the
-// bench's bwgemm_sm90_swapab_t160, 1.092x the tiled default at M = 136 and 160); with a workspace the default
-// runs it stream-K where swap_ab_stream_k_pays (sixteenth session, run 4: 1.20x the cluster split there).
+// tile holding every row (kGemmSwapAbTokens160MaxM in sm90/gemm.cuh; H200, 2026-12-02,
+// docs/data/h200_2026-12-02_paired_tokens_candidates_half_tile.json: the bench's bwgemm_sm90_swapab_t160,
+// 1.092x the tiled default at M = 136 and 160); with a workspace the default runs it stream-K where
+// swap_ab_stream_k_pays (H200, 2026-12-03,
+// docs/data/h200_2026-12-03_paired_gemm_tokens160_streamk_validation.json: 1.20x the cluster split there).
 template <class Out>
-using GemmSwapAb160 = SwapAbConfig<160, 6, 1, epi::LinearCombination, Out, 2>;
+using GemmSwapAbTokens160 = SwapAbConfig<160, 6, 1, epi::LinearCombination, Out, 2>;
 // 192 tokens x 128 weight rows, 5 stages of 40 KiB (168 registers, no spills): the default's for 160 < M <=
 // 192 over 9 to 28 tiles (kGemmSwapAbTokens192MinTiles, ...MaxTiles in sm90/gemm.cuh), split by
 // choose_split_k; stream-K with a workspace where swap_ab_stream_k_pays (never over so few tiles;
 // gemm_swap_ab's wider shapes).
 template <class Out>
-using GemmSwapAb192 = SwapAbConfig<192, 5, 1, epi::LinearCombination, Out, 2>;
+using GemmSwapAbTokens192 = SwapAbConfig<192, 5, 1, epi::LinearCombination, Out, 2>;
 // 32 tokens (16 stages of 12 KiB), for 16 < M <= 32: 0.943x of cuBLASLt at M = 32 over 24 projections where
-// GemmSwapAb64 is 0.779x (H200, sixth session, run 3: the bench's validated bwgemm_sm90_swapab32).
+// GemmSwapAbTokens64 is 0.779x (H200, 2026-12-01, docs/data/h200_2026-12-01_dual_tiles_swapab32.json: the
+// bench's validated bwgemm_sm90_swapab32).
 template <class Out>
-using GemmSwapAb32 = SwapAbConfig<32, 16, 1, epi::LinearCombination, Out, 1>;
+using GemmSwapAbTokens32 = SwapAbConfig<32, 16, 1, epi::LinearCombination, Out, 1>;
 // Stream-K (run_stream_k; the default takes them with a workspace where swap_ab_stream_k_pays): tiles of
 // 128 weight rows (two consumer warpgroups), 16 tokens x 12 stages of 18 KiB, 32 x 10 of 20 KiB, 64 x 8 of
-// 24 KiB. Measured on an H200 (thirteenth session, run 1): with B K x N the 64-row tiles under stream-K
+// 24 KiB. Measured on an H200 (2026-12-02, docs/data/h200_2026-12-02_paired_swapab_streamk_candidates.json):
+// with B K x N the 64-row tiles under stream-K
 // lost up to 30% (0.67-0.69x of cuBLASLt at N = 28672-57344, against 0.88-0.96x for the cluster split):
 // their CTAs at different K offsets read 128 bytes of each K row alone; the 128-row tiles read 256 and
 // came to 0.91-0.97x there; with B N x K the two were within 1-3%.
 template <class Out>
-using GemmSwapAbStreamK16 = SwapAbConfig<16, 12, 1, epi::LinearCombination, Out, 2>;
+using GemmSwapAbStreamKTokens16 = SwapAbConfig<16, 12, 1, epi::LinearCombination, Out, 2>;
 template <class Out>
-using GemmSwapAbStreamK32 = SwapAbConfig<32, 10, 1, epi::LinearCombination, Out, 2>;
+using GemmSwapAbStreamKTokens32 = SwapAbConfig<32, 10, 1, epi::LinearCombination, Out, 2>;
 template <class Out>
-using GemmSwapAbStreamK64 = SwapAbConfig<64, 8, 1, epi::LinearCombination, Out, 2>;
+using GemmSwapAbStreamKTokens64 = SwapAbConfig<64, 8, 1, epi::LinearCombination, Out, 2>;
 template <class Out>
-using DualGemmSwapAb16 = SwapAbConfig<16, 11, 2, epi::SiluMul, Out, 1>;
+using DualGemmSwapAbTokens16 = SwapAbConfig<16, 11, 2, epi::SiluMul, Out, 1>;
 template <class Out>
-using DualGemmSwapAb64 = SwapAbConfig<64, 8, 2, epi::SiluMul, Out, 1>;
+using DualGemmSwapAbTokens64 = SwapAbConfig<64, 8, 2, epi::SiluMul, Out, 1>;
 template <class Out>
-using DualGemmSwapAb128 = SwapAbConfig<128, 6, 2, epi::SiluMul, Out, 1>;
+using DualGemmSwapAbTokens128 = SwapAbConfig<128, 6, 2, epi::SiluMul, Out, 1>;
 // 160 tokens x 64 weight rows of each matrix (one consumer warpgroup: two m64n160 accumulators, 160 of its
 // 232 registers; two warpgroups would have 168), 6 stages of 36 KiB: for 128 < M <= 160, one token tile
-// holding every row (kDualGemmSwapAbTokens160MaxM in sm90/dual_gemm.cuh; the GEMM's GemmSwapAb160 carried
-// over).
+// holding every row (kDualGemmSwapAbTokens160MaxM in sm90/dual_gemm.cuh; the GEMM's GemmSwapAbTokens160
+// carried over).
 template <class Out>
-using DualGemmSwapAb160 = SwapAbConfig<160, 6, 2, epi::SiluMul, Out, 1>;
+using DualGemmSwapAbTokens160 = SwapAbConfig<160, 6, 2, epi::SiluMul, Out, 1>;
 
 }  // namespace bwgemm::sm90

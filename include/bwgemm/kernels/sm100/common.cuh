@@ -54,6 +54,14 @@ BWGEMM_HD constexpr uint64_t smem_desc_advanced(uint64_t desc, uint32_t bytes) {
 template <class... Configs>
 struct ConfigList {};
 
+// The tile grid of a swap-AB Config (16-bit or NVFP4, either operation) over an M x N x batch problem: "M"
+// tiles of Cfg::kBlockWeights weight rows (N), "N" tiles of Cfg::kBlockTokens tokens (M), in the grouped
+// order of sched::TileGrid (roles.cuh walks tensor-memory lanes as its rows: here the weight rows).
+template <class Cfg>
+constexpr sched::TileGrid swap_ab_tiles(int64_t m, int64_t n, int64_t batch) {
+  return sched::grouped_tile_grid(n, Cfg::kBlockWeights, m, Cfg::kBlockTokens, batch);
+}
+
 // The shared-memory tail every sm_100a kernel places after its operand stages (byte offsets from its
 // start): the stage and accumulator barriers, the Cluster Launch Control response ring, and the slot
 // tcgen05.alloc writes the tensor-memory base address to.

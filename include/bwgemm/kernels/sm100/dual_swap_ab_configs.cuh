@@ -9,7 +9,7 @@
 
 #include "bwgemm/epilogue/functors.cuh"
 #include "bwgemm/kernels/sm100/common.cuh"
-#include "bwgemm/kernels/sm100/gemm_swap_ab_config.cuh"
+#include "bwgemm/kernels/sm100/dual_swap_ab_config.cuh"
 
 namespace bwgemm::sm100 {
 

@@ -8,7 +8,7 @@
 #include <cuda_bf16.h>
 
 #include "bwgemm/kernels/sm100/common.cuh"
-#include "bwgemm/kernels/sm100/nvfp4_dual_swap_ab_config.cuh"
+#include "bwgemm/kernels/sm100/nvfp4_gemm_swap_ab_config.cuh"
 
 namespace bwgemm::sm100 {
 

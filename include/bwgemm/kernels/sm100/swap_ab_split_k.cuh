@@ -1,4 +1,4 @@
-// Split K for the sm_100a swap-AB kernels (nvfp4_dual_swap_ab_kernel.cuh, gemm_swap_ab_kernel.cuh): where the
+// Split K for the sm_100a swap-AB kernels (nvfp4_swap_ab_kernel.cuh, f16_swap_ab_kernel.cuh): where the
 // weight tiles do not fill the SMs (N = 4096: 32 tiles of 128 rows for 148 SMs), the S CTAs of a cluster
 // (S = 2 .. kSwapAbMaxSplitK) compute one tile together, CTA s over K blocks [s·B, (s+1)·B) of the tile's
 // K (B = k_blocks_per_split; the entry point makes every split non-empty).
@@ -36,16 +36,17 @@ inline constexpr int kSwapAbMaxSplitK = 8;
 // Weight rows per quad of the reduction: one 16-byte distributed-shared-memory load of fp32 partials.
 inline constexpr int kSwapAbQuadRows = 4;
 
-// How K is split: S CTAs of B K blocks each, every one non-empty (B = ceil(K blocks / requested), S =
-// ceil(K blocks / B) <= requested).
-struct SwapAbSplit {
+// The split a launch runs for `requested` CTAs per tile: S CTAs of B K blocks each, every one non-empty
+// (B = ceil(K blocks / requested), S = ceil(K blocks / B) <= requested). sm90's SwapAbSplitRequest is the
+// other side: what a caller asks of a swap-AB launch.
+struct SwapAbSplitPlan {
   int splits = 1;
   int32_t k_blocks_per_split = 0;
 };
-BWGEMM_HD constexpr SwapAbSplit swap_ab_split(int32_t k_blocks, int requested) {
+BWGEMM_HD constexpr SwapAbSplitPlan swap_ab_split_plan(int32_t k_blocks, int requested) {
   const int32_t want = requested < 1 ? 1 : requested;
   const int32_t per = (k_blocks + want - 1) / want;
-  return SwapAbSplit{static_cast<int>((k_blocks + per - 1) / per), per};
+  return SwapAbSplitPlan{static_cast<int>((k_blocks + per - 1) / per), per};
 }
 
 // K blocks each split keeps at least when the entry point chooses: a guess (nothing measured on a B200),

@@ -101,6 +101,35 @@ struct TmaStoreBuffers {
   static constexpr int kWarpgroupBytes = Enabled ? kBoxesPerRound * kBoxBytes : 0;  // per consumer
 };
 
+// ---- the shared memory after the stages -----------------------------------------------------------------
+// Each stage has two mbarriers (bwgemm::BarrierArray, 8 bytes each: an mbarrier object is 64 bits), full (its
+// TMA loads landed) and empty (its consumers are done with it): [Stages] full ones at kFullBarriers, then
+// [Stages] empty ones at kEmptyBarriers, from byte `Offset` of the dynamic buffer; kEnd is the byte after
+// them.
+inline constexpr int kBarrierBytes = static_cast<int>(BarrierArray<1>::kBytesPerBarrier);  // 8
+inline constexpr int kStageBarrierBytes = 2 * kBarrierBytes;  // a stage's full and empty barriers: 16
+template <int Stages, int Offset>
+struct StageBarriers {
+  static constexpr int kFullBarriers = Offset;
+  static constexpr int kEmptyBarriers = kFullBarriers + kBarrierBytes * Stages;
+  static constexpr int kEnd = kEmptyBarriers + kBarrierBytes * Stages;
+};
+
+// The shared-memory layout of the tiled kernels (sm90::GemmConfig, sm90::DualGemmConfig) after their Stages
+// stages of StageBytes: the TMA-store staging buffers of the ConsumerWarpgroups consumers at kEpiOffset
+// (TmaStoreBuffers: as many boxes per round as the 227 KB leave after the stages, their barriers and the
+// alignment), then the stage barriers (StageBarriers). kSmemBytes adds kSmemAlignment: the kernel aligns the
+// dynamic buffer's start up to 1024 bytes itself.
+template <class Out, int BlockN, int ConsumerWarpgroups, int Stages, int StageBytes, bool TmaStore>
+struct TiledSmemLayout {
+  static constexpr int kStagesBytes = Stages * StageBytes;
+  using EpiBuffers = TmaStoreBuffers<Out, BlockN, ConsumerWarpgroups,
+                                     kStagesBytes + kStageBarrierBytes * Stages + kSmemAlignment, TmaStore>;
+  static constexpr int kEpiOffset = kStagesBytes;  // [ConsumerWarpgroups][EpiBuffers::kWarpgroupBytes]
+  using Barriers = StageBarriers<Stages, kEpiOffset + ConsumerWarpgroups * EpiBuffers::kWarpgroupBytes>;
+  static constexpr int kSmemBytes = Barriers::kEnd + kSmemAlignment;
+};
+
 // ---- pipeline of the warp-specialized kernels -------------------------------------------------------------
 // Cfg provides kStages, kClusterCtas, kEmptyArrivals, kStageBytes, kTxBytes (or produce_k_blocks' caller its
 // own) and kBlockK; full[s] and empty[s] are the stage barriers (bwgemm::BarrierArray) at Cfg::kFullBarriers
@@ -153,12 +182,12 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t tile_col0(const sched::TileCoord& t, ui
 // kernels' tokens) whose box holds only the rows of the last box (M mod the box's rows: sm90/operand_map.cuh,
 // operand_maps_with_tail), and the producer loads a box that would cross M through it, arming the stage for
 // the bytes it leaves out; a box wholly past M (the idle tile of a CTA pair past an odd last row tile) is not
-// loaded. With it M = 129 took 231 us and M = 65 33 us (docs/hopper.md, fourteenth session, runs 2-3). The
-// shared-memory rows past M keep what an earlier stage left there: they reach only accumulator rows past M,
-// which no epilogue stores (each output row depends on its own row of A alone). The same for B's rows past
-// N (the weights) was measured and not kept: no difference outside the run-to-run spread (run 3).
-// The map a box of BoxRows rows starting at row0 loads through (null: none, the box lies wholly past M) and
-// the bytes of the full box it leaves out.
+// loaded. With it M = 129 took 231 us and M = 65 33 us (H200, 2026-12-02,
+// docs/data/h200_2026-12-02_paired_ragged_m_before.json and _after.json). The shared-memory rows past M keep
+// what an earlier stage left there: they reach only accumulator rows past M, which no epilogue stores (each
+// output row depends on its own row of A alone). The same for B's rows past N (the weights) was measured the
+// same day and not kept: no difference outside the run-to-run spread. The map a box of BoxRows rows starting
+// at row0 loads through (null: none, the box lies wholly past M) and the bytes of the full box it leaves out.
 struct RowBox {
   const CUtensorMap* map;
   uint32_t missing_bytes;

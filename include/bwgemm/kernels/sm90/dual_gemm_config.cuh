@@ -96,20 +96,17 @@ struct DualGemmConfig {
   static constexpr int kProducerRegs = kProducerRegisters;
   static constexpr int kConsumerRegs = kConsumerRegisters;
 
-  // ---- the C staging buffers (kTmaStore) ---------------------------------------------------------------
+  // ---- the C staging buffers (kTmaStore) and the stage barriers after the stages (TiledSmemLayout) ---
   // The staging buffers of the TMA-store epilogue (sm90::TmaStoreBuffers): per consumer warpgroup, boxes of
   // 64 rows x 128 bytes, as many per round as the shared memory left after the stages holds; the
   // warpgroup's 64 x BlockN slice of C goes out in EpiBuffers::kRounds rounds.
-  using EpiBuffers = TmaStoreBuffers<Out, kBlockN, kConsumerWarpgroups,
-                                     kStages * kStageBytes + 16 * kStages + kSmemAlignment, kTmaStore>;
-  static constexpr int kEpiOffset = kStages * kStageBytes;  // [kConsumerWarpgroups][kWarpgroupBytes]
-
-  // ---- shared memory layout after the stages -----------------------------------------------------------
-  static constexpr int kFullBarriers =
-      kEpiOffset + kConsumerWarpgroups * EpiBuffers::kWarpgroupBytes;  // TMA landed
-  static constexpr int kEmptyBarriers = kFullBarriers + 8 * kStages;   // [kStages]: both consumers done
-  // + kSmemAlignment: the kernel aligns the dynamic buffer's start up to 1024 bytes itself.
-  static constexpr int kSmemBytes = kEmptyBarriers + 8 * kStages + kSmemAlignment;
+  using SmemLayout = TiledSmemLayout<Out, kBlockN, kConsumerWarpgroups, kStages, kStageBytes, kTmaStore>;
+  using EpiBuffers = typename SmemLayout::EpiBuffers;
+  static constexpr int kEpiOffset = SmemLayout::kEpiOffset;  // [kConsumerWarpgroups][kWarpgroupBytes]
+  // [kStages] full barriers (TMA landed), then [kStages] empty ones (both consumers done).
+  static constexpr int kFullBarriers = SmemLayout::Barriers::kFullBarriers;
+  static constexpr int kEmptyBarriers = SmemLayout::Barriers::kEmptyBarriers;
+  static constexpr int kSmemBytes = SmemLayout::kSmemBytes;
 
   // ---- the limits, explained ---------------------------------------------------------------------------
   static_assert(std::is_same_v<Out, __half> || std::is_same_v<Out, __nv_bfloat16>,

@@ -112,8 +112,8 @@ struct GemmConfig {
   static constexpr int kAccRegsTotal = kAccRegs * kRowBlocks;  // per consumer thread
   // The register budget: 160 accumulators per consumer thread (two m64n160 fragments: a 256 x 160 tile, or a
   // ping-pong consumer's 128 x 160) leave the descriptors, addresses and epilogue registers within
-  // kConsumerRegs: ptxas, CUDA 13.0, on GemmTall160 and GemmPingPong160 in both B layouts: no spills, R0-R221
-  // (twelfth session). 128 x 256 tiles take 128.
+  // kConsumerRegs: ptxas, CUDA 13.0, on GemmTile256x160 and GemmPingPong128x160 in both B layouts: no
+  // spills, R0-R221. 128 x 256 tiles take 128.
   static constexpr int kMaxAccRegs = 160;
 
   // ---- shared memory per stage (offsets from the stage base; every piece 1024-byte aligned) -----------
@@ -200,20 +200,17 @@ struct GemmConfig {
     return {consumer * kWarpgroupM + warp * 16 + lane / 4 + 8 * h, 8 * j + 2 * (lane % 4)};
   }
 
-  // ---- the D staging buffers (kTmaStore) ---------------------------------------------------------------
+  // ---- the D staging buffers (kTmaStore) and the stage barriers after the stages (TiledSmemLayout) ---
   // The staging buffers of the TMA-store epilogue (sm90::TmaStoreBuffers): per consumer warpgroup, boxes of
   // 64 rows x 128 bytes, as many per round as the shared memory left after the stages holds; the
   // warpgroup's 64 x BlockN slice of D goes out in EpiBuffers::kRounds rounds.
-  using EpiBuffers = TmaStoreBuffers<Out, kBlockN, kConsumerWarpgroups,
-                                     kStages * kStageBytes + 16 * kStages + kSmemAlignment, kTmaStore>;
-  static constexpr int kEpiOffset = kStages * kStageBytes;  // [kConsumerWarpgroups][kWarpgroupBytes]
-
-  // ---- shared memory layout after the stages -----------------------------------------------------------
-  static constexpr int kFullBarriers =
-      kEpiOffset + kConsumerWarpgroups * EpiBuffers::kWarpgroupBytes;  // TMA landed
-  static constexpr int kEmptyBarriers = kFullBarriers + 8 * kStages;   // [kStages]: all consumers done
-  // + kSmemAlignment: the kernel aligns the dynamic buffer's start up to 1024 bytes itself.
-  static constexpr int kSmemBytes = kEmptyBarriers + 8 * kStages + kSmemAlignment;
+  using SmemLayout = TiledSmemLayout<Out, kBlockN, kConsumerWarpgroups, kStages, kStageBytes, kTmaStore>;
+  using EpiBuffers = typename SmemLayout::EpiBuffers;
+  static constexpr int kEpiOffset = SmemLayout::kEpiOffset;  // [kConsumerWarpgroups][kWarpgroupBytes]
+  // [kStages] full barriers (TMA landed), then [kStages] empty ones (all consumers done).
+  static constexpr int kFullBarriers = SmemLayout::Barriers::kFullBarriers;
+  static constexpr int kEmptyBarriers = SmemLayout::Barriers::kEmptyBarriers;
+  static constexpr int kSmemBytes = SmemLayout::kSmemBytes;
 
   // ---- the limits, explained ---------------------------------------------------------------------------
   static_assert(std::is_same_v<Out, __half> || std::is_same_v<Out, __nv_bfloat16> ||

@@ -82,8 +82,8 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void add_partials(float (&acc)[Regs], const flo
 // Quads in flight per consumer thread in the tiled GEMM's reduction: each is loaded from every rank before
 // any is summed, so a thread has up to kQuadsInFlight x kMaxSplitK 16-byte remote loads outstanding (128
 // registers, taken from the accumulators, which are dead once written to the partials) instead of waiting one
-// distributed-shared-memory round trip per quad (first H200 run of the tiled split, eighth session: the
-// one-quad-at-a-time loop left the split kernels several microseconds behind). The swap-AB kernel keeps one
+// distributed-shared-memory round trip per quad (H200, 2026-12-01: one quad at a time left the split kernels
+// several microseconds behind). The swap-AB kernel keeps one
 // (Batch = 1): its few quads per thread, and 4 would spill at its register budget (ptxas).
 inline constexpr int kQuadsInFlight = 4;
 

@@ -83,7 +83,7 @@ struct SwapAbConfig {
   // Producer registers after setmaxnreg: with one consumer warpgroup 64 (at 40 ptxas spills the dual GEMM's
   // producer loop of three TMA loads per stage); with two the common 40, which leaves the consumers' increase
   // to 232 its slack: at 48 (128 · (48 + 2 · 232) = 65536 exactly) the increase never completed on an H200
-  // and the kernel hung (docs/hopper.md, fifth session, run 7).
+  // and the kernel hung (2026-12-01, docs/hopper.md's small-M kernels).
   static constexpr int kProducerRegs = kConsumerWarpgroups == 1 ? 64 : kProducerRegisters;
   static constexpr int kConsumerRegs = kConsumerRegisters;
   static constexpr int kEmptyArrivals = kConsumerWarpgroups;  // both consumers free a stage
@@ -97,9 +97,11 @@ struct SwapAbConfig {
   static constexpr int kPartialOffset = 0;
 
   // ---- shared memory layout after the stages -----------------------------------------------------------
-  static constexpr int kFullBarriers = kStages * kStageBytes;         // [kStages]: TMA landed
-  static constexpr int kEmptyBarriers = kFullBarriers + 8 * kStages;  // [kStages]: both consumers done
-  static constexpr int kSmemBytes = kEmptyBarriers + 8 * kStages + kSmemAlignment;
+  using Barriers = StageBarriers<kStages, kStages * kStageBytes>;
+  static constexpr int kFullBarriers = Barriers::kFullBarriers;    // [kStages]: TMA landed
+  static constexpr int kEmptyBarriers = Barriers::kEmptyBarriers;  // [kStages]: both consumers done
+  // + kSmemAlignment: the kernel aligns the dynamic buffer's start up to 1024 bytes itself.
+  static constexpr int kSmemBytes = Barriers::kEnd + kSmemAlignment;
 
   // ---- the limits, explained ---------------------------------------------------------------------------
   static_assert(std::is_same_v<Out, __half> || std::is_same_v<Out, __nv_bfloat16> ||
@@ -115,7 +117,8 @@ struct SwapAbConfig {
   static_assert(kAccRegs % kMaxSplitK == 0, "the partials must split evenly among kMaxSplitK CTAs");
   static_assert(kWeights * kAccRegs + 64 <= kConsumerRegs, "the accumulators need registers to spare");
   static_assert(kWarpgroupThreads * (kProducerRegs + kConsumerWarpgroups * kConsumerRegs) < 65536,
-                "the warpgroups' register budgets must fit the SM's 64K registers, with slack (run 7)");
+                "the warpgroups' register budgets must stay below the SM's 64K registers: at exactly 65536 "
+                "the consumers' setmaxnreg increase never completed on an H200 and the kernel hung");
   static_assert(kStages >= 2, "at least two stages: one loading while one is consumed");
   static_assert(kPartialBytes <= kStages * kStageBytes, "the partials must fit over the stages");
   static_assert(kSmemBytes <= kMaxDynamicSmemBytes,

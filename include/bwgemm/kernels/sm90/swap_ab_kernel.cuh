@@ -99,7 +99,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   constexpr uint32_t kPartialsBarrier = 1;
   // The stream-K sums go to the workspace and back in pairs of registers (8-byte words; the slots are 8-byte
   // aligned): with single words ptxas spilled 288 bytes in the 160-token dual pairs (two m64n160 accumulators
-  // in 232 registers) and none with pairs (sixteenth session).
+  // in 232 registers) and none with pairs (ptxas, CUDA 13.0).
   constexpr int kStreamKPartialGroup = 2;
 
   const uint32_t warp = warp_idx();

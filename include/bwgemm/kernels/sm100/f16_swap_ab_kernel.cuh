@@ -1,12 +1,13 @@
-// The sm_100a small-M FP16/BF16 kernels (swap AB, gemm_swap_ab_config.cuh says why and how), one source for
-// both operations (Cfg::kWeights):
+// The sm_100a small-M FP16/BF16 kernels (swap AB, f16_swap_ab_config.cuh says why and how), one source for
+// both operations (Cfg::kWeights; the GEMM's kernels gemm_swap_ab_kernel and gemm_swap_ab_split_kernel, the
+// dual GEMM's dual_swap_ab_kernel and dual_swap_ab_split_kernel):
 //   GEMM (Weights 1): D[m, n, l] = Epilogue(sum_k A[m,k,l] B[k,n,l] [, C[m,n,l]])
 //              (default: alpha · A·B + beta · C), computed as tiles of Dᵀ = Bᵀ·Aᵀ
 //   dual GEMM (Weights 2): C[m, n, l] = Epilogue(alpha1 · sum_k A[m,k,l] B1[n,k,l],
 //              alpha2 · sum_k A[m,k,l] B2[n,k,l]) (default: SiLU-gated), tiles of gate = B1·Aᵀ and up = B2·Aᵀ
 // in tiles of 128 weight rows x BlockTokens tokens.
 //
-// Warp roles (per CTA; roles.cuh runs them, GemmSwapAbRoles below says what this kernel's do):
+// Warp roles (per CTA; roles.cuh runs them, F16SwapAbRoles below says what this kernel's do):
 //   warps 0-3  epilogue: tensor-memory lanes 32w .. 32w + 31 = weight rows (output columns) n; each thread
 //              holds its n (dual: its gate and up) for every token of the tile and stores out[token][n] (a
 //              warp's stores are 32 consecutive n), reading C[token][n] when the GEMM's functor does; tokens
@@ -31,8 +32,9 @@
 #include "bwgemm/formats/bits.cuh"
 #include "bwgemm/isa/descriptors.hpp"
 #include "bwgemm/kernels/sm100/common.cuh"
-#include "bwgemm/kernels/sm100/gemm_swap_ab_config.cuh"
+#include "bwgemm/kernels/sm100/f16_swap_ab_config.cuh"
 #include "bwgemm/kernels/sm100/roles.cuh"
+#include "bwgemm/kernels/sm100/swap_ab_epilogue.cuh"
 #include "bwgemm/kernels/sm100/swap_ab_split_k.cuh"
 #include "bwgemm/ptx/ptx.cuh"
 #include "bwgemm/scheduler/tile_order.cuh"
@@ -41,10 +43,10 @@ namespace bwgemm::sm100 {
 
 // The output's parameters, per operation.
 template <class Cfg, int Weights = Cfg::kWeights>
-struct GemmSwapAbOutput;
+struct F16SwapAbOutput;
 // GEMM: D = epilogue(A·B [, C]) (alpha and beta are the functor's).
 template <class Cfg>
-struct GemmSwapAbOutput<Cfg, 1> {
+struct F16SwapAbOutput<Cfg, 1> {
   using Out = typename Cfg::Out;
   Out* d = nullptr;
   const Out* c = nullptr;  // read only when read_c
@@ -56,7 +58,7 @@ struct GemmSwapAbOutput<Cfg, 1> {
 };
 // Dual GEMM: C = epilogue(alpha1 · A·B1ᵀ, alpha2 · A·B2ᵀ).
 template <class Cfg>
-struct GemmSwapAbOutput<Cfg, 2> {
+struct F16SwapAbOutput<Cfg, 2> {
   typename Cfg::Out* c = nullptr;  // m x n row-major per batch, row stride ldc, batch stride batch_stride_c
   int64_t ldc = 0, batch_stride_c = 0;
   float alpha1 = 1.0f, alpha2 = 1.0f;  // scales of the two products
@@ -68,146 +70,33 @@ struct GemmSwapAbOutput<Cfg, 2> {
 
 // Kernel parameters. Passed as a __grid_constant__, so the tensor maps stay in parameter space.
 template <class Cfg>
-struct GemmSwapAbParams : GemmSwapAbOutput<Cfg> {
+struct F16SwapAbParams : F16SwapAbOutput<Cfg> {
   CUtensorMap tmap_tokens;  // A: (K, M, L), box (64, BlockTokens, 1), 128B swizzle
   // B (dual: B1, B2) N x K: (K, N, L), box (64, 128, 1); K x N: (N, K, L), box (64, 64, 1); 128B swizzle
   CUtensorMap tmap_weights[Cfg::kWeights];
   int32_t m = 0, n = 0, k = 0;
-  sched::TileGrid tiles{};  // gemm_swap_ab_tiles
+  sched::TileGrid tiles{};  // swap_ab_tiles
   int32_t num_clusters = 0;
-  uint32_t idesc = 0;                 // Cfg::instr_desc(input type, B layout)
-  GemmSwapAbWeightOperand weights{};  // Cfg::weight_operand(B layout)
-  bool weights_mn_major = false;      // B is K x N row-major: loaded in 64-column chunks
+  uint32_t idesc = 0;                // Cfg::instr_desc(input type, B layout)
+  F16SwapAbWeightOperand weights{};  // Cfg::weight_operand(B layout)
+  bool weights_mn_major = false;     // B is K x N row-major: loaded in 64-column chunks
   // Split K (the split kernels only): the CTAs per cluster and the K blocks of each.
   uint32_t splits = 1;
   int32_t k_blocks_per_split = 0;
 };
-// The dual GEMM's name for its parameters.
+// The operations' names for their parameters.
 template <class Cfg>
-using DualSwapAbParams = GemmSwapAbParams<Cfg>;
-
-namespace detail {
-
-// One fp32 value as the output type (round to nearest even), and one output-typed value as fp32.
-template <class Out>
-BWGEMM_DEVICE BWGEMM_FORCEINLINE Out gemm_swap_ab_out(float v) {
-  if constexpr (std::is_same_v<Out, float>) {
-    return v;
-  } else if constexpr (std::is_same_v<Out, __half>) {
-    return __float2half_rn(v);
-  } else {
-    return __float2bfloat16_rn(v);
-  }
-}
-template <class T>
-BWGEMM_DEVICE BWGEMM_FORCEINLINE float gemm_swap_ab_in(T v) {
-  if constexpr (std::is_same_v<T, float>) {
-    return v;
-  } else if constexpr (std::is_same_v<T, __half>) {
-    return __half2float(v);
-  } else {
-    return __bfloat162float(v);
-  }
-}
-
-// The GEMM's functor on a run of fp32 accumulators, written once for both swap-AB GEMMs (16-bit and NVFP4):
-// the identity functor (alpha 1, beta 0) passes them through, else epilogue(acc, C) where C is read (`c`
-// not null), else epilogue(acc). `c` is indexed c[i · c_stride]. False where the functor takes neither form
-// (a functor of (acc, c) without C): `out` is then not written.
-template <class Out, class Epilogue, int N>
-BWGEMM_DEVICE BWGEMM_FORCEINLINE bool gemm_swap_ab_apply(bool identity, const Epilogue& epilogue,
-                                                         const Out* c, int64_t c_stride,
-                                                         const float (&acc)[N], float (&out)[N]) {
-  if (identity) {
-#pragma unroll
-    for (int i = 0; i < N; ++i) out[i] = acc[i];
-    return true;
-  }
-  if constexpr (std::is_invocable_v<const Epilogue&, float, float>) {
-    if (c != nullptr) {
-#pragma unroll
-      for (int i = 0; i < N; ++i) out[i] = epilogue(acc[i], gemm_swap_ab_in(c[i * c_stride]));
-      return true;
-    }
-  }
-  if constexpr (std::is_invocable_v<const Epilogue&, float>) {
-#pragma unroll
-    for (int i = 0; i < N; ++i) out[i] = epilogue(acc[i]);
-    return true;
-  }
-  return false;
-}
-
-// One weight row's outputs for the tokens first_token .. first_token + tokens - 1 from the accumulator bits
-// of a chunk: d_column / c_column at token 0 (c_column null: C not read), rows ldd and ldc apart.
-template <class Out, class Epilogue, int N>
-BWGEMM_DEVICE BWGEMM_FORCEINLINE void gemm_swap_ab_store_tokens(bool identity, const Epilogue& epilogue,
-                                                                Out* d_column, int64_t ldd,
-                                                                const Out* c_column, int64_t ldc,
-                                                                int32_t first_token, int32_t tokens,
-                                                                const uint32_t (&bits)[N]) {
-  Out* d = d_column + static_cast<int64_t>(first_token) * ldd;
-  // Three loops, each storing straight from the accumulator bits (not through gemm_swap_ab_apply's
-  // arrays): the layout of the hot path tools/swap_ab_hot_loops.py reads.
-  if (identity) {
-#pragma unroll
-    for (int i = 0; i < N; ++i)
-      if (i < tokens) d[i * ldd] = gemm_swap_ab_out<Out>(bits_to_f32(bits[i]));
-    return;
-  }
-  if constexpr (std::is_invocable_v<const Epilogue&, float, float>) {
-    if (c_column != nullptr) {
-      const Out* c = c_column + static_cast<int64_t>(first_token) * ldc;
-#pragma unroll
-      for (int i = 0; i < N; ++i)
-        if (i < tokens)
-          d[i * ldd] = gemm_swap_ab_out<Out>(epilogue(bits_to_f32(bits[i]), gemm_swap_ab_in(c[i * ldc])));
-      return;
-    }
-  }
-  if constexpr (std::is_invocable_v<const Epilogue&, float>) {
-#pragma unroll
-    for (int i = 0; i < N; ++i)
-      if (i < tokens) d[i * ldd] = gemm_swap_ab_out<Out>(epilogue(bits_to_f32(bits[i])));
-  }
-}
-
-// The dual GEMM's outputs of one weight row for the tokens first_token .. first_token + tokens - 1 from the
-// gate (bits[0]) and up (bits[1]) accumulator bits of a chunk: epilogue(alpha1 · gate, alpha2 · up) with the
-// scales `s` (epi::dual_scales: their device-pointer parts read once per CTA), without the two multiplies
-// when both alphas are 1 and no device scale is given (p.unit_alphas, a uniform branch); out_column at token
-// 0, rows p.ldc apart. Written once for both dual swap-AB GEMMs (16-bit and NVFP4): Params is either's.
-template <class Out, class Params, int N>
-BWGEMM_DEVICE BWGEMM_FORCEINLINE void dual_swap_ab_store_tokens(const Params& p, const epi::DualScales& s,
-                                                                Out* out_column, int32_t first_token,
-                                                                int32_t tokens,
-                                                                const uint32_t (&bits)[2][N]) {
-  Out* out = out_column + static_cast<int64_t>(first_token) * p.ldc;
-  // Each loop stores straight from the accumulator bits: the layout of the hot path
-  // tools/swap_ab_hot_loops.py reads.
-  if (p.unit_alphas) {
-#pragma unroll
-    for (int i = 0; i < N; ++i)
-      if (i < tokens)
-        out[i * p.ldc] = gemm_swap_ab_out<Out>(p.epilogue(bits_to_f32(bits[0][i]), bits_to_f32(bits[1][i])));
-  } else {
-#pragma unroll
-    for (int i = 0; i < N; ++i)
-      if (i < tokens)
-        out[i * p.ldc] = gemm_swap_ab_out<Out>(
-            p.epilogue(s.alpha1 * bits_to_f32(bits[0][i]), s.alpha2 * bits_to_f32(bits[1][i])));
-  }
-}
-
-}  // namespace detail
+using GemmSwapAbParams = F16SwapAbParams<Cfg>;
+template <class Cfg>
+using DualSwapAbParams = F16SwapAbParams<Cfg>;
 
 template <class Cfg>
-struct GemmSwapAbRoles {
+struct F16SwapAbRoles {
   static constexpr int kWeights = Cfg::kWeights;
   // One accumulator per weight (dual: gate, up), BlockTokens columns apart.
   static constexpr int kAccumulators = kWeights;
   using Partials = SwapAbPartials<Cfg, kAccumulators>;
-  const GemmSwapAbParams<Cfg>& p;
+  const F16SwapAbParams<Cfg>& p;
   int32_t kb_begin = 0;      // the first K block of this CTA's split
   bool to_partials = false;  // split K: the epilogue writes fp32 partials to shared memory
 
@@ -261,7 +150,7 @@ struct GemmSwapAbRoles {
   // reading the token tile) into the tile's accumulators; the first of the tile overwrites them.
   BWGEMM_DEVICE auto mma_tile(const KernelContext<Cfg>&, const sched::TileCoord&, uint32_t d_tmem) const {
     const uint32_t idesc = p.idesc;
-    const GemmSwapAbWeightOperand w = p.weights;
+    const F16SwapAbWeightOperand w = p.weights;
     return [d_tmem, idesc, w](uint32_t base, int32_t kb) {
       // The stage's descriptors encoded once, then moved per K step (smem_desc_advanced).
       uint64_t weights[kWeights];
@@ -315,86 +204,33 @@ struct GemmSwapAbRoles {
     }
   }
 };
-// The dual GEMM's name for its roles.
-template <class Cfg>
-using DualSwapAbRoles = GemmSwapAbRoles<Cfg>;
 
 namespace detail {
-// Four consecutive outputs from fp32 values (N is a multiple of 8, so a quad of 4 weight rows is inside it
-// or past it; D's rows are 16-byte aligned).
-template <class Out>
-BWGEMM_DEVICE BWGEMM_FORCEINLINE void gemm_swap_ab_store4(Out* dst, const float (&v)[kSwapAbQuadRows]) {
-  if constexpr (std::is_same_v<Out, float>) {
-    *reinterpret_cast<float4*>(dst) = float4{v[0], v[1], v[2], v[3]};
-  } else {
-    *reinterpret_cast<uint2*>(dst) = uint2{epi::pack2<Out>(v[0], v[1]), epi::pack2<Out>(v[2], v[3])};
-  }
-}
-
-// The dual GEMM's four consecutive outputs of a reduced quad, epilogue(alpha1 · gate, alpha2 · up) with the
-// scales `s` (epi::dual_scales, read by the reduction), of which the first `columns` are inside N: one 8-byte
-// store when all four are (C's rows are 16-byte aligned, the quad's first column a multiple of 4), else one
-// store per column inside N (the 16-bit dual takes any N; the NVFP4 dual's N, a multiple of 16, always passes
-// 4). Written once for both dual swap-AB GEMMs.
-template <class Out, class Params>
-BWGEMM_DEVICE BWGEMM_FORCEINLINE void dual_swap_ab_store_quad(const Params& p, const epi::DualScales& s,
-                                                              Out* dst, const ptx::Float4& g,
-                                                              const ptx::Float4& u, int32_t columns) {
-  const float a1 = s.alpha1, a2 = s.alpha2;
-  const float v[kSwapAbQuadRows] = {p.epilogue(a1 * g.x, a2 * u.x), p.epilogue(a1 * g.y, a2 * u.y),
-                                    p.epilogue(a1 * g.z, a2 * u.z), p.epilogue(a1 * g.w, a2 * u.w)};
-  if (columns >= kSwapAbQuadRows) {
-    *reinterpret_cast<uint2*>(dst) = uint2{epi::pack2<Out>(v[0], v[1]), epi::pack2<Out>(v[2], v[3])};
-  } else {
-#pragma unroll
-    for (int i = 0; i < kSwapAbQuadRows; ++i)
-      if (i < columns) dst[i] = gemm_swap_ab_out<Out>(v[i]);
-  }
-}
-
 // The kernels' bodies, shared by both operations (their __global__ entries below keep one name per
 // operation). roles.cuh's rows are tensor-memory lanes: here weight rows, masked at N.
 template <class Cfg>
-BWGEMM_DEVICE BWGEMM_FORCEINLINE void f16_swap_ab_tiles_body(const GemmSwapAbParams<Cfg>& p) {
-  run_roles<Cfg>(GemmSwapAbRoles<Cfg>{p}, p.tiles, p.num_clusters, p.n, p.k);
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void f16_swap_ab_tiles_body(const F16SwapAbParams<Cfg>& p) {
+  run_roles<Cfg>(F16SwapAbRoles<Cfg>{p}, p.tiles, p.num_clusters, p.n, p.k);
 }
 
 // Split K (swap_ab_split_k.cuh): clusters of p.splits CTAs, one tile per cluster; CTA s computes K blocks
-// [s · p.k_blocks_per_split, ..), then reduces its quads of the tile and stores them.
+// [s · p.k_blocks_per_split, ..), then reduces its quads of the tile and stores them (swap_ab_epilogue.cuh).
 template <class Cfg>
-BWGEMM_DEVICE BWGEMM_FORCEINLINE void f16_swap_ab_split_body(const GemmSwapAbParams<Cfg>& p) {
-  using namespace ::bwgemm::ptx;
-  using Roles = GemmSwapAbRoles<Cfg>;
-  using Out = typename Cfg::Out;
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void f16_swap_ab_split_body(const F16SwapAbParams<Cfg>& p) {
+  using Roles = F16SwapAbRoles<Cfg>;
   const CtaKBlocks kb = cta_k_blocks<Cfg>(p.k, p.k_blocks_per_split);
+  using Out = typename Cfg::Out;
   if constexpr (Cfg::kWeights == 2) {
     const auto reduce = [&p](const sched::TileCoord& t, uint32_t rank, uint32_t splits) {
-      const epi::DualScales s = epi::dual_scales(p);  // once: the CTA reduces one tile
-      Out* c = p.c + t.batch * p.batch_stride_c;
-      reduce_tile_quads<Cfg>(
-          t, rank, splits, p.m, p.n, [&](uint32_t smem, int32_t q, int32_t token, int64_t col, int64_t row) {
-            const Float4 g =
-                sum_cluster_quad(smem, Roles::Partials::word(0, token, q * kSwapAbQuadRows), splits);
-            const Float4 u =
-                sum_cluster_quad(smem, Roles::Partials::word(1, token, q * kSwapAbQuadRows), splits);
-            dual_swap_ab_store_quad<Out>(p, s, c + row * p.ldc + col, g, u, static_cast<int32_t>(p.n - col));
-          });
+      reduce_dual_swap_ab_tile<Cfg, /*QuadsInsideN=*/false>(
+          p, t, rank, splits, [&p](int32_t batch) -> Out* { return p.c + batch * p.batch_stride_c; });
     };
     run_swap_ab_split_k<Cfg>(Roles{p, kb.begin, true}, p.tiles, p.n, kb.count, p.splits, reduce);
   } else {
     const auto reduce = [&p](const sched::TileCoord& t, uint32_t rank, uint32_t splits) {
-      const auto f = epi::with_device_scales(p.epilogue);  // once: the CTA reduces one tile
-      reduce_tile_quads<Cfg>(
-          t, rank, splits, p.m, p.n, [&](uint32_t smem, int32_t q, int32_t token, int64_t col, int64_t row) {
-            const Float4 acc =
-                sum_cluster_quad(smem, Roles::Partials::word(0, token, q * kSwapAbQuadRows), splits);
-            const float a[kSwapAbQuadRows] = {acc.x, acc.y, acc.z, acc.w};
-            float out[kSwapAbQuadRows];
-            gemm_swap_ab_apply<Out>(p.identity, f,
-                                    p.read_c ? p.c + t.batch * p.batch_stride_c + row * p.ldc + col : nullptr,
-                                    1, a, out);
-            gemm_swap_ab_store4(p.d + t.batch * p.batch_stride_d + row * p.ldd + col, out);
-          });
+      reduce_gemm_swap_ab_tile<Cfg>(
+          p, t, rank, splits, [&p](int32_t batch) -> Out* { return p.d + batch * p.batch_stride_d; },
+          [&p](int32_t batch) -> const Out* { return p.c + batch * p.batch_stride_c; });
     };
     run_swap_ab_split_k<Cfg>(Roles{p, kb.begin, true}, p.tiles, p.n, kb.count, p.splits, reduce);
   }
@@ -405,7 +241,7 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void f16_swap_ab_split_body(const GemmSwapAbPar
 // The GEMM's kernels: one CTA per tile (persistent) and split K.
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
-    gemm_swap_ab_kernel(const __grid_constant__ GemmSwapAbParams<Cfg> p) {
+    gemm_swap_ab_kernel(const __grid_constant__ F16SwapAbParams<Cfg> p) {
   static_assert(Cfg::kWeights == 1, "the GEMM's kernel takes a Weights = 1 Config");
 #if BWGEMM_SM100A_KERNEL_BODY
   detail::f16_swap_ab_tiles_body<Cfg>(p);
@@ -416,7 +252,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 }
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
-    gemm_swap_ab_split_kernel(const __grid_constant__ GemmSwapAbParams<Cfg> p) {
+    gemm_swap_ab_split_kernel(const __grid_constant__ F16SwapAbParams<Cfg> p) {
   static_assert(Cfg::kWeights == 1, "the GEMM's kernel takes a Weights = 1 Config");
 #if BWGEMM_SM100A_KERNEL_BODY
   detail::f16_swap_ab_split_body<Cfg>(p);
@@ -429,7 +265,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 // The dual GEMM's kernels: the same bodies with two weight operands.
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
-    dual_swap_ab_kernel(const __grid_constant__ GemmSwapAbParams<Cfg> p) {
+    dual_swap_ab_kernel(const __grid_constant__ F16SwapAbParams<Cfg> p) {
   static_assert(Cfg::kWeights == 2, "the dual GEMM's kernel takes a Weights = 2 Config");
 #if BWGEMM_SM100A_KERNEL_BODY
   detail::f16_swap_ab_tiles_body<Cfg>(p);
@@ -440,7 +276,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 }
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
-    dual_swap_ab_split_kernel(const __grid_constant__ GemmSwapAbParams<Cfg> p) {
+    dual_swap_ab_split_kernel(const __grid_constant__ F16SwapAbParams<Cfg> p) {
   static_assert(Cfg::kWeights == 2, "the dual GEMM's kernel takes a Weights = 2 Config");
 #if BWGEMM_SM100A_KERNEL_BODY
   detail::f16_swap_ab_split_body<Cfg>(p);

@@ -1,5 +1,6 @@
-// The sm_100a small-M NVFP4 kernels (swap AB, nvfp4_dual_swap_ab_config.cuh says why and how), one source
-// for both operations (Cfg::kWeights):
+// The sm_100a small-M NVFP4 kernels (swap AB, nvfp4_swap_ab_config.cuh says why and how), one source for
+// both operations (Cfg::kWeights; the dual GEMM's kernels nvfp4_dual_swap_ab_kernel and
+// nvfp4_dual_swap_ab_split_kernel, the GEMM's nvfp4_gemm_swap_ab_kernel and nvfp4_gemm_swap_ab_split_kernel):
 //   dual GEMM (Weights 2): C[m, n, l] = Epilogue(sum_k A[m,k,l] B1[n,k,l], sum_k A[m,k,l] B2[n,k,l])
 //              (default: SiLU-gated), computed as tiles of Cᵀ: gate = B1·Aᵀ and up = B2·Aᵀ
 //   GEMM (Weights 1): D[m, n, l] = Epilogue(sum_k A[m,k,l] B[n,k,l] [, C[m,n,l]])
@@ -33,9 +34,9 @@
 #include "bwgemm/formats/bits.cuh"
 #include "bwgemm/isa/descriptors.hpp"
 #include "bwgemm/kernels/sm100/common.cuh"
-#include "bwgemm/kernels/sm100/gemm_swap_ab_kernel.cuh"  // the swap-AB GEMMs' and dual GEMMs' stores
-#include "bwgemm/kernels/sm100/nvfp4_dual_swap_ab_config.cuh"
+#include "bwgemm/kernels/sm100/nvfp4_swap_ab_config.cuh"
 #include "bwgemm/kernels/sm100/roles.cuh"
+#include "bwgemm/kernels/sm100/swap_ab_epilogue.cuh"
 #include "bwgemm/kernels/sm100/swap_ab_split_k.cuh"
 #include "bwgemm/ptx/ptx.cuh"
 #include "bwgemm/scheduler/tile_order.cuh"
@@ -77,7 +78,7 @@ struct Nvfp4SwapAbParams : Nvfp4SwapAbOutput<Cfg> {
       tmap_sf_tokens;  // A's blocked scales as u16, (256, K/64 atoms, M/128 blocks, L), box (256, 4, 1, 1)
   CUtensorMap tmap_sf_weights[Cfg::kWeights];  // B's (B1's, B2's), (256, K/64, N/128, L)
   int32_t m = 0, n = 0, k = 0;
-  sched::TileGrid tiles{};  // nvfp4_dual_swap_ab_tiles
+  sched::TileGrid tiles{};  // swap_ab_tiles
   int32_t num_clusters = 0;
   // Split K (the split kernels only): the CTAs per cluster and the K blocks of each.
   uint32_t splits = 1;
@@ -188,7 +189,7 @@ struct Nvfp4SwapAbRoles {
                                                  MmaScaleFormat::kUE4M3}
                                    .encode();
     // The token tile's first row inside its 128-row scale block: its 32-row group selects the SFB column
-    // group, its row inside the group the first line the copy takes (nvfp4_dual_swap_ab_config.cuh).
+    // group, its row inside the group the first line the copy takes (nvfp4_swap_ab_config.cuh).
     const int32_t row_in_block = (t.n * Cfg::kBlockTokens) % Cfg::kScaleAtomRows;
     const uint32_t sfb_group = static_cast<uint32_t>(row_in_block / Cfg::kScaleAtomRowGroup);
     const uint32_t sfb_line_bytes =
@@ -297,45 +298,26 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void nvfp4_swap_ab_tiles_body(const Nvfp4SwapAb
 }
 
 // Split K (swap_ab_split_k.cuh): clusters of p.splits CTAs, one tile per cluster; CTA s computes K blocks
-// [s · p.k_blocks_per_split, ..), then reduces its quads of the tile and stores them.
+// [s · p.k_blocks_per_split, ..), then reduces its quads of the tile and stores them (swap_ab_epilogue.cuh;
+// N is a multiple of 16: every quad's four columns are inside it).
 template <class Cfg>
 BWGEMM_DEVICE BWGEMM_FORCEINLINE void nvfp4_swap_ab_split_body(const Nvfp4SwapAbParams<Cfg>& p) {
-  using namespace ::bwgemm::ptx;
   using Roles = Nvfp4SwapAbRoles<Cfg>;
-  using Out = typename Cfg::Out;
   const CtaKBlocks kb = cta_k_blocks<Cfg>(p.k, p.k_blocks_per_split);
+  using Out = typename Cfg::Out;
   if constexpr (Cfg::kWeights == 2) {
     const auto reduce = [&p](const sched::TileCoord& t, uint32_t rank, uint32_t splits) {
-      const epi::DualScales s = epi::dual_scales(p);  // once: the CTA reduces one tile
-      Out* c = p.c + static_cast<int64_t>(t.batch) * p.m * p.ldc;
-      reduce_tile_quads<Cfg>(
-          t, rank, splits, p.m, p.n, [&](uint32_t smem, int32_t q, int32_t token, int64_t col, int64_t row) {
-            const Float4 g =
-                sum_cluster_quad(smem, Roles::Partials::word(0, token, q * kSwapAbQuadRows), splits);
-            const Float4 u =
-                sum_cluster_quad(smem, Roles::Partials::word(1, token, q * kSwapAbQuadRows), splits);
-            // N is a multiple of 16: the quad's four columns are inside it.
-            dual_swap_ab_store_quad<Out>(p, s, c + row * p.ldc + col, g, u, kSwapAbQuadRows);
-          });
+      reduce_dual_swap_ab_tile<Cfg, /*QuadsInsideN=*/true>(p, t, rank, splits, [&p](int32_t batch) -> Out* {
+        return p.c + static_cast<int64_t>(batch) * p.m * p.ldc;
+      });
     };
     run_swap_ab_split_k<Cfg>(Roles{p, kb.begin, true}, p.tiles, p.n, kb.count, p.splits, reduce);
   } else {
     const auto reduce = [&p](const sched::TileCoord& t, uint32_t rank, uint32_t splits) {
-      const auto f = epi::with_device_scales(p.epilogue);  // once: the CTA reduces one tile
-      Out* d = p.d + static_cast<int64_t>(t.batch) * p.m * p.ldd;
-      reduce_tile_quads<Cfg>(
-          t, rank, splits, p.m, p.n, [&](uint32_t smem, int32_t q, int32_t token, int64_t col, int64_t row) {
-            const Float4 acc =
-                sum_cluster_quad(smem, Roles::Partials::word(0, token, q * kSwapAbQuadRows), splits);
-            const float a[kSwapAbQuadRows] = {acc.x, acc.y, acc.z, acc.w};
-            float out[kSwapAbQuadRows];
-            gemm_swap_ab_apply<Out>(
-                p.identity, f,
-                p.read_c ? p.c + static_cast<int64_t>(t.batch) * p.m * p.ldc + row * p.ldc + col : nullptr, 1,
-                a, out);
-            // N is a multiple of 16: the quad's four columns are inside it; D's rows are 16-byte aligned.
-            gemm_swap_ab_store4(d + row * p.ldd + col, out);
-          });
+      reduce_gemm_swap_ab_tile<Cfg>(
+          p, t, rank, splits,
+          [&p](int32_t batch) -> Out* { return p.d + static_cast<int64_t>(batch) * p.m * p.ldd; },
+          [&p](int32_t batch) -> const Out* { return p.c + static_cast<int64_t>(batch) * p.m * p.ldc; });
     };
     run_swap_ab_split_k<Cfg>(Roles{p, kb.begin, true}, p.tiles, p.n, kb.count, p.splits, reduce);
   }
