@@ -5,8 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <iterator>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -24,7 +24,8 @@ using namespace bwgemm;
 using namespace bwgemm::bench::tune;
 using tuning::StreamK;
 
-// ---- fakes ----------------------------------------------------------------------------------------------------
+// ---- fakes
+// ----------------------------------------------------------------------------------------------------
 
 RunFunction never_called() {
   return [](const TuneCall&) { return Status::internal_error("the fake measurer does not run candidates"); };
@@ -39,8 +40,8 @@ TuneCandidate candidate(const std::string& name, int split_k = 0, StreamK stream
 // seconds_per_shape at each timing.
 class FakeMeasurer : public Measurer {
  public:
-  std::map<std::string, std::vector<double>> samples;  // per round, cycled
-  std::map<std::string, std::string> invalid;          // name -> message
+  std::map<std::string, std::vector<double>> samples;   // per round, cycled
+  std::map<std::string, std::string> invalid;           // name -> message
   std::function<Status(const TuneShape&)> open_status;  // null: success
   bool fail_timing = false;
   double* clock = nullptr;
@@ -104,7 +105,7 @@ struct Outcome {
 };
 
 Outcome run_tune(const CandidateSource& src, FakeMeasurer& m, std::vector<TuneShape> shapes,
-             TuneOptions options = {}) {
+                 TuneOptions options = {}) {
   Outcome run;
   options.progress = [&run](const std::string& line) { run.progress.push_back(line); };
   if (!options.clock) options.clock = [] { return 0.0; };
@@ -133,7 +134,8 @@ std::string temp_path(const std::string& name) {
   return ::testing::TempDir() + "bwgemm_tune_" + name;
 }
 
-// ---- statistics ------------------------------------------------------------------------------------------------
+// ---- statistics
+// ------------------------------------------------------------------------------------------------
 
 TEST(TuneStats, MedianQuartilesAndNoise) {
   // Sorted: 1 2 3 4 5 6 7 8 9: median 5, q1 3, q3 7, noise (7 - 3) / 2.
@@ -164,11 +166,12 @@ TEST(TuneStats, RefusesEmptyAndNonPositive) {
   EXPECT_THROW(summarize({1.0, std::nan("")}), std::invalid_argument);
 }
 
-// ---- selection -------------------------------------------------------------------------------------------------
+// ---- selection
+// -------------------------------------------------------------------------------------------------
 
 TEST(TuneSelect, FasterBeyondTheNoiseReplacesTheBuiltin) {
-  const ListSource src = source({candidate("GemmSwapAb16"), candidate("GemmSwapAb32"), candidate("GemmSmall")},
-                                {"GemmSwapAb16"});
+  const ListSource src = source(
+      {candidate("GemmSwapAb16"), candidate("GemmSwapAb32"), candidate("GemmSmall")}, {"GemmSwapAb16"});
   FakeMeasurer m;
   m.samples["GemmSwapAb16"] = {10.0, 10.2, 9.8, 10.1};  // noise ~0.1
   m.samples["GemmSwapAb32"] = {8.0, 8.1, 7.9, 8.05};
@@ -263,7 +266,8 @@ TEST(TuneSelect, MIsTheBucketBound) {
   EXPECT_EQ(run.result.entries[1].m, 16384);  // the last bucket
 }
 
-// ---- validation --------------------------------------------------------------------------------------------------
+// ---- validation
+// --------------------------------------------------------------------------------------------------
 
 TEST(TuneValidate, AFailingCandidateIsDroppedAndReported) {
   const ListSource src = source({candidate("A"), candidate("Broken"), candidate("B")}, {"A"});
@@ -341,7 +345,8 @@ TEST(TuneValidate, TimingFailureFailsTheShape) {
   m.fail_timing = true;
   const Outcome run = run_tune(src, m, {{1, 64, 64}});
   EXPECT_EQ(run.result.shapes[0].outcome, ShapeOutcome::kFailed);
-  EXPECT_NE(run.result.shapes[0].message.find("timing failed: cudaGraphInstantiate failed"), std::string::npos);
+  EXPECT_NE(run.result.shapes[0].message.find("timing failed: cudaGraphInstantiate failed"),
+            std::string::npos);
 }
 
 TEST(TuneValidate, MalformedAndRepeatedCandidatesAreIgnored) {
@@ -358,7 +363,8 @@ TEST(TuneValidate, MalformedAndRepeatedCandidatesAreIgnored) {
   EXPECT_TRUE(any_line_has(run.progress, "NoRun: no run function"));
 }
 
-// ---- sources ---------------------------------------------------------------------------------------------------
+// ---- sources
+// ---------------------------------------------------------------------------------------------------
 
 TEST(TuneSource, BuiltinIndexAndSplits) {
   const std::vector<TuneCandidate> list = with_splits({candidate("X"), candidate("Y", 4)}, {2, 4});
@@ -368,7 +374,7 @@ TEST(TuneSource, BuiltinIndexAndSplits) {
   EXPECT_EQ(builtin_index(list, {"X"}), 0);
   EXPECT_EQ(builtin_index(list, {"X", 4}), 2);
   EXPECT_EQ(builtin_index(list, {"Y", 2}), 4);
-  EXPECT_EQ(builtin_index(list, {"Y"}), -1);  // Y is listed only with a split
+  EXPECT_EQ(builtin_index(list, {"Y"}), -1);    // Y is listed only with a split
   EXPECT_EQ(builtin_index(list, {"X", 8}), 0);  // the rules' split of X: X as the rules run it
   EXPECT_EQ(builtin_index(list, {"Z"}), -1);
 }
@@ -397,7 +403,8 @@ TEST(TuneSource, FindSourceByDeviceAndOperation) {
   fp16.in = fp16.out = tuning::Element::kFp16;
   EXPECT_EQ(find_source(regs, fp16, 9, 0, &why), nullptr);
   EXPECT_EQ(why,
-            "no candidate source for gemm fp16->fp16 B nk on compute capability 9.0 (there are: sm_90a gemm (gemm))");
+            "no candidate source for gemm fp16->fp16 B nk on compute capability 9.0 (there are: sm_90a gemm "
+            "(gemm))");
 }
 
 TEST(TuneSource, ArgumentsFromACall) {
@@ -444,7 +451,8 @@ TEST(TuneSource, ArgumentsFromACall) {
   EXPECT_EQ(seen_n, 4096);
 }
 
-// ---- budget and progress ---------------------------------------------------------------------------------------
+// ---- budget and progress
+// ---------------------------------------------------------------------------------------
 
 TEST(TuneBudget, StopsCleanlyAndTheFileHoldsWhatWasTuned) {
   const ListSource src = source({candidate("A"), candidate("B")}, {"A"});
@@ -457,7 +465,8 @@ TEST(TuneBudget, StopsCleanlyAndTheFileHoldsWhatWasTuned) {
   TuneOptions options;
   options.clock = [&now] { return now; };
   options.budget_seconds = 25;  // shapes at 0 s and 10 s; the third would end at 30 s
-  const Outcome run = run_tune(src, m, {{1, 64, 64}, {2, 64, 64}, {4, 64, 64}, {8, 64, 64}, {16, 64, 64}}, options);
+  const Outcome run =
+      run_tune(src, m, {{1, 64, 64}, {2, 64, 64}, {4, 64, 64}, {8, 64, 64}, {16, 64, 64}}, options);
   EXPECT_TRUE(run.result.stopped_early);
   EXPECT_EQ(run.result.planned, 5);
   ASSERT_EQ(run.result.shapes.size(), 2u);
@@ -465,14 +474,16 @@ TEST(TuneBudget, StopsCleanlyAndTheFileHoldsWhatWasTuned) {
   EXPECT_NE(run.result.stop_reason.find("the next shape would end past the time budget"), std::string::npos);
   EXPECT_TRUE(any_line_has(run.progress, "stopping after 2 of 5 shapes"));
   EXPECT_TRUE(any_line_has(run.progress, "shape 1 of 5 (gemm bf16->bf16 B nk M=1 N=64 K=64): 0.0 s elapsed"));
-  EXPECT_TRUE(any_line_has(run.progress, "shape 2 of 5 (gemm bf16->bf16 B nk M=2 N=64 K=64): 10.0 s elapsed, "
-                                         "about 40.0 s remaining (the budget ends in 15.0 s)"));
+  EXPECT_TRUE(any_line_has(run.progress,
+                           "shape 2 of 5 (gemm bf16->bf16 B nk M=2 N=64 K=64): 10.0 s elapsed, "
+                           "about 40.0 s remaining (the budget ends in 15.0 s)"));
 
   // The partial result as a file, read back.
   tuning::TuningDocument doc;
-  ASSERT_TRUE(make_document(make_metadata(h200(), tuning::LaunchMode::kGraph, "2026-12-08", "bwgemm-tune ..."),
-                            {run.result}, nullptr, &doc)
-                  .ok());
+  ASSERT_TRUE(
+      make_document(make_metadata(h200(), tuning::LaunchMode::kGraph, "2026-12-08", "bwgemm-tune ..."),
+                    {run.result}, nullptr, &doc)
+          .ok());
   const std::string path = temp_path("partial.json");
   ASSERT_TRUE(tuning::write_tuning_file(path, doc).ok());
   tuning::TuningDocument back;
@@ -516,15 +527,17 @@ TEST(TuneBudget, RoundsAreEven) {
   EXPECT_EQ(run.result.shapes[0].candidates[0].stats.count, 8);
 }
 
-// ---- files -----------------------------------------------------------------------------------------------------
+// ---- files
+// -----------------------------------------------------------------------------------------------------
 
 TEST(TuneFile, MetadataAndRoundTrip) {
   const tuning::Metadata md = make_metadata(h200(), tuning::LaunchMode::kStream, "2026-12-08",
                                             "bwgemm-tune --op=gemm --shapes=16x4096x4096 --output=h200.json");
   EXPECT_EQ(md.gpu, "NVIDIA H200");
   EXPECT_EQ(md.sm_count, 132);
-  EXPECT_EQ(md.bwgemm_version, std::to_string(BWGEMM_VERSION_MAJOR) + "." + std::to_string(BWGEMM_VERSION_MINOR) +
-                                   "." + std::to_string(BWGEMM_VERSION_PATCH));
+  EXPECT_EQ(md.bwgemm_version, std::to_string(BWGEMM_VERSION_MAJOR) + "." +
+                                   std::to_string(BWGEMM_VERSION_MINOR) + "." +
+                                   std::to_string(BWGEMM_VERSION_PATCH));
   EXPECT_EQ(md.l2, tuning::L2Mode::kCold);
   // The file is valid for the device it describes.
   EXPECT_TRUE(tuning::check_device(md, h200()).ok());
@@ -613,19 +626,34 @@ TEST(TuneFile, UpdateKeepsOtherKeysAndRefusesAnotherDevice) {
   EXPECT_NE(s.message().find("launch = graph"), std::string::npos) << s.message();
 }
 
+TEST(TuneFile, ResumeSkipsTheKeysTheFileHas) {
+  tuning::TuningDocument doc;
+  doc.entries = {entry(4096, 16, "A"), entry(4096, 112, "B"), entry(8192, 16, "C")};
+  doc.entries[2].b_layout = BLayout::kRowMajorKxN;  // another target's key
+  const std::vector<TuneShape> left = shapes_not_in(
+      gemm_bf16_nk(), {{16, 4096, 4096}, {100, 4096, 4096}, {32, 4096, 4096}, {16, 8192, 4096}}, doc);
+  ASSERT_EQ(left.size(), 2u);  // M = 100 is in the bucket <= 112 the file has
+  EXPECT_EQ(left[0].m, 32);
+  EXPECT_EQ(left[1].n, 8192);
+}
+
 TEST(TuneFile, CompareCountsDifferences) {
   tuning::TuningDocument a, b;
   a.metadata = make_metadata(h200(), tuning::LaunchMode::kGraph, "2026-12-01", "");
   b.metadata = make_metadata(h200(), tuning::LaunchMode::kGraph, "2026-12-08", "");
-  a.entries = {entry(4096, 16, "X"), entry(4096, 32, "Y", 2), entry(4096, 64, "Z"), entry(4096, 128, "OnlyA")};
-  b.entries = {entry(4096, 64, "Z"), entry(4096, 16, "X2"), entry(4096, 32, "Y", 4), entry(4096, 256, "OnlyB")};
+  a.entries = {entry(4096, 16, "X"), entry(4096, 32, "Y", 2), entry(4096, 64, "Z"),
+               entry(4096, 128, "OnlyA")};
+  b.entries = {entry(4096, 64, "Z"), entry(4096, 16, "X2"), entry(4096, 32, "Y", 4),
+               entry(4096, 256, "OnlyB")};
   CompareResult r = compare_documents(a, b);
   EXPECT_EQ(r.common, 3);
   EXPECT_EQ(r.differ, 2);
   EXPECT_EQ(r.only_first, 1);
   EXPECT_EQ(r.only_second, 1);
-  EXPECT_TRUE(any_line_has(r.lines, "differs: gemm bf16->bf16 B nk N=4096 K=4096 M bucket <= 32: Y split 2 | Y split 4"));
-  EXPECT_TRUE(any_line_has(r.lines, "only in the second: gemm bf16->bf16 B nk N=4096 K=4096 M bucket <= 256: OnlyB"));
+  EXPECT_TRUE(any_line_has(
+      r.lines, "differs: gemm bf16->bf16 B nk N=4096 K=4096 M bucket <= 32: Y split 2 | Y split 4"));
+  EXPECT_TRUE(
+      any_line_has(r.lines, "only in the second: gemm bf16->bf16 B nk N=4096 K=4096 M bucket <= 256: OnlyB"));
   r = compare_documents(a, a);
   EXPECT_EQ(r.common, 4);
   EXPECT_EQ(r.differ, 0);
@@ -646,7 +674,8 @@ TEST(TuneFile, CompareCountsDifferences) {
   std::remove(pb.c_str());
 }
 
-// ---- the command line ------------------------------------------------------------------------------------------
+// ---- the command line
+// ------------------------------------------------------------------------------------------
 
 Status parse(std::vector<const char*> args, CliOptions* o) {
   args.insert(args.begin(), "/usr/local/bin/bwgemm-tune");
@@ -662,7 +691,10 @@ void expect_error(std::vector<const char*> args, const std::string& text) {
 
 TEST(TuneCli, DefaultsAndShapes) {
   CliOptions o;
-  ASSERT_TRUE(parse({"--op=gemm", "--shapes=16x4096x4096,100x4096x4096,112x4096x4096,1x8192x1024", "--output=t.json"}, &o).ok());
+  ASSERT_TRUE(
+      parse({"--op=gemm", "--shapes=16x4096x4096,100x4096x4096,112x4096x4096,1x8192x1024", "--output=t.json"},
+            &o)
+          .ok());
   EXPECT_EQ(o.mode, CliOptions::Mode::kTune);
   ASSERT_EQ(o.plans.size(), 1u);
   EXPECT_EQ(describe(o.plans[0].target), "gemm bf16->bf16 B nk");
@@ -676,15 +708,16 @@ TEST(TuneCli, DefaultsAndShapes) {
   EXPECT_EQ(o.rounds, 30);
   EXPECT_EQ(o.budget_seconds, 0);
   EXPECT_EQ(o.output, "t.json");
-  EXPECT_EQ(o.command, "bwgemm-tune --op=gemm --shapes=16x4096x4096,100x4096x4096,112x4096x4096,1x8192x1024 "
-                       "--output=t.json");
+  EXPECT_EQ(o.command,
+            "bwgemm-tune --op=gemm --shapes=16x4096x4096,100x4096x4096,112x4096x4096,1x8192x1024 "
+            "--output=t.json");
 }
 
 TEST(TuneCli, TypesLayoutsModeAndNumbers) {
   CliOptions o;
-  ASSERT_TRUE(parse({"--op=gemm", "--in_type=fp16", "--b_layout=both", "--shapes=64x4096x4096", "--output=t.json",
-                     "--mode=stream", "--budget_s=600", "--rounds=11", "--min_gain=0.02", "--min_sample_ms=2",
-                     "--warmup_ms=100", "--device=1", "--update"},
+  ASSERT_TRUE(parse({"--op=gemm", "--in_type=fp16", "--b_layout=both", "--shapes=64x4096x4096",
+                     "--output=t.json", "--mode=stream", "--budget_s=600", "--rounds=11", "--min_gain=0.02",
+                     "--min_sample_ms=2", "--warmup_ms=100", "--device=1", "--update"},
                     &o)
                   .ok());
   ASSERT_EQ(o.plans.size(), 2u);
@@ -698,13 +731,18 @@ TEST(TuneCli, TypesLayoutsModeAndNumbers) {
   EXPECT_EQ(o.warmup_ms, 100);
   EXPECT_EQ(o.device, 1);
   EXPECT_TRUE(o.update);
+  EXPECT_FALSE(o.resume);
+  ASSERT_TRUE(parse({"--op=gemm", "--shapes=64x4096x4096", "--output=t.json", "--resume"}, &o).ok());
+  EXPECT_TRUE(o.update);
+  EXPECT_TRUE(o.resume);
   ASSERT_TRUE(parse({"--op=nvfp4_dual_gemm", "--shapes=256x4096x7168", "--output=t.json"}, &o).ok());
   EXPECT_EQ(describe(o.plans[0].target), "nvfp4_dual_gemm nvfp4->fp16 B nk");
 }
 
 TEST(TuneCli, MBucketsAndSweep) {
   CliOptions o;
-  ASSERT_TRUE(parse({"--op=gemm", "--shapes=1x4096x4096,1x8192x4096", "--m=all", "--output=t.json"}, &o).ok());
+  ASSERT_TRUE(
+      parse({"--op=gemm", "--shapes=1x4096x4096,1x8192x4096", "--m=all", "--output=t.json"}, &o).ok());
   ASSERT_EQ(o.plans[0].shapes.size(), 2u * tuning::kBucketCount);
   EXPECT_EQ(o.plans[0].shapes[tuning::kBucketCount - 1].m, 16384);
   EXPECT_EQ(o.plans[0].shapes[tuning::kBucketCount].n, 8192);
@@ -757,14 +795,17 @@ TEST(TuneCli, Errors) {
   expect_error({"--op=gemm", "--shapes=16x64x64", "--sweep=models", "--output=t.json"}, "not both");
   expect_error({"--op=gemm", "--sweep=tokens", "--output=t.json"}, "--sweep takes 'models'");
   expect_error({"--op=gemm", "--shapes=16x64x64"}, "--output=FILE is required");
-  expect_error({"--op=gemm", "--shapes=16x64x64", "--output=t.json", "--mode=eager"}, "--mode must be graph or stream");
+  expect_error({"--op=gemm", "--shapes=16x64x64", "--output=t.json", "--mode=eager"},
+               "--mode must be graph or stream");
   expect_error({"--op=gemm", "--shapes=16x64x64", "--output=t.json", "--budget_s=-1"}, "--budget_s must be");
-  expect_error({"--op=gemm", "--shapes=16x64x64", "--output=t.json", "--rounds=1"}, "--rounds must be an integer 2");
+  expect_error({"--op=gemm", "--shapes=16x64x64", "--output=t.json", "--rounds=1"},
+               "--rounds must be an integer 2");
   expect_error({"--op=gemm", "--shapes=16x64x64", "--output=t.json", "--rounds=ten"}, "--rounds must be");
   expect_error({"--op=gemm", "--shapes=16x64x64", "--output=t.json", "--min_gain=2"}, "--min_gain must be");
   expect_error({"--op=gemm", "--shapes=16x64x64", "--output=t.json", "--m=0"}, "--m must be");
   expect_error({"--op=gemm", "--shapes=16x64x64", "--output=t.json", "--m=16,"}, "--m must be");
-  expect_error({"--op=gemm", "--shapes=16x64x64", "--output=t.json", "--frobnicate"}, "unknown flag '--frobnicate'");
+  expect_error({"--op=gemm", "--shapes=16x64x64", "--output=t.json", "--frobnicate"},
+               "unknown flag '--frobnicate'");
   expect_error({"--op=gemm", "--shapes=16x64x64", "--output=t.json", "extra"}, "unexpected argument 'extra'");
 }
 
@@ -780,8 +821,9 @@ TEST(TuneCli, CompareAndHelp) {
   ASSERT_TRUE(parse({"--op=gemm", "--help"}, &o).ok());
   EXPECT_EQ(o.mode, CliOptions::Mode::kHelp);
   const std::string text = usage();
-  for (const char* flag : {"--op=", "--shapes=", "--sweep=models", "--m=", "--output=", "--update", "--mode=",
-                           "--budget_s=", "--rounds=", "--min_gain=", "--compare=", "BWGEMM_TUNING_FILE"})
+  for (const char* flag :
+       {"--op=", "--shapes=", "--sweep=models", "--m=", "--output=", "--update", "--resume",
+        "--mode=", "--budget_s=", "--rounds=", "--min_gain=", "--compare=", "BWGEMM_TUNING_FILE"})
     EXPECT_NE(text.find(flag), std::string::npos) << flag;
 }
 

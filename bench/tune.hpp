@@ -47,7 +47,8 @@ struct TuneShape {
 std::string describe(const TuneTarget& target);
 std::string describe(const TuneTarget& target, const TuneShape& shape);
 
-// ---- candidates --------------------------------------------------------------------------------------------
+// ---- candidates
+// --------------------------------------------------------------------------------------------
 
 // One call of a candidate on one operand set, in the operation's terms: what a RunFunction turns into the
 // operation's Arguments (bench/tune_arguments.hpp does, per operation) and runs on `stream`. Row-major
@@ -63,10 +64,10 @@ struct TuneCall {
   const void* b_scales = nullptr;  // NVFP4 only
   const void* b2 = nullptr;        // dual GEMMs only
   const void* b2_scales = nullptr;
-  void* out = nullptr;                // D (GEMMs) or C (dual GEMMs)
-  void* workspace = nullptr;          // zero-filled scratch for the kernels that take one (sm_90a stream-K)
+  void* out = nullptr;        // D (GEMMs) or C (dual GEMMs)
+  void* workspace = nullptr;  // zero-filled scratch for the kernels that take one (sm_90a stream-K)
   int64_t workspace_bytes = 0;
-  int split_k = 0;                                      // the candidate's (TuneCandidate::split_k)
+  int split_k = 0;                                           // the candidate's (TuneCandidate::split_k)
   tuning::StreamK stream_k = tuning::StreamK::kUnspecified;  // the candidate's
   CUstream_st* stream = nullptr;
 };
@@ -132,7 +133,8 @@ class ListSource : public CandidateSource {
 
 // Each candidate as given, then, for each split in `splits`, a copy with that split_k (the splits a Config's
 // run function honours through TuneCall::split_k).
-std::vector<TuneCandidate> with_splits(const std::vector<TuneCandidate>& list, const std::vector<int>& splits);
+std::vector<TuneCandidate> with_splits(const std::vector<TuneCandidate>& list,
+                                       const std::vector<int>& splits);
 
 // The index in `candidates` of the built-in choice: the candidate with its name, split and stream-K; else
 // the one with its name and neither split nor stream-K given (the rules' own); -1 if none.
@@ -192,14 +194,15 @@ struct SampleStats {
 // Throws std::invalid_argument for no samples or a sample that is not positive and finite.
 SampleStats summarize(std::vector<double> samples);
 
-// ---- the run ------------------------------------------------------------------------------------------------
+// ---- the run
+// ------------------------------------------------------------------------------------------------
 
 struct TuneOptions {
-  int rounds = 30;                 // interleaved rounds per shape (rounded up to even: the order alternates)
-  double min_relative_gain = 0;    // select_candidate's margin beyond the noise (0: the noise alone)
-  double budget_seconds = 0;       // 0: none; else no shape starts past it (or expected to end past it)
-  std::function<double()> clock;   // seconds, any origin (default: std::chrono::steady_clock)
-  std::function<bool()> stop_requested;  // e.g. SIGINT seen; checked between shapes (null: never)
+  int rounds = 30;                // interleaved rounds per shape (rounded up to even: the order alternates)
+  double min_relative_gain = 0;   // select_candidate's margin beyond the noise (0: the noise alone)
+  double budget_seconds = 0;      // 0: none; else no shape starts past it (or expected to end past it)
+  std::function<double()> clock;  // seconds, any origin (default: std::chrono::steady_clock)
+  std::function<bool()> stop_requested;              // e.g. SIGINT seen; checked between shapes (null: never)
   std::function<void(const std::string&)> progress;  // progress lines (default: stderr)
 };
 
@@ -222,19 +225,19 @@ enum class ShapeOutcome {
 struct ShapeResult {
   TuneShape shape;
   ShapeOutcome outcome = ShapeOutcome::kFailed;
-  std::string message;                 // for kNoCandidate and kFailed
+  std::string message;  // for kNoCandidate and kFailed
   std::vector<CandidateResult> candidates;
-  int builtin = -1;                    // index into candidates (-1: not among them)
-  int winner = -1;                     // index into candidates
+  int builtin = -1;  // index into candidates (-1: not among them)
+  int winner = -1;   // index into candidates
   bool kept_builtin = false;
-  double seconds = 0;                  // wall time the shape took
+  double seconds = 0;  // wall time the shape took
 };
 
 struct TuneResult {
   TuneTarget target;
-  std::vector<ShapeResult> shapes;     // in order, the ones started
-  int planned = 0;                     // shapes asked for
-  bool stopped_early = false;          // the budget ran out or a stop was requested
+  std::vector<ShapeResult> shapes;  // in order, the ones started
+  int planned = 0;                  // shapes asked for
+  bool stopped_early = false;       // the budget ran out or a stop was requested
   std::string stop_reason;
   std::vector<tuning::Entry> entries;  // one per tuned shape
   int failed() const;
@@ -254,7 +257,8 @@ tuning::Entry make_entry(const TuneTarget& target, const ShapeResult& shape);
 // The per-shape summary printed on stdout: built-in, winner, gain.
 std::string summary_line(const TuneTarget& target, const ShapeResult& shape);
 
-// ---- the file ----------------------------------------------------------------------------------------------
+// ---- the file
+// ----------------------------------------------------------------------------------------------
 
 // The metadata of a file measured on `device` (its GPU name, SM count, compute capability, CUDA runtime and
 // driver), by this build of bwgemm, in `launch` mode, L2 cold, on `date` (YYYY-MM-DD) with `command`.
@@ -267,6 +271,11 @@ std::string today_utc();
 // tuned further), merged into it (merge_documents). Refused where base is another device's or mode's.
 Status make_document(const tuning::Metadata& metadata, const std::vector<TuneResult>& results,
                      const tuning::TuningDocument* base, tuning::TuningDocument* out);
+
+// The shapes of `target` whose key (N, K, batch 1 and the bucket of M) `doc` has no entry for, in order
+// (--resume: a run the budget stopped, continued).
+std::vector<TuneShape> shapes_not_in(const TuneTarget& target, const std::vector<TuneShape>& shapes,
+                                     const tuning::TuningDocument& doc);
 
 // `update` with the entries of `base` whose keys it does not have kept in front (in base's order), for
 // tuning a file further (--update). Refused where base was measured on another device (GPU name, SM count,

@@ -19,29 +19,35 @@ namespace bwgemm::bench::tune {
 namespace {
 
 const char* const kUsage =
-    "bwgemm-tune: measures the candidates bwgemm's default entry points choose from on this GPU and writes a\n"
+    "bwgemm-tune: measures the candidates bwgemm's default entry points choose from on this GPU and writes "
+    "a\n"
     "tuning file (docs/tuning.md, \"Tuning on your GPU\"; install it with BWGEMM_TUNING_FILE=FILE).\n"
     "\n"
     "  bwgemm-tune --op=OP (--shapes=MxNxK[,MxNxK...] | --shapes=@FILE | --sweep=models) --output=FILE\n"
     "              [--in_type=T] [--out_type=T] [--b_layout=nk|kn|both] [--m=M[,M...]|all]\n"
     "              [--mode=graph|stream] [--budget_s=S] [--rounds=N] [--min_gain=F] [--min_sample_ms=X]\n"
-    "              [--warmup_ms=X] [--update] [--device=N]\n"
+    "              [--warmup_ms=X] [--update | --resume] [--device=N]\n"
     "  bwgemm-tune --compare=FIRST.json SECOND.json\n"
     "\n"
     "  --op=OP             gemm, dual_gemm, nvfp4_gemm or nvfp4_dual_gemm\n"
-    "  --in_type=T         A and B: fp16 or bf16 (gemm; default bf16), bf16 (dual_gemm), nvfp4 (the NVFP4 ops)\n"
+    "  --in_type=T         A and B: fp16 or bf16 (gemm; default bf16), bf16 (dual_gemm), nvfp4 (the NVFP4 "
+    "ops)\n"
     "  --out_type=T        the output: as --in_type (gemm, dual_gemm), fp16 (the NVFP4 ops); default those\n"
     "  --b_layout=L        nk (B N x K, nn.Linear weights; default), kn (B K x N; gemm only) or both\n"
     "  --shapes=...        MxNxK list, or @FILE with one MxNxK or 'M N K' per line ('#' comments)\n"
     "  --sweep=models      the benchmark's model sweep: M = 1, 2, 4, ..., 16384 on the projections of\n"
     "                      Llama-3.1-8B, Qwen2.5-32B and Llama-3.1-70B (bench/shapes.cpp)\n"
     "  --m=M,M,...|all     tune these M on every (N, K) instead of the shapes' own; all: every M bucket\n"
-    "                      (1 .. 8, 10, 12, 14, 16, 20, ..., 16384). Each M is measured at its bucket's upper\n"
+    "                      (1 .. 8, 10, 12, 14, 16, 20, ..., 16384). Each M is measured at its bucket's "
+    "upper\n"
     "                      bound, the M the file's entry names\n"
     "  --output=FILE       the tuning file written (to FILE.tmp, then renamed)\n"
     "  --update            keep FILE's entries for keys not tuned now (same GPU and --mode required)\n"
+    "  --resume            --update, and skip the shapes FILE already has (continues a run the budget "
+    "stopped)\n"
     "  --mode=graph        time calls replayed from a CUDA graph (default); stream: launched on a stream\n"
-    "  --budget_s=S        stop starting shapes after S seconds, or when the next would end past S; the shapes\n"
+    "  --budget_s=S        stop starting shapes after S seconds, or when the next would end past S; the "
+    "shapes\n"
     "                      tuned so far are written (default 0: no limit)\n"
     "  --rounds=N          interleaved rounds per shape, one sample of every candidate each (default 30,\n"
     "                      rounded up to even: the order reverses every round)\n"
@@ -71,7 +77,8 @@ Status parse_double(const std::string& flag, const std::string& text, double lo,
   errno = 0;
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || errno != 0 || !std::isfinite(v) || v < lo || v > hi) {
+  if (text.empty() || end != text.c_str() + text.size() || errno != 0 || !std::isfinite(v) || v < lo ||
+      v > hi) {
     std::ostringstream range;
     range << lo << " .. " << hi;
     return bad(flag + " must be a number " + range.str() + " (got '" + text + "')");
@@ -103,8 +110,8 @@ Status parse_m_list(const std::string& text, std::vector<int64_t>* out) {
     char* end = nullptr;
     const long long v = std::strtoll(item.c_str(), &end, 10);
     if (item.empty() || end != item.c_str() + item.size() || errno != 0 || v < 1 || v > tuning::kMaxExtent)
-      return bad("--m must be 'all' or a list of M from 1 to " + std::to_string(tuning::kMaxExtent) + " (got '" +
-                 item + "')");
+      return bad("--m must be 'all' or a list of M from 1 to " + std::to_string(tuning::kMaxExtent) +
+                 " (got '" + item + "')");
     out->push_back(v);
   }
   if (out->empty() || text.back() == ',') return bad("--m must be 'all' or a list of M (got '" + text + "')");
@@ -192,8 +199,8 @@ std::vector<TuneShape> bucket_shapes(const std::vector<TuneShape>& given, std::v
       note("M=" + std::to_string(s.m) + " is measured at its M bucket's bound " + std::to_string(bound) +
            (s.m > tuning::kMaxBucketM ? " (the last bucket holds every M above it)" : ""));
     if (!buckets[nk].insert(bound).second)
-      note("M bucket <= " + std::to_string(bound) + " of N=" + std::to_string(s.n) + " K=" + std::to_string(s.k) +
-           " is asked for more than once: tuned once");
+      note("M bucket <= " + std::to_string(bound) + " of N=" + std::to_string(s.n) +
+           " K=" + std::to_string(s.k) + " is asked for more than once: tuned once");
   }
   std::vector<TuneShape> out;
   for (const auto& nk : nk_order)
@@ -235,6 +242,8 @@ Status parse_cli(int argc, const char* const* argv, CliOptions* out) {
       o.output = v;
     } else if (std::strcmp(arg, "--update") == 0) {
       o.update = true;
+    } else if (std::strcmp(arg, "--resume") == 0) {
+      o.update = o.resume = true;
     } else if (flag_value(arg, "--mode", &v)) {
       mode = v;
     } else if (flag_value(arg, "--budget_s", &v)) {
@@ -263,8 +272,7 @@ Status parse_cli(int argc, const char* const* argv, CliOptions* out) {
   if (o.mode == CliOptions::Mode::kCompare) {
     if (positional.size() != 1)
       return bad("--compare takes two tuning files: --compare=FIRST.json SECOND.json");
-    if (argc != 3)
-      return bad("--compare takes no other flag: --compare=FIRST.json SECOND.json");
+    if (argc != 3) return bad("--compare takes no other flag: --compare=FIRST.json SECOND.json");
     o.compare_second = positional[0];
     *out = std::move(o);
     return Status::success();
@@ -275,7 +283,8 @@ Status parse_cli(int argc, const char* const* argv, CliOptions* out) {
   if (!have_op) return bad(std::string("--op is required: ") + kOperations);
   if (!tuning::parse_operation(op_name, &target.op))
     return bad("--op: '" + op_name + "' is not an operation (" + kOperations + ")");
-  const bool nvfp4 = target.op == tuning::Operation::kNvfp4Gemm || target.op == tuning::Operation::kNvfp4DualGemm;
+  const bool nvfp4 =
+      target.op == tuning::Operation::kNvfp4Gemm || target.op == tuning::Operation::kNvfp4DualGemm;
   if (!have_in) in_name = nvfp4 ? "nvfp4" : "bf16";
   if (!tuning::parse_element(in_name, &target.in))
     return bad("--in_type: '" + in_name + "' is not an element type (fp16, bf16, nvfp4)");
@@ -287,7 +296,8 @@ Status parse_cli(int argc, const char* const* argv, CliOptions* out) {
     layouts = {BLayout::kColumnMajorKxN, BLayout::kRowMajorKxN};
   } else {
     BLayout l{};
-    if (!tuning::parse_layout(layout_name, &l)) return bad("--b_layout must be nk, kn or both (got '" + layout_name + "')");
+    if (!tuning::parse_layout(layout_name, &l))
+      return bad("--b_layout must be nk, kn or both (got '" + layout_name + "')");
     layouts = {l};
   }
   if (mode == "graph") {
@@ -305,7 +315,8 @@ Status parse_cli(int argc, const char* const* argv, CliOptions* out) {
   }
 
   if (sweep && !shapes_spec.empty()) return bad("give --shapes or --sweep=models, not both");
-  if (!sweep && shapes_spec.empty()) return bad("no shapes: give --shapes=MxNxK[,...], --shapes=@FILE or --sweep=models");
+  if (!sweep && shapes_spec.empty())
+    return bad("no shapes: give --shapes=MxNxK[,...], --shapes=@FILE or --sweep=models");
   ShapeSets sets;
   if (sweep) {
     sets = model_sweep();
@@ -346,9 +357,9 @@ Status run_compare(const std::string& first, const std::string& second, std::str
   if (Status s = tuning::read_tuning_file(second, &b); !s.ok())
     return Status(s.code(), "tuning file '" + second + "': " + s.message());
   const CompareResult r = compare_documents(a, b);
-  std::string text = std::to_string(r.common) + " entries in both, " + std::to_string(r.differ) + " differ; " +
-                     std::to_string(r.only_first) + " only in the first, " + std::to_string(r.only_second) +
-                     " only in the second\n";
+  std::string text = std::to_string(r.common) + " entries in both, " + std::to_string(r.differ) +
+                     " differ; " + std::to_string(r.only_first) + " only in the first, " +
+                     std::to_string(r.only_second) + " only in the second\n";
   for (const std::string& line : r.lines) text += "  " + line + "\n";
   *report = std::move(text);
   if (result != nullptr) *result = r;

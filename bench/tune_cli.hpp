@@ -26,6 +26,7 @@ struct CliOptions {
   std::vector<std::string> notes;  // e.g. an M tuned as its bucket's bound
   std::string output;              // --output
   bool update = false;             // --update: merge into the existing --output
+  bool resume = false;             // --resume: --update, skipping the keys --output already has
   tuning::LaunchMode launch = tuning::LaunchMode::kGraph;
   int rounds = 30;
   double min_relative_gain = 0;

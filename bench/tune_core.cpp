@@ -66,7 +66,8 @@ std::string describe_key(const tuning::Entry& e) {
 
 }  // namespace
 
-// ---- names --------------------------------------------------------------------------------------------------
+// ---- names
+// --------------------------------------------------------------------------------------------------
 
 std::string describe(const TuneTarget& t) {
   return std::string(to_string(t.op)) + " " + to_string(t.in) + "->" + to_string(t.out) + " B " +
@@ -74,7 +75,8 @@ std::string describe(const TuneTarget& t) {
 }
 
 std::string describe(const TuneTarget& t, const TuneShape& s) {
-  return describe(t) + " M=" + std::to_string(s.m) + " N=" + std::to_string(s.n) + " K=" + std::to_string(s.k);
+  return describe(t) + " M=" + std::to_string(s.m) + " N=" + std::to_string(s.n) +
+         " K=" + std::to_string(s.k);
 }
 
 std::string describe(const std::string& name, int split_k, tuning::StreamK stream_k) {
@@ -91,7 +93,8 @@ std::string describe(const TuneChoice& c) {
   return describe(c.name, c.split_k, c.stream_k);
 }
 
-// ---- sources ------------------------------------------------------------------------------------------------
+// ---- sources
+// ------------------------------------------------------------------------------------------------
 
 std::vector<TuneCandidate> ListSource::candidates(const TuneShape& shape) const {
   std::vector<TuneCandidate> out;
@@ -100,7 +103,8 @@ std::vector<TuneCandidate> ListSource::candidates(const TuneShape& shape) const 
   return out;
 }
 
-std::vector<TuneCandidate> with_splits(const std::vector<TuneCandidate>& list, const std::vector<int>& splits) {
+std::vector<TuneCandidate> with_splits(const std::vector<TuneCandidate>& list,
+                                       const std::vector<int>& splits) {
   std::vector<TuneCandidate> out;
   for (const TuneCandidate& c : list) {
     out.push_back(c);
@@ -142,17 +146,19 @@ std::unique_ptr<CandidateSource> find_source(const std::vector<SourceRegistratio
   else if (here.empty())
     *why = "no candidate source for compute capability " + cc + " in this build";
   else
-    *why = "no candidate source for " + describe(target) + " on compute capability " + cc + " (there are: " +
-           here + ")";
+    *why = "no candidate source for " + describe(target) + " on compute capability " + cc +
+           " (there are: " + here + ")";
   return nullptr;
 }
 
-// ---- statistics ---------------------------------------------------------------------------------------------
+// ---- statistics
+// ---------------------------------------------------------------------------------------------
 
 SampleStats summarize(std::vector<double> samples) {
   if (samples.empty()) throw std::invalid_argument("summarize: no samples");
   for (double v : samples)
-    if (!std::isfinite(v) || v <= 0) throw std::invalid_argument("summarize: a sample is not positive and finite");
+    if (!std::isfinite(v) || v <= 0)
+      throw std::invalid_argument("summarize: a sample is not positive and finite");
   std::sort(samples.begin(), samples.end());
   SampleStats s;
   s.count = static_cast<int>(samples.size());
@@ -165,7 +171,8 @@ SampleStats summarize(std::vector<double> samples) {
   return s;
 }
 
-// ---- one shape ----------------------------------------------------------------------------------------------
+// ---- one shape
+// ----------------------------------------------------------------------------------------------
 
 namespace {
 
@@ -215,7 +222,8 @@ ShapeResult tune_shape(const TuneTarget& target, const TuneShape& shape, const C
                   std::to_string(candidates.size()) + " candidates");
 
     std::unique_ptr<ShapeMeasurement> m;
-    if (Status s = measurer.open(target, shape, &m); !s.ok()) return fail("cannot set up the problem: " + s.message());
+    if (Status s = measurer.open(target, shape, &m); !s.ok())
+      return fail("cannot set up the problem: " + s.message());
     if (!m) return fail("cannot set up the problem");
 
     // Validate each before any timing: a wrong result must not become a table entry.
@@ -288,10 +296,9 @@ int TuneResult::failed() const {
 
 TuneResult tune(const TuneTarget& target, const std::vector<TuneShape>& shapes, const CandidateSource& source,
                 Measurer& measurer, const TuneOptions& options) {
-  const std::function<double()> clock =
-      options.clock ? options.clock : [] {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-      };
+  const std::function<double()> clock = options.clock ? options.clock : [] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  };
   const Progress progress = options.progress ? options.progress : [](const std::string& line) {
     std::fprintf(stderr, "%s\n", line.c_str());
     std::fflush(stderr);
@@ -418,7 +425,8 @@ std::string summary_line(const TuneTarget& target, const ShapeResult& r) {
          format(": %.3fx", b.stats.median / w.stats.median);
 }
 
-// ---- files --------------------------------------------------------------------------------------------------
+// ---- files
+// --------------------------------------------------------------------------------------------------
 
 tuning::Metadata make_metadata(const tuning::DeviceDescription& device, tuning::LaunchMode launch,
                                const std::string& date, const std::string& command) {
@@ -429,8 +437,8 @@ tuning::Metadata make_metadata(const tuning::DeviceDescription& device, tuning::
   md.cc_minor = device.cc_minor;
   md.cuda_runtime = device.cuda_runtime;
   md.cuda_driver = device.cuda_driver;
-  md.bwgemm_version = std::to_string(BWGEMM_VERSION_MAJOR) + "." + std::to_string(BWGEMM_VERSION_MINOR) + "." +
-                      std::to_string(BWGEMM_VERSION_PATCH);
+  md.bwgemm_version = std::to_string(BWGEMM_VERSION_MAJOR) + "." + std::to_string(BWGEMM_VERSION_MINOR) +
+                      "." + std::to_string(BWGEMM_VERSION_PATCH);
   md.launch = launch;
   md.l2 = tuning::L2Mode::kCold;
   md.date = date;
@@ -454,8 +462,8 @@ Status merge_documents(const tuning::TuningDocument& base, const tuning::TuningD
   const std::string cc_b = std::to_string(b.cc_major) + "." + std::to_string(b.cc_minor);
   if (a.gpu != b.gpu || a.sm_count != b.sm_count || cc_a != cc_b)
     return Status::device_mismatch("the file was measured on '" + a.gpu + "' (" + std::to_string(a.sm_count) +
-                                   " SMs, compute capability " + cc_a + "), this device is '" + b.gpu + "' (" +
-                                   std::to_string(b.sm_count) + " SMs, " + cc_b + ")");
+                                   " SMs, compute capability " + cc_a + "), this device is '" + b.gpu +
+                                   "' (" + std::to_string(b.sm_count) + " SMs, " + cc_b + ")");
   if (a.launch != b.launch || a.l2 != b.l2)
     return Status::invalid_argument(std::string("the file was measured with launch = ") +
                                     tuning::kLaunchModeNames[static_cast<int>(a.launch)] + ", l2 = " +
@@ -474,11 +482,25 @@ Status merge_documents(const tuning::TuningDocument& base, const tuning::TuningD
   return Status::success();
 }
 
+std::vector<TuneShape> shapes_not_in(const TuneTarget& target, const std::vector<TuneShape>& shapes,
+                                     const tuning::TuningDocument& doc) {
+  std::map<KeyTuple, int> have;
+  for (const tuning::Entry& e : doc.entries) have[key_of(e)] = 1;
+  std::vector<TuneShape> out;
+  for (const TuneShape& s : shapes) {
+    ShapeResult r;
+    r.shape = s;
+    if (have.find(key_of(make_entry(target, r))) == have.end()) out.push_back(s);
+  }
+  return out;
+}
+
 Status make_document(const tuning::Metadata& metadata, const std::vector<TuneResult>& results,
                      const tuning::TuningDocument* base, tuning::TuningDocument* out) {
   tuning::TuningDocument doc;
   doc.metadata = metadata;
-  for (const TuneResult& r : results) doc.entries.insert(doc.entries.end(), r.entries.begin(), r.entries.end());
+  for (const TuneResult& r : results)
+    doc.entries.insert(doc.entries.end(), r.entries.begin(), r.entries.end());
   if (base == nullptr) {
     *out = std::move(doc);
     return Status::success();
@@ -495,7 +517,8 @@ CompareResult compare_documents(const tuning::TuningDocument& first, const tunin
     const auto it = in_second.find(key_of(e));
     if (it == in_second.end()) {
       ++r.only_first;
-      r.lines.push_back("only in the first: " + describe_key(e) + ": " + describe(e.config, e.split_k, e.stream_k));
+      r.lines.push_back("only in the first: " + describe_key(e) + ": " +
+                        describe(e.config, e.split_k, e.stream_k));
       continue;
     }
     seen[key_of(e)] = 1;
@@ -516,14 +539,16 @@ CompareResult compare_documents(const tuning::TuningDocument& first, const tunin
   const tuning::Metadata &a = first.metadata, &b = second.metadata;
   if (a.gpu != b.gpu) r.lines.push_back("metadata: gpu '" + a.gpu + "' | '" + b.gpu + "'");
   if (a.sm_count != b.sm_count)
-    r.lines.push_back("metadata: sm_count " + std::to_string(a.sm_count) + " | " + std::to_string(b.sm_count));
+    r.lines.push_back("metadata: sm_count " + std::to_string(a.sm_count) + " | " +
+                      std::to_string(b.sm_count));
   if (a.cc_major != b.cc_major || a.cc_minor != b.cc_minor)
     r.lines.push_back("metadata: compute_capability " + std::to_string(a.cc_major) + "." +
                       std::to_string(a.cc_minor) + " | " + std::to_string(b.cc_major) + "." +
                       std::to_string(b.cc_minor));
   if (a.launch != b.launch)
-    r.lines.push_back(std::string("metadata: launch ") + tuning::kLaunchModeNames[static_cast<int>(a.launch)] +
-                      " | " + tuning::kLaunchModeNames[static_cast<int>(b.launch)]);
+    r.lines.push_back(std::string("metadata: launch ") +
+                      tuning::kLaunchModeNames[static_cast<int>(a.launch)] + " | " +
+                      tuning::kLaunchModeNames[static_cast<int>(b.launch)]);
   return r;
 }
 

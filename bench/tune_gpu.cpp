@@ -66,7 +66,7 @@ class ProblemMeasurement final : public ShapeMeasurement {
     try {
       const Launch launch = launch_of(c);
       problem_->poison_output(stream);
-      launch(0, stream);
+      run_once(launch);
       const CheckResult r = problem_->check_output(/*u_mid=*/0.0, stream);  // fused: no rounded intermediates
       if (!r.ok) rezero_workspace();
       return {r.ok, r.message};
@@ -112,6 +112,36 @@ class ProblemMeasurement final : public ShapeMeasurement {
     };
   }
 
+  // One call on operand set 0 the way the timing makes it: captured into a CUDA graph and replayed (--mode=
+  // graph: a candidate that cannot be captured fails here, alone), or launched on the stream.
+  void run_once(const Launch& launch) const {
+    cudaStream_t stream = context_.stream;
+    if (!context_.timing.use_graphs) {
+      launch(0, stream);
+      return;
+    }
+    BWGEMM_BENCH_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    try {
+      launch(0, stream);
+    } catch (...) {
+      cudaGraph_t partial = nullptr;
+      cudaStreamEndCapture(stream, &partial);
+      if (partial != nullptr) cudaGraphDestroy(partial);
+      (void)cudaGetLastError();
+      throw;
+    }
+    cudaGraph_t graph = nullptr;
+    BWGEMM_BENCH_CUDA(cudaStreamEndCapture(stream, &graph));
+    cudaGraphExec_t exec = nullptr;
+    const cudaError_t instantiated = cudaGraphInstantiate(&exec, graph, 0);
+    cudaGraphDestroy(graph);
+    if (instantiated != cudaSuccess)
+      throw BenchError(std::string("cudaGraphInstantiate failed: ") + cudaGetErrorString(instantiated));
+    const cudaError_t launched = cudaGraphLaunch(exec, stream);
+    cudaGraphExecDestroy(exec);  // freed when the launch completes
+    BWGEMM_BENCH_CUDA(launched);
+  }
+
   void rezero_workspace() {
     if (workspace_ != nullptr) cudaMemset(workspace_, 0, static_cast<size_t>(kTuneWorkspaceBytes));
   }
@@ -133,9 +163,10 @@ Status open_device(int ordinal, Context* context, tuning::DeviceDescription* dev
   int count = 0;
   const cudaError_t count_status = cudaGetDeviceCount(&count);
   if (count_status != cudaSuccess || count == 0)
-    return Status::not_supported(std::string("no CUDA device (") +
-                                 (count_status != cudaSuccess ? cudaGetErrorString(count_status) : "0 devices") +
-                                 "): tuning measures on a GPU; nothing was tuned");
+    return Status::not_supported(
+        std::string("no CUDA device (") +
+        (count_status != cudaSuccess ? cudaGetErrorString(count_status) : "0 devices") +
+        "): tuning measures on a GPU; nothing was tuned");
   if (ordinal >= count)
     return Status::invalid_argument("--device=" + std::to_string(ordinal) + " but there are only " +
                                     std::to_string(count) + " CUDA device(s)");
@@ -168,16 +199,18 @@ Status open_device(int ordinal, Context* context, tuning::DeviceDescription* dev
   device->cc_minor = d.cc_minor;
   std::string why;
   if (!bench_kernels_loadable(&why))
-    return Status::not_supported("this binary has no code for compute capability " + std::to_string(d.cc_major) +
-                                 "." + std::to_string(d.cc_minor) + " (" + why +
-                                 "); it was built for CUDA architectures " BWGEMM_BENCH_CUDA_ARCHITECTURES
-                                 ": add it to CMAKE_CUDA_ARCHITECTURES or BWGEMM_BENCH_EXTRA_CUDA_ARCHITECTURES");
+    return Status::not_supported(
+        "this binary has no code for compute capability " + std::to_string(d.cc_major) + "." +
+        std::to_string(d.cc_minor) + " (" + why +
+        "); it was built for CUDA architectures " BWGEMM_BENCH_CUDA_ARCHITECTURES
+        ": add it to CMAKE_CUDA_ARCHITECTURES or BWGEMM_BENCH_EXTRA_CUDA_ARCHITECTURES");
   char line[256];
-  std::snprintf(line, sizeof(line),
-                "device %d: %s, compute capability %d.%d, %d SMs, L2 %.0f MiB, %.1f GiB free; CUDA runtime %d, "
-                "driver %d",
-                ordinal, d.name.c_str(), d.cc_major, d.cc_minor, d.sm_count, d.l2_bytes / kMiB,
-                d.free_bytes / kMiB / 1024, device->cuda_runtime, device->cuda_driver);
+  std::snprintf(
+      line, sizeof(line),
+      "device %d: %s, compute capability %d.%d, %d SMs, L2 %.0f MiB, %.1f GiB free; CUDA runtime %d, "
+      "driver %d",
+      ordinal, d.name.c_str(), d.cc_major, d.cc_minor, d.sm_count, d.l2_bytes / kMiB,
+      d.free_bytes / kMiB / 1024, device->cuda_runtime, device->cuda_driver);
   *banner = line;
   return Status::success();
 }
@@ -196,6 +229,11 @@ Status GpuMeasurer::open(const TuneTarget& target, const TuneShape& shape,
                          std::unique_ptr<ShapeMeasurement>* out) {
   using tuning::Element;
   using tuning::Operation;
+  // A kernel fault earlier leaves the context unusable: say so instead of failing every shape obscurely.
+  if (const cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess)
+    return Status::driver_error(std::string("the device is in an error state after an earlier failure (") +
+                                cudaGetErrorString(e) +
+                                "): run bwgemm-tune again, without the failing shape");
   void* ws = workspace_.get();
   const GemmShape gemm{shape.m, shape.n, shape.k, target.b_layout};
   const DualShape dual{shape.m, shape.n, shape.k};

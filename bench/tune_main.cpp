@@ -8,11 +8,13 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "bwgemm/tuning/json.hpp"
+#include "timing.hpp"  // kL2RotationFactor
 #include "tune.hpp"
 #include "tune_cli.hpp"
 #include "tune_gpu.hpp"
@@ -64,19 +66,32 @@ int tune_files(const CliOptions& o) {
 
   const tuning::Metadata metadata = make_metadata(device, o.launch, today_utc(), o.command);
   tuning::TuningDocument base;
-  if (o.update) {  // refused before anything is measured
+  const bool merge = o.update && std::ifstream(o.output).good();  // --update of a new file: written new
+  if (merge) {                                                    // refused before anything is measured
     tuning::TuningDocument probe;
     Status s = tuning::read_tuning_file(o.output, &base);
     if (s.ok()) s = make_document(metadata, {}, &base, &probe);
     if (!s.ok()) return fail("--update: tuning file '" + o.output + "': " + s.message());
+  } else if (o.update) {
+    std::fprintf(stderr, "bwgemm-tune: note: %s: '%s' does not exist yet: it is written new\n",
+                 o.resume ? "--resume" : "--update", o.output.c_str());
   }
+  std::vector<TunePlan> plans = o.plans;
+  if (merge && o.resume)
+    for (TunePlan& plan : plans) {
+      const size_t asked = plan.shapes.size();
+      plan.shapes = shapes_not_in(plan.target, plan.shapes, base);
+      std::fprintf(stderr, "bwgemm-tune: note: --resume: %s: %zu of %zu shapes are in '%s' already\n",
+                   describe(plan.target).c_str(), asked - plan.shapes.size(), asked, o.output.c_str());
+    }
   for (const std::string& note : o.notes) std::fprintf(stderr, "bwgemm-tune: note: %s\n", note.c_str());
-  std::printf("bwgemm-tune: %s launches, operand sets rotating over > %.0fx L2, %.0f ms warm-up per candidate, "
-              "%d interleaved rounds of >= %.2f ms samples per shape%s\n",
-              o.launch == tuning::LaunchMode::kGraph ? "CUDA-graph" : "stream", kL2RotationFactor, o.warmup_ms,
-              (o.rounds + 1) / 2 * 2, o.min_sample_ms,
-              o.budget_seconds > 0 ? (", budget " + std::to_string(static_cast<int>(o.budget_seconds)) + " s").c_str()
-                                   : "");
+  std::printf(
+      "bwgemm-tune: %s launches, operand sets rotating over > %.0fx L2, %.0f ms warm-up per candidate, "
+      "%d interleaved rounds of >= %.2f ms samples per shape%s\n",
+      o.launch == tuning::LaunchMode::kGraph ? "CUDA-graph" : "stream", kL2RotationFactor, o.warmup_ms,
+      (o.rounds + 1) / 2 * 2, o.min_sample_ms,
+      o.budget_seconds > 0 ? (", budget " + std::to_string(static_cast<int>(o.budget_seconds)) + " s").c_str()
+                           : "");
   std::fflush(stdout);
 
   std::signal(SIGINT, on_interrupt);
@@ -87,7 +102,7 @@ int tune_files(const CliOptions& o) {
   };
   const double start = clock();
   bool stopped = false;
-  for (size_t p = 0; p < o.plans.size() && !stopped; ++p) {
+  for (size_t p = 0; p < plans.size() && !stopped; ++p) {
     TuneOptions options;
     options.rounds = o.rounds;
     options.min_relative_gain = o.min_relative_gain;
@@ -97,12 +112,12 @@ int tune_files(const CliOptions& o) {
       options.budget_seconds = o.budget_seconds - (clock() - start);
       if (options.budget_seconds <= 0) {
         std::fprintf(stderr, "bwgemm-tune: the time budget is used up: %s not started\n",
-                     describe(o.plans[p].target).c_str());
+                     describe(plans[p].target).c_str());
         stopped = true;
         break;
       }
     }
-    results.push_back(tune(o.plans[p].target, o.plans[p].shapes, *sources[p], measurer, options));
+    results.push_back(bench::tune::tune(plans[p].target, plans[p].shapes, *sources[p], measurer, options));
     stopped = results.back().stopped_early;
   }
   std::signal(SIGINT, SIG_DFL);
@@ -114,14 +129,16 @@ int tune_files(const CliOptions& o) {
     tuned += static_cast<int>(r.entries.size());
     failed += r.failed();
   }
-  for (const TunePlan& plan : o.plans) planned += static_cast<int>(plan.shapes.size());
+  for (const TunePlan& plan : plans) planned += static_cast<int>(plan.shapes.size());
   if (stopped)
-    std::printf("bwgemm-tune: stopped early: %d of %d shapes tuned (--update continues a file)\n", tuned, planned);
+    std::printf(
+        "bwgemm-tune: stopped early: %d of %d shapes tuned (the same command with --resume continues)\n",
+        tuned, planned);
 
   tuning::TuningDocument doc;
-  if (Status s = make_document(metadata, results, o.update ? &base : nullptr, &doc); !s.ok())
+  if (Status s = make_document(metadata, results, merge ? &base : nullptr, &doc); !s.ok())
     return fail(s.message());
-  if (tuned == 0 && !o.update) return fail("nothing was tuned; '" + o.output + "' not written");
+  if (tuned == 0 && !merge) return fail("nothing was tuned; '" + o.output + "' not written");
   if (Status s = tuning::write_tuning_file(o.output, doc); !s.ok())
     return fail("cannot write '" + o.output + "': " + s.message());
   std::printf("bwgemm-tune: wrote %s: %zu entries (%d tuned now); install it with BWGEMM_TUNING_FILE=%s\n",
