@@ -98,8 +98,8 @@ inline Plan rules_plan(const Record& r) {
 
 // The generated table's entry for a record's key (M by its bucket), or nullptr.
 inline const tuning::BuiltinEntry* table_entry(const Record& r) {
-  for (size_t i = 0; i < tuning::kH200EntryCount; ++i) {
-    const tuning::BuiltinEntry& e = tuning::kH200Entries[i];
+  for (size_t i = 0; i < tuning::kBuiltinH200EntryCount; ++i) {
+    const tuning::BuiltinEntry& e = tuning::kBuiltinH200Entries[i];
     if (e.op == r.op && e.in == r.in && e.out == r.out && e.b_layout == r.b_layout && e.n == r.n &&
         e.k == r.k && e.batch == r.batch && tuning::m_bucket(e.m) == tuning::m_bucket(r.m))
       return &e;

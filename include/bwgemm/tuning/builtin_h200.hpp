@@ -13,17 +13,15 @@
 
 namespace bwgemm::tuning {
 
-inline constexpr BuiltinEntry kH200Entries[] = {
+inline constexpr BuiltinEntry kBuiltinH200Entries[] = {
     {Operation::kDualGemm, Element::kBf16, Element::kBf16, BLayout::kColumnMajorKxN, 3584, 14336, 1, 80, "DualGemmPingPong64x96", 1, StreamK::kOff},
     {Operation::kDualGemm, Element::kBf16, Element::kBf16, BLayout::kColumnMajorKxN, 3584, 14336, 1, 96, "DualGemmPingPong64x96", 1, StreamK::kOff},
     {Operation::kDualGemm, Element::kBf16, Element::kBf16, BLayout::kColumnMajorKxN, 3584, 14336, 1, 192, "DualGemmPingPong64x96", 1, StreamK::kOff},
-    {Operation::kDualGemm, Element::kBf16, Element::kBf16, BLayout::kColumnMajorKxN, 65536, 5120, 1, 80, "DualGemmTile128x64", 1, StreamK::kOff},
     {Operation::kGemm, Element::kBf16, Element::kBf16, BLayout::kRowMajorKxN, 2048, 1536, 1, 192, "GemmSwapAbTokens192", 4, StreamK::kOff},
     {Operation::kGemm, Element::kBf16, Element::kBf16, BLayout::kRowMajorKxN, 2048, 2048, 1, 192, "GemmSwapAbTokens192", 4, StreamK::kOff},
     {Operation::kGemm, Element::kBf16, Element::kBf16, BLayout::kRowMajorKxN, 2048, 8192, 1, 192, "GemmSwapAbTokens192", 4, StreamK::kOff},
     {Operation::kGemm, Element::kBf16, Element::kBf16, BLayout::kRowMajorKxN, 2048, 11008, 1, 192, "GemmSwapAbTokens192", 4, StreamK::kOff},
     {Operation::kGemm, Element::kBf16, Element::kBf16, BLayout::kRowMajorKxN, 4096, 4096, 1, 160, "GemmSwapAbTokens160", 2, StreamK::kOff},
-    {Operation::kGemm, Element::kBf16, Element::kBf16, BLayout::kRowMajorKxN, 4096, 4096, 1, 1024, "GemmTile128x128", 1, StreamK::kOff},
     {Operation::kGemm, Element::kBf16, Element::kBf16, BLayout::kRowMajorKxN, 4096, 14336, 1, 160, "GemmSwapAbTokens160", 2, StreamK::kOff},
     {Operation::kGemm, Element::kBf16, Element::kBf16, BLayout::kRowMajorKxN, 6144, 4096, 1, 1024, "GemmPingPong128x128", 1, StreamK::kOff},
     {Operation::kGemm, Element::kBf16, Element::kBf16, BLayout::kRowMajorKxN, 8192, 28672, 1, 1024, "GemmStreamK128x256", 1, StreamK::kOn},
@@ -37,9 +35,9 @@ inline constexpr BuiltinEntry kH200Entries[] = {
     {Operation::kGemm, Element::kBf16, Element::kBf16, BLayout::kColumnMajorKxN, 4096, 4096, 1, 1024, "GemmTile128x128", 1, StreamK::kOff},
     {Operation::kGemm, Element::kBf16, Element::kBf16, BLayout::kColumnMajorKxN, 4096, 14336, 1, 160, "GemmSwapAbTokens160", 2, StreamK::kOff},
 };
-inline constexpr size_t kH200EntryCount = sizeof(kH200Entries) / sizeof(kH200Entries[0]);
+inline constexpr size_t kBuiltinH200EntryCount = sizeof(kBuiltinH200Entries) / sizeof(kBuiltinH200Entries[0]);
 
 // The table: GPU name, compute capability 9.0 and 132 SMs as the recordings' H200.
-inline constexpr BuiltinTable kH200Table{"h200", "NVIDIA H200", 9, 0, 132, kH200Entries, kH200EntryCount};
+inline constexpr BuiltinTable kBuiltinH200{"h200", "NVIDIA H200", 9, 0, 132, kBuiltinH200Entries, kBuiltinH200EntryCount};
 
 }  // namespace bwgemm::tuning
