@@ -15,6 +15,11 @@
       the replay figures (coverage, geomean loss, worst loss beyond noise) for the rules and for the table, as
       the replay test computes them (the two must agree).
 
+  python3 tools/tuning_recordings.py check --rules-plans-from <build>/test/replay/replay_rules_plans
+      regenerates both (the rules' plans from that program) and fails where the files in the repository
+      differ: the dataset and the table are what these commands make of docs/data/ and the rules (ctest
+      replay.generated_files_current).
+
 Python 3 standard library only.
 """
 
@@ -374,7 +379,7 @@ OPERATION = {"gemm": "kGemm", "dual_gemm": "kDualGemm"}
 LAYOUT = {"kn": "BLayout::kRowMajorKxN", "nk": "BLayout::kColumnMajorKxN"}
 
 
-def write_header(table, path):
+def header_text(table):
     rows = []
     for (op, tin, tout, layout, n, k, batch, m), (config, split, sk) in sorted(table.items()):
         rows.append(f"    {{Operation::{OPERATION[op]}, Element::{ELEMENT[tin]}, Element::{ELEMENT[tout]}, "
@@ -409,8 +414,42 @@ inline constexpr BuiltinTable kBuiltinH200{"h200", "NVIDIA H200", 9, 0, 132, kBu
 
 }  // namespace bwgemm::tuning
 """.replace("@ENTRIES@", entries)
+    return text
+
+
+def write_header(table, path):
     with open(path, "w") as f:
-        f.write(text)
+        f.write(header_text(table))
+
+
+def dataset_text(data):
+    # One record a line: small enough to diff and to read.
+    records = data["records"]
+    head = {k: v for k, v in data.items() if k != "records"}
+    text = json.dumps(head, indent=1)[:-2] + ',\n "records": [\n'
+    return text + ",\n".join(json.dumps(r, separators=(",", ":")) for r in records) + "\n ]\n}\n"
+
+
+def check(program):
+    import subprocess
+    import tempfile
+    failures = []
+    data = build_dataset()
+    if open(os.path.join(ROOT, DATASET)).read() != dataset_text(data):
+        failures.append(f"{DATASET} differs from what `tuning_recordings.py dataset` makes of docs/data/")
+    with tempfile.TemporaryDirectory() as tmp:
+        plans_path = os.path.join(tmp, "rules_plans.json")
+        subprocess.run([program, plans_path, os.path.join(ROOT, DATASET)], check=True, stdout=subprocess.DEVNULL)
+        table = build_table(data, load_rules(plans_path, data))
+    if open(os.path.join(ROOT, HEADER)).read() != header_text(table):
+        failures.append(f"{HEADER} differs from what `tuning_recordings.py table` makes of the dataset and the "
+                        "rules' plans")
+    for f in failures:
+        print("FAIL:", f)
+    if failures:
+        print("regenerate: docs/tuning.md, 'The built-in H200 table'")
+        sys.exit(1)
+    print(f"{DATASET} and {HEADER} are current ({len(data['records'])} shapes, {len(table)} entries)")
 
 
 def load_rules(path, data):
@@ -430,7 +469,8 @@ def describe(tag, e):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("command", choices=["dataset", "table", "replay"])
+    ap.add_argument("command", choices=["dataset", "table", "replay", "check"])
+    ap.add_argument("--rules-plans-from", help="check: the replay_rules_plans program")
     ap.add_argument("--rules-plans", help="the rules' plan per record (replay_rules_plans)")
     ap.add_argument("--out", help="output path (default: the repository's)")
     args = ap.parse_args()
@@ -438,17 +478,14 @@ def main():
         data = build_dataset()
         out = args.out or os.path.join(ROOT, DATASET)
         os.makedirs(os.path.dirname(out), exist_ok=True)
-        # One record a line: small enough to diff and to read.
-        records = data.pop("records")
-        text = json.dumps(data, indent=1)[:-2] + ',\n "records": [\n'
-        text += ",\n".join(json.dumps(r, separators=(",", ":")) for r in records) + "\n ]\n}\n"
-        data["records"] = records
         with open(out, "w") as f:
-            f.write(text)
+            f.write(dataset_text(data))
         kept = sum(data["mapped_measurements"].values())
         gone = sum(data["dropped_measurements"].values())
         print(f"{out}: {len(data['records'])} shapes; {kept} measurements mapped, {gone} dropped")
         return
+    if args.command == "check":
+        return check(args.rules_plans_from)
     if not args.rules_plans:
         sys.exit("--rules-plans is required")
     data = json.load(open(os.path.join(ROOT, DATASET)))
