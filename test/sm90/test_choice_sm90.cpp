@@ -160,6 +160,92 @@ TEST(Sm90Choice, BoundsFollowTheSmCount) {
   EXPECT_NE(sm90::gemm_tiled_choice(2560, 3072, 1, kNxK, big), sm90::GemmChoice::kPingPong128x128);
 }
 
+// ---- the candidates
+// ------------------------------------------------------------------------------------------- Every plan the
+// rules take is a candidate; candidates are distinct, run (gemm_plan_runs), split no more than the K blocks,
+// and take stream-K only with a workspace.
+TEST(Sm90Choice, CandidatesHoldTheRulesPlan) {
+  for (int64_t m : {1, 16, 17, 64, 100, 128, 150, 176, 192, 256, 1000, 4096, 16384})
+    for (int64_t n : {72, 1024, 3584, 5120, 8448, 28672, 57344})
+      for (int64_t k : {64, 128, 192, 4096, 27648})
+        for (int64_t batch : {1, 3})
+          for (bool ws : {false, true}) {
+            SCOPED_TRACE(std::to_string(m) + " x " + std::to_string(n) + " x " + std::to_string(k) +
+                         " batch " + std::to_string(batch) + (ws ? " workspace" : ""));
+            const int64_t k_blocks = (k + 63) / 64;
+            for (BLayout layout : {kKxN, kNxK}) {
+              sm90::GemmPlan plans[sm90::kMaxGemmCandidatePlans];
+              const int count = sm90::gemm_candidate_plans(m, n, k, batch, ws, kH200, plans);
+              ASSERT_GT(count, 0);
+              ASSERT_LE(count, sm90::kMaxGemmCandidatePlans);
+              const sm90::GemmPlan rules = sm90::gemm_plan(m, n, k, batch, layout, ws, kH200);
+              int found = 0;
+              for (int i = 0; i < count; ++i) {
+                found += plans[i] == rules;
+                EXPECT_LE(plans[i].split_k, k_blocks);
+                EXPECT_TRUE(ws || !plans[i].stream_k);
+                EXPECT_TRUE(sm90::gemm_plan_runs(plans[i], m, n, k, batch, ws, kH200));
+                for (int j = 0; j < i; ++j) EXPECT_FALSE(plans[i] == plans[j]) << i << " " << j;
+              }
+              EXPECT_EQ(found, 1) << sm90::gemm_choice_name(rules.choice) << " split " << rules.split_k;
+            }
+            sm90::DualGemmPlan dual[sm90::kMaxDualGemmCandidatePlans];
+            const int count = sm90::dual_gemm_candidate_plans(m, n, k, batch, ws, kH200, dual);
+            ASSERT_GT(count, 0);
+            const sm90::DualGemmPlan rules = sm90::dual_gemm_plan(m, n, k, batch, ws, kH200);
+            int found = 0;
+            for (int i = 0; i < count; ++i) {
+              found += dual[i] == rules;
+              EXPECT_LE(dual[i].split_k, k_blocks);
+              EXPECT_TRUE(ws || !dual[i].stream_k);
+              for (int j = 0; j < i; ++j) EXPECT_FALSE(dual[i] == dual[j]) << i << " " << j;
+            }
+            EXPECT_EQ(found, 1) << sm90::dual_gemm_choice_name(rules.choice) << " split " << rules.split_k;
+          }
+}
+
+// What the candidates are for one shape: 256 x 4096 x 4096 with a workspace on an H200 (64 K blocks): the
+// four one-CTA tiles and the six swap-AB choices at 1, 2, 4, 8; the two ping-pong ones at 1; stream-K for
+// GemmStreamK128x256 and the five swap-AB choices that have it.
+TEST(Sm90Choice, CandidatesOfOneShape) {
+  sm90::GemmPlan plans[sm90::kMaxGemmCandidatePlans];
+  EXPECT_EQ(sm90::gemm_candidate_plans(256, 4096, 4096, 1, true, kH200, plans), 4 * 4 + 2 + 1 + 6 * 4 + 5);
+  EXPECT_EQ(sm90::gemm_candidate_plans(256, 4096, 4096, 1, false, kH200, plans), 4 * 4 + 2 + 6 * 4);
+  EXPECT_TRUE((plans[0] == sm90::GemmPlan{sm90::GemmChoice::kTile128x128, 1, false}));
+  EXPECT_TRUE((plans[1] == sm90::GemmPlan{sm90::GemmChoice::kTile128x128, 2, false}));
+  // 2 K blocks: splits up to 2; a device without clusters: no split at all.
+  EXPECT_EQ(sm90::gemm_candidate_plans(256, 4096, 128, 1, false, kH200, plans), 4 * 2 + 2 + 6 * 2);
+  sm90::DeviceFacts no_clusters = kH200;
+  no_clusters.resident_clusters[1] = no_clusters.resident_clusters[2] = no_clusters.resident_clusters[3] = 0;
+  EXPECT_EQ(sm90::gemm_candidate_plans(256, 4096, 4096, 1, false, no_clusters, plans), 4 + 2 + 6);
+  // The dual GEMM: five tiled choices whole, four swap-AB ones at 1, 2, 4, 8, three with stream-K.
+  sm90::DualGemmPlan dual[sm90::kMaxDualGemmCandidatePlans];
+  EXPECT_EQ(sm90::dual_gemm_candidate_plans(256, 4096, 4096, 1, true, kH200, dual), 5 + 4 * 4 + 3);
+  EXPECT_EQ(sm90::dual_gemm_candidate_plans(256, 4096, 4096, 1, false, no_clusters, dual), 4 + 4);
+  // What cannot run: a split of a ping-pong or stream-K Config, stream-K without a workspace or on a choice
+  // without it, a split above the K blocks, an unknown choice.
+  EXPECT_FALSE(
+      sm90::gemm_plan_runs({sm90::GemmChoice::kPingPong128x128, 2, false}, 256, 4096, 4096, 1, true, kH200));
+  EXPECT_FALSE(
+      sm90::gemm_plan_runs({sm90::GemmChoice::kStreamK128x256, 1, false}, 256, 4096, 4096, 1, true, kH200));
+  EXPECT_FALSE(
+      sm90::gemm_plan_runs({sm90::GemmChoice::kSwapAbTokens16, 1, true}, 1, 4096, 4096, 1, false, kH200));
+  EXPECT_FALSE(
+      sm90::gemm_plan_runs({sm90::GemmChoice::kSwapAbTokens128, 1, true}, 100, 4096, 4096, 1, true, kH200));
+  EXPECT_FALSE(
+      sm90::gemm_plan_runs({sm90::GemmChoice::kTile128x256, 8, false}, 256, 4096, 448, 1, false, kH200));
+  EXPECT_TRUE(
+      sm90::gemm_plan_runs({sm90::GemmChoice::kTile128x256, 8, false}, 256, 4096, 512, 1, false, kH200));
+  EXPECT_FALSE(
+      sm90::gemm_plan_runs({sm90::GemmChoice::kTile128x256, 3, false}, 256, 4096, 512, 1, false, kH200));
+  EXPECT_FALSE(
+      sm90::gemm_plan_runs({static_cast<sm90::GemmChoice>(13), 1, false}, 256, 4096, 512, 1, false, kH200));
+  EXPECT_FALSE(sm90::dual_gemm_plan_runs({sm90::DualGemmChoice::kTile128x64, 2, false}, 256, 4096, 4096, 1,
+                                         false, kH200));
+  EXPECT_FALSE(sm90::dual_gemm_plan_runs({sm90::DualGemmChoice::kTile128x128Cluster2, 1, false}, 256, 4096,
+                                         4096, 1, false, no_clusters));
+}
+
 // The plan functions are constexpr: the choice of a shape is known at compile time for given facts.
 static_assert(sm90::gemm_plan(16, 4096, 4096, 1, kNxK, false, kH200).choice ==
                   sm90::GemmChoice::kSwapAbTokens16,

@@ -214,7 +214,10 @@ constexpr bool catalogue_matches_rules() {
            using E = decltype(entry);
            using Cfg = typename E::Config;
            if constexpr (std::is_same_v<E, TiledEntry<Cfg>>) {
-             return !is_swap_ab_choice(c) && Cfg::kBlockK == kBlockK;
+             return !is_swap_ab_choice(c) && Cfg::kBlockK == kBlockK &&
+                    gemm_choice_splits_k(c) == (Cfg::kSplitK && Cfg::kClusterCtas == 1 &&
+                                                Cfg::kRowBlocks == 1 && !Cfg::kPingPong && !Cfg::kStreamK) &&
+                    gemm_choice_has_stream_k(c) == static_cast<bool>(Cfg::kStreamK);
            } else {
              return is_swap_ab_choice(c) &&
                     swap_ab_shape_matches<Cfg, typename E::StreamKConfig>(gemm_swap_ab_shape(c));

@@ -757,4 +757,110 @@ constexpr DualGemmPlan dual_gemm_plan(int64_t m, int64_t n, int64_t k, int64_t b
   return {choice, p.split_k, p.stream_k};
 }
 
+// ---- the candidates: every plan the default entry points can run for a shape
+// ------------------------------- What a tuner measures for a key (docs/tuning.md): every choice of the
+// catalogue with each split of kSplitKChoices its Config takes (the one-CTA tiled Configs and the swap-AB
+// Configs; not more CTAs than K blocks, only cluster sizes the device places), and the stream-K launches
+// where the call has a workspace (the choices with one: GemmStreamK128x256, the swap-AB choices but the
+// 128-token ones). Whether a plan is fast is the tuner's to measure; these are the plans run_gemm_plan /
+// run_dual_gemm_plan run without a refusal (given valid arguments and, for stream-K, a workspace of the
+// launch's bytes).
+
+// Whether a tiled GEMM choice's Config splits K over a cluster (one CTA per cluster, not ping-pong, not
+// stream-K, its partials fit over its stages: sm90/catalogue.cuh checks it against the Configs).
+constexpr bool gemm_choice_splits_k(GemmChoice c) {
+  return c == GemmChoice::kTile128x128 || c == GemmChoice::kTile128x160 || c == GemmChoice::kTile128x192 ||
+         c == GemmChoice::kTile128x256 || is_swap_ab_choice(c);
+}
+constexpr bool dual_gemm_choice_splits_k(DualGemmChoice c) {
+  return is_dual_swap_ab_choice(c);
+}
+// Whether a choice has a stream-K launch.
+constexpr bool gemm_choice_has_stream_k(GemmChoice c) {
+  return c == GemmChoice::kStreamK128x256 ||
+         (is_swap_ab_choice(c) && gemm_swap_ab_shape(c).stream_k_block_weights > 0);
+}
+constexpr bool dual_gemm_choice_has_stream_k(DualGemmChoice c) {
+  return is_dual_swap_ab_choice(c) && dual_gemm_swap_ab_shape(c).stream_k_block_weights > 0;
+}
+
+namespace detail {
+constexpr bool split_runs(int split_k, int64_t k, const DeviceFacts& d) {
+  for (int i = 0; i < kSplitKChoiceCount; ++i)
+    if (kSplitKChoices[i] == split_k) return split_k_allowed(i, ceil_div(k, kBlockK), d.resident_clusters);
+  return false;
+}
+// Whether a swap-AB stream-K launch of `s` fits: its units (tiles x K blocks) below 2^31.
+constexpr bool swap_ab_stream_k_fits(const SwapAbShape& s, int64_t m, int64_t n, int64_t k, int64_t batch) {
+  return s.stream_k_block_weights > 0 &&
+         ceil_div(m, s.block_tokens) * ceil_div(n, s.stream_k_block_weights) * batch * ceil_div(k, kBlockK) <=
+             INT32_MAX;
+}
+}  // namespace detail
+
+// Whether the default GEMM entry point's machinery runs `p` for the shape: a split its Config takes (1 for
+// every choice; 2, 4, 8 for gemm_choice_splits_k ones, at most the K blocks, cluster sizes the device
+// places), stream-K only with a workspace, on a choice that has it, with split_k 1 and work that fits.
+constexpr bool gemm_plan_runs(const GemmPlan& p, int64_t m, int64_t n, int64_t k, int64_t batch,
+                              bool has_workspace, const DeviceFacts& d) {
+  if (static_cast<int>(p.choice) < 0 || static_cast<int>(p.choice) >= kGemmChoiceCount) return false;
+  if (p.stream_k) {
+    if (!has_workspace || p.split_k != 1 || !gemm_choice_has_stream_k(p.choice)) return false;
+    if (p.choice == GemmChoice::kStreamK128x256) {
+      sched::StreamK::Work w;
+      return stream_k_work_blocks(ceil_div(m, int64_t{128}) * ceil_div(n, int64_t{256}) * batch,
+                                  ceil_div(k, kBlockK), d.resident_clusters[0], &w);
+    }
+    return detail::swap_ab_stream_k_fits(gemm_swap_ab_shape(p.choice), m, n, k, batch);
+  }
+  if (p.choice == GemmChoice::kStreamK128x256) return false;  // its Config runs stream-K only
+  if (p.split_k == 1) return true;
+  return gemm_choice_splits_k(p.choice) && detail::split_runs(p.split_k, k, d);
+}
+constexpr bool dual_gemm_plan_runs(const DualGemmPlan& p, int64_t m, int64_t n, int64_t k, int64_t batch,
+                                   bool has_workspace, const DeviceFacts& d) {
+  if (static_cast<int>(p.choice) < 0 || static_cast<int>(p.choice) >= kDualGemmChoiceCount) return false;
+  if (p.stream_k)
+    return has_workspace && p.split_k == 1 && dual_gemm_choice_has_stream_k(p.choice) &&
+           detail::swap_ab_stream_k_fits(dual_gemm_swap_ab_shape(p.choice), m, n, k, batch);
+  if (p.choice == DualGemmChoice::kTile128x128Cluster2 && d.resident_clusters[1] < 1) return false;
+  if (p.split_k == 1) return true;
+  return dual_gemm_choice_splits_k(p.choice) && detail::split_runs(p.split_k, k, d);
+}
+
+// The most candidates a shape has: 13 choices x 4 splits + 6 stream-K launches (an upper bound), and the
+// dual GEMM's 9 x 4 + 4.
+inline constexpr int kMaxGemmCandidatePlans = kGemmChoiceCount * kSplitKChoiceCount + 6;
+inline constexpr int kMaxDualGemmCandidatePlans = kDualGemmChoiceCount * kSplitKChoiceCount + 4;
+
+// The candidate plans for a shape, in catalogue order (each choice: splits 1, 2, 4, 8, then its stream-K
+// launch), written to out[0 .. count) (out holds kMaxGemmCandidatePlans); returns the count. Allocates
+// nothing. The rules' own plan (gemm_plan with the same arguments) is always among them.
+constexpr int gemm_candidate_plans(int64_t m, int64_t n, int64_t k, int64_t batch, bool has_workspace,
+                                   const DeviceFacts& d, GemmPlan* out) {
+  int count = 0;
+  for (int c = 0; c < kGemmChoiceCount; ++c) {
+    for (int i = 0; i < kSplitKChoiceCount; ++i) {
+      const GemmPlan p{static_cast<GemmChoice>(c), kSplitKChoices[i], false};
+      if (gemm_plan_runs(p, m, n, k, batch, has_workspace, d)) out[count++] = p;
+    }
+    const GemmPlan sk{static_cast<GemmChoice>(c), 1, true};
+    if (gemm_plan_runs(sk, m, n, k, batch, has_workspace, d)) out[count++] = sk;
+  }
+  return count;
+}
+constexpr int dual_gemm_candidate_plans(int64_t m, int64_t n, int64_t k, int64_t batch, bool has_workspace,
+                                        const DeviceFacts& d, DualGemmPlan* out) {
+  int count = 0;
+  for (int c = 0; c < kDualGemmChoiceCount; ++c) {
+    for (int i = 0; i < kSplitKChoiceCount; ++i) {
+      const DualGemmPlan p{static_cast<DualGemmChoice>(c), kSplitKChoices[i], false};
+      if (dual_gemm_plan_runs(p, m, n, k, batch, has_workspace, d)) out[count++] = p;
+    }
+    const DualGemmPlan sk{static_cast<DualGemmChoice>(c), 1, true};
+    if (dual_gemm_plan_runs(sk, m, n, k, batch, has_workspace, d)) out[count++] = sk;
+  }
+  return count;
+}
+
 }  // namespace bwgemm::sm90
