@@ -17,8 +17,8 @@
 
   python3 tools/tuning_recordings.py check --rules-plans-from <build>/test/replay/replay_rules_plans
       regenerates both (the rules' plans from that program) and fails where the files in the repository
-      differ: the dataset and the table are what these commands make of docs/data/ and the rules (ctest
-      replay.generated_files_current).
+      differ, or where that program's replay figures differ from this script's: the dataset and the table
+      are what these commands make of docs/data/ and the rules (ctest replay.generated_files_current).
 
 Python 3 standard library only.
 """
@@ -440,14 +440,26 @@ def check(program):
     with tempfile.TemporaryDirectory() as tmp:
         plans_path = os.path.join(tmp, "rules_plans.json")
         subprocess.run([program, plans_path, os.path.join(ROOT, DATASET)], check=True, stdout=subprocess.DEVNULL)
-        table = build_table(data, load_rules(plans_path, data))
+        rules = load_rules(plans_path, data)
+        theirs = json.load(open(plans_path))["figures"]
+        table = build_table(data, rules)
+    # The C++ replay (test/replay/replay.hpp) and this script's must give the same figures.
+    records = data["records"]
+    ours = {"rules": evaluate(records, rules),
+            "table": evaluate(records, [table_plan(table, r, p) for r, p in zip(records, rules)])}
+    for name, e in ours.items():
+        t = theirs[name]
+        if (t["covered"] != e["covered"] or abs(t["geomean_loss"] - e["geomean_loss"]) > 1e-9 or
+                abs(t["worst_beyond_noise"] - e["worst_beyond_noise"]) > 1e-9):
+            failures.append(f"the figures of the {name} differ: C++ {t}, Python {describe(name, e)}")
     if open(os.path.join(ROOT, HEADER)).read() != header_text(table):
         failures.append(f"{HEADER} differs from what `tuning_recordings.py table` makes of the dataset and the "
                         "rules' plans")
     for f in failures:
         print("FAIL:", f)
     if failures:
-        print("regenerate: docs/tuning.md, 'The built-in H200 table'")
+        if any(" differs from " in f for f in failures):
+            print("regenerate: docs/tuning.md, 'The built-in H200 table'")
         sys.exit(1)
     print(f"{DATASET} and {HEADER} are current ({len(data['records'])} shapes, {len(table)} entries)")
 
