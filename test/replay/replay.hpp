@@ -75,7 +75,8 @@ inline std::vector<Record> load_records(const std::string& path) {
     r.has_workspace = j.at("has_workspace");
     for (const auto& c : j.at("candidates")) {
       Candidate cand;
-      cand.plan = {c.at("config").get<std::string>(), c.at("split_k").get<int>(), c.at("stream_k").get<bool>()};
+      cand.plan = {c.at("config").get<std::string>(), c.at("split_k").get<int>(),
+                   c.at("stream_k").get<bool>()};
       cand.time = c.at("time"), cand.noise = c.at("noise");
       r.candidates.push_back(std::move(cand));
     }
@@ -116,9 +117,9 @@ inline Plan table_plan(const Record& r, const Plan& rules) {
 
 struct Figures {
   int records = 0;
-  int covered = 0;              // shapes whose chosen plan was recorded
-  double geomean_loss = 0;      // over the covered shapes: geomean(chosen time / best time) - 1
-  double worst_beyond = 0;      // max over covered shapes of (chosen / best - 1 - noise), at least 0
+  int covered = 0;          // shapes whose chosen plan was recorded
+  double geomean_loss = 0;  // over the covered shapes: geomean(chosen time / best time) - 1
+  double worst_beyond = 0;  // max over covered shapes of (chosen / best - 1 - noise), at least 0
   const Record* worst = nullptr;
 };
 
@@ -147,8 +148,8 @@ inline std::string describe(const Figures& f) {
   if (f.worst != nullptr) {
     const Record& r = *f.worst;
     where = " (" + std::string(tuning::to_string(r.op)) + " " + tuning::to_string(r.in) + " B " +
-            tuning::layout_name(r.b_layout) + " " + std::to_string(r.m) + " x " + std::to_string(r.n) + " x " +
-            std::to_string(r.k) + ", " + r.file + ")";
+            tuning::layout_name(r.b_layout) + " " + std::to_string(r.m) + " x " + std::to_string(r.n) +
+            " x " + std::to_string(r.k) + ", " + r.file + ")";
   }
   std::snprintf(buf, sizeof buf,
                 "%d of %d shapes covered, geomean loss %.2f%%, worst loss beyond noise %.2f%%", f.covered,

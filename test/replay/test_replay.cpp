@@ -27,7 +27,8 @@ constexpr double kRulesWorstBeyondNoise = 0.5887;
 constexpr double kRounding = 5e-5;
 
 const std::vector<Record>& records() {
-  static const std::vector<Record> r = load_records(BWGEMM_SOURCE_DIR "/test/replay/data/h200_recordings.json");
+  static const std::vector<Record> r =
+      load_records(BWGEMM_SOURCE_DIR "/test/replay/data/h200_recordings.json");
   return r;
 }
 
@@ -46,7 +47,8 @@ std::vector<Plan> table_plans() {
 TEST(Replay, DatasetIsWellFormed) {
   ASSERT_GT(records().size(), 100u);
   for (const Record& r : records()) {
-    SCOPED_TRACE(r.file + " M" + std::to_string(r.m) + "_N" + std::to_string(r.n) + "_K" + std::to_string(r.k));
+    SCOPED_TRACE(r.file + " M" + std::to_string(r.m) + "_N" + std::to_string(r.n) + "_K" +
+                 std::to_string(r.k));
     EXPECT_DOUBLE_EQ(r.best().time, 1.0);  // times are relative to the fastest
     for (const Candidate& c : r.candidates) {
       EXPECT_GE(c.time, 1.0);
@@ -98,9 +100,9 @@ TEST(Replay, RulesNoWorseThanDocumented) {
   EXPECT_LE(f.worst_beyond, kRulesWorstBeyondNoise + kRounding) << describe(f);
 }
 
-// Each table entry is backed by its recordings (the generator's rule, tools/tuning_recordings.py): the entry's
-// plan was recorded on every shape of its key, and over the shapes that also recorded the rules' plan (at
-// least one) the rules' geomean time over the entry's exceeds 1 by more than the mean of the two noises
+// Each table entry is backed by its recordings (the generator's rule, tools/tuning_recordings.py): the
+// entry's plan was recorded on every shape of its key, and over the shapes that also recorded the rules' plan
+// (at least one) the rules' geomean time over the entry's exceeds 1 by more than the mean of the two noises
 // together.
 TEST(Replay, TableEntriesBackedByRecordings) {
   for (size_t i = 0; i < tuning::kBuiltinH200EntryCount; ++i) {
