@@ -383,8 +383,8 @@ def header_text(table):
     rows = []
     for (op, tin, tout, layout, n, k, batch, m), (config, split, sk) in sorted(table.items()):
         rows.append(f"    {{Operation::{OPERATION[op]}, Element::{ELEMENT[tin]}, Element::{ELEMENT[tout]}, "
-                    f"{LAYOUT[layout]}, {n}, {k}, {batch}, {m}, \"{config}\", {split}, "
-                    f"StreamK::{'kOn' if sk else 'kOff'}}},")
+                    f"{LAYOUT[layout]}, {n}, {k}, {batch}, {m},\n"
+                    f"     \"{config}\", {split}, StreamK::{'kOn' if sk else 'kOff'}}},")
     if rows:
         entries = ("inline constexpr BuiltinEntry kBuiltinH200Entries[] = {\n" + "\n".join(rows) + "\n};\n"
                    "inline constexpr size_t kBuiltinH200EntryCount = sizeof(kBuiltinH200Entries) / sizeof(kBuiltinH200Entries[0]);")
@@ -410,7 +410,8 @@ namespace bwgemm::tuning {
 @ENTRIES@
 
 // The table: GPU name, compute capability 9.0 and 132 SMs as the recordings' H200.
-inline constexpr BuiltinTable kBuiltinH200{"h200", "NVIDIA H200", 9, 0, 132, kBuiltinH200Entries, kBuiltinH200EntryCount};
+inline constexpr BuiltinTable kBuiltinH200{
+    "h200", "NVIDIA H200", 9, 0, 132, kBuiltinH200Entries, kBuiltinH200EntryCount};
 
 }  // namespace bwgemm::tuning
 """.replace("@ENTRIES@", entries)
