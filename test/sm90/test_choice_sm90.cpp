@@ -2,8 +2,9 @@
 // (g++): the rules worked out by hand on an H200's facts, and a dense grid of shapes against the choices the
 // entry points made before the choice layer existed. data/expected_plans.txt holds those: written by
 // test/sm90/data/gen_expected_plans.cu of commit d7f16b3 (it calls the helpers the rules had then; its
-// header has the command), "M <list>" then per (operation, N, K, batch[, layout], workspace) two characters
-// per M: 'a' + the choice's index (upper case: its stream-K launch) and the split.
+// header has the command) with its kH200 set to h200_device_facts()'s resident clusters, {132, 66, 30, 14}.
+// The file: "M <list>", then per (operation, N, K, batch[, layout], workspace) two characters per M: 'a' +
+// the choice's index (upper case: its stream-K launch) and the split.
 #include <gtest/gtest.h>
 
 #include <cstdint>

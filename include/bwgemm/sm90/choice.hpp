@@ -56,12 +56,15 @@ constexpr int lowest_cost_split_k(int64_t k_blocks, const int64_t (&resident)[kS
 // (cudaDevAttrMultiProcessorCount and the cluster-occupancy queries of their launches, cached per device).
 struct DeviceFacts {
   int64_t sm_count = 132;
-  int64_t resident_clusters[kSplitKChoiceCount] = {132, 66, 32, 16};
+  int64_t resident_clusters[kSplitKChoiceCount] = {132, 66, 30, 14};
 };
 
-// An H200's facts: 132 SMs; resident clusters {132, 66, 32, 16}, the counts the sm_90a choice tests have
-// taken for an H200 (the data files do not record the device's answer; the 192-token measurements,
-// docs/data/h200_2026-12-04_paired_tokens192_bounds.json, suggest it placed 30 or 31 clusters of 4 CTAs).
+// An H200's facts: 132 SMs; resident clusters of 1, 2, 4, 8 CTAs {132, 66, 30, 14}. The data files do not
+// record the device's answer; the measurements bound it: 30 tiles of GemmSwapAbTokens192 ran in one wave of
+// clusters of 4 and 32 did not (docs/data/h200_2026-12-04_paired_tokens192_bounds.json, _splits.json: 30 or
+// 31), and the default's split of 8 over 16 tiles timed as the split of 4 in
+// docs/data/h200_2026-12-04_paired_tokens192_narrow.json (fewer than 16 clusters of 8). {30, 14} is what GPCs
+// of 18, 18, 18, 18, 16, 16, 14 and 14 SMs would place (an assumption that keeps the measured 66 pairs).
 constexpr DeviceFacts h200_device_facts() {
   return DeviceFacts{};
 }
