@@ -21,8 +21,8 @@ constexpr double kMaxLossBeyondNoise = 0.05;
 // The rules' figures on the recordings (docs/performance.md): a change that makes them worse fails here;
 // one that makes them better updates them (and the docs).
 constexpr int kRulesCovered = 497;
-constexpr double kRulesGeomeanLoss = 0.0288;
-constexpr double kRulesWorstBeyondNoise = 0.5887;
+constexpr double kRulesGeomeanLoss = 0.0021;
+constexpr double kRulesWorstBeyondNoise = 0.2514;
 // Printed figures are rounded to 0.01%: the pins allow that much.
 constexpr double kRounding = 5e-5;
 
