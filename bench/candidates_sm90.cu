@@ -76,9 +76,10 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "bwgemm/sm90/candidate_configs.cuh"
 #include "bwgemm/sm90/dual_gemm.cuh"
 #include "bwgemm/sm90/gemm.cuh"
-#include "bwgemm/sm90/swap_ab.cuh"  // GemmSwapAbTokens32 (a candidate, not in the default choice)
+#include "bwgemm/sm90/swap_ab.cuh"
 #include "entry_point_candidates.hpp"
 #include "registry.hpp"
 
@@ -204,9 +205,10 @@ using TunedGemm = sm90::GemmConfig<BlockN, Stages, ClusterCtas, sched::StaticPer
 void add_gemm_tile_candidates(std::vector<Implementation<GemmProblem<__nv_bfloat16>>>& group) {
   using Args = bwgemm::GemmArguments<__nv_bfloat16>;
   // Swap-AB tiles of 160 and 192 tokens (128 weight rows; 6 and 5 stages, about 216 and 200 KiB in flight),
-  // split from choose_split_k, whatever M: 160 is the default's for 128 < M <= 160 (sm90::GemmSwapAbTokens160);
-  // 192 ran 0.95-0.96x of the tiled kernels at M = 192 (a 256-token tile spilled 140 bytes and ran
-  // 0.53-0.67x of cuBLASLt; H200, 2026-12-02, docs/data/h200_2026-12-02_paired_tokens_candidates_half_tile.json).
+  // split from choose_split_k, whatever M: 160 is the default's for 128 < M <= 160
+  // (sm90::GemmSwapAbTokens160); 192 ran 0.95-0.96x of the tiled kernels at M = 192 (a 256-token tile spilled
+  // 140 bytes and ran 0.53-0.67x of cuBLASLt; H200, 2026-12-02,
+  // docs/data/h200_2026-12-02_paired_tokens_candidates_half_tile.json).
   group.push_back(
       sm90_gemm_candidate<__nv_bfloat16>("bwgemm_sm90_swapab_t160", [](const Args& a, cudaStream_t s) {
         return sm90::SwapAbGemm<sm90::GemmSwapAbTokens160<__nv_bfloat16>>::run(a, s);
@@ -217,8 +219,7 @@ void add_gemm_tile_candidates(std::vector<Implementation<GemmProblem<__nv_bfloat
       }));
   group.push_back(
       sm90_gemm_candidate<__nv_bfloat16>("bwgemm_sm90_swapab_t192_def", [](const Args& a, cudaStream_t s) {
-        using Op = sm90::SwapAbGemm<sm90::GemmSwapAbTokens192<__nv_bfloat16>>;
-        return sm90::detail::run_default_swap_ab<Op, Op>(a, s, 0);
+        return sm90::run_gemm_swap_ab(sm90::GemmChoice::kSwapAbTokens192, a, s);
       }));
   // The 192-token tile with the split of K forced, and under stream-K whatever the shape (fitting its rule);
   // stream-K on 2 or 4 CTAs per tile (at most 128): with 4 per tile at N = 3584 the same K ranges as the

@@ -15,6 +15,7 @@
 
 #include "bwgemm/reference/activations.hpp"
 #include "bwgemm/reference/gemm.hpp"
+#include "bwgemm/sm90/candidate_configs.cuh"
 #include "bwgemm/sm90/dual_gemm.cuh"
 #include "dual_gemm_contract.hpp"
 
@@ -108,11 +109,12 @@ TEST(Sm90DualGemmTileShape, RaggedLastRowTileOverManyTiles) {
   check_ragged_last_row_tile<sm90::DualGemmPingPong64x128<bf16>>(45);
 }
 
-// Also 384 x 11264, the 64 x 96 ping-pong pairs' (Sm90DualGemmChoice.ByShape), with a partial last column
-// tile (11264 = 117 x 96 + 32).
+// Also 384 x 11264, the 64 x 96 ping-pong pairs' (Sm90DualGemmChoice.ByShape in test_choice_sm90.cpp), with a
+// partial last column tile (11264 = 117 x 96 + 32).
 TEST(Sm90DualGemmDefault, RealisticShapes) {
   BWGEMM_REQUIRE_SM90();
-  EXPECT_EQ(sm90::dual_gemm_choice(384, 11264, 1), sm90::DualGemmChoice::kPingPong64x96);
+  EXPECT_EQ(sm90::dual_gemm_choice(384, 11264, 1, sm90::h200_device_facts()),
+            sm90::DualGemmChoice::kPingPong64x96);
   check_dual_default_entry<Sm90, bf16, bf16>(
       {DualProblem{256, 1024, 2048}, DualProblem{1000, 1048, 1000, 1, 0, 0, 0, 0.75f, 1.25f},
        DualProblem{384, 11264, 128}},
@@ -189,53 +191,6 @@ TEST(Sm90DualGemmActivations, EveryShippedFunctorMatchesItsReference) {
   check_sm90_activation(epi::GeluTanhMul{}, ref::gelu_tanh_mul, "GeluTanhMul");
   check_sm90_activation(epi::GeluErfMul{}, ref::gelu_erf_mul, "GeluErfMul");
   check_sm90_activation(epi::ReluSquaredMul{}, ref::relu2_mul, "ReluSquaredMul");
-}
-
-// The default entry point's choice (host logic: runs without a GPU), worked out by hand from the rules in
-// sm90/dual_gemm.cuh and kernels/sm90/common.cuh (prefer_cluster_pair).
-TEST(Sm90DualGemmChoice, ByShape) {
-  using sm90::DualGemmChoice;
-  // (M <= kDualGemmSwapAbMaxM: the swap-AB kernels, their own table in test/sm90/test_swap_ab_sm90.cu.)
-  // A ping-pong kernel where it has more than kDualPingPongMinWaves (4) waves of its tiles, i.e. more than
-  // 528 of them (64 x 128 or 64 x 96 pairs); of two, the fewer waves x width x 100 (128) or 101 (96). Tiles
-  // and costs below as 128 / 96.
-  // 64 x 112 / 64 x 150 tiles (the benchmark's 4096 x 14336): 55 / 73 waves: 704000 / 707808 -> 128.
-  EXPECT_EQ(sm90::dual_gemm_choice(4096, 14336, 1), DualGemmChoice::kPingPong64x128);
-  // Llama-3.1-8B gate/up at M = 512: 896 / 1200 tiles, 7 / 10 waves: 89600 / 96960 -> 128.
-  EXPECT_EQ(sm90::dual_gemm_choice(512, 14336, 1), DualGemmChoice::kPingPong64x128);
-  // 8 x 224 / 8 x 299: 14 / 19 waves: 179200 / 184224 -> 128.
-  EXPECT_EQ(sm90::dual_gemm_choice(512, 28672, 1), DualGemmChoice::kPingPong64x128);
-  // Qwen2.5-32B gate/up at M = 512 (N = 27648 = 216 x 128 = 288 x 96): 1728 / 2304 tiles, 14 / 18 waves:
-  // 179200 / 174528 -> 96.
-  EXPECT_EQ(sm90::dual_gemm_choice(512, 27648, 1), DualGemmChoice::kPingPong64x96);
-  // 18 x 32 / 18 x 43 = 576 / 774 tiles: 5 / 6 waves: 64000 / 58176 -> 96.
-  EXPECT_EQ(sm90::dual_gemm_choice(1152, 4096, 1), DualGemmChoice::kPingPong64x96);
-  // 6 x 512 / 6 x 683: 24 / 32 waves: 307200 / 310272 -> 128; a batch of 2 of 4 x 112 / 4 x 150: 896 / 1200
-  // tiles, 7 / 10 waves -> 128.
-  EXPECT_EQ(sm90::dual_gemm_choice(384, 65536, 1), DualGemmChoice::kPingPong64x128);
-  EXPECT_EQ(sm90::dual_gemm_choice(256, 14336, 2), DualGemmChoice::kPingPong64x128);
-  // Only the 96-column tiles above 528: 4 x 112 = 448 / 4 x 150 = 600 (256 x 14336); 6 x 88 = 528 (not more)
-  // / 6 x 118 = 708 (384 x 11264); 16 x 33 = 528 / 16 x 44 = 704 (1024 x 4224); 2 x 216 = 432 / 2 x 288 =
-  // 576 (128 x 27648) -> 96.
-  EXPECT_EQ(sm90::dual_gemm_choice(256, 14336, 1), DualGemmChoice::kPingPong64x96);
-  EXPECT_EQ(sm90::dual_gemm_choice(384, 11264, 1), DualGemmChoice::kPingPong64x96);
-  EXPECT_EQ(sm90::dual_gemm_choice(1024, 4224, 1), DualGemmChoice::kPingPong64x96);
-  EXPECT_EQ(sm90::dual_gemm_choice(128, 27648, 1), DualGemmChoice::kPingPong64x96);
-  // Neither above 528: 4 x 32 / 4 x 43 (256 x 4096), 2 x 32 x 2 / 2 x 43 x 2 (128 x 4096 x 2), 2 x 112 /
-  // 2 x 150 (128 x 14336): M·batch <= 256 -> BlockN 64.
-  EXPECT_EQ(sm90::dual_gemm_choice(256, 4096, 1), DualGemmChoice::kTile128x64);
-  EXPECT_EQ(sm90::dual_gemm_choice(128, 4096, 2), DualGemmChoice::kTile128x64);
-  EXPECT_EQ(sm90::dual_gemm_choice(128, 14336, 1), DualGemmChoice::kTile128x64);
-  // 8 x 32 / 8 x 43 = 256 / 344 ping-pong tiles; 4 row tiles, 32 column tiles of 128: 2 x 32 = 64 pair tiles
-  // < 132 -> one CTA.
-  EXPECT_EQ(sm90::dual_gemm_choice(512, 4096, 1), DualGemmChoice::kTile128x128);
-  // 10 x 32 / 10 x 43 = 320 / 430 ping-pong tiles; waves (tiled_wave_cost, 64-column tiles at 106% per
-  // column): 160 tiles of 128 = 2 waves (25600) against 320 of 64 = 3 waves (20352) -> BlockN 64.
-  EXPECT_EQ(sm90::dual_gemm_choice(640, 4096, 1), DualGemmChoice::kTile128x64);
-  // CTA pairs: 33792 x 96, 528 x 1 ping-pong tiles of either width (not more); 264 tiles of 128 = 2 waves
-  // (25600) against 528 of 64 = 4 (27136) -> 128, in pairs (132 x 1 = 132 pair tiles, 264 row tiles: even).
-  // (Wherever a pair gets enough tiles the 96-column ping-pong tiles are more than 528 unless N <= 96.)
-  EXPECT_EQ(sm90::dual_gemm_choice(33792, 96, 1), DualGemmChoice::kTile128x128Cluster2);
 }
 
 // On anything but compute capability 9.0 the entry point must refuse with a clear device mismatch (and

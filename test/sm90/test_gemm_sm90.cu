@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "bwgemm/sm90/candidate_configs.cuh"
 #include "bwgemm/sm90/gemm.cuh"
 #include "gemm_contract.hpp"
 #include "gemm_small_m_contract.hpp"
@@ -216,17 +217,22 @@ TEST(Sm90GemmExtending, UserEpilogueFunctor) {
   check_user_epilogue<Sm90, sm90::GemmTile128x128<f16>>();
 }
 
-// The default entry point on problems that select each of its tiled kernels (Sm90GemmChoice below works
-// them out): GemmTile128x128 (1024 x 2048), GemmPingPong128x160 (4096 x 5120 with B N x K),
-// GemmPingPong128x128 (the same with B K x N, and 2560 x 3072), GemmTile128x160 (1536 x 3072: 12 x 20 = 240
-// tiles of 128 x 160, 2 waves), GemmTile128x192 (1024 x 6144) and GemmTile128x256 (1024 x 4096).
+// The default entry point on problems that select each of its tiled kernels (Sm90GemmChoice in
+// test_choice_sm90.cpp works them out): GemmTile128x128 (1024 x 2048), GemmPingPong128x160 (4096 x 5120 with
+// B N x K), GemmPingPong128x128 (the same with B K x N, and 2560 x 3072), GemmTile128x160 (1536 x 3072: 12 x
+// 20 = 240 tiles of 128 x 160, 2 waves), GemmTile128x192 (1024 x 6144) and GemmTile128x256 (1024 x 4096).
 TEST(Sm90GemmDefault, EachKernelOfTheChoice) {
   BWGEMM_REQUIRE_SM90();
   using bwgemm::BLayout;
-  EXPECT_EQ(sm90::gemm_choice(1536, 3072, 1), sm90::GemmChoice::kTile128x160);
-  EXPECT_EQ(sm90::gemm_choice(4096, 5120, 1, BLayout::kColumnMajorKxN), sm90::GemmChoice::kPingPong128x160);
-  EXPECT_EQ(sm90::gemm_choice(4096, 5120, 1, BLayout::kRowMajorKxN), sm90::GemmChoice::kPingPong128x128);
-  EXPECT_EQ(sm90::gemm_choice(2560, 3072, 1), sm90::GemmChoice::kPingPong128x128);
+  constexpr sm90::DeviceFacts kH200 = sm90::h200_device_facts();
+  EXPECT_EQ(sm90::gemm_choice(1536, 3072, 1, BLayout::kColumnMajorKxN, kH200),
+            sm90::GemmChoice::kTile128x160);
+  EXPECT_EQ(sm90::gemm_choice(4096, 5120, 1, BLayout::kColumnMajorKxN, kH200),
+            sm90::GemmChoice::kPingPong128x160);
+  EXPECT_EQ(sm90::gemm_choice(4096, 5120, 1, BLayout::kRowMajorKxN, kH200),
+            sm90::GemmChoice::kPingPong128x128);
+  EXPECT_EQ(sm90::gemm_choice(2560, 3072, 1, BLayout::kColumnMajorKxN, kH200),
+            sm90::GemmChoice::kPingPong128x128);
   check_default_entry<Sm90, bf16, bf16>(
       {GemmProblem{1024, 2048, 64}, GemmProblem{4096, 5120, 64, 1, BLayout::kColumnMajorKxN},
        GemmProblem{4096, 5120, 64, 1, BLayout::kRowMajorKxN}, GemmProblem{2560, 3072, 64},
@@ -245,117 +251,6 @@ TEST(Sm90GemmDefault, RealisticShapes) {
     check_gemm<Sm90, sm90::GemmTile128x128<float>, f16>(GemmProblem{264, 520, 2056, 1, layout},
                                                         Data::kRealistic, 13);
   }
-}
-
-// The default entry point's choice (host logic: runs without a GPU). Expected kernels worked out by hand
-// from the rules in sm90/gemm.cuh (gemm_tiled_cost: ceil(tiles / 132) x width x 100, 100, 100 or 105 for the
-// 256-, 192-, 160- and 128-column tiles; the ping-pong kernels at 95 per column of their 128 x 128 tiles and
-// 94 of their 128 x 160 tiles (with B N x K, the default layout here), the cheaper of the two (ties to 128),
-// only with more than 3 x 132 tiles of 128 x 128 and a strictly lower cost; ties to the wider tile). Tiles
-// and costs below as 256 / 192 / 160 / 128 / ping-pong 128 (/ ping-pong 160: 160-column tiles, 15040 per
-// wave).
-TEST(Sm90GemmChoice, ByWavesOfTiles) {
-  using sm90::GemmChoice;
-  // 64 / 88 / 104 / 128 tiles, one wave each: 25600 / 19200 / 16000 / 13440 -> 128 x 128 (128 tiles: no
-  // ping-pong).
-  EXPECT_EQ(sm90::gemm_choice(1024, 2048, 1), GemmChoice::kTile128x128);
-  // 640 / 864 / 1024 / 1280 tiles = 5 / 7 / 8 / 10 waves: 128000 / 134400 / 128000 / 134400 / 121600 /
-  // 120320, 1280 > 396 tiles -> ping-pong with 128 x 160 tiles (the benchmark's 4096 x 5120); with B K x N
-  // the 160-column ping-pong tile is not weighed (ping_pong_width_allowed) -> ping-pong with 128 x 128.
-  EXPECT_EQ(sm90::gemm_choice(4096, 5120, 1), GemmChoice::kPingPong128x160);
-  EXPECT_EQ(sm90::gemm_choice(4096, 5120, 1, bwgemm::BLayout::kRowMajorKxN), GemmChoice::kPingPong128x128);
-  // 2048 / 2752 / 3328 / 4096 tiles = 16 / 21 / 26 / 32 waves: 409600 / 403200 / 416000 / 430080 / 389120 /
-  // 391040 -> ping-pong with 128 x 128 tiles.
-  EXPECT_EQ(sm90::gemm_choice(8192, 8192, 1), GemmChoice::kPingPong128x128);
-  // 128 / 176 / 208 / 256 tiles = 1 / 2 / 2 / 2 waves: 25600 / 38400 / 32000 / 26880 / 24320, but 256 <= 396
-  // tiles: no ping-pong -> 128 x 256.
-  EXPECT_EQ(sm90::gemm_choice(1024, 4096, 1), GemmChoice::kTile128x256);
-  // 192 / 256 / 312 / 384 tiles = 2 / 2 / 3 / 3 waves: 51200 / 38400 / 48000 / 40320 / 36480, 384 <= 396
-  // tiles -> 128 x 192.
-  EXPECT_EQ(sm90::gemm_choice(1024, 6144, 1), GemmChoice::kTile128x192);
-  // 8 x 20 = 160 / 8 x 27 = 216 / 8 x 32 = 256 / 320 tiles = 2 / 2 / 2 / 3 waves: 51200 / 38400 / 32000 /
-  // 40320 -> 128 x 160 (N = 5120 in 32 whole tiles).
-  EXPECT_EQ(sm90::gemm_choice(1024, 5120, 1), GemmChoice::kTile128x160);
-  // 384 / 516 / 624 / 768 tiles = 3 / 4 / 5 / 6 waves: 76800 / 76800 / 80000 / 80640 / 72960 / 75200 ->
-  // ping-pong (128 x 128).
-  EXPECT_EQ(sm90::gemm_choice(1536, 8192, 1), GemmChoice::kPingPong128x128);
-  // 3 row tiles: 201 / 270 / 324 / 402 tiles = 2 / 3 / 3 / 4 waves: 51200 / 57600 / 48000 / 53760 / 48640 /
-  // 45120: 402 > 396 tiles and the 128 x 160 ping-pong tiles cost the least -> ping-pong 160.
-  EXPECT_EQ(sm90::gemm_choice(384, 17152, 1), GemmChoice::kPingPong128x160);
-  // 2 row tiles: 134 / 180 / 216 / 268 tiles = 2 / 2 / 2 / 3 waves: 51200 / 38400 / 32000 / 40320 -> 128 x
-  // 160.
-  EXPECT_EQ(sm90::gemm_choice(256, 17152, 1), GemmChoice::kTile128x160);
-  // 6 x 22 = 132 / 180 / 216 / 264 tiles = 1 / 2 / 2 / 2 waves: 25600 / 38400 / 32000 / 26880 -> 128 x 256
-  // (264 tiles: no ping-pong).
-  EXPECT_EQ(sm90::gemm_choice(768, 5632, 1), GemmChoice::kTile128x256);
-  // Batches multiply the tiles: x 4: 128 / 176 / 208 / 256 tiles (as 1024 x 4096 above) -> 128 x 256; x 9:
-  // 288 / 396 / 468 / 576 tiles = 3 / 3 / 4 / 5 waves: 76800 / 57600 / 64000 / 67200 / 60800 -> 128 x 192.
-  EXPECT_EQ(sm90::gemm_choice(512, 2048, 4), GemmChoice::kTile128x256);
-  EXPECT_EQ(sm90::gemm_choice(512, 2048, 9), GemmChoice::kTile128x192);
-  // x 16: 512 / 704 / 832 / 1024 tiles = 4 / 6 / 7 / 8 waves: 102400 / 115200 / 112000 / 107520 / 97280 /
-  // 105280 -> ping-pong (128 x 128).
-  EXPECT_EQ(sm90::gemm_choice(512, 2048, 16), GemmChoice::kPingPong128x128);
-}
-
-// The ping-pong kernel's thresholds (more than 3 x 132 tiles of 128 x 128, at least 2 rows of them), worked
-// as above. Where the 128 x 256 tile with CTA pairs would win (pair tiles >= 132, i.e. >= 528 tiles of 128 x
-// 128) the ping-pong kernel costs less (at most 2 x 12160 per wave of 128 x 256 tiles against 25600), so the
-// GEMM's default no longer takes GemmTile128x256Cluster2.
-TEST(Sm90GemmChoice, PingPongThreshold) {
-  using sm90::GemmChoice;
-  // 2560 x 3072: 20 x 12 = 240 / 320 / 400 / 480 tiles = 2 / 3 / 4 / 4 waves: 51200 / 57600 / 64000 / 53760
-  // / 48640 / 60160, 480 > 396 -> ping-pong (128 x 128); 2304 x 2560: 18 x 10 = 180 / 252 / 288 / 360 = 2 / 2
-  // / 3 / 3 waves: 51200 / 38400 / 48000 / 40320 / 36480: ping-pong the cheapest, but 360 tiles -> 128 x 192.
-  EXPECT_EQ(sm90::gemm_choice(2560, 3072, 1), GemmChoice::kPingPong128x128);
-  EXPECT_EQ(sm90::gemm_choice(2304, 2560, 1), GemmChoice::kTile128x192);
-  // 2048 x 3072: 16 x 12 = 192 / 256 / 320 / 384 tiles = 2 / 2 / 3 / 3 waves: 51200 / 38400 / 48000 / 40320
-  // -> 128 x 192.
-  EXPECT_EQ(sm90::gemm_choice(2048, 3072, 1), GemmChoice::kTile128x192);
-  // 2048 x 2048: 16 x 8 = 128 / 176 / 208 / 256 = 1 / 2 / 2 / 2 waves: 25600 / 38400 / 32000 / 26880 -> 128
-  // x 256.
-  EXPECT_EQ(sm90::gemm_choice(2048, 2048, 1), GemmChoice::kTile128x256);
-  // One row of tiles: 128 x 57344: 224 / 299 / 359 / 448 tiles = 2 / 3 / 3 / 4 waves: 51200 / 57600 / 48000
-  // / 53760 / 48640, 448 > 396 tiles but 1 row tile: no ping-pong -> 128 x 160; 256 x 57344: 448 / 598 /
-  // 718 / 896 tiles = 4 / 5 / 6 / 7 waves: 102400 / 96000 / 96000 / 94080 / 85120 / 90240, 2 row tiles ->
-  // ping-pong (128 x 128).
-  EXPECT_EQ(sm90::gemm_choice(128, 57344, 1), GemmChoice::kTile128x160);
-  EXPECT_EQ(sm90::gemm_choice(256, 57344, 1), GemmChoice::kPingPong128x128);
-}
-
-// With B K x N (MN-major) the 128 x 160 tile needs kTile128x160MnMajorMinRowTiles (4) rows of tiles; with B
-// N x K any. Worked as in ByWavesOfTiles (256 / 192 / 160 / 128 / ping-pong) and SplitModel.
-TEST(Sm90GemmChoice, Medium160NeedsRowsWithBKxN) {
-  using bwgemm::BLayout;
-  using sm90::GemmChoice;
-  EXPECT_EQ(sm90::kTile128x160MnMajorMinRowTiles, 4) << "the worked choices below assume it";
-  constexpr BLayout kKxN = BLayout::kRowMajorKxN, kNxK = BLayout::kColumnMajorKxN;
-  // 8 and 4 rows: allowed either way. 1024 x 5120 as in ByWavesOfTiles; 512 x 5120: 80 / 108 / 128 / 160
-  // tiles = 1 / 1 / 1 / 2 waves: 25600 / 19200 / 16000 / 26880 -> 128 x 160.
-  EXPECT_EQ(sm90::gemm_choice(1024, 5120, 1, kKxN), GemmChoice::kTile128x160);
-  EXPECT_EQ(sm90::gemm_choice(512, 5120, 1, kKxN), GemmChoice::kTile128x160);
-  EXPECT_EQ(sm90::gemm_choice(512, 5120, 1, kNxK), GemmChoice::kTile128x160);
-  // 2 rows (256 x 17152: 51200 / 38400 / 32000 / 40320): without 128 x 160, 128 x 192.
-  EXPECT_EQ(sm90::gemm_choice(256, 17152, 1, kNxK), GemmChoice::kTile128x160);
-  EXPECT_EQ(sm90::gemm_choice(256, 17152, 1, kKxN), GemmChoice::kTile128x192);
-  // 3 rows (384 x 17152: 51200 / 57600 / 48000 / 53760 / 48640 / 45120, 402 > 396 tiles): with B K x N
-  // neither 160-column tile (the cooperative one needs 4 rows, the ping-pong one B N x K) -> ping-pong 128.
-  EXPECT_EQ(sm90::gemm_choice(384, 17152, 1, kKxN), GemmChoice::kPingPong128x128);
-  EXPECT_EQ(sm90::gemm_choice(384, 17152, 1, kNxK), GemmChoice::kPingPong128x160);
-  // 1 row (128 x 57344: 51200 / 57600 / 48000 / 53760, no ping-pong): without 128 x 160, 128 x 256.
-  EXPECT_EQ(sm90::gemm_choice(128, 57344, 1, kKxN), GemmChoice::kTile128x256);
-  // The split plan too: 256 x 5120 x 27648 (432 K blocks), resident clusters {132, 66, 33, 16}. With B N x
-  // K: 64 tiles of 128 x 160 at split 2, 128 CTAs in one wave: (216 · 105 + 2400) · 16000 = 401280000, below
-  // every other (tile, split); with B K x N the best without it is 128 x 192 at split 2: 108 CTAs, one wave:
-  // 25080 · 19200 = 481536000 (128 x 128 at split 8: 542304000; 128 x 192 unsplit: 829440000).
-  const int64_t h200[4] = {132, 66, 33, 16};
-  const sm90::GemmTiledPlan nxk = sm90::gemm_tiled_plan(256, 5120, 27648, 1, h200, 0, kNxK);
-  EXPECT_EQ(nxk.choice, GemmChoice::kTile128x160);
-  EXPECT_EQ(nxk.split_k, 2);
-  const sm90::GemmTiledPlan kxn = sm90::gemm_tiled_plan(256, 5120, 27648, 1, h200, 0, kKxN);
-  EXPECT_EQ(kxn.choice, GemmChoice::kTile128x192);
-  EXPECT_EQ(kxn.split_k, 2);
-  EXPECT_EQ(sm90::tiled_split_cost(256, 5120, 27648, 1, 160, 2, 66), 401280000);
-  EXPECT_EQ(sm90::tiled_split_cost(256, 5120, 27648, 1, 192, 2, 66), 481536000);
 }
 
 // The contract's problems are short in K (at most 4 K blocks, so a split of 8 never runs there): these take
@@ -652,83 +547,6 @@ TEST(Sm90GemmSplitK, PartialLayoutCoversTheTile) {
   check_partial_layout<sm90::GemmTile128x256<bf16>>();
 }
 
-// The split model of the default choice (host logic: runs without a GPU): cost = ceil(tiles · S / (resident
-// clusters of S · S)) · (S > 1 ? ceil(K blocks / S) · 105 + 2400 : 100 · K blocks) · width · {100, 100, 100,
-// 105}, resident clusters {132, 66, 33, 16} as on an H200. Costs below as 256 / 192 / 160 / 128 columns.
-TEST(Sm90GemmChoice, SplitModel) {
-  using sm90::GemmChoice;
-  const int64_t h200[4] = {132, 66, 33, 16};
-  EXPECT_EQ(sm90::kSplitReductionKBlocks, 24) << "the worked costs below assume the fitted constants";
-  EXPECT_EQ(sm90::kSplitKBlockCostPercent, 105) << "the worked costs below assume the fitted constants";
-  // M = 256, N = 4096, K = 14336 (224 K blocks): 32 / 44 / 52 / 64 tiles.
-  //   S = 1: 1 wave each: 22400 · {25600, 19200, 16000, 13440} = 573440000 / 430080000 / 358400000 /
-  //          301056000
-  //   S = 2: 64 / 88 / 104 / 128 CTAs, 1 wave: (112 · 105 + 2400) = 14160 · ... = 362496000 / 271872000 /
-  //          226560000 / 190310400
-  //   S = 4: 128 / 176 / 208 / 256 CTAs of 132, 1 / 2 / 2 / 2 waves of 8280: 211968000 / 317952000 /
-  //          264960000 / 222566400
-  //   S = 8: 256 / 352 / 416 / 512 CTAs of 128, 2 / 3 / 4 / 4 waves of 5340: 273408000 / 307584000 /
-  //          341760000 / 287078400
-  //   -> 128 x 128 at split 2 (measured on the H200, 2026-12-01,
-  //   docs/data/h200_2026-12-01_split_candidates.json: the best tiled pair there, 0.92x of cuBLASLt, against
-  //   0.51x for 128 x 256 at split 4 and 0.69x for 128 x 128 unsplit).
-  {
-    const sm90::GemmTiledPlan plan = sm90::gemm_tiled_plan(256, 4096, 14336, 1, h200);
-    EXPECT_EQ(plan.choice, GemmChoice::kTile128x128);
-    EXPECT_EQ(plan.split_k, 2);
-    EXPECT_EQ(sm90::tiled_split_cost(256, 4096, 14336, 1, 256, 4, 33), 211968000);
-    EXPECT_EQ(sm90::tiled_split_cost(256, 4096, 14336, 1, 128, 2, 66), 190310400);
-    EXPECT_EQ(sm90::tiled_split_cost(256, 4096, 14336, 1, 256, 8, 16), 273408000);
-    EXPECT_EQ(sm90::tiled_split_cost(256, 4096, 14336, 1, 128, 1, 132), 301056000);
-    // For 128 x 256 tiles alone split 4 is the cheapest.
-    EXPECT_EQ(sm90::choose_tiled_split_k(256, 4096, 14336, 1, 256, h200), 4);
-  }
-  // 8192^3: 2048 tiles of 128 x 256 fill 16 waves; a split only adds waves and reduction: split 1, the
-  // unsplit choice (the ping-pong kernel, ByWavesOfTiles).
-  {
-    const sm90::GemmTiledPlan plan = sm90::gemm_tiled_plan(8192, 8192, 8192, 1, h200);
-    EXPECT_EQ(plan.split_k, 1);
-    EXPECT_EQ(plan.choice, sm90::gemm_tiled_choice(8192, 8192, 1));
-    EXPECT_EQ(plan.choice, GemmChoice::kPingPong128x128);
-  }
-  // Without a split the plan is gemm_tiled_choice's kernel, the ping-pong kernels included: 4096 x 5120 (the
-  // 128 x 160 ping-pong tiles, ByWavesOfTiles), K = 64 (one K block: no split can be taken).
-  {
-    const sm90::GemmTiledPlan plan = sm90::gemm_tiled_plan(4096, 5120, 64, 1, h200);
-    EXPECT_EQ(plan.split_k, 1);
-    EXPECT_EQ(plan.choice, GemmChoice::kPingPong128x160);
-  }
-  // Never more splits than K blocks: K = 128 (2 blocks) caps the split at 2, K = 256 (4 blocks) at 4.
-  for (int64_t k : {64, 128, 192, 256, 320, 512, 14336}) {
-    SCOPED_TRACE("K = " + std::to_string(k));
-    const int64_t k_blocks = (k + 63) / 64;
-    for (int64_t m : {128, 256, 1024, 8192})
-      for (int64_t n : {1024, 4096, 14336}) {
-        const sm90::GemmTiledPlan plan = sm90::gemm_tiled_plan(m, n, k, 1, h200);
-        EXPECT_LE(plan.split_k, k_blocks) << m << " x " << n;
-        if (plan.split_k > 1)  // a split runs on a one-CTA kernel
-          EXPECT_TRUE(plan.choice == GemmChoice::kTile128x128 || plan.choice == GemmChoice::kTile128x160 ||
-                      plan.choice == GemmChoice::kTile128x192 || plan.choice == GemmChoice::kTile128x256)
-              << m << " x " << n;
-        for (int64_t w : {128, 160, 192, 256})
-          EXPECT_LE(sm90::choose_tiled_split_k(m, n, k, 1, w, h200), k_blocks);
-      }
-  }
-  // A cluster size the device cannot place (0 resident) is never chosen: without clusters of 2, the 128 x
-  // 128 split-2 plan above goes to 128 x 256 at split 4 (211968000 < 222566400 < 264960000); without clusters
-  // of 2 and 4, to 128 x 256 at split 8 (273408000 < 128 x 128 unsplit 301056000); without any cluster, no
-  // split.
-  const int64_t no_twos[4] = {132, 0, 33, 16};
-  EXPECT_EQ(sm90::gemm_tiled_plan(256, 4096, 14336, 1, no_twos).split_k, 4);
-  EXPECT_EQ(sm90::gemm_tiled_plan(256, 4096, 14336, 1, no_twos).choice, GemmChoice::kTile128x256);
-  const int64_t eights_only[4] = {132, 0, 0, 16};
-  EXPECT_EQ(sm90::gemm_tiled_plan(256, 4096, 14336, 1, eights_only).split_k, 8);
-  const int64_t no_clusters[4] = {132, 0, 0, 0};
-  EXPECT_EQ(sm90::gemm_tiled_plan(256, 4096, 14336, 1, no_clusters).split_k, 1);
-  // The plan is constexpr (the host-side choice, no device).
-  static_assert(sm90::gemm_tiled_plan(256, 4096, 14336, 1, {132, 66, 33, 16}).split_k == 2, "");
-}
-
 // What the persistent grid is sized from: how many clusters of each big-tile kernel fit on the device at once
 // (printed for docs/performance.md; the multicast variant's grid is 2x this).
 TEST(Sm90GemmDiagnostics, ResidentClusters) {
@@ -982,40 +800,6 @@ TEST(Sm90GemmDefault, StreamKWithWorkspace) {
   check_default_entry<Sm90StreamK<0>, bf16, bf16>(
       {GemmProblem{896, 5952, 4096}, GemmProblem{896, 5952, 4096, 1, bwgemm::BLayout::kColumnMajorKxN},
        GemmProblem{4096, 4096, 64}});
-}
-
-// The plan with a workspace (host logic): stream_k_cost = (whole waves of 128 x 256 tiles x K blocks +
-// one split range + kStreamKHandOffKBlocks (4) + (splits - 1) x kStreamKPartialKBlocks (2)) x 100 x 256 x
-// 100 against the plan without it (tiled_split_cost; the ping-pong kernel's wave cost), with the H200's 132
-// CTAs and resident clusters {132, 66, 33, 16}; without a workspace (stream_k_ctas 0) never stream-K. Costs
-// below in units of 100 x 256 x 100.
-TEST(Sm90GemmChoice, StreamK) {
-  using sm90::GemmChoice;
-  const int64_t resident[4] = {132, 66, 33, 16};
-  const auto plan = [&](int64_t m, int64_t n, int64_t k, int64_t ctas) {
-    return sm90::gemm_tiled_plan(m, n, k, 1, resident, ctas).choice;
-  };
-  // 896 x 5952 x 4096: 7 x 24 = 168 tiles of 64 K blocks: one whole wave (64), then 36 tiles split 3 ways
-  // (132 / 36) over 108 CTAs: 22 + 4 + 2 x 2 -> 94, against 128 x 192: 7 x 31 = 217 tiles, 2 waves x 64 x
-  // 192 / 256 = 96 (128 x 160: 7 x 38 = 266 tiles, 3 waves x 64 x 160 / 256 = 120).
-  EXPECT_EQ(plan(896, 5952, 4096, 132), GemmChoice::kStreamK128x256);
-  EXPECT_EQ(plan(896, 5952, 4096, 0), GemmChoice::kTile128x192);
-  // 1024 x 5120 x 5120: 8 x 20 = 160 tiles of 80 K blocks: one whole wave (80), then 28 tiles split 4 ways
-  // (132 / 28) over 112 CTAs: 20 + 4 + 3 x 2 -> 110, against 128 x 160: 8 x 32 = 256 tiles, 2 waves x 80 x
-  // 160 / 256 = 100.
-  EXPECT_EQ(plan(1024, 5120, 5120, 132), GemmChoice::kTile128x160);
-  EXPECT_EQ(plan(1024, 5120, 5120, 0), GemmChoice::kTile128x160);
-  // No whole wave, never stream-K (its split alone lost to the cluster split, docs/hopper.md): 640 x 1280 x
-  // 3072 is 25 tiles that would split 5 ways (10 + 4 + 4 x 2 = 22 against 128 x 128's 25.2).
-  EXPECT_EQ(plan(640, 1280, 3072, 132), GemmChoice::kTile128x128);
-  EXPECT_EQ(sm90::stream_k_cost(640, 1280, 3072, 1, 132), INT64_MAX);
-  // 4096 x 8192 x 8192: 1024 tiles: 7 whole waves, then 100 tiles that cannot split 2 ways (132 / 100):
-  // 8 waves x 128 = 1024, against ping-pong: 2048 tiles of 128 x 128 = 16 waves x 128 x 95 x 128 / 256 =
-  // 972.8.
-  EXPECT_EQ(plan(4096, 8192, 8192, 132), GemmChoice::kPingPong128x128);
-  // 4096 x 4096 x 64: one K block per tile, no split (the floor): the plan without a workspace.
-  EXPECT_EQ(plan(4096, 4096, 64, 132), plan(4096, 4096, 64, 0));
-  EXPECT_NE(plan(4096, 4096, 64, 132), GemmChoice::kStreamK128x256);
 }
 
 // On anything but compute capability 9.0 the entry point must refuse with a clear device mismatch (and

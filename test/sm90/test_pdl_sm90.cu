@@ -12,6 +12,7 @@
 
 #include "bwgemm/dual_gemm.cuh"
 #include "bwgemm/gemm.cuh"
+#include "bwgemm/sm90/candidate_configs.cuh"
 #include "bwgemm/sm90/dual_gemm.cuh"
 #include "bwgemm/sm90/gemm.cuh"
 #include "bwgemm/sm90/swap_ab.cuh"

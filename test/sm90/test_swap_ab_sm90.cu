@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "bwgemm/sm90/candidate_configs.cuh"
 #include "bwgemm/sm90/dual_gemm.cuh"
 #include "bwgemm/sm90/gemm.cuh"
 #include "bwgemm/sm90/swap_ab.cuh"
@@ -518,35 +519,6 @@ TEST(Sm90SwapAbDecode, StreamKRefusals) {
   for (uint8_t byte : d.download_checked()) ASSERT_EQ(byte, 0x5A) << "a refused call wrote D";
 }
 
-// Stream-K against the cluster split (host logic), worked out by hand on the H200's resident clusters
-// {132, 66, 32, 16}: stream-K costs (ceil(tiles · K blocks / 132) + 20) · 100, the split choose_split_k's
-// cost, and stream-K needs more than one wave of tiles.
-TEST(Sm90SwapAbChoice, StreamKOnlyWhereTheLastWaveIsShort) {
-  const int64_t h200[4] = {132, 66, 32, 16};
-  // 160 tiles (N = 10240), 128 K blocks: split 2 (3 waves · 64 · 115 = 22080); stream-K 176 · 100.
-  EXPECT_TRUE(sm90::swap_ab_stream_k_pays(160, 128, h200));
-  // 296 tiles (N = 18944), 56 blocks: split 2 (5 · 28 · 115 = 16100; split 1: 3 · 56 · 100 = 16800);
-  // stream-K (126 + 20) · 100 = 14600.
-  EXPECT_TRUE(sm90::swap_ab_stream_k_pays(296, 56, h200));
-  // 448 tiles (N = 28672), 64 blocks: split 1 (4 · 64 · 100 = 25600); stream-K (218 + 20) · 100.
-  EXPECT_TRUE(sm90::swap_ab_stream_k_pays(448, 64, h200));
-  // 896 tiles (N = 57344), 128 blocks: split 1 (7 · 128 · 100 = 89600); stream-K (869 + 20) · 100 = 88900.
-  EXPECT_TRUE(sm90::swap_ab_stream_k_pays(896, 128, h200));
-  // 224 tiles (N = 14336), 56 blocks: split 1 (2 · 56 · 100 = 11200); stream-K (96 + 20) · 100 = 11600.
-  EXPECT_FALSE(sm90::swap_ab_stream_k_pays(224, 56, h200));
-  // 512 tiles (N = 32768), 80 blocks: split 1 (4 · 80 · 100 = 32000); stream-K (311 + 20) · 100 = 33100.
-  EXPECT_FALSE(sm90::swap_ab_stream_k_pays(512, 80, h200));
-  // 133 tiles, 64 blocks: split 2 (3 · 32 · 115 = 11040); stream-K (65 + 20) · 100 = 8500.
-  EXPECT_TRUE(sm90::swap_ab_stream_k_pays(133, 64, h200));
-  // One wave or less never, whatever the costs: 132 tiles of 128 blocks, 128 of 448, 80 of 80.
-  EXPECT_FALSE(sm90::swap_ab_stream_k_pays(132, 128, h200));
-  EXPECT_FALSE(sm90::swap_ab_stream_k_pays(128, 448, h200));
-  EXPECT_FALSE(sm90::swap_ab_stream_k_pays(80, 80, h200));
-  // A device that cannot say (no resident CTA): never.
-  const int64_t none[4] = {0, 0, 0, 0};
-  EXPECT_FALSE(sm90::swap_ab_stream_k_pays(448, 64, none));
-}
-
 // A forced split the kernel cannot take is refused before anything is launched.
 TEST(Sm90SwapAb, RefusesBadSplits) {
   using Op = sm90::SwapAbGemm<sm90::GemmSwapAbTokens16<bf16>>;
@@ -563,110 +535,8 @@ TEST(Sm90SwapAb, RefusesBadSplits) {
   for (uint8_t byte : buf) ASSERT_EQ(byte, 0) << "a refused call wrote memory";
 }
 
-// The split choice (host logic), worked out by hand: cost = waves · ceil(K blocks / s) · {100, 115, 150,
-// 200}[s].
-TEST(Sm90SwapAbChoice, SplitMinimisesWavesTimesBlocks) {
-  const int64_t h200[4] = {132, 66, 32, 16};  // resident clusters of 1, 2, 4, 8 CTAs
-  // 64 tiles (N = 4096 in 64-row tiles), 64 K blocks: s=1: 6400; s=2: 32·115 = 3680; s=4: 2·16·150 = 4800;
-  // s=8: 4·8·200 = 6400 -> 2.
-  EXPECT_EQ(sm90::choose_split_k(64, 64, h200), 2);
-  // 8 tiles, 64 blocks: s=2: 3680; s=4: 2400; s=8: 8·200 = 1600 -> 8.
-  EXPECT_EQ(sm90::choose_split_k(8, 64, h200), 8);
-  // 80 tiles (N = 5120), 80 blocks: s=1: 8000; s=2: 2·40·115 = 9200; s=4: 3·20·150 = 9000 -> 1.
-  EXPECT_EQ(sm90::choose_split_k(80, 80, h200), 1);
-  // 448 tiles (N = 28672), 64 blocks: s=1: 4·64·100 = 25600; s=2: 7·32·115 = 25760 -> 1.
-  EXPECT_EQ(sm90::choose_split_k(448, 64, h200), 1);
-  // 2 K blocks: no split above 2; s=2: 1·1·115 < s=1: 1·2·100 -> 2.
-  EXPECT_EQ(sm90::choose_split_k(8, 2, h200), 2);
-  // 1 K block: no split at all.
-  EXPECT_EQ(sm90::choose_split_k(8, 1, h200), 1);
-  // A cluster size the device cannot place (0 resident) is never chosen.
-  const int64_t no_eights[4] = {132, 66, 32, 0};
-  EXPECT_EQ(sm90::choose_split_k(8, 64, no_eights), 4);
-}
-
-// The heavy split costs {100, 145, 195, 260} of Configs with more than 128 accumulator words per consumer
-// thread (host logic, worked out by hand on {132, 66, 32, 16}): only the 160-token dual pairs take them.
-TEST(Sm90SwapAbChoice, HeavyPartialsSplitLess) {
-  using sm90::kHeavySplitCostPercent;
-  EXPECT_EQ(&sm90::swap_ab_split_cost_percent<sm90::DualGemmSwapAbTokens160<bf16>>(),
-            &kHeavySplitCostPercent);
-  EXPECT_EQ(&sm90::swap_ab_split_cost_percent<sm90::DualGemmSwapAbTokens128<bf16>>(),
-            &sm90::kSplitCostPercent);
-  EXPECT_EQ(&sm90::swap_ab_split_cost_percent<sm90::GemmSwapAbTokens160<bf16>>(), &sm90::kSplitCostPercent);
-  const int64_t h200[4] = {132, 66, 32, 16};
-  // 192 tiles (N = 12288), 64 K blocks: light s=2 3 · 32 · 115 = 11040 < s=1 2 · 64 · 100 = 12800, so no
-  // stream-K ((94 + 20) · 100 = 11400); heavy s=2 3 · 32 · 145 = 13920 -> 1, and stream-K below it.
-  EXPECT_EQ(sm90::choose_split_k(192, 64, h200), 2);
-  EXPECT_FALSE(sm90::swap_ab_stream_k_pays(192, 64, h200));
-  EXPECT_EQ(sm90::choose_split_k(192, 64, h200, kHeavySplitCostPercent), 1);
-  EXPECT_TRUE(sm90::swap_ab_stream_k_pays(192, 64, h200, kHeavySplitCostPercent));
-  // 140 tiles (N = 8960), 24 blocks: heavy s=1 2 · 24 · 100 = 4800, s=2 3 · 12 · 145 = 5220, s=4 5 · 6 · 195
-  // = 5850 -> 1; stream-K (26 + 20) · 100 = 4600 pays.
-  EXPECT_EQ(sm90::choose_split_k(140, 24, h200, kHeavySplitCostPercent), 1);
-  EXPECT_TRUE(sm90::swap_ab_stream_k_pays(140, 24, h200, kHeavySplitCostPercent));
-  // 8 tiles, 64 blocks: s=2 1 · 32 · 145 = 4640, s=4 1 · 16 · 195 = 3120, s=8 1 · 8 · 260 = 2080 -> 8.
-  EXPECT_EQ(sm90::choose_split_k(8, 64, h200, kHeavySplitCostPercent), 8);
-  // 32 tiles (N = 2048), 32 blocks: s=1 3200, s=2 16 · 145 = 2320, s=4 8 · 195 = 1560, s=8 2 waves · 4 · 260
-  // = 2080 -> 4; 5 blocks (8 CTAs would exceed them): s=1 500, s=2 3 · 145 = 435, s=4 2 · 195 = 390 -> 4.
-  EXPECT_EQ(sm90::choose_split_k(32, 32, h200, kHeavySplitCostPercent), 4);
-  EXPECT_EQ(sm90::choose_split_k(32, 5, h200, kHeavySplitCostPercent), 4);
-}
-
-// The entry points' choice by M (host logic): swap AB up to the measured crossover, the tiled kernels above.
-TEST(Sm90SwapAbChoice, DefaultEntryPointsByM) {
-  using sm90::DualGemmChoice;
-  using sm90::GemmChoice;
-  EXPECT_EQ(sm90::gemm_choice(1, 4096, 1), GemmChoice::kSwapAbTokens16);
-  EXPECT_EQ(sm90::gemm_choice(16, 57344, 1), GemmChoice::kSwapAbTokens16);
-  EXPECT_EQ(sm90::gemm_choice(17, 4096, 1), GemmChoice::kSwapAbTokens32);
-  EXPECT_EQ(sm90::gemm_choice(32, 57344, 1), GemmChoice::kSwapAbTokens32);
-  EXPECT_EQ(sm90::gemm_choice(33, 4096, 1), GemmChoice::kSwapAbTokens64);
-  EXPECT_EQ(sm90::gemm_choice(64, 57344, 1), GemmChoice::kSwapAbTokens64);
-  // 64 < M <= 128: swap AB only while the tiled kernel's 128 x 128 tiles would fill under half the SMs.
-  EXPECT_EQ(sm90::gemm_choice(65, 4096, 1), GemmChoice::kSwapAbTokens128);
-  EXPECT_EQ(sm90::gemm_choice(128, 8447, 1), GemmChoice::kSwapAbTokens128);
-  // The tiled kernels past it (Sm90GemmChoice has the rule): 33 / 44 / 66 tiles of 256 / 192 / 128 columns,
-  // one wave each -> 128 x 128; 112 / 150 / 224 tiles = 1 / 2 / 2 waves -> 128 x 256 (one row tile: no pair).
-  EXPECT_EQ(sm90::gemm_choice(128, 8448, 1), GemmChoice::kTile128x128);
-  EXPECT_EQ(sm90::gemm_choice(100, 28672, 1), GemmChoice::kTile128x256);
-  // 128 < M <= 160: one 160-token tile whatever N; the tiled kernels again from 161.
-  EXPECT_EQ(sm90::gemm_choice(129, 4096, 1), GemmChoice::kSwapAbTokens160);
-  EXPECT_EQ(sm90::gemm_choice(160, 57344, 1), GemmChoice::kSwapAbTokens160);
-  EXPECT_EQ(sm90::gemm_choice(150, 8192, 4), GemmChoice::kSwapAbTokens160);
-  // 160 < M <= 192: the 192-token tile over 9 to 28 tiles of 128 weight rows (N x batch), else tiled.
-  EXPECT_EQ(sm90::gemm_choice(161, 3584, 1), GemmChoice::kSwapAbTokens192);
-  EXPECT_EQ(sm90::gemm_choice(192, 1, 28), GemmChoice::kSwapAbTokens192);
-  EXPECT_EQ(sm90::gemm_choice(176, 1025, 1), GemmChoice::kSwapAbTokens192);  // 9 tiles, the last of one row
-  EXPECT_EQ(sm90::gemm_choice(176, 896, 4), GemmChoice::kSwapAbTokens192);   // 7 tiles x 4
-  EXPECT_FALSE(sm90::is_swap_ab_choice(sm90::gemm_choice(176, 896, 5)));
-  EXPECT_FALSE(sm90::is_swap_ab_choice(sm90::gemm_choice(176, 1024, 1)));
-  EXPECT_FALSE(sm90::is_swap_ab_choice(sm90::gemm_choice(161, 128, 8)));
-  EXPECT_FALSE(sm90::is_swap_ab_choice(sm90::gemm_choice(192, 3585, 1)));
-  EXPECT_FALSE(sm90::is_swap_ab_choice(sm90::gemm_choice(193, 3584, 1)));
-  EXPECT_EQ(sm90::gemm_choice(161, 4096, 1),
-            GemmChoice::kTile128x128);  // 2 row tiles: 32 / 44 / 64, one wave
-  EXPECT_EQ(sm90::gemm_swap_ab_choice(161),
-            GemmChoice::kSwapAbTokens192);  // gemm_swap_ab: the 192-token tile
-  EXPECT_EQ(sm90::gemm_swap_ab_choice(193), GemmChoice::kSwapAbTokens128);  // two 128-token tiles
-  EXPECT_EQ(sm90::dual_gemm_choice(1, 14336, 1), DualGemmChoice::kSwapAbTokens16);
-  EXPECT_EQ(sm90::dual_gemm_choice(17, 14336, 1), DualGemmChoice::kSwapAbTokens64);
-  EXPECT_EQ(sm90::dual_gemm_choice(64, 28672, 1), DualGemmChoice::kSwapAbTokens64);
-  EXPECT_EQ(sm90::dual_gemm_choice(65, 14336, 1), DualGemmChoice::kTile128x64);  // M·batch <= 256
-  EXPECT_EQ(sm90::dual_gemm_choice(128, 14336, 1), DualGemmChoice::kTile128x64);
-  // 129 <= M <= 160: the 160-token pairs whatever N and batch; the tiled kernels again from 161.
-  EXPECT_EQ(sm90::dual_gemm_choice(129, 14336, 1), DualGemmChoice::kSwapAbTokens160);
-  EXPECT_EQ(sm90::dual_gemm_choice(160, 28672, 1), DualGemmChoice::kSwapAbTokens160);
-  EXPECT_EQ(sm90::dual_gemm_choice(150, 4096, 4), DualGemmChoice::kSwapAbTokens160);
-  EXPECT_EQ(sm90::dual_gemm_choice(161, 14336, 1), DualGemmChoice::kTile128x64);
-  // dual_gemm_swap_ab: 128 tokens for 65..128, 160 for 129..160, two 128-token tiles from 161.
-  EXPECT_EQ(sm90::dual_gemm_swap_ab_choice(128), DualGemmChoice::kSwapAbTokens128);
-  EXPECT_EQ(sm90::dual_gemm_swap_ab_choice(129), DualGemmChoice::kSwapAbTokens160);
-  EXPECT_EQ(sm90::dual_gemm_swap_ab_choice(161), DualGemmChoice::kSwapAbTokens128);
-}
-
 // The K ranges of a split cover the K blocks once, in order, as evenly as whole blocks allow.
-TEST(Sm90SwapAbChoice, SplitRangesCoverKOnce) {
+TEST(Sm90SplitK, RangesCoverKOnce) {
   for (int32_t blocks : {1, 2, 7, 8, 9, 64, 65})
     for (int32_t splits : {1, 2, 4, 8}) {
       if (splits > blocks) continue;

@@ -10,33 +10,9 @@
 #include "bwgemm/base/int_math.hpp"
 #include "bwgemm/base/status.hpp"
 #include "bwgemm/host/launch.hpp"  // LaunchOptions, the cluster launch and residency
+#include "bwgemm/sm90/choice.hpp"  // kSplitKChoices
 
 namespace bwgemm::sm90 {
-
-// The splits of K a launch may use: 1 (no cluster) and the cluster sizes 2, 4, 8 (a tile's partials split
-// evenly among them; 8 is the portable cluster limit, kernels/sm90/split_k.cuh's kMaxSplitK).
-inline constexpr int kSplitKChoices[] = {1, 2, 4, 8};
-inline constexpr int kSplitKChoiceCount = 4;
-
-// Whether split kSplitKChoices[i] may be taken: whole K (1) always; a cluster size only with at least one
-// K block per CTA and where the device can place the cluster (resident[i] >= 1: its resident clusters).
-constexpr bool split_k_allowed(int i, int64_t k_blocks, const int64_t (&resident)[kSplitKChoiceCount]) {
-  return kSplitKChoices[i] == 1 || (kSplitKChoices[i] <= k_blocks && resident[i] >= 1);
-}
-
-// The allowed split (split_k_allowed) of lowest cost(i, split); ties go to the smaller split.
-template <class Cost>
-constexpr int lowest_cost_split_k(int64_t k_blocks, const int64_t (&resident)[kSplitKChoiceCount],
-                                  const Cost& cost) {
-  int best = 1;
-  int64_t best_cost = -1;
-  for (int i = 0; i < kSplitKChoiceCount; ++i) {
-    if (!split_k_allowed(i, k_blocks, resident)) continue;
-    const int64_t c = cost(i, kSplitKChoices[i]);
-    if (best_cost < 0 || c < best_cost) best = kSplitKChoices[i], best_cost = c;
-  }
-  return best;
-}
 
 // The stream-K workspaces (GemmArguments::workspace: sm90/gemm.cuh's GemmStreamK128x256 and
 // sm90/swap_ab.cuh's swap-AB stream-K) start with one 32-bit flag per CTA that hands off sums, rounded up to

@@ -39,70 +39,19 @@
 #include "bwgemm/host/launch.hpp"
 #include "bwgemm/kernels/sm90/swap_ab_config.cuh"
 #include "bwgemm/kernels/sm90/swap_ab_kernel.cuh"
+#include "bwgemm/sm90/choice.hpp"
 #include "bwgemm/sm90/operand_map.cuh"
 #include "bwgemm/sm90/split_k.cuh"
 
 namespace bwgemm::sm90 {
 
 // ---- the split of K ------------------------------------------------------------------------------------
-// The splits a swap-AB launch may use: kSplitKChoices (sm90/split_k.cuh: 1, 2, 4, 8).
-// A split's cost over its K blocks, in percent: every CTA of a split writes, synchronises and reduces its
-// partials, and streams a shorter run of each weight row. Measured on an H200 (2026-12-01, the swap-AB split
-// forced to 1, 2, 4, 8; docs/hopper.md's small-M kernels: 2 CTAs per tile cost 0-15% more than the K blocks
-// alone predict, 4 and 8 CTAs 15-50% more).
-inline constexpr int64_t kSplitCostPercent[4] = {100, 115, 150, 200};
-// Configs whose consumer threads each hold more than kSplitLightPartialWords accumulator words (Weights x
-// kAccRegs: the 160-token dual pairs' 2 x 80; every other shipped Config 128 or fewer) split at
-// kHeavySplitCostPercent: fitted on an H200 (2026-12-03,
-// docs/data/h200_2026-12-03_paired_dual_tokens160_splits.json: DualGemmSwapAbTokens160 forced to 1, 2 and 4
-// CTAs per tile at M = 136 and 160 on 12 models' gate/up projections, the time ratio to one CTA over the
-// ratio of waves x K blocks): 2 CTAs 145 (123-184 per shape), 4 CTAs 195 (148-270); 8 not measured (260: the
-// light table's ratio of 8 to 4 carried over). With the light table the default split these pairs in two at N
-// = 8960-12288 and ran 1.2-1.6x slower than one CTA per tile or stream-K.
-inline constexpr int kSplitLightPartialWords = 128;
-inline constexpr int64_t kHeavySplitCostPercent[4] = {100, 145, 195, 260};
-// The split-cost table choose_split_k and swap_ab_stream_k_pays weigh a Config's splits with.
+// The splits a swap-AB launch may use: kSplitKChoices (sm90/choice.hpp: 1, 2, 4, 8); split_k 0 takes
+// choose_split_k's (sm90/choice.hpp) weighed with the Config's table: the heavy one for more than
+// kSplitLightPartialWords accumulator words per consumer thread.
 template <class Cfg>
 constexpr const int64_t (&swap_ab_split_cost_percent())[4] {
   return Cfg::kWeights * Cfg::kAccRegs > kSplitLightPartialWords ? kHeavySplitCostPercent : kSplitCostPercent;
-}
-
-// The split the default choice takes: the one that minimises waves · ceil(K blocks / s) · kSplitCostPercent,
-// where a wave is as many tiles as clusters of that size fit on the device at once (resident[i] for
-// kSplitKChoices[i]); never more CTAs per tile than K blocks; ties go to the smaller split.
-// `cost` is the Config's table (swap_ab_split_cost_percent).
-constexpr int64_t swap_ab_split_cost(int64_t tiles, int64_t k_blocks, const int64_t (&resident)[4], int i,
-                                     const int64_t (&cost)[4] = kSplitCostPercent) {
-  const int64_t waves = ceil_div(tiles, resident[i] < 1 ? int64_t{1} : resident[i]);
-  return waves * ceil_div(k_blocks, int64_t{kSplitKChoices[i]}) * cost[i];
-}
-constexpr int choose_split_k(int64_t tiles, int64_t k_blocks, const int64_t (&resident)[4],
-                             const int64_t (&cost)[4] = kSplitCostPercent) {
-  return lowest_cost_split_k(
-      k_blocks, resident, [&](int i, int) { return swap_ab_split_cost(tiles, k_blocks, resident, i, cost); });
-}
-
-// Stream-K against the cluster split, for the default choice (a call with a workspace): stream-K costs
-// (ceil(tiles · K blocks / resident CTAs) + kSwapAbStreamKFixedKBlocks) · 100, the tiles those of the 64-row
-// Configs (the stream-K Configs' 128-row tiles move the same bytes per K block in two), and is taken only
-// above one wave of tiles where that is below choose_split_k's cost. Measured on an H200 (2026-12-02,
-// docs/data/h200_2026-12-02_paired_swapab_streamk_candidates.json and _sweep.json; bf16 and fp16, M = 1..64,
-// both B layouts, the model sweep and six other models' projections): stream-K won by 2-36% where the tiles'
-// last wave was short (N = 10240, 18944, 28672, 37888, 55296 in 64-row tiles), lost 3-8% at N = 14336 with K
-// = 3584 (224 tiles: two waves, the second 70% full) and 1.5-20% at one wave or less (N <= 8192): its CTAs at
-// staggered K offsets stream the weights about 8% slower than whole tiles do (3.3-3.5 against 3.6-3.9 TB/s)
-// and the last hand-off's round trip through L2 ends the call. The fixed 20 K blocks lie between the 16 at
-// which N = 14336 ties and the 28 at which N = 37888 (stream-K 1-7% ahead) would flip: a boundary fitted on
-// those two files, not checked on other data.
-inline constexpr int64_t kSwapAbStreamKFixedKBlocks = 20;
-constexpr bool swap_ab_stream_k_pays(int64_t tiles, int64_t k_blocks, const int64_t (&resident)[4],
-                                     const int64_t (&cost)[4] = kSplitCostPercent) {
-  if (resident[0] < 1 || tiles <= resident[0]) return false;
-  const int split = choose_split_k(tiles, k_blocks, resident, cost);
-  int i = 0;
-  while (kSplitKChoices[i] != split) ++i;
-  return (ceil_div(tiles * k_blocks, resident[0]) + kSwapAbStreamKFixedKBlocks) * 100 <
-         swap_ab_split_cost(tiles, k_blocks, resident, i, cost);
 }
 
 // ---- stream-K (GemmArguments::workspace) -----------------------------------------------------------------
@@ -347,104 +296,5 @@ struct SwapAbDualGemm : SwapAbStreamKEntry<Cfg, SwapAbDualGemm<Cfg>> {
     return detail::launch_swap_ab<Cfg>(kernel_of(a), p, how, stream, a.launch);
   }
 };
-
-// ---- the default entry points' swap-AB step (sm90::gemm, sm90::dual_gemm) ---------------------------------
-namespace detail {
-// StreamKOp for a choice the default never runs stream-K (kSwapAbTokens128: its narrow shapes have at most
-// one wave of tiles): no workspace, the cluster split only.
-struct NoStreamK {};
-
-// The workspace bytes of the stream-K launch the default takes for the call: StreamKOp's
-// (SwapAbGemm / SwapAbDualGemm of the stream-K Config), where swap_ab_stream_k_pays on SplitOp's tiles and
-// resident clusters (the cluster-split Config's), else 0 (also where the device cannot say, or the shape
-// does not fit a stream-K launch).
-template <class SplitOp, class StreamKOp, class Args>
-int64_t default_stream_k_bytes(const Args& args) {
-  if constexpr (std::is_same_v<StreamKOp, NoStreamK>) {
-    return 0;
-  } else {
-    using Cfg = typename SplitOp::Config;
-    int64_t resident[kSplitKChoiceCount];
-    if (!split_k_resident_clusters(SplitOp::kernel_of(args), Cfg::kThreads, Cfg::kSmemBytes, true, resident)
-             .ok())
-      return 0;
-    const int64_t tiles = ::bwgemm::detail::config_tile_grid<Cfg>(args.m, args.n, args.batch).total();
-    if (!swap_ab_stream_k_pays(tiles, ceil_div(args.k, int64_t{Cfg::kBlockK}), resident,
-                               swap_ab_split_cost_percent<Cfg>()))
-      return 0;
-    int64_t bytes = 0;
-    return StreamKOp::workspace_bytes(args, &bytes).ok() ? bytes : 0;
-  }
-}
-// The default's swap-AB kernel: StreamKOp's stream-K where default_stream_k_bytes says so and the call's
-// workspace holds it, else SplitOp's cluster split (split_k as run takes it; a forced split never stream-K).
-template <class SplitOp, class StreamKOp, class Args>
-Status run_default_swap_ab(const Args& args, cudaStream_t stream, int split_k) {
-  if constexpr (!std::is_same_v<StreamKOp, NoStreamK>) {
-    if (split_k == 0 && args.workspace != nullptr && args.workspace_bytes > 0) {
-      const int64_t bytes = default_stream_k_bytes<SplitOp, StreamKOp>(args);
-      if (bytes > 0 && args.workspace_bytes >= bytes) return StreamKOp::run_stream_k(args, stream);
-    }
-  }
-  return SplitOp::run(args, stream, split_k);
-}
-}  // namespace detail
-
-// ---- the Configs the default entry points choose from ----------------------------------------------------
-// Tiles of 64 weight rows (one consumer warpgroup) and 16 (M <= 16), 64 or 128 tokens; as many stages as
-// leave about 192 KiB in flight per SM. Measured on an H200 (2026-12-01, docs/hopper.md's small-M kernels):
-// tiles of 64 rows with the split of choose_split_k came within 2% of the best of {64, 128 rows} x {1, 2, 4,
-// 8 splits} on every projection tried, and 128-row tiles lost up to 35% where their tiles left SMs idle (N =
-// 4096: 32 tiles for 132 SMs).
-template <class Out>
-using GemmSwapAbTokens16 = SwapAbConfig<16, 16, 1, epi::LinearCombination, Out, 1>;
-template <class Out>
-using GemmSwapAbTokens64 = SwapAbConfig<64, 12, 1, epi::LinearCombination, Out, 1>;
-template <class Out>
-using GemmSwapAbTokens128 = SwapAbConfig<128, 8, 1, epi::LinearCombination, Out, 1>;
-// 160 tokens x 128 weight rows (two consumer warpgroups), 6 stages of 36 KiB: for 128 < M <= 160, one token
-// tile holding every row (kGemmSwapAbTokens160MaxM in sm90/gemm.cuh; H200, 2026-12-02,
-// docs/data/h200_2026-12-02_paired_tokens_candidates_half_tile.json: the bench's bwgemm_sm90_swapab_t160,
-// 1.092x the tiled default at M = 136 and 160); with a workspace the default runs it stream-K where
-// swap_ab_stream_k_pays (H200, 2026-12-03,
-// docs/data/h200_2026-12-03_paired_gemm_tokens160_streamk_validation.json: 1.20x the cluster split there).
-template <class Out>
-using GemmSwapAbTokens160 = SwapAbConfig<160, 6, 1, epi::LinearCombination, Out, 2>;
-// 192 tokens x 128 weight rows, 5 stages of 40 KiB (168 registers, no spills): the default's for 160 < M <=
-// 192 over 9 to 28 tiles (kGemmSwapAbTokens192MinTiles, ...MaxTiles in sm90/gemm.cuh), split by
-// choose_split_k; stream-K with a workspace where swap_ab_stream_k_pays (never over so few tiles;
-// gemm_swap_ab's wider shapes).
-template <class Out>
-using GemmSwapAbTokens192 = SwapAbConfig<192, 5, 1, epi::LinearCombination, Out, 2>;
-// 32 tokens (16 stages of 12 KiB), for 16 < M <= 32: 0.943x of cuBLASLt at M = 32 over 24 projections where
-// GemmSwapAbTokens64 is 0.779x (H200, 2026-12-01, docs/data/h200_2026-12-01_dual_tiles_swapab32.json: the
-// bench's validated bwgemm_sm90_swapab32).
-template <class Out>
-using GemmSwapAbTokens32 = SwapAbConfig<32, 16, 1, epi::LinearCombination, Out, 1>;
-// Stream-K (run_stream_k; the default takes them with a workspace where swap_ab_stream_k_pays): tiles of
-// 128 weight rows (two consumer warpgroups), 16 tokens x 12 stages of 18 KiB, 32 x 10 of 20 KiB, 64 x 8 of
-// 24 KiB. Measured on an H200 (2026-12-02, docs/data/h200_2026-12-02_paired_swapab_streamk_candidates.json):
-// with B K x N the 64-row tiles under stream-K
-// lost up to 30% (0.67-0.69x of cuBLASLt at N = 28672-57344, against 0.88-0.96x for the cluster split):
-// their CTAs at different K offsets read 128 bytes of each K row alone; the 128-row tiles read 256 and
-// came to 0.91-0.97x there; with B N x K the two were within 1-3%.
-template <class Out>
-using GemmSwapAbStreamKTokens16 = SwapAbConfig<16, 12, 1, epi::LinearCombination, Out, 2>;
-template <class Out>
-using GemmSwapAbStreamKTokens32 = SwapAbConfig<32, 10, 1, epi::LinearCombination, Out, 2>;
-template <class Out>
-using GemmSwapAbStreamKTokens64 = SwapAbConfig<64, 8, 1, epi::LinearCombination, Out, 2>;
-template <class Out>
-using DualGemmSwapAbTokens16 = SwapAbConfig<16, 11, 2, epi::SiluMul, Out, 1>;
-template <class Out>
-using DualGemmSwapAbTokens64 = SwapAbConfig<64, 8, 2, epi::SiluMul, Out, 1>;
-template <class Out>
-using DualGemmSwapAbTokens128 = SwapAbConfig<128, 6, 2, epi::SiluMul, Out, 1>;
-// 160 tokens x 64 weight rows of each matrix (one consumer warpgroup: two m64n160 accumulators, 160 of its
-// 232 registers; two warpgroups would have 168), 6 stages of 36 KiB: for 128 < M <= 160, one token tile
-// holding every row (kDualGemmSwapAbTokens160MaxM in sm90/dual_gemm.cuh; the GEMM's GemmSwapAbTokens160
-// carried over).
-template <class Out>
-using DualGemmSwapAbTokens160 = SwapAbConfig<160, 6, 2, epi::SiluMul, Out, 1>;
 
 }  // namespace bwgemm::sm90
