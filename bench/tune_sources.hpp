@@ -11,4 +11,7 @@ namespace bwgemm::bench::tune {
 // Every source of this build, in the order find_source tries them.
 std::vector<SourceRegistration> candidate_sources();
 
+// The sm_90a entry points' (tune_sources_sm90.cu): bwgemm::gemm fp16 and bf16, bwgemm::dual_gemm bf16.
+std::vector<SourceRegistration> sm90_candidate_sources();
+
 }  // namespace bwgemm::bench::tune
