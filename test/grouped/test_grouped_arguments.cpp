@@ -137,6 +137,8 @@ void check_shared_rules(Maker make) {
   expect_valid(a);
   a.status = at<uint32_t>(kStatus + 1);
   expect_invalid(a, "status must be 4-byte aligned");
+  a = make(false), a.status = at<uint32_t>(UINTPTR_MAX - 3);
+  expect_invalid(a, "status runs past the end of the address space");
   a = make(false), a.status = at<uint32_t>(kMeta + 4);
   expect_invalid(a, "status overlaps offsets");
   a = make(true), a.status = at<uint32_t>(kA + 64);
