@@ -220,8 +220,13 @@ void check_grouped_gemm_16bit(bool masked, int64_t experts, bool bad, uint32_t s
   EXPECT_TRUE(same_bits(d, want)) << first_difference(d, want);
 }
 
-template <class In, class Out>
-void check_grouped_dual_gemm_16bit(bool masked, int64_t experts, bool bad, bool stacked_2n, uint32_t seed) {
+// act: the activation the reference and the dense loop both apply (default: SwiGLU).
+inline double silu_mul_f(float g, float u) {
+  return ref::silu_mul(g, u);
+}
+template <class In, class Out, class Act = double (*)(float, float)>
+void check_grouped_dual_gemm_16bit(bool masked, int64_t experts, bool bad, bool stacked_2n, uint32_t seed,
+                                   Act act = silu_mul_f) {
   const Tokens t = make_tokens(masked, ragged_counts(experts, seed), bad);
   SCOPED_TRACE(describe(t, bad) + (stacked_2n ? ", gate and up two views of one [E, 2N, K]" : ""));
   const int64_t n = 16, k = 32, lda = k, ldb = k + 8, ldc = n + 8;
@@ -235,7 +240,6 @@ void check_grouped_dual_gemm_16bit(bool masked, int64_t experts, bool bad, bool 
   const std::vector<float> alphas1 = random_floats(static_cast<size_t>(experts), seed + 4);
   std::vector<Out> c(static_cast<size_t>(slabs * slab_rows * ldc + kGuard), ref::from_float<Out>(kPoison));
   std::vector<Out> want = c;
-  const auto act = [](float g, float u) { return ref::silu_mul(g, u); };
 
   bwgemm::GroupedDualGemmArguments<In, Out> args;
   set_tokens(t, &args);
@@ -282,6 +286,9 @@ TEST(GroupedReference, DualGemmFp16AndBf16BothLayouts) {
       check_grouped_dual_gemm_16bit<bf16, bf16>(masked, experts, false, experts % 2 == 0, seed++);
       check_grouped_dual_gemm_16bit<f16, f16>(masked, experts, false, experts % 2 == 1, seed++);
     }
+  // A shipped functor callable on the host as the activation: the plain product.
+  check_grouped_dual_gemm_16bit<bf16, bf16>(false, 5, false, true, seed++, bwgemm::epi::Multiply{});
+  check_grouped_dual_gemm_16bit<f16, f16>(true, 5, false, false, seed++, bwgemm::epi::GeluTanhMul{});
 }
 
 TEST(GroupedReference, BadOffsetsAndCountsSetTheBitsAndStayInside) {
