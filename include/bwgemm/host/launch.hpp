@@ -186,7 +186,9 @@ inline Status require_device_pointer(const void* p, const char* name) {
 // The device memory one call reads or writes, each pointer with the operand's name ("A", "B1 scales"), and
 // the device-pointer scales the call reads (add_if_given).
 struct OperandPointers {
-  static constexpr int kMax = 12;  // the NVFP4 dual GEMM with NVFP4 C: 8 operands and 3 device scales
+  // The NVFP4 dual GEMM with NVFP4 C: 8 operands and 3 device scales; its grouped form: 8 operands, the
+  // offsets or counts, 3 per-expert scale arrays and the status word (arguments/grouped_dual_gemm.hpp).
+  static constexpr int kMax = 16;
   struct Entry {
     const void* p;
     const char* name;
