@@ -9,13 +9,12 @@
 
 #include <atomic>
 #include <cstdint>
-#include <mutex>
 #include <string>
 
 #include "bwgemm/host/launch.hpp"
+#include "bwgemm/host/tuning_device.hpp"  // current_device_description
 #include "bwgemm/sm90/choice.hpp"
 #include "bwgemm/sm90/split_k.cuh"
-#include "bwgemm/tuning/table.hpp"
 
 namespace bwgemm::sm90::detail {
 
@@ -55,43 +54,6 @@ DeviceFacts device_facts(void (*kernel)(const Params), uint32_t threads, uint32_
     for (int i = 1; i < kSplitKChoiceCount; ++i) f.resident_clusters[i] = 0;
   }
   return f;
-}
-
-// The current device as the tuning tables match it (name, SM count, compute capability, CUDA runtime and
-// driver versions, this build's version), built once per device; false where the device cannot say (then
-// the entry points take the rules without a lookup).
-inline bool current_device_description(const tuning::DeviceDescription** out) {
-  constexpr int kRemembered = 64;
-  struct Slot {
-    std::once_flag once;
-    bool ok = false;
-    tuning::DeviceDescription description;
-  };
-  static Slot slots[kRemembered];
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kRemembered) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  Slot& slot = slots[device];
-  std::call_once(slot.once, [&] {
-    cudaDeviceProp prop{};
-    int runtime = 0, driver = 0;
-    if (cudaGetDeviceProperties(&prop, device) != cudaSuccess ||
-        cudaRuntimeGetVersion(&runtime) != cudaSuccess || cudaDriverGetVersion(&driver) != cudaSuccess) {
-      (void)cudaGetLastError();
-      return;
-    }
-    tuning::DeviceDescription& d = slot.description;
-    d.name = prop.name;
-    d.sm_count = prop.multiProcessorCount;
-    d.cc_major = prop.major, d.cc_minor = prop.minor;
-    d.cuda_runtime = runtime, d.cuda_driver = driver;
-    slot.ok = true;
-  });
-  if (!slot.ok) return false;
-  *out = &slot.description;
-  return true;
 }
 
 // rule(has_workspace)'s plan for the call: with stream-K only where the call's workspace holds its launch.

@@ -352,7 +352,7 @@ GemmPlan chosen_gemm_plan(const GemmArguments<In, Out>& args, const DeviceFacts&
                             : default_gemm_plan(args, d);
   };
   const tuning::DeviceDescription* device = nullptr;
-  if (!current_device_description(&device)) return rules();
+  if (!host::current_device_description(&device)) return rules();
   register_tuning_candidates();
   const int64_t workspace_bytes = assume_workspace            ? INT64_MAX
                                   : args.workspace != nullptr ? args.workspace_bytes

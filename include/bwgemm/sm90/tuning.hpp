@@ -1,8 +1,8 @@
 // The sm_90a default entry points' side of the tuning tables (docs/tuning.md): their candidate lists for
 // compute capability 9.0 (the choices' stable names, sm90/choice.hpp), the key of a call, and the plan a
-// table's entry stands for. Host-only C++17 (g++ compiles it; of CUDA only the fp16/bf16 types' headers);
-// sm90::gemm and sm90::dual_gemm call choose_gemm_plan / choose_dual_gemm_plan with the device's description
-// and facts.
+// table's entry stands for. Host-only C++17 (g++ compiles it; of CUDA only the runtime's and the types'
+// headers); sm90::gemm and sm90::dual_gemm call choose_gemm_plan / choose_dual_gemm_plan with the device's
+// description and facts.
 //
 // Lookup order: the installed table (or BWGEMM_TUNING_FILE's), the built-in tables for this device, then the
 // rules (gemm_plan, dual_gemm_plan). A table's entry names a choice and optionally its split of K (0: the
@@ -12,15 +12,12 @@
 // BWGEMM_DIAGNOSTICS=1 a line says why.
 #pragma once
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
 #include <cstdint>
 #include <string>
-#include <type_traits>
 
 #include "bwgemm/base/diagnostics.hpp"
 #include "bwgemm/base/layout.hpp"
+#include "bwgemm/host/tuning_device.hpp"  // tuning_element
 #include "bwgemm/sm90/choice.hpp"
 #include "bwgemm/tuning/key.hpp"
 #include "bwgemm/tuning/registry.hpp"
@@ -66,24 +63,17 @@ inline tuning::Key dual_gemm_tuning_key(tuning::Element in, tuning::Element out,
   return key;
 }
 
-// The tuning key's name of an element type.
-template <class T>
-constexpr tuning::Element tuning_element() {
-  static_assert(std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, float>,
-                "an sm_90a element type: __half, __nv_bfloat16 or float");
-  return std::is_same_v<T, __half>          ? tuning::Element::kFp16
-         : std::is_same_v<T, __nv_bfloat16> ? tuning::Element::kBf16
-                                            : tuning::Element::kFp32;
-}
 // The key of a call's arguments (GemmArguments<In, Out> / DualGemmArguments<In, Out>: m, n, k, batch and,
 // for the GEMM, b_layout).
 template <class In, class Out, class Args>
 tuning::Key gemm_call_key(const Args& a) {
-  return gemm_tuning_key(tuning_element<In>(), tuning_element<Out>(), a.b_layout, a.m, a.n, a.k, a.batch);
+  return gemm_tuning_key(host::tuning_element<In>(), host::tuning_element<Out>(), a.b_layout, a.m, a.n, a.k,
+                         a.batch);
 }
 template <class In, class Out, class Args>
 tuning::Key dual_gemm_call_key(const Args& a) {
-  return dual_gemm_tuning_key(tuning_element<In>(), tuning_element<Out>(), a.m, a.n, a.k, a.batch);
+  return dual_gemm_tuning_key(host::tuning_element<In>(), host::tuning_element<Out>(), a.m, a.n, a.k,
+                              a.batch);
 }
 
 // ---- a table's entry as a plan ---------------------------------------------------------------------------
