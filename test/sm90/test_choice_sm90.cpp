@@ -892,7 +892,7 @@ TEST(Sm90DualGemmChoice, ByShape) {
   // 8 x 32 / 8 x 43 = 256 / 344 ping-pong tiles; 4 row tiles, 32 column tiles of 128: 2 x 32 = 64 pair tiles
   // < 132 -> one CTA.
   EXPECT_EQ(sm90::dual_gemm_choice(512, 4096, 1, kH200), DualGemmChoice::kTile128x128);
-  // 10 x 32 / 10 x 43 = 320 / 430 ping-pong tiles; waves (tiled_wave_cost, 64-column tiles at 106% per
+  // 10 x 32 / 10 x 43 = 320 / 430 ping-pong tiles; waves (wave_cost, 64-column tiles at 106% per
   // column): 160 tiles of 128 = 2 waves (25600) against 320 of 64 = 3 waves (20352) -> BlockN 64.
   EXPECT_EQ(sm90::dual_gemm_choice(640, 4096, 1, kH200), DualGemmChoice::kTile128x64);
   // CTA pairs: 33792 x 96, 528 x 1 ping-pong tiles of either width (not more); 264 tiles of 128 = 2 waves
