@@ -192,7 +192,8 @@ DualGemmPlan chosen_dual_gemm_plan(const DualGemmArguments<In, Out>& args, const
                             : default_dual_gemm_plan(args, d);
   };
   const tuning::DeviceDescription* device = nullptr;
-  if (!host::current_device_description(&device)) return rules();
+  if (!host::current_device_description(&device) || device->cc_major != 9 || device->cc_minor != 0)
+    return rules();
   register_tuning_candidates();
   const int64_t workspace_bytes = assume_workspace            ? INT64_MAX
                                   : args.workspace != nullptr ? args.workspace_bytes
