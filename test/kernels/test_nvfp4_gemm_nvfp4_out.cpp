@@ -217,9 +217,9 @@ TEST(Sm100Nvfp4GemmNvfp4Out, RefusesBadArgumentsAndLaunchesNothing) {
   expect_refused(Op::run(a), "alpha must be finite");
   a = good, a.b.scales = nullptr;
   expect_refused(Op::run(a), "B scales is null");
-  // Overflow: D's data of 2^30 x 2^30 / 2 bytes per batch is past the address space (A and B, K = 64, fit).
+  // D's data of 2^30 x 2^30 / 2 bytes per batch: past TMA's 2^40-byte stride limit (A and B, K = 64, fit).
   a = good, a.m = a.n = int64_t{1} << 30, a.k = 64;
-  expect_refused(Op::run(a), "D data spans more than 2^56 bytes");
+  expect_refused(Op::run(a), "D data: one batch (M x N / 2 bytes) must be below 2^40 bytes");
   // The default entry points check the same, before choosing a kernel.
   a = good, a.epilogue.beta = -0.5f;
   expect_refused(bwgemm::sm100::nvfp4_gemm(a), "beta must be 0 with an NVFP4 D");

@@ -18,6 +18,7 @@
 #include "bwgemm/base/diagnostics.hpp"
 #include "bwgemm/sm90/choice.hpp"
 #include "bwgemm/sm90/tuning.hpp"
+#include "bwgemm/tuning/builtin_h200.hpp"
 #include "bwgemm/tuning/registry.hpp"
 #include "bwgemm/tuning/table.hpp"
 
@@ -486,6 +487,59 @@ TEST(Sm90ChoiceTuning, OtherDevicesTablesAreSkipped) {
       [](const sm90::GemmPlan&) { return int64_t{0}; }, registry);
   EXPECT_TRUE(called);
   EXPECT_TRUE((p == sm90::gemm_plan(256, 4096, 4096, 1, kNxK, false, kH200)));
+}
+
+// The built-in H200 table: registered, consulted for an H200 (an entry of it chooses), skipped for another
+// device; every entry names a plan the entry point runs for the bucket's shapes (stream-K with a workspace).
+TEST(Sm90ChoiceTuning, BuiltinH200Table) {
+  tuning::Registry registry;
+  sm90::register_tuning_candidates(registry);
+  ASSERT_TRUE(sm90::register_builtin_tables(registry).ok());
+  for (size_t i = 0; i < tuning::kBuiltinH200EntryCount; ++i) {
+    const tuning::BuiltinEntry& e = tuning::kBuiltinH200Entries[i];
+    SCOPED_TRACE(std::string(e.config) + " N=" + std::to_string(e.n) + " K=" + std::to_string(e.k));
+    const bool stream_k = e.stream_k == tuning::StreamK::kOn;
+    if (e.op == tuning::Operation::kGemm) {
+      sm90::GemmChoice c;
+      ASSERT_TRUE(sm90::parse_gemm_choice(e.config, &c));
+      const sm90::GemmPlan p =
+          sm90::gemm_entry_plan(c, e.split_k, e.stream_k, e.m, e.n, e.k, e.batch, stream_k, kH200);
+      EXPECT_TRUE(sm90::gemm_plan_runs(p, e.m, e.n, e.k, e.batch, stream_k, kH200));
+    } else {
+      sm90::DualGemmChoice c;
+      ASSERT_TRUE(sm90::parse_dual_gemm_choice(e.config, &c));
+      const sm90::DualGemmPlan p =
+          sm90::dual_gemm_entry_plan(c, e.split_k, e.stream_k, e.m, e.n, e.k, e.batch, stream_k, kH200);
+      EXPECT_TRUE(sm90::dual_gemm_plan_runs(p, e.m, e.n, e.k, e.batch, stream_k, kH200));
+    }
+  }
+  // Its first GEMM entry for an H200, and the rules for another device.
+  const tuning::BuiltinEntry* gemm = nullptr;
+  for (size_t i = 0; i < tuning::kBuiltinH200EntryCount && gemm == nullptr; ++i)
+    if (tuning::kBuiltinH200Entries[i].op == tuning::Operation::kGemm &&
+        tuning::kBuiltinH200Entries[i].stream_k != tuning::StreamK::kOn)
+      gemm = &tuning::kBuiltinH200Entries[i];
+  ASSERT_NE(gemm, nullptr);
+  const tuning::Key key =
+      sm90::gemm_tuning_key(gemm->in, gemm->out, gemm->b_layout, gemm->m, gemm->n, gemm->k, gemm->batch);
+  const auto rules = [&] {
+    return sm90::gemm_plan(key.m, key.n, key.k, key.batch, key.b_layout, false, kH200);
+  };
+  const auto bytes = [](const sm90::GemmPlan&) { return int64_t{-1}; };
+  sm90::GemmChoice want;
+  ASSERT_TRUE(sm90::parse_gemm_choice(gemm->config, &want));
+  bwgemm::set_diagnostics(true);
+  ::testing::internal::CaptureStderr();
+  const sm90::GemmPlan p = sm90::choose_gemm_plan(key, h200_description(), kH200, 0, rules, bytes, registry);
+  const std::string out = ::testing::internal::GetCapturedStderr();
+  bwgemm::set_diagnostics(false);
+  EXPECT_EQ(p.choice, want);
+  EXPECT_NE(out.find("(built-in table 'h200', M bucket <= " + std::to_string(gemm->m) + ")"),
+            std::string::npos)
+      << out;
+  tuning::DeviceDescription h100 = h200_description();
+  h100.name = "NVIDIA H100 80GB HBM3";
+  EXPECT_TRUE((sm90::choose_gemm_plan(key, h100, kH200, 0, rules, bytes, registry) == rules()));
 }
 
 // The plan functions are constexpr: the choice of a shape is known at compile time for given facts.

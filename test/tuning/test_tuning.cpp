@@ -51,7 +51,7 @@ using nlohmann::json;
 
 // ---- fixtures ---------------------------------------------------------------------------------------------
 
-const char* const kGemmNames[] = {"GemmSmall", "GemmLarge", "GemmSwapAb16", "GemmSwapAb32"};
+const char* const kGemmNames[] = {"GemmTile128x128", "GemmTile128x256", "GemmSwapAbTokens16", "GemmSwapAbTokens32"};
 const char* const kDualNames[] = {"DualGemm128", "DualSwapAb16"};
 
 Candidates test_candidates() {
@@ -98,12 +98,12 @@ TuningDocument sample_document() {
   md.l2 = L2Mode::kCold;
   md.date = "2026-12-02";
   md.command = "bwgemm_tune --ops gemm";
-  Entry a = gemm_entry(4096, 4096, 16, "GemmSwapAb16", 2);
-  a.rules_config = "GemmSwapAb16";
-  a.measured = {{"GemmSwapAb16", 2, StreamK::kUnspecified, 9.8125, 0.05},
-                {"GemmSwapAb32", 0, StreamK::kOn, 11.3, 0.1},
-                {"GemmLarge", 4, StreamK::kOff, 1.0 / 3.0, 0.0}};
-  Entry b = gemm_entry(4096, 4096, 1024, "GemmLarge");
+  Entry a = gemm_entry(4096, 4096, 16, "GemmSwapAbTokens16", 2);
+  a.rules_config = "GemmSwapAbTokens16";
+  a.measured = {{"GemmSwapAbTokens16", 2, StreamK::kUnspecified, 9.8125, 0.05},
+                {"GemmSwapAbTokens32", 0, StreamK::kOn, 11.3, 0.1},
+                {"GemmTile128x256", 4, StreamK::kOff, 1.0 / 3.0, 0.0}};
+  Entry b = gemm_entry(4096, 4096, 1024, "GemmTile128x256");
   b.stream_k = StreamK::kOn;
   b.b_layout = BLayout::kRowMajorKxN;
   b.out = Element::kFp32;
@@ -389,8 +389,8 @@ TEST(TuningFile, DocsExampleIsValid) {
   DeviceDescription device = h200();
   device.bwgemm_major = 0, device.bwgemm_minor = 1;  // the example's version
   Candidates names;
-  const char* const gemm[] = {"GemmSwapAb16", "GemmSwapAb32", "GemmSwapAb64", "GemmLarge",
-                              "GemmMedium",   "GemmPingPong", "GemmStreamK"};
+  const char* const gemm[] = {"GemmSwapAbTokens16", "GemmSwapAbTokens32", "GemmSwapAbTokens64", "GemmTile128x256",
+                              "GemmTile128x192",   "GemmPingPong128x128", "GemmStreamK128x256"};
   names[Operation::kGemm] = {gemm, 7};
   std::shared_ptr<const TuningTable> table;
   const Status b = build_table(doc, device, names, "docs", &table);
@@ -515,7 +515,7 @@ TEST(TuningMalformed, HugeAndNegativeValues) {
   refused(edited([](json& j) { j["metadata"]["gpu"] = ""; }));
   refused(edited([](json& j) {
     for (int i = 0; i < 300; ++i)
-      j["entries"][0]["measured"].push_back({{"config", "GemmLarge"}, {"median_us", 1.0}, {"noise_us", 0.0}});
+      j["entries"][0]["measured"].push_back({{"config", "GemmTile128x256"}, {"median_us", 1.0}, {"noise_us", 0.0}});
   }));
 }
 
@@ -621,7 +621,7 @@ TEST(TuningDevice, UnknownConfigNamesRefuseTheWholeFile) {
   refused(edited([](json& j) { j["entries"][0]["measured"][2]["config"] = "gemmlarge"; }),
           "entries[0].measured[2].config");
   // Another operation's candidate.
-  refused(edited([](json& j) { j["entries"][2]["config"] = "GemmLarge"; }), "not a dual_gemm candidate");
+  refused(edited([](json& j) { j["entries"][2]["config"] = "GemmTile128x256"; }), "not a dual_gemm candidate");
   // An operation with no candidates on this device.
   refused(edited([](json& j) {
             j["entries"][1]["op"] = "nvfp4_gemm";
@@ -649,7 +649,7 @@ TEST(TuningLookup, FindsTheKeyAndItsBucket) {
   Choice c;
   ASSERT_TRUE(table->find(gemm_key(16), &c));
   EXPECT_EQ(c.config, 2);
-  EXPECT_STREQ(c.config_name, "GemmSwapAb16");
+  EXPECT_STREQ(c.config_name, "GemmSwapAbTokens16");
   EXPECT_EQ(c.split_k, 2);
   EXPECT_EQ(c.stream_k, StreamK::kUnspecified);
   EXPECT_EQ(c.bucket_m, 16);
@@ -677,7 +677,7 @@ TEST(TuningLookup, FindsTheKeyAndItsBucket) {
   // The fp32-out, B K x N entry: bucket 1024 holds 897 .. 1024; stream-K on.
   key = gemm_key(897), key.out = Element::kFp32, key.b_layout = BLayout::kRowMajorKxN;
   ASSERT_TRUE(table->find(key, &c));
-  EXPECT_STREQ(c.config_name, "GemmLarge");
+  EXPECT_STREQ(c.config_name, "GemmTile128x256");
   EXPECT_EQ(c.split_k, 0);
   EXPECT_EQ(c.stream_k, StreamK::kOn);
   key.m = 896;
@@ -692,7 +692,7 @@ TEST(TuningLookup, FindsTheKeyAndItsBucket) {
 
 TEST(TuningLookup, LastBucketHoldsEveryLargerM) {
   TuningDocument doc = sample_document();
-  doc.entries = {gemm_entry(8192, 8192, kMaxBucketM, "GemmLarge")};
+  doc.entries = {gemm_entry(8192, 8192, kMaxBucketM, "GemmTile128x256")};
   std::shared_ptr<const TuningTable> table;
   ASSERT_TRUE(build_table(doc, h200(), test_candidates(), "t", &table).ok());
   Choice c;
@@ -703,16 +703,16 @@ TEST(TuningLookup, LastBucketHoldsEveryLargerM) {
 
 const BuiltinEntry kBuiltinEntries[] = {
     {Operation::kGemm, Element::kBf16, Element::kBf16, BLayout::kColumnMajorKxN, 4096, 4096, 1, 16,
-     "GemmLarge"},
+     "GemmTile128x256"},
     {Operation::kGemm, Element::kBf16, Element::kBf16, BLayout::kColumnMajorKxN, 4096, 4096, 1, 32,
-     "GemmSmall", 4},
+     "GemmTile128x128", 4},
 };
 const BuiltinTable kBuiltin{"h200", "NVIDIA H200", 9, 0, 0, kBuiltinEntries, 2};
 
 Choice rules_choice() {
   Choice c;
   c.config = 3;
-  c.config_name = "GemmSwapAb32";
+  c.config_name = "GemmSwapAbTokens32";
   return c;
 }
 
@@ -725,11 +725,11 @@ TEST(TuningLookup, InstalledThenBuiltinThenRules) {
   // No table installed: the built-in table, then the rules.
   Choice c = r.choose(gemm_key(16), device, rules_choice);
   EXPECT_EQ(c.source, Source::kBuiltin);
-  EXPECT_STREQ(c.config_name, "GemmLarge");
+  EXPECT_STREQ(c.config_name, "GemmTile128x256");
   EXPECT_STREQ(c.source_name, "built-in table 'h200'");
   c = r.choose(gemm_key(64), device, rules_choice);
   EXPECT_EQ(c.source, Source::kRules);
-  EXPECT_STREQ(c.config_name, "GemmSwapAb32");
+  EXPECT_STREQ(c.config_name, "GemmSwapAbTokens32");
   EXPECT_STREQ(c.source_name, "rules");
   EXPECT_EQ(c.bucket_m, 64);
   EXPECT_FALSE(r.lookup(gemm_key(64), device).found());
@@ -738,11 +738,11 @@ TEST(TuningLookup, InstalledThenBuiltinThenRules) {
   r.install(sample_table());
   c = r.choose(gemm_key(16), device, rules_choice);
   EXPECT_EQ(c.source, Source::kInstalled);
-  EXPECT_STREQ(c.config_name, "GemmSwapAb16");
+  EXPECT_STREQ(c.config_name, "GemmSwapAbTokens16");
   EXPECT_EQ(c.split_k, 2);
   c = r.choose(gemm_key(32), device, rules_choice);
   EXPECT_EQ(c.source, Source::kBuiltin);
-  EXPECT_STREQ(c.config_name, "GemmSmall");
+  EXPECT_STREQ(c.config_name, "GemmTile128x128");
   EXPECT_EQ(c.split_k, 4);
   EXPECT_EQ(r.choose(gemm_key(64), device, rules_choice).source, Source::kRules);
 
@@ -774,7 +774,7 @@ TEST(TuningLookup, BuiltinTablesAreCheckedAndReplacedByName) {
   EXPECT_NE(s.message().find("built-in table 'h200': entries[0].config: 'GemmHuge'"), std::string::npos)
       << s.to_string();
   const BuiltinEntry bad_bucket[] = {{Operation::kGemm, Element::kBf16, Element::kBf16,
-                                      BLayout::kColumnMajorKxN, 4096, 4096, 1, 17, "GemmLarge"}};
+                                      BLayout::kColumnMajorKxN, 4096, 4096, 1, 17, "GemmTile128x256"}};
   EXPECT_FALSE(r.register_builtin({"h200", "NVIDIA H200", 9, 0, 0, bad_bucket, 1}, test_candidates()).ok());
   EXPECT_FALSE(
       r.register_builtin({nullptr, "NVIDIA H200", 9, 0, 0, kBuiltinEntries, 2}, test_candidates()).ok());
@@ -784,10 +784,10 @@ TEST(TuningLookup, BuiltinTablesAreCheckedAndReplacedByName) {
 
   ASSERT_TRUE(r.register_builtin(kBuiltin, test_candidates()).ok());
   const BuiltinEntry replacement[] = {{Operation::kGemm, Element::kBf16, Element::kBf16,
-                                       BLayout::kColumnMajorKxN, 4096, 4096, 1, 16, "GemmSmall"}};
+                                       BLayout::kColumnMajorKxN, 4096, 4096, 1, 16, "GemmTile128x128"}};
   ASSERT_TRUE(r.register_builtin({"h200", "NVIDIA H200", 9, 0, 0, replacement, 1}, test_candidates()).ok());
   Choice c = r.lookup(gemm_key(16), h200());
-  EXPECT_STREQ(c.config_name, "GemmSmall");
+  EXPECT_STREQ(c.config_name, "GemmTile128x128");
   EXPECT_FALSE(r.lookup(gemm_key(32), h200()).found());
 }
 
@@ -829,16 +829,16 @@ TEST(TuningDiagnostics, ChooseSaysWhichSourceChose) {
   const std::string out = ::testing::internal::GetCapturedStderr();
   set_diagnostics(false);
   EXPECT_NE(
-      out.find("bwgemm: bwgemm::tuning gemm bf16->bf16 B nk M=16 N=4096 K=4096 batch=1 -> GemmSwapAb16, "
+      out.find("bwgemm: bwgemm::tuning gemm bf16->bf16 B nk M=16 N=4096 K=4096 batch=1 -> GemmSwapAbTokens16, "
                "split_k = 2 (tuning file 'sample.json', M bucket <= 16)"),
       std::string::npos)
       << out;
   EXPECT_NE(
       out.find(
-          "M=32 N=4096 K=4096 batch=1 -> GemmSmall, split_k = 4 (built-in table 'h200', M bucket <= 32)"),
+          "M=32 N=4096 K=4096 batch=1 -> GemmTile128x128, split_k = 4 (built-in table 'h200', M bucket <= 32)"),
       std::string::npos)
       << out;
-  EXPECT_NE(out.find("M=33 N=4096 K=4096 batch=1 -> GemmSwapAb32 (rules, M bucket <= 40)"), std::string::npos)
+  EXPECT_NE(out.find("M=33 N=4096 K=4096 batch=1 -> GemmSwapAbTokens32 (rules, M bucket <= 40)"), std::string::npos)
       << out;
 
   ::testing::internal::CaptureStderr();
@@ -908,7 +908,7 @@ TEST_F(TuningEnvironment, FileIsInstalledAtTheFirstLookup) {
   EXPECT_EQ(r.installed(), nullptr);  // not read before a lookup
   const Choice c = r.lookup(gemm_key(16), h200());
   EXPECT_EQ(c.source, Source::kInstalled);
-  EXPECT_STREQ(c.config_name, "GemmSwapAb16");
+  EXPECT_STREQ(c.config_name, "GemmSwapAbTokens16");
   EXPECT_EQ(std::string(c.source_name), "tuning file '" + path + "'");
   EXPECT_TRUE(r.environment_status().ok());
   ASSERT_NE(r.installed(), nullptr);
@@ -995,7 +995,7 @@ TEST(TuningThreads, LookupsWhileInstalling) {
   Registry r;
   r.install(nullptr);
   TuningDocument doc_a = sample_document(), doc_b = sample_document();
-  doc_b.entries[0].config = "GemmSmall";
+  doc_b.entries[0].config = "GemmTile128x128";
   doc_b.entries[0].split_k = 8;
   std::shared_ptr<const TuningTable> a, b;
   ASSERT_TRUE(build_table(doc_a, h200(), test_candidates(), "a", &a).ok());
@@ -1012,13 +1012,13 @@ TEST(TuningThreads, LookupsWhileInstalling) {
         if (c.source == Source::kNone) {
           ++seen_none;
         } else if (c.source == Source::kInstalled && c.config == 2 && c.split_k == 2 &&
-                   std::string_view(c.config_name) == "GemmSwapAb16" &&
+                   std::string_view(c.config_name) == "GemmSwapAbTokens16" &&
                    std::string_view(c.source_name) == "a") {
           ++seen_a;
         } else if (c.source == Source::kInstalled && c.config == 0 && c.split_k == 8 &&
-                   std::string_view(c.config_name) == "GemmSmall" && std::string_view(c.source_name) == "b") {
+                   std::string_view(c.config_name) == "GemmTile128x128" && std::string_view(c.source_name) == "b") {
           ++seen_b;
-        } else if (!(c.source == Source::kBuiltin && std::string_view(c.config_name) == "GemmLarge")) {
+        } else if (!(c.source == Source::kBuiltin && std::string_view(c.config_name) == "GemmTile128x256")) {
           ++wrong;
         }
       }

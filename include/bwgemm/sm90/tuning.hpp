@@ -17,8 +17,10 @@
 
 #include "bwgemm/base/diagnostics.hpp"
 #include "bwgemm/base/layout.hpp"
+#include "bwgemm/base/status.hpp"
 #include "bwgemm/host/tuning_device.hpp"  // tuning_element
 #include "bwgemm/sm90/choice.hpp"
+#include "bwgemm/tuning/builtin_h200.hpp"
 #include "bwgemm/tuning/key.hpp"
 #include "bwgemm/tuning/registry.hpp"
 #include "bwgemm/tuning/table.hpp"
@@ -37,12 +39,23 @@ inline const tuning::Candidates& tuning_candidates() {
   return candidates;
 }
 // Registers them with `registry` for compute capability 9.0 (what tuning files for an H100/H200 are checked
-// against), once per process for the global registry; the entry points call it before their first lookup.
+// against).
 inline void register_tuning_candidates(tuning::Registry& registry) {
   registry.register_candidates(9, 0, tuning_candidates());
 }
+// Registers the sm_90a built-in tables with `registry`: the H200's (tuning/builtin_h200.hpp, generated from
+// the recordings in docs/data/). A table the checks refuse is not registered (the Status says why).
+inline Status register_builtin_tables(tuning::Registry& registry) {
+  return registry.register_builtin(tuning::kBuiltinH200, tuning_candidates());
+}
+// Both, once per process, with the global registry: the entry points call it before their first lookup.
 inline void register_tuning_candidates() {
-  static const bool registered = (register_tuning_candidates(tuning::Registry::global()), true);
+  static const bool registered = [] {
+    tuning::Registry& global = tuning::Registry::global();
+    register_tuning_candidates(global);
+    (void)register_builtin_tables(global);
+    return true;
+  }();
   (void)registered;
 }
 
