@@ -10,11 +10,17 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "bwgemm/base/diagnostics.hpp"
 #include "bwgemm/sm90/choice.hpp"
+#include "bwgemm/sm90/tuning.hpp"
+#include "bwgemm/tuning/builtin_h200.hpp"
+#include "bwgemm/tuning/registry.hpp"
+#include "bwgemm/tuning/table.hpp"
 
 #ifndef BWGEMM_SM90_EXPECTED_PLANS
 #error "BWGEMM_SM90_EXPECTED_PLANS must name test/sm90/data/expected_plans.txt"
@@ -245,6 +251,295 @@ TEST(Sm90Choice, CandidatesOfOneShape) {
                                          false, kH200));
   EXPECT_FALSE(sm90::dual_gemm_plan_runs({sm90::DualGemmChoice::kTile128x128Cluster2, 1, false}, 256, 4096,
                                          4096, 1, false, no_clusters));
+}
+
+// ---- the tuning tables (sm90/tuning.hpp)
+// ---------------------------------------------------------------------
+namespace tuning = bwgemm::tuning;
+
+tuning::DeviceDescription h200_description() {
+  tuning::DeviceDescription d;
+  d.name = "NVIDIA H200";
+  d.sm_count = 132;
+  d.cc_major = 9, d.cc_minor = 0;
+  d.cuda_runtime = 13000, d.cuda_driver = 13000;
+  return d;
+}
+
+// A call's arguments as the entry points have them (the fields the key reads).
+struct CallShape {
+  int64_t m, n, k, batch;
+  BLayout b_layout;
+};
+
+TEST(Sm90ChoiceTuning, KeyFromTheArguments) {
+  const tuning::Key g = sm90::gemm_call_key<__nv_bfloat16, float>(CallShape{17, 4096, 14336, 3, kKxN});
+  EXPECT_EQ(g.op, tuning::Operation::kGemm);
+  EXPECT_EQ(g.in, tuning::Element::kBf16);
+  EXPECT_EQ(g.out, tuning::Element::kFp32);
+  EXPECT_EQ(g.b_layout, kKxN);
+  EXPECT_EQ(g.m, 17);
+  EXPECT_EQ(g.n, 4096);
+  EXPECT_EQ(g.k, 14336);
+  EXPECT_EQ(g.batch, 3);
+  const tuning::Key d = sm90::dual_gemm_call_key<__half, __half>(CallShape{512, 14336, 4096, 1, kKxN});
+  EXPECT_EQ(d.op, tuning::Operation::kDualGemm);
+  EXPECT_EQ(d.in, tuning::Element::kFp16);
+  EXPECT_EQ(d.out, tuning::Element::kFp16);
+  EXPECT_EQ(d.b_layout, kNxK) << "the dual GEMM's weights are N x K whatever the arguments say";
+  EXPECT_EQ(d.m, 512);
+  // The candidate lists: the choices' names in enum order, registered for compute capability 9.0.
+  tuning::Registry registry;
+  sm90::register_tuning_candidates(registry);
+  tuning::Candidates c;
+  ASSERT_TRUE(registry.candidates_for(9, 0, &c));
+  EXPECT_FALSE(registry.candidates_for(10, 0, &c));
+  ASSERT_TRUE(registry.candidates_for(9, 0, &c));
+  EXPECT_EQ(c[tuning::Operation::kGemm].count, sm90::kGemmChoiceCount);
+  EXPECT_EQ(c.find(tuning::Operation::kGemm, "GemmTile128x160"),
+            static_cast<int>(sm90::GemmChoice::kTile128x160));
+  EXPECT_EQ(c.find(tuning::Operation::kDualGemm, "DualGemmPingPong64x96"),
+            static_cast<int>(sm90::DualGemmChoice::kPingPong64x96));
+  EXPECT_EQ(c[tuning::Operation::kNvfp4Gemm].count, 0);
+}
+
+// A table for an H200 with the given entries, installed in `registry`.
+void install(tuning::Registry& registry, std::vector<tuning::BuiltinEntry> entries) {
+  static std::vector<std::vector<tuning::BuiltinEntry>> keep;  // the table keeps pointers to the names only
+  keep.push_back(std::move(entries));
+  const tuning::BuiltinTable t{"test", "NVIDIA H200", 9, 0, 132, keep.back().data(), keep.back().size()};
+  std::shared_ptr<const tuning::TuningTable> table;
+  ASSERT_TRUE(tuning::build_builtin_table(t, sm90::tuning_candidates(), &table).ok());
+  registry.install(table);
+}
+
+constexpr auto kGemmOp = tuning::Operation::kGemm;
+constexpr auto kBf16 = tuning::Element::kBf16;
+
+// Asks choose_gemm_plan for a bf16 call with B N x K (stream-K launches take 1000 bytes), and returns the
+// plan; *rules_called: whether the rules were asked.
+sm90::GemmPlan choose(tuning::Registry& registry, int64_t m, int64_t n, int64_t k, int64_t workspace_bytes,
+                      bool* rules_called = nullptr, const sm90::DeviceFacts& d = kH200) {
+  const tuning::Key key = sm90::gemm_tuning_key(kBf16, kBf16, kNxK, m, n, k, 1);
+  bool called = false;
+  const sm90::GemmPlan p = sm90::choose_gemm_plan(
+      key, h200_description(), d, workspace_bytes,
+      [&] {
+        called = true;
+        return sm90::gemm_plan(m, n, k, 1, kNxK, workspace_bytes >= 1000, d);
+      },
+      [](const sm90::GemmPlan&) { return int64_t{1000}; }, registry);
+  if (rules_called != nullptr) *rules_called = called;
+  return p;
+}
+
+TEST(Sm90ChoiceTuning, TableEntryIsRun) {
+  tuning::Registry registry;
+  sm90::register_tuning_candidates(registry);
+  install(registry,
+          {{kGemmOp, kBf16, kBf16, kNxK, 4096, 4096, 1, 256, "GemmTile128x128", 4},
+           {kGemmOp, kBf16, kBf16, kNxK, 4096, 4096, 1, 16, "GemmSwapAbTokens32"},
+           {kGemmOp, kBf16, kBf16, kNxK, 8192, 4096, 1, 16, "GemmSwapAbTokens16", 0, tuning::StreamK::kOn},
+           {kGemmOp, kBf16, kBf16, kNxK, 4096, 8192, 1, 1024, "GemmStreamK128x256"}});
+  bool rules = true;
+  // The entry as given: 128 x 128 tiles split 4 for M in (224, 256].
+  EXPECT_TRUE((choose(registry, 256, 4096, 4096, 0, &rules) ==
+               sm90::GemmPlan{sm90::GemmChoice::kTile128x128, 4, false}));
+  EXPECT_FALSE(rules);
+  EXPECT_TRUE(
+      (choose(registry, 225, 4096, 4096, 0) == sm90::GemmPlan{sm90::GemmChoice::kTile128x128, 4, false}));
+  // Another bucket, N or K: the rules.
+  EXPECT_TRUE((choose(registry, 257, 4096, 4096, 0, &rules) ==
+               sm90::gemm_plan(257, 4096, 4096, 1, kNxK, false, kH200)));
+  EXPECT_TRUE(rules);
+  // split_k 0: the rules' split for that choice (64 tiles of 64 rows x 16 tokens, 64 K blocks:
+  // choose_split_k).
+  const sm90::GemmPlan t32 = choose(registry, 16, 4096, 4096, 0);
+  EXPECT_EQ(t32.choice, sm90::GemmChoice::kSwapAbTokens32);
+  EXPECT_EQ(t32.split_k, sm90::choose_split_k(64, 64, kH200.resident_clusters));
+  EXPECT_FALSE(t32.stream_k);
+  // stream-K asked for and a workspace that holds it: stream-K.
+  EXPECT_TRUE(
+      (choose(registry, 16, 8192, 4096, 1000) == sm90::GemmPlan{sm90::GemmChoice::kSwapAbTokens16, 1, true}));
+  // GemmStreamK128x256 (stream-K unspecified: its Config's only launch) with a workspace.
+  EXPECT_TRUE((choose(registry, 1000, 4096, 8192, 5000) ==
+               sm90::GemmPlan{sm90::GemmChoice::kStreamK128x256, 1, true}));
+}
+
+// An entry whose plan cannot run the call falls to the rules, and says why with the diagnostic switch on.
+TEST(Sm90ChoiceTuning, EntryThatCannotRunFallsToTheRules) {
+  tuning::Registry registry;
+  sm90::register_tuning_candidates(registry);
+  install(
+      registry,
+      {// split 8 over 4 K blocks (K = 256)
+       {kGemmOp, kBf16, kBf16, kNxK, 4096, 256, 1, 256, "GemmTile128x256", 8},
+       // a split of the ping-pong kernel
+       {kGemmOp, kBf16, kBf16, kNxK, 4096, 4096, 1, 4096, "GemmPingPong128x128", 2},
+       // stream-K asked for: none on this choice, or no workspace for it
+       {kGemmOp, kBf16, kBf16, kNxK, 4096, 4096, 1, 128, "GemmSwapAbTokens128", 0, tuning::StreamK::kOn},
+       {kGemmOp, kBf16, kBf16, kNxK, 8192, 4096, 1, 16, "GemmSwapAbTokens16", 0, tuning::StreamK::kOn},
+       // GemmStreamK128x256 without stream-K
+       {kGemmOp, kBf16, kBf16, kNxK, 4096, 8192, 1, 1024, "GemmStreamK128x256", 1, tuning::StreamK::kOff}});
+  const struct {
+    int64_t m, n, k, workspace;
+  } cases[] = {{256, 4096, 256, 0}, {4096, 4096, 4096, 0}, {128, 4096, 4096, 1000},
+               {16, 8192, 4096, 0}, {16, 8192, 4096, 999}, {1000, 4096, 8192, 5000}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::to_string(c.m) + " x " + std::to_string(c.n) + " x " + std::to_string(c.k));
+    bool rules = false;
+    EXPECT_TRUE((choose(registry, c.m, c.n, c.k, c.workspace, &rules) ==
+                 sm90::gemm_plan(c.m, c.n, c.k, 1, kNxK, c.workspace >= 1000, kH200)));
+    EXPECT_TRUE(rules);
+  }
+  // A device without clusters of 8: the split of 8 the entry names cannot run there.
+  install(registry, {{kGemmOp, kBf16, kBf16, kNxK, 4096, 4096, 1, 256, "GemmTile128x256", 8}});
+  sm90::DeviceFacts no_eights = kH200;
+  no_eights.resident_clusters[3] = 0;
+  bool rules = false;
+  EXPECT_TRUE((choose(registry, 256, 4096, 4096, 0, &rules, no_eights) ==
+               sm90::gemm_plan(256, 4096, 4096, 1, kNxK, false, no_eights)));
+  EXPECT_TRUE(rules);
+  EXPECT_TRUE((choose(registry, 256, 4096, 4096, 0, &rules) ==
+               sm90::GemmPlan{sm90::GemmChoice::kTile128x256, 8, false}));
+  EXPECT_FALSE(rules);
+}
+
+// What BWGEMM_DIAGNOSTICS=1 prints: the source that chose (the registry's line), and for a refused entry why.
+TEST(Sm90ChoiceTuning, DiagnosticsNameTheSource) {
+  tuning::Registry registry;
+  sm90::register_tuning_candidates(registry);
+  install(registry, {{kGemmOp, kBf16, kBf16, kNxK, 4096, 4096, 1, 256, "GemmTile128x128", 4},
+                     {kGemmOp, kBf16, kBf16, kNxK, 4096, 256, 1, 256, "GemmTile128x256", 8}});
+  bwgemm::set_diagnostics(true);
+  ::testing::internal::CaptureStderr();
+  choose(registry, 256, 4096, 4096, 0);
+  choose(registry, 16, 4096, 4096, 0);
+  choose(registry, 256, 4096, 256, 0);
+  const std::string out = ::testing::internal::GetCapturedStderr();
+  bwgemm::set_diagnostics(false);
+  EXPECT_NE(
+      out.find("bwgemm: bwgemm::tuning gemm bf16->bf16 B nk M=256 N=4096 K=4096 batch=1 -> GemmTile128x128, "
+               "split_k = 4 (built-in table 'test', M bucket <= 256)"),
+      std::string::npos)
+      << out;
+  const sm90::GemmPlan rules16 = sm90::gemm_plan(16, 4096, 4096, 1, kNxK, false, kH200);
+  EXPECT_NE(
+      out.find("M=16 N=4096 K=4096 batch=1 -> " + std::string(sm90::gemm_choice_name(rules16.choice)) +
+               ", split_k = " + std::to_string(rules16.split_k) + ", no stream-K (rules, M bucket <= 16)"),
+      std::string::npos)
+      << out;
+  EXPECT_NE(
+      out.find("bwgemm: tuning: built-in table 'test' names GemmTile128x256, split_k = 8 for gemm M=256 "
+               "N=4096 K=256 batch=1: its Config cannot run that plan for this shape and device; the rules' "
+               "plan instead"),
+      std::string::npos)
+      << out;
+  // Off: nothing.
+  ::testing::internal::CaptureStderr();
+  choose(registry, 256, 4096, 256, 0);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+}
+
+// The dual GEMM: an entry is run, one that cannot run falls to the rules.
+TEST(Sm90ChoiceTuning, DualGemmEntries) {
+  tuning::Registry registry;
+  sm90::register_tuning_candidates(registry);
+  const auto op = tuning::Operation::kDualGemm;
+  install(registry, {{op, kBf16, kBf16, kNxK, 14336, 4096, 1, 512, "DualGemmTile128x128Cluster2"},
+                     {op, kBf16, kBf16, kNxK, 14336, 4096, 1, 16, "DualGemmSwapAbTokens64", 4},
+                     {op, kBf16, kBf16, kNxK, 14336, 4096, 1, 1024, "DualGemmPingPong64x128", 2}});
+  const auto choose_dual = [&](int64_t m, bool* rules) {
+    *rules = false;
+    return sm90::choose_dual_gemm_plan(
+        sm90::dual_gemm_tuning_key(kBf16, kBf16, m, 14336, 4096, 1), h200_description(), kH200, 0,
+        [&] {
+          *rules = true;
+          return sm90::dual_gemm_plan(m, 14336, 4096, 1, false, kH200);
+        },
+        [](const sm90::DualGemmPlan&) { return int64_t{1000}; }, registry);
+  };
+  bool rules = false;
+  EXPECT_TRUE(
+      (choose_dual(512, &rules) == sm90::DualGemmPlan{sm90::DualGemmChoice::kTile128x128Cluster2, 1, false}));
+  EXPECT_FALSE(rules);
+  EXPECT_TRUE(
+      (choose_dual(15, &rules) == sm90::DualGemmPlan{sm90::DualGemmChoice::kSwapAbTokens64, 4, false}));
+  EXPECT_FALSE(rules);
+  EXPECT_TRUE((choose_dual(1024, &rules) == sm90::dual_gemm_plan(1024, 14336, 4096, 1, false, kH200)));
+  EXPECT_TRUE(rules);
+}
+
+// Another device's table is not consulted (a table applies to the device it names).
+TEST(Sm90ChoiceTuning, OtherDevicesTablesAreSkipped) {
+  tuning::Registry registry;
+  sm90::register_tuning_candidates(registry);
+  install(registry, {{kGemmOp, kBf16, kBf16, kNxK, 4096, 4096, 1, 256, "GemmTile128x128", 4}});
+  tuning::DeviceDescription h100 = h200_description();
+  h100.name = "NVIDIA H100 80GB HBM3";
+  bool called = false;
+  const sm90::GemmPlan p = sm90::choose_gemm_plan(
+      sm90::gemm_tuning_key(kBf16, kBf16, kNxK, 256, 4096, 4096, 1), h100, kH200, 0,
+      [&] {
+        called = true;
+        return sm90::gemm_plan(256, 4096, 4096, 1, kNxK, false, kH200);
+      },
+      [](const sm90::GemmPlan&) { return int64_t{0}; }, registry);
+  EXPECT_TRUE(called);
+  EXPECT_TRUE((p == sm90::gemm_plan(256, 4096, 4096, 1, kNxK, false, kH200)));
+}
+
+// The built-in H200 table: registered, consulted for an H200 (an entry of it chooses), skipped for another
+// device; every entry names a plan the entry point runs for the bucket's shapes (stream-K with a workspace).
+TEST(Sm90ChoiceTuning, BuiltinH200Table) {
+  tuning::Registry registry;
+  sm90::register_tuning_candidates(registry);
+  ASSERT_TRUE(sm90::register_builtin_tables(registry).ok());
+  for (size_t i = 0; i < tuning::kBuiltinH200EntryCount; ++i) {
+    const tuning::BuiltinEntry& e = tuning::kBuiltinH200Entries[i];
+    SCOPED_TRACE(std::string(e.config) + " N=" + std::to_string(e.n) + " K=" + std::to_string(e.k));
+    const bool stream_k = e.stream_k == tuning::StreamK::kOn;
+    if (e.op == tuning::Operation::kGemm) {
+      sm90::GemmChoice c;
+      ASSERT_TRUE(sm90::parse_gemm_choice(e.config, &c));
+      const sm90::GemmPlan p =
+          sm90::gemm_entry_plan(c, e.split_k, e.stream_k, e.m, e.n, e.k, e.batch, stream_k, kH200);
+      EXPECT_TRUE(sm90::gemm_plan_runs(p, e.m, e.n, e.k, e.batch, stream_k, kH200));
+    } else {
+      sm90::DualGemmChoice c;
+      ASSERT_TRUE(sm90::parse_dual_gemm_choice(e.config, &c));
+      const sm90::DualGemmPlan p =
+          sm90::dual_gemm_entry_plan(c, e.split_k, e.stream_k, e.m, e.n, e.k, e.batch, stream_k, kH200);
+      EXPECT_TRUE(sm90::dual_gemm_plan_runs(p, e.m, e.n, e.k, e.batch, stream_k, kH200));
+    }
+  }
+  // Its first GEMM entry for an H200, and the rules for another device.
+  const tuning::BuiltinEntry* gemm = nullptr;
+  for (size_t i = 0; i < tuning::kBuiltinH200EntryCount && gemm == nullptr; ++i)
+    if (tuning::kBuiltinH200Entries[i].op == tuning::Operation::kGemm &&
+        tuning::kBuiltinH200Entries[i].stream_k != tuning::StreamK::kOn)
+      gemm = &tuning::kBuiltinH200Entries[i];
+  ASSERT_NE(gemm, nullptr);
+  const tuning::Key key =
+      sm90::gemm_tuning_key(gemm->in, gemm->out, gemm->b_layout, gemm->m, gemm->n, gemm->k, gemm->batch);
+  const auto rules = [&] {
+    return sm90::gemm_plan(key.m, key.n, key.k, key.batch, key.b_layout, false, kH200);
+  };
+  const auto bytes = [](const sm90::GemmPlan&) { return int64_t{-1}; };
+  sm90::GemmChoice want;
+  ASSERT_TRUE(sm90::parse_gemm_choice(gemm->config, &want));
+  bwgemm::set_diagnostics(true);
+  ::testing::internal::CaptureStderr();
+  const sm90::GemmPlan p = sm90::choose_gemm_plan(key, h200_description(), kH200, 0, rules, bytes, registry);
+  const std::string out = ::testing::internal::GetCapturedStderr();
+  bwgemm::set_diagnostics(false);
+  EXPECT_EQ(p.choice, want);
+  EXPECT_NE(out.find("(built-in table 'h200', M bucket <= " + std::to_string(gemm->m) + ")"),
+            std::string::npos)
+      << out;
+  tuning::DeviceDescription h100 = h200_description();
+  h100.name = "NVIDIA H100 80GB HBM3";
+  EXPECT_TRUE((sm90::choose_gemm_plan(key, h100, kH200, 0, rules, bytes, registry) == rules()));
 }
 
 // The plan functions are constexpr: the choice of a shape is known at compile time for given facts.
@@ -651,7 +946,7 @@ TEST(Sm90DualGemmChoice, ByShape) {
   // 8 x 32 / 8 x 43 = 256 / 344 ping-pong tiles; 4 row tiles, 32 column tiles of 128: 2 x 32 = 64 pair tiles
   // < 132 -> one CTA.
   EXPECT_EQ(sm90::dual_gemm_choice(512, 4096, 1, kH200), DualGemmChoice::kTile128x128);
-  // 10 x 32 / 10 x 43 = 320 / 430 ping-pong tiles; waves (tiled_wave_cost, 64-column tiles at 106% per
+  // 10 x 32 / 10 x 43 = 320 / 430 ping-pong tiles; waves (wave_cost, 64-column tiles at 106% per
   // column): 160 tiles of 128 = 2 waves (25600) against 320 of 64 = 3 waves (20352) -> BlockN 64.
   EXPECT_EQ(sm90::dual_gemm_choice(640, 4096, 1, kH200), DualGemmChoice::kTile128x64);
   // CTA pairs: 33792 x 96, 528 x 1 ping-pong tiles of either width (not more); 264 tiles of 128 = 2 waves

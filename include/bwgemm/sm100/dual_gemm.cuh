@@ -26,15 +26,18 @@
 
 #include "bwgemm/arguments/dual_gemm.hpp"
 #include "bwgemm/base/diagnostics.hpp"
+#include "bwgemm/base/layout.hpp"
 #include "bwgemm/base/status.hpp"
 #include "bwgemm/epilogue/functors.cuh"
 #include "bwgemm/host/dual_gemm_params.hpp"
 #include "bwgemm/host/launch.hpp"
 #include "bwgemm/host/operand_maps.hpp"
+#include "bwgemm/host/tuning_device.hpp"
 #include "bwgemm/kernels/sm100/dual_gemm_config.cuh"
 #include "bwgemm/kernels/sm100/dual_gemm_kernel.cuh"
 #include "bwgemm/kernels/sm100/dual_swap_ab_config.cuh"
 #include "bwgemm/sm100/dual_gemm_swap_ab.cuh"
+#include "bwgemm/sm100/tuning.hpp"
 
 namespace bwgemm::sm100 {
 
@@ -136,24 +139,28 @@ constexpr DualGemmChoice dual_gemm_choice(int64_t m) {
   return m <= kDualGemmSwapAbMaxM ? dual_gemm_swap_ab_choice(m) : dual_gemm_tiled_choice(m);
 }
 
+static_assert(kDualGemmChoiceCount == static_cast<int>(DualGemmChoice::kLargeM) + 1,
+              "sm100/tuning.hpp names every DualGemmChoice, in order");
+
 namespace detail {
-// Runs `choice`'s kernel on the call (and names it with the diagnostic switch on).
+// Runs `choice`'s kernel on the call with split_k (the swap-AB kernels': 0 their own choice; the tiled ones
+// take none) and names it with the diagnostic switch on.
 template <class In, class Out>
 Status run_dual_gemm_choice(DualGemmChoice choice, const DualGemmArguments<In, Out>& args,
-                            cudaStream_t stream) {
+                            cudaStream_t stream, int split_k = 0) {
   const auto report = [&](const char* name) {
     ::bwgemm::detail::report_choice("bwgemm::sm100::dual_gemm", args.m, args.n, args.k, args.batch, name);
   };
   switch (choice) {
     case DualGemmChoice::kSwapAbTokens16:
       return report("sm100::DualGemmSwapAbTokens16 (swap AB, 128 weight rows x 16 tokens)"),
-             DualGemmSwapAb<DualGemmSwapAbTokens16<Out>>::run(args, stream);
+             DualGemmSwapAb<DualGemmSwapAbTokens16<Out>>::run(args, stream, split_k);
     case DualGemmChoice::kSwapAbTokens32:
       return report("sm100::DualGemmSwapAbTokens32 (swap AB, 128 weight rows x 32 tokens)"),
-             DualGemmSwapAb<DualGemmSwapAbTokens32<Out>>::run(args, stream);
+             DualGemmSwapAb<DualGemmSwapAbTokens32<Out>>::run(args, stream, split_k);
     case DualGemmChoice::kSwapAbTokens64:
       return report("sm100::DualGemmSwapAbTokens64 (swap AB, 128 weight rows x 64 tokens)"),
-             DualGemmSwapAb<DualGemmSwapAbTokens64<Out>>::run(args, stream);
+             DualGemmSwapAb<DualGemmSwapAbTokens64<Out>>::run(args, stream, split_k);
     case DualGemmChoice::kSmallM:
       return report("sm100::DualGemmSmallM (BlockN 64, CTA pairs)"),
              DualGemm<DualGemmSmallM<Out>>::run(args, stream);
@@ -162,12 +169,35 @@ Status run_dual_gemm_choice(DualGemmChoice choice, const DualGemmArguments<In, O
              DualGemm<DualGemmLargeM<Out>>::run(args, stream);
   }
 }
+
+// Whether `choice` takes split_k: the swap-AB kernels 0 .. kSwapAbMaxSplitK, the tiled ones 0 or 1.
+constexpr bool dual_gemm_choice_takes_split(DualGemmChoice choice, int split_k) {
+  const bool swap_ab = choice == DualGemmChoice::kSwapAbTokens16 ||
+                       choice == DualGemmChoice::kSwapAbTokens32 || choice == DualGemmChoice::kSwapAbTokens64;
+  return split_k >= 0 && split_k <= (swap_ab ? kSwapAbMaxSplitK : 1);
+}
 }  // namespace detail
 
-// The sm_100a default entry point: a kernel from M (the table above).
+// The sm_100a default entry point: the tuning registry's choice for the call (sm100/tuning.hpp) where one
+// applies and its Config takes it, else a kernel from M (the table above).
 template <class In, class Out>
 Status dual_gemm(const DualGemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
-  return detail::run_dual_gemm_choice(dual_gemm_choice(args.m), args, stream);
+  const DualGemmChoice rules = dual_gemm_choice(args.m);
+  const tuning::DeviceDescription* device = nullptr;
+  if (!host::current_device_description(&device) || device->cc_major != 10 || device->cc_minor != 0)
+    return detail::run_dual_gemm_choice(rules, args, stream);
+  register_tuning_candidates();
+  tuning::Key key;
+  key.op = tuning::Operation::kDualGemm;
+  key.in = host::tuning_element<In>(), key.out = host::tuning_element<Out>();
+  key.b_layout = BLayout::kColumnMajorKxN;  // B1, B2 are N x K
+  key.m = args.m, key.n = args.n, key.k = args.k, key.batch = args.batch;
+  const TableChoice c = choose_table_choice(key, *device, static_cast<int>(rules), kDualGemmChoiceNames,
+                                            kDualGemmChoiceCount, [](int i, int split_k) {
+                                              return detail::dual_gemm_choice_takes_split(
+                                                  static_cast<DualGemmChoice>(i), split_k);
+                                            });
+  return detail::run_dual_gemm_choice(static_cast<DualGemmChoice>(c.index), args, stream, c.split_k);
 }
 
 // One side of the crossover whatever M, for the benchmark and the tests: the tiled kernels only, and the

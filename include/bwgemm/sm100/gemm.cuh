@@ -32,10 +32,12 @@
 #include "bwgemm/epilogue/functors.cuh"
 #include "bwgemm/host/launch.hpp"
 #include "bwgemm/host/operand_maps.hpp"
+#include "bwgemm/host/tuning_device.hpp"
 #include "bwgemm/kernels/sm100/gemm_config.cuh"
 #include "bwgemm/kernels/sm100/gemm_kernel.cuh"
 #include "bwgemm/kernels/sm100/gemm_swap_ab_config.cuh"
 #include "bwgemm/sm100/gemm_swap_ab.cuh"
+#include "bwgemm/sm100/tuning.hpp"
 
 namespace bwgemm::sm100 {
 
@@ -148,23 +150,28 @@ constexpr GemmChoice gemm_choice(int64_t m) {
   return m <= kGemmSwapAbMaxM ? gemm_swap_ab_choice(m) : gemm_tiled_choice(m);
 }
 
+static_assert(kGemmChoiceCount == static_cast<int>(GemmChoice::kLargeM) + 1,
+              "sm100/tuning.hpp names every GemmChoice, in order");
+
 namespace detail {
-// Runs `choice`'s kernel on the call (and names it with the diagnostic switch on).
+// Runs `choice`'s kernel on the call with split_k (the swap-AB kernels': 0 their own choice; the tiled ones
+// take none) and names it with the diagnostic switch on.
 template <class In, class Out>
-Status run_gemm_choice(GemmChoice choice, const GemmArguments<In, Out>& args, cudaStream_t stream) {
+Status run_gemm_choice(GemmChoice choice, const GemmArguments<In, Out>& args, cudaStream_t stream,
+                       int split_k = 0) {
   const auto report = [&](const char* name) {
     ::bwgemm::detail::report_choice("bwgemm::sm100::gemm", args.m, args.n, args.k, args.batch, name);
   };
   switch (choice) {
     case GemmChoice::kSwapAbTokens16:
       return report("sm100::GemmSwapAbTokens16 (swap AB, 128 weight rows x 16 tokens)"),
-             GemmSwapAb<GemmSwapAbTokens16<Out>>::run(args, stream);
+             GemmSwapAb<GemmSwapAbTokens16<Out>>::run(args, stream, split_k);
     case GemmChoice::kSwapAbTokens32:
       return report("sm100::GemmSwapAbTokens32 (swap AB, 128 weight rows x 32 tokens)"),
-             GemmSwapAb<GemmSwapAbTokens32<Out>>::run(args, stream);
+             GemmSwapAb<GemmSwapAbTokens32<Out>>::run(args, stream, split_k);
     case GemmChoice::kSwapAbTokens64:
       return report("sm100::GemmSwapAbTokens64 (swap AB, 128 weight rows x 64 tokens)"),
-             GemmSwapAb<GemmSwapAbTokens64<Out>>::run(args, stream);
+             GemmSwapAb<GemmSwapAbTokens64<Out>>::run(args, stream, split_k);
     case GemmChoice::kSmallM:
       return report("sm100::GemmSmallM"), Gemm<GemmSmallM<Out>>::run(args, stream);
     case GemmChoice::kMediumM:
@@ -173,12 +180,35 @@ Status run_gemm_choice(GemmChoice choice, const GemmArguments<In, Out>& args, cu
       return report("sm100::GemmLargeM"), Gemm<GemmLargeM<Out>>::run(args, stream);
   }
 }
+
+// Whether `choice` takes split_k: the swap-AB kernels 0 .. kSwapAbMaxSplitK (check_swap_ab_split_k), the
+// tiled ones 0 or 1 (no split).
+constexpr bool gemm_choice_takes_split(GemmChoice choice, int split_k) {
+  const bool swap_ab = choice == GemmChoice::kSwapAbTokens16 || choice == GemmChoice::kSwapAbTokens32 ||
+                       choice == GemmChoice::kSwapAbTokens64;
+  return split_k >= 0 && split_k <= (swap_ab ? kSwapAbMaxSplitK : 1);
+}
 }  // namespace detail
 
-// The sm_100a default entry point: a kernel from the shape (the table above).
+// The sm_100a default entry point: the tuning registry's choice for the call (sm100/tuning.hpp: the installed
+// table or BWGEMM_TUNING_FILE's, the built-in tables for this device) where one applies and its Config takes
+// it, else a kernel from the shape (the table above).
 template <class In, class Out>
 Status gemm(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
-  return detail::run_gemm_choice(gemm_choice(args.m), args, stream);
+  const GemmChoice rules = gemm_choice(args.m);
+  const tuning::DeviceDescription* device = nullptr;
+  if (!host::current_device_description(&device) || device->cc_major != 10 || device->cc_minor != 0)
+    return detail::run_gemm_choice(rules, args, stream);
+  register_tuning_candidates();
+  tuning::Key key;
+  key.op = tuning::Operation::kGemm;
+  key.in = host::tuning_element<In>(), key.out = host::tuning_element<Out>(), key.b_layout = args.b_layout;
+  key.m = args.m, key.n = args.n, key.k = args.k, key.batch = args.batch;
+  const TableChoice c = choose_table_choice(
+      key, *device, static_cast<int>(rules), kGemmChoiceNames, kGemmChoiceCount, [](int i, int split_k) {
+        return detail::gemm_choice_takes_split(static_cast<GemmChoice>(i), split_k);
+      });
+  return detail::run_gemm_choice(static_cast<GemmChoice>(c.index), args, stream, c.split_k);
 }
 
 // One side of the crossover whatever M, for the benchmark and the tests: the tiled kernels only, and the

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "bwgemm/host/launch.hpp"
+#include "bwgemm/host/tuning_device.hpp"  // current_device_description
 #include "bwgemm/sm90/choice.hpp"
 #include "bwgemm/sm90/split_k.cuh"
 

@@ -47,6 +47,7 @@
 #include "bwgemm/sm90/device_facts.cuh"
 #include "bwgemm/sm90/operand_map.cuh"
 #include "bwgemm/sm90/swap_ab.cuh"
+#include "bwgemm/sm90/tuning.hpp"
 
 namespace bwgemm::sm90 {
 
@@ -180,21 +181,45 @@ Status run_dual_gemm_plan(const DualGemmPlan& plan, const DualGemmArguments<In, 
   });
 }
 
+namespace detail {
+// The plan sm90::dual_gemm runs: the tuning registry's where it has an entry that runs the call, else the
+// rules' (sm90/gemm.cuh's chosen_gemm_plan for the dual GEMM).
+template <class In, class Out>
+DualGemmPlan chosen_dual_gemm_plan(const DualGemmArguments<In, Out>& args, const DeviceFacts& d,
+                                   bool assume_workspace) {
+  const auto rules = [&] {
+    return assume_workspace ? dual_gemm_plan(args.m, args.n, args.k, args.batch, true, d)
+                            : default_dual_gemm_plan(args, d);
+  };
+  const tuning::DeviceDescription* device = nullptr;
+  if (!host::current_device_description(&device) || device->cc_major != 9 || device->cc_minor != 0)
+    return rules();
+  register_tuning_candidates();
+  const int64_t workspace_bytes = assume_workspace            ? INT64_MAX
+                                  : args.workspace != nullptr ? args.workspace_bytes
+                                                              : 0;
+  return choose_dual_gemm_plan(
+      dual_gemm_call_key<In, Out>(args), *device, d, workspace_bytes, rules,
+      [&](const DualGemmPlan& p) { return dual_gemm_plan_workspace_bytes(p, args); });
+}
+}  // namespace detail
+
+// The sm_90a default entry point: the plan of the tuning registry or, without an entry for the call, of the
+// rules (dual_gemm_plan in sm90/choice.hpp).
 template <class In, class Out>
 Status dual_gemm(const DualGemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
-  return run_dual_gemm_plan(detail::default_dual_gemm_plan(args, detail::dual_gemm_device_facts(args)), args,
-                            stream);
+  return run_dual_gemm_plan(detail::chosen_dual_gemm_plan(args, detail::dual_gemm_device_facts(args), false),
+                            args, stream);
 }
 
 // The workspace bytes sm90::dual_gemm takes for `args` on the current device (DualGemmArguments::workspace):
-// the stream-K launch's where the plan given a workspace takes it (a swap-AB pair where
+// the stream-K launch's where the plan given a workspace takes it (a table's entry, or a swap-AB pair where
 // swap_ab_stream_k_pays), else 0. A call with less (or none) runs the cluster split. Validates args.
 template <class In, class Out>
 Status dual_gemm_workspace_bytes(const DualGemmArguments<In, Out>& args, int64_t* bytes) {
   *bytes = 0;
   if (Status s = validate(args); !s.ok()) return s;
-  const DualGemmPlan plan =
-      dual_gemm_plan(args.m, args.n, args.k, args.batch, true, detail::dual_gemm_device_facts(args));
+  const DualGemmPlan plan = detail::chosen_dual_gemm_plan(args, detail::dual_gemm_device_facts(args), true);
   const int64_t need = detail::dual_gemm_plan_workspace_bytes(plan, args);
   *bytes = need > 0 ? need : 0;
   return Status::success();

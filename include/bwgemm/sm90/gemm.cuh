@@ -55,6 +55,7 @@
 #include "bwgemm/sm90/operand_map.cuh"
 #include "bwgemm/sm90/split_k.cuh"
 #include "bwgemm/sm90/swap_ab.cuh"
+#include "bwgemm/sm90/tuning.hpp"
 
 namespace bwgemm::sm90 {
 
@@ -339,22 +340,44 @@ Status run_gemm_plan(const GemmPlan& plan, const GemmArguments<In, Out>& args,
   });
 }
 
-// The sm_90a default entry point: the plan of gemm_plan (sm90/choice.hpp) for the shape, this device and the
-// call's workspace.
+namespace detail {
+// The plan sm90::gemm runs: the tuning registry's (sm90/tuning.hpp: the installed table or
+// BWGEMM_TUNING_FILE's, the built-in tables for this device) where it has an entry that runs the call, else
+// the rules' (default_gemm_plan). assume_workspace: as if the call had a workspace of any size (what
+// gemm_workspace_bytes asks).
+template <class In, class Out>
+GemmPlan chosen_gemm_plan(const GemmArguments<In, Out>& args, const DeviceFacts& d, bool assume_workspace) {
+  const auto rules = [&] {
+    return assume_workspace ? gemm_plan(args.m, args.n, args.k, args.batch, args.b_layout, true, d)
+                            : default_gemm_plan(args, d);
+  };
+  const tuning::DeviceDescription* device = nullptr;
+  if (!host::current_device_description(&device) || device->cc_major != 9 || device->cc_minor != 0)
+    return rules();
+  register_tuning_candidates();
+  const int64_t workspace_bytes = assume_workspace            ? INT64_MAX
+                                  : args.workspace != nullptr ? args.workspace_bytes
+                                                              : 0;
+  return choose_gemm_plan(gemm_call_key<In, Out>(args), *device, d, workspace_bytes, rules,
+                          [&](const GemmPlan& p) { return gemm_plan_workspace_bytes(p, args); });
+}
+}  // namespace detail
+
+// The sm_90a default entry point: the plan of the tuning registry or, without an entry for the call, of the
+// rules (gemm_plan in sm90/choice.hpp) for the shape, this device and the call's workspace.
 template <class In, class Out>
 Status gemm(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
-  return run_gemm_plan(detail::default_gemm_plan(args, detail::gemm_device_facts(args)), args, stream);
+  return run_gemm_plan(detail::chosen_gemm_plan(args, detail::gemm_device_facts(args), false), args, stream);
 }
 
 // The workspace bytes sm90::gemm takes for `args` on the current device (GemmArguments::workspace): the
-// stream-K launch's where the plan given a workspace takes it (gemm_plan with has_workspace), else 0. A call
-// with less (or none) runs the plan without stream-K.
+// stream-K launch's where the plan given a workspace takes it (a table's entry, or gemm_plan with
+// has_workspace), else 0. A call with less (or none) runs the plan it can without stream-K.
 template <class In, class Out>
 Status gemm_workspace_bytes(const GemmArguments<In, Out>& args, int64_t* bytes) {
   *bytes = 0;
   if (Status s = validate(args); !s.ok()) return s;
-  const GemmPlan plan =
-      gemm_plan(args.m, args.n, args.k, args.batch, args.b_layout, true, detail::gemm_device_facts(args));
+  const GemmPlan plan = detail::chosen_gemm_plan(args, detail::gemm_device_facts(args), true);
   const int64_t need = detail::gemm_plan_workspace_bytes(plan, args);
   *bytes = need > 0 ? need : 0;
   return Status::success();

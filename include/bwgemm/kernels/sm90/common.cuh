@@ -47,31 +47,6 @@ inline constexpr int kWgmmaM = static_cast<int>(ptx::kWgmmaM);  // M of every wg
 inline constexpr int kProducerRegisters = 40;
 inline constexpr int kConsumerRegisters = 232;
 
-// ---- the default entry points' choice between one CTA and a pair of CTAs per cluster ---------------------
-// Clusters of two CTAs stacked along M share B through TMA multicast, which halves B's L2 -> SM traffic. On
-// an H200 (2026-11-30, docs/performance.md) the pair kernels matched or beat the one-CTA kernels once every
-// one of the 66 resident pairs had at least two cluster tiles, and lost 1-2% below that. A pair also computes
-// the M tile past the last one when the 128-row tiles of a batch are odd in number, so it is taken only when
-// that waste is at most 1/9 (an even count or at least 8 tiles).
-inline constexpr int64_t kClusterPairMinTiles = 132;  // 2 waves of the 66 pairs an H100 SXM / H200 holds
-BWGEMM_HD constexpr bool prefer_cluster_pair(int64_t row_tiles, int64_t col_tiles, int64_t batch) {
-  const int64_t pair_tiles = (row_tiles + 1) / 2 * col_tiles * batch;
-  return pair_tiles >= kClusterPairMinTiles && (row_tiles % 2 == 0 || row_tiles >= 8);
-}
-
-// ---- the default entry points' tile width: waves of tiles ------------------------------------------------
-// Tiles that run at once: one CTA per SM (each tiled Config takes most of the 227 KB of shared memory) on an
-// H100 SXM / H200 (132 SMs). On a part with fewer SMs the choice is still correct, only less tuned.
-inline constexpr int64_t kResidentTiles = 132;
-// The modelled time of a tiled kernel with 128 x BlockN tiles (of each weight, for the dual GEMM): waves of
-// kResidentTiles tiles x the width x a cost per column in percent (each entry point's constants, fitted on
-// the H200). A partial last wave costs as much as a full one, which is what the H200 showed at M <= 2048.
-BWGEMM_HD constexpr int64_t tiled_wave_cost(int64_t m, int64_t n, int64_t batch, int64_t block_n,
-                                            int64_t percent) {
-  const int64_t tiles = ceil_div(m, int64_t{128}) * ceil_div(n, block_n) * batch;
-  return ceil_div(tiles, kResidentTiles) * block_n * percent;
-}
-
 // ---- the staging buffers of the TMA-store epilogue (store_slice_with_tma) --------------------------------
 // A consumer warpgroup's 64 x BlockN slice of the output goes out in boxes of 64 rows x 128 bytes (128-byte
 // swizzled, 8 KiB each; where BlockN is not a whole number of 128-byte rows, BlockN 160 of a 16-bit Out, 64
