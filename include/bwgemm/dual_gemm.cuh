@@ -27,6 +27,7 @@
 #include "bwgemm/base/entry_point.hpp"
 #include "bwgemm/base/status.hpp"
 #include "bwgemm/entry_points.hpp"  // the declarations, with the stream's default (nullptr)
+#include "bwgemm/tuning_file.hpp"  // bwgemm::install_tuning_file; BWGEMM_TUNING_FILE read at the first call
 #include "bwgemm/host/launch.hpp"
 #include "bwgemm/sm100/dual_gemm.cuh"
 #include "bwgemm/sm100/nvfp4_dual_gemm.cuh"

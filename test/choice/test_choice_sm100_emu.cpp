@@ -18,6 +18,7 @@
 #include <bwgemm/sm100/tuning.hpp>
 #include <bwgemm/tuning/registry.hpp>
 #include <bwgemm/tuning/table.hpp>
+#include <bwgemm/tuning_file.hpp>
 
 namespace {
 
@@ -177,3 +178,56 @@ TEST(Sm100ChoiceTuning, DualGemmEntry) {
 }
 
 }  // namespace
+
+namespace {
+
+// A tuning file for the current (emulated) device with one entry, as bwgemm-tune writes them.
+tuning::TuningDocument file_for_current_device(const char* config) {
+  const tuning::DeviceDescription* device = nullptr;
+  EXPECT_TRUE(bwgemm::host::current_device_description(&device));
+  tuning::TuningDocument doc;
+  doc.metadata.gpu = device->name;
+  doc.metadata.sm_count = device->sm_count;
+  doc.metadata.cc_major = device->cc_major, doc.metadata.cc_minor = device->cc_minor;
+  doc.metadata.cuda_runtime = device->cuda_runtime, doc.metadata.cuda_driver = device->cuda_driver;
+  doc.metadata.bwgemm_version =
+      std::to_string(device->bwgemm_major) + "." + std::to_string(device->bwgemm_minor) + ".0";
+  doc.metadata.date = "2026-12-05";
+  tuning::Entry e;
+  e.op = tuning::Operation::kGemm, e.in = kFp16, e.out = kFp16, e.b_layout = kNxK;
+  e.n = 64, e.k = 128, e.batch = 1, e.m = 224, e.config = config;
+  doc.entries.push_back(e);
+  return doc;
+}
+
+}  // namespace
+
+// bwgemm::install_tuning_file: a file for this device installs its table (the entry point takes its Config
+// and the diagnostics name the file); a file for another GPU, or naming an unknown Config, is refused with
+// the reason and leaves the table installed before.
+TEST(Sm100ChoiceTuning, InstallTuningFileFromThePublicEntry) {
+  const std::string path = ::testing::TempDir() + "bwgemm_tuning_install_test.json";
+  ASSERT_TRUE(tuning::write_tuning_file(path, file_for_current_device("GemmSmallM")).ok());
+  const bwgemm::Status installed = bwgemm::install_tuning_file(path);
+  ASSERT_TRUE(installed.ok()) << installed.to_string();
+  const std::string out = check_gemm(200, 64, 128);
+  EXPECT_NE(out.find("-> GemmSmallM (tuning file '" + path + "', M bucket <= 224)"), std::string::npos) << out;
+  EXPECT_NE(out.find("-> sm100::GemmSmallM"), std::string::npos) << out;
+
+  tuning::TuningDocument other = file_for_current_device("GemmSmallM");
+  other.metadata.gpu = "NVIDIA H200";
+  const std::string other_path = ::testing::TempDir() + "bwgemm_tuning_install_other.json";
+  ASSERT_TRUE(tuning::write_tuning_file(other_path, other).ok());
+  const bwgemm::Status refused = bwgemm::install_tuning_file(other_path);
+  EXPECT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("NVIDIA H200"), std::string::npos) << refused.message();
+  const std::string unknown_path = ::testing::TempDir() + "bwgemm_tuning_install_unknown.json";
+  ASSERT_TRUE(tuning::write_tuning_file(unknown_path, file_for_current_device("GemmHuge")).ok());
+  const bwgemm::Status unknown = bwgemm::install_tuning_file(unknown_path);
+  EXPECT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.message().find("GemmHuge"), std::string::npos) << unknown.message();
+  // The first file's table is still the installed one.
+  const std::string still = check_gemm(200, 64, 128);
+  EXPECT_NE(still.find("-> GemmSmallM (tuning file '" + path + "'"), std::string::npos) << still;
+  bwgemm::install_tuning_table(nullptr);
+}
