@@ -13,5 +13,7 @@ std::vector<SourceRegistration> candidate_sources();
 
 // The sm_90a entry points' (tune_sources_sm90.cu): bwgemm::gemm fp16 and bf16, bwgemm::dual_gemm bf16.
 std::vector<SourceRegistration> sm90_candidate_sources();
+// The sm_100a entry points' (tune_sources_sm100.cu): the same operations.
+std::vector<SourceRegistration> sm100_candidate_sources();
 
 }  // namespace bwgemm::bench::tune
