@@ -84,6 +84,10 @@ struct DeviceInfo {
   int64_t total_bytes = 0;
 };
 
+// Makes `ordinal` the current device, reads what the run measures on into *d and creates *stream (non-blocking):
+// what bwgemm_bench and bwgemm-tune do at start-up (timing.cpp). Throws BenchError on a CUDA error.
+void open_device_info(int ordinal, DeviceInfo* d, cudaStream_t* stream);
+
 // How each benchmark is timed (docs/performance.md, "How the benchmarks measure").
 struct TimingConfig {
   int samples = 50;                  // timed samples per benchmark; the median is reported

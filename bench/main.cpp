@@ -601,22 +601,7 @@ int main(int argc, char** argv) {
 
   DeviceInfo& dev = ctx.device;
   try {
-    BWGEMM_BENCH_CUDA(cudaSetDevice(ordinal));
-    cudaDeviceProp prop{};
-    BWGEMM_BENCH_CUDA(cudaGetDeviceProperties(&prop, ordinal));
-    int l2 = 0;
-    BWGEMM_BENCH_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, ordinal));
-    size_t free_bytes = 0, total_bytes = 0;
-    BWGEMM_BENCH_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
-    dev.ordinal = ordinal;
-    dev.name = prop.name;
-    dev.cc_major = prop.major;
-    dev.cc_minor = prop.minor;
-    dev.sm_count = prop.multiProcessorCount;
-    dev.l2_bytes = l2;
-    dev.free_bytes = static_cast<int64_t>(free_bytes);
-    dev.total_bytes = static_cast<int64_t>(total_bytes);
-    BWGEMM_BENCH_CUDA(cudaStreamCreateWithFlags(&ctx.stream, cudaStreamNonBlocking));
+    open_device_info(ordinal, &dev, &ctx.stream);
     BWGEMM_BENCH_CUBLAS(cublasLtCreate(&ctx.lt));
   } catch (const BenchError& e) {
     std::fprintf(stderr, "bwgemm_bench: cannot set up device %d: %s\n", ordinal, e.what());

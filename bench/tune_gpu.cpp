@@ -172,22 +172,7 @@ Status open_device(int ordinal, Context* context, tuning::DeviceDescription* dev
                                     std::to_string(count) + " CUDA device(s)");
   DeviceInfo& d = context->device;
   try {
-    BWGEMM_BENCH_CUDA(cudaSetDevice(ordinal));
-    cudaDeviceProp prop{};
-    BWGEMM_BENCH_CUDA(cudaGetDeviceProperties(&prop, ordinal));
-    int l2 = 0;
-    BWGEMM_BENCH_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, ordinal));
-    size_t free_bytes = 0, total_bytes = 0;
-    BWGEMM_BENCH_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
-    d.ordinal = ordinal;
-    d.name = prop.name;
-    d.cc_major = prop.major;
-    d.cc_minor = prop.minor;
-    d.sm_count = prop.multiProcessorCount;
-    d.l2_bytes = l2;
-    d.free_bytes = static_cast<int64_t>(free_bytes);
-    d.total_bytes = static_cast<int64_t>(total_bytes);
-    BWGEMM_BENCH_CUDA(cudaStreamCreateWithFlags(&context->stream, cudaStreamNonBlocking));
+    open_device_info(ordinal, &d, &context->stream);
     BWGEMM_BENCH_CUDA(cudaRuntimeGetVersion(&device->cuda_runtime));
     BWGEMM_BENCH_CUDA(cudaDriverGetVersion(&device->cuda_driver));
   } catch (const std::exception& e) {
