@@ -3,6 +3,7 @@
 //   bwgemm_bench [Google Benchmark flags] [--bwgemm_samples=N] [--bwgemm_min_sample_ms=X]
 //                [--bwgemm_warmup_ms=X] [--bwgemm_graphs=0|1] [--bwgemm_device=N]
 //                [--bwgemm_shapes=MxNxK,... | @FILE] [--bwgemm_sweep=models] [--bwgemm_paired=0|1]
+//                [--bwgemm_host_cost=0|1]
 //
 // Inspects the GPU first and registers only what it can run (printing what was skipped and why), the
 // bandwidth references (reference/*) first; without a CUDA device it says so and exits 0.
@@ -11,14 +12,18 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "bwgemm/host/tuning_device.hpp"
+#include "bwgemm/tuning/registry.hpp"
 #include "cublaslt.hpp"
 #include "kernels.cuh"
 #include "paired.hpp"
@@ -455,10 +460,131 @@ void register_paired(const std::vector<Implementation<Problem>>& impls, const st
   }
 }
 
+// --- host cost (--bwgemm_host_cost=1) -----------------------------------------------------------
+//
+// <group>/host_<impl>/<shape>: the CPU time of one call as a program makes it (the entry point's argument
+// checks, its kernel choice and the kernel's launch on the stream, no graph), and for the default entry points
+// of the 16-bit groups the kernel-choice lookup they make for that shape (docs/tuning.md, "Cost"): the
+// lookup's share of the call's host time. Calls are issued in batches of kHostBatch on the stream, timed on the
+// host clock; the stream is drained between batches (untimed), so the launch queue never fills.
+constexpr const char* kHostPrefix = "host_";
+constexpr int kHostBatch = 64;
+constexpr int kLookupsPerSample = 20000;
+
+tuning::Key host_cost_key(const GemmShape& shape, tuning::Element element) {
+  return tuning::Key{tuning::Operation::kGemm, element, element, shape.b_layout, shape.m, shape.n, shape.k, 1};
+}
+tuning::Key host_cost_key(const DualShape& shape, tuning::Element element) {
+  return tuning::Key{tuning::Operation::kDualGemm, element, element, BLayout::kColumnMajorKxN,
+                     shape.m, shape.n, shape.k, 1};
+}
+template <class Problem>
+constexpr tuning::Element kKeyElement =
+    std::is_same_v<Problem, GemmFp16Problem> ? tuning::Element::kFp16 : tuning::Element::kBf16;
+template <class Problem>
+constexpr bool kHasTuningKey = std::is_same_v<Problem, GemmFp16Problem> ||
+                               std::is_same_v<Problem, GemmBf16Problem> || std::is_same_v<Problem, DualBf16Problem>;
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n == 0 ? 0.0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Nanoseconds per kernel-choice lookup as the default entry points make it (the current device's description,
+// then Registry::choose with the key; a trivial rules function), median of the samples; *source says which source
+// answered (0 installed table, 1 built-in table, 2 rules). Negative where the device cannot be described.
+double lookup_ns(const tuning::Key& key, int samples, int* source) {
+  using Clock = std::chrono::steady_clock;
+  const auto rules = [] {
+    tuning::Choice c;
+    c.config = 0;
+    return c;
+  };
+  const tuning::DeviceDescription* device = nullptr;
+  if (!host::current_device_description(&device)) return -1;
+  *source = static_cast<int>(tuning::Registry::global().choose(key, *device, rules).source);
+  std::vector<double> ns;
+  for (int s = 0; s < samples; ++s) {
+    const auto t0 = Clock::now();
+    for (int i = 0; i < kLookupsPerSample; ++i) {
+      const tuning::DeviceDescription* d = nullptr;
+      host::current_device_description(&d);
+      tuning::Choice c = tuning::Registry::global().choose(key, *d, rules);
+      benchmark::DoNotOptimize(c);
+    }
+    ns.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / kLookupsPerSample);
+  }
+  return median_of(ns);
+}
+
+template <class Problem>
+void run_host_cost(benchmark::State& state, const Implementation<Problem>& impl,
+                   const typename Problem::Shape& shape) {
+  using Clock = std::chrono::steady_clock;
+  Context& ctx = context();
+  const std::string problem_key = std::string(Problem::kGroup) + "/" + shape.key();
+  try {
+    const std::shared_ptr<const Problem> problem = shape_problem<Problem>(problem_key, shape);
+    const Launch launch = impl.prepare(*problem);
+    const CheckResult check = validate(*problem, impl, launch);
+    if (!check.ok) {
+      state.SkipWithError(check.message.c_str());
+      return;
+    }
+    const int sets = problem->sets();
+    for (int i = 0; i < 4 * kHostBatch; ++i) launch(i % sets, ctx.stream);  // warm-up: first-call costs
+    BWGEMM_BENCH_CUDA(cudaStreamSynchronize(ctx.stream));
+    std::vector<double> us;
+    for (int s = 0; s < ctx.timing.samples; ++s) {
+      const auto t0 = Clock::now();
+      for (int i = 0; i < kHostBatch; ++i) launch(i % sets, ctx.stream);
+      us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / kHostBatch);
+      BWGEMM_BENCH_CUDA(cudaStreamSynchronize(ctx.stream));
+    }
+    const double call_us = median_of(us);
+    for (auto _ : state) state.SetIterationTime(call_us * 1e-6);
+    state.counters["host_us"] = call_us;
+    std::string label = "host time per call, median of " + std::to_string(ctx.timing.samples) + " batches of " +
+                        std::to_string(kHostBatch) + " stream launches";
+    if constexpr (kHasTuningKey<Problem>) {
+      if (impl.name == "bwgemm") {
+        int source = -1;
+        const double ns = lookup_ns(host_cost_key(shape, kKeyElement<Problem>), ctx.timing.samples, &source);
+        if (ns >= 0) {
+          state.counters["lookup_ns"] = ns;
+          state.counters["lookup_share_pct"] = 100.0 * ns * 1e-3 / call_us;
+          label += std::string("; kernel-choice lookup answered by the ") +
+                   (source == 0 ? "installed table" : source == 1 ? "built-in table" : "rules");
+        }
+      }
+    }
+    state.SetLabel(label);
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
+template <class Problem>
+void register_host_cost(const std::vector<Implementation<Problem>>& impls, const std::vector<bool>& runnable,
+                        const typename Problem::Shape& shape, GroupReport* report) {
+  for (size_t i = 0; i < impls.size(); ++i) {
+    const Implementation<Problem>& impl = impls[i];
+    if (!runnable[i] || impl.expect_invalid || (impl.supports && !impl.supports(shape))) continue;
+    const std::string name = std::string(Problem::kGroup) + "/" + kHostPrefix + impl.name + "/" + shape.key();
+    benchmark::RegisterBenchmark(name.c_str(),
+                                 [impl, shape](benchmark::State& state) { run_host_cost<Problem>(state, impl, shape); })
+        ->UseManualTime()
+        ->Iterations(1)
+        ->Unit(benchmark::kMicrosecond);
+    ++report->registered;
+  }
+}
+
 template <class Problem>
 GroupReport register_group(const std::vector<Implementation<Problem>>& impls,
                            const std::vector<typename Problem::Shape>& shapes, const DeviceInfo& device,
-                           bool paired) {
+                           bool paired, bool host_cost) {
   GroupReport report;
   std::vector<bool> runnable;
   for (const auto& impl : impls) {
@@ -480,6 +606,7 @@ GroupReport register_group(const std::vector<Implementation<Problem>>& impls,
       ++report.registered;
     }
     if (paired) register_paired(impls, runnable, shape, &report);
+    if (host_cost) register_host_cost(impls, runnable, shape, &report);
   }
   return report;
 }
@@ -519,7 +646,12 @@ const char* const kUsage =
     "                             cancels; counters us, baseline_us (fastest baseline), ratio (median of\n"
     "                             per-round baseline/impl), ratio_of_medians. Select them with\n"
     "                             --benchmark_filter=paired_; summarize with bench/paired_table.py (default "
-    "0)\n";
+    "0)\n"
+    "  --bwgemm_host_cost=0|1     also register <group>/host_<impl>/<shape> for every implementation: the CPU\n"
+    "                             time of one call (argument checks, kernel choice, launch on the stream),\n"
+    "                             median of --bwgemm_samples batches; for bwgemm's default 16-bit entry\n"
+    "                             points also the kernel-choice lookup's time and share of it (counters\n"
+    "                             host_us, lookup_ns, lookup_share_pct; default 0)\n";
 
 bool parse_number(const char* arg, const char* flag, double* value) {
   const size_t len = std::strlen(flag);
@@ -537,6 +669,7 @@ struct Options {
   int device = 0;
   bool negative_controls = false;
   bool paired = false;
+  bool host_cost = false;
   ShapeSets shapes = default_shapes();
 };
 
@@ -557,6 +690,8 @@ int parse_flags(int argc, char** argv, TimingConfig* timing, Options* options) {
       options->negative_controls = v == 1;
     } else if (parse_number(argv[i], "--bwgemm_paired", &v) && (v == 0 || v == 1)) {
       options->paired = v == 1;
+    } else if (parse_number(argv[i], "--bwgemm_host_cost", &v) && (v == 0 || v == 1)) {
+      options->host_cost = v == 1;
     } else if (std::strncmp(argv[i], "--bwgemm_shapes=", 16) == 0) {
       std::string error;
       if (!parse_shapes(argv[i] + 16, &options->shapes, &error)) {
@@ -658,11 +793,11 @@ int main(int argc, char** argv) {
   if (options.negative_controls) add_negative_controls(table);
   const ShapeSets& shapes = options.shapes;
   print_group("reference", register_references());  // first: they run before the shapes
-  print_group("dual_nvfp4", register_group(table.dual_nvfp4, shapes.dual_nvfp4, dev, options.paired));
-  print_group("gemm_nvfp4", register_group(table.gemm_nvfp4, shapes.gemm_nvfp4, dev, options.paired));
-  print_group("gemm_fp16", register_group(table.gemm_fp16, shapes.gemm, dev, options.paired));
-  print_group("gemm_bf16", register_group(table.gemm_bf16, shapes.gemm, dev, options.paired));
-  print_group("dual_bf16", register_group(table.dual_bf16, shapes.dual_bf16, dev, options.paired));
+  print_group("dual_nvfp4", register_group(table.dual_nvfp4, shapes.dual_nvfp4, dev, options.paired, options.host_cost));
+  print_group("gemm_nvfp4", register_group(table.gemm_nvfp4, shapes.gemm_nvfp4, dev, options.paired, options.host_cost));
+  print_group("gemm_fp16", register_group(table.gemm_fp16, shapes.gemm, dev, options.paired, options.host_cost));
+  print_group("gemm_bf16", register_group(table.gemm_bf16, shapes.gemm, dev, options.paired, options.host_cost));
+  print_group("dual_bf16", register_group(table.dual_bf16, shapes.dual_bf16, dev, options.paired, options.host_cost));
   const int candidates = count_candidates(table.dual_nvfp4) + count_candidates(table.gemm_nvfp4) +
                          count_candidates(table.gemm_fp16) + count_candidates(table.gemm_bf16) +
                          count_candidates(table.dual_bf16);
