@@ -9,30 +9,13 @@
 #include "bwgemm/formats/e4m3.cuh"
 #include "bwgemm/formats/scale_layout.cuh"
 #include "common.hpp"
+#include "generators.hpp"
 
 namespace bwgemm::bench {
 namespace {
 
 constexpr int kThreadsPerBlock = 256;                     // elementwise kernels: any multiple of 32 works
 constexpr int64_t kMaxBlocks = 1 << 16;                   // grid-stride loops cover the rest
-constexpr uint64_t kGoldenGamma = 0x9E3779B97F4A7C15ull;  // 2^64 / golden ratio (SplitMix64's increment)
-
-// SplitMix64 finalizer (Steele, Lea, Flood, "Fast splittable pseudorandom number generators",
-// OOPSLA 2014): a counter-based generator, so every element is a pure function of (seed, index).
-__device__ __forceinline__ uint64_t mix64(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-__device__ __forceinline__ uint64_t random_bits(uint64_t seed, uint64_t index) {
-  return mix64(seed + (index + 1) * kGoldenGamma);
-}
-
-// Uniform in [0, 1) with 24 random bits (exact in fp32).
-__device__ __forceinline__ float uniform01(uint64_t bits) {
-  return static_cast<float>(bits >> 40) * (1.0f / 16777216.0f);
-}
 
 int blocks_for(int64_t work_items) {
   return static_cast<int>(
@@ -65,13 +48,13 @@ template <class T>
 __global__ void fill_uniform_pm1_kernel(T* x, int64_t count, uint64_t seed) {
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count;
        i += int64_t{gridDim.x} * blockDim.x)
-    x[i] = from_f32<T>(2.0f * uniform01(random_bits(seed, i)) - 1.0f);
+    x[i] = from_f32<T>(generators::uniform_pm1(seed, static_cast<uint64_t>(i)));
 }
 
 __global__ void fill_masked_bytes_kernel(uint8_t* bytes, int64_t count, uint64_t seed, uint8_t mask) {
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count;
        i += int64_t{gridDim.x} * blockDim.x)
-    bytes[i] = static_cast<uint8_t>(random_bits(seed, i)) & mask;
+    bytes[i] = static_cast<uint8_t>(generators::random_bits(seed, static_cast<uint64_t>(i))) & mask;
 }
 
 __global__ void fill_blocked_e4m3_scales_kernel(uint8_t* scales, int64_t rows, int64_t sf_cols,
@@ -80,7 +63,8 @@ __global__ void fill_blocked_e4m3_scales_kernel(uint8_t* scales, int64_t rows, i
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count;
        i += int64_t{gridDim.x} * blockDim.x) {
     const int64_t row = i / sf_cols, col = i % sf_cols;
-    scales[blocked_scale_offset(row, col, 0, rows, sf_cols)] = e4m3_encode(uniform01(random_bits(seed, i)));
+    const uint64_t bits = generators::random_bits(seed, static_cast<uint64_t>(i));
+    scales[blocked_scale_offset(row, col, 0, rows, sf_cols)] = e4m3_encode(generators::uniform01(bits));
   }
 }
 

@@ -504,11 +504,24 @@ cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int dev
     case cudaDevAttrWarpSize:
       *value = bwgemm::hw::kWarpSize;
       return cudaSuccess;
+    case cudaDevAttrL2CacheSize:
+      *value = 0;  // the emulator models no cache: every access goes to (host) memory
+      return cudaSuccess;
     default:
       return cudart::fail(cudaErrorNotSupported, "cudaDeviceGetAttribute: attribute " +
                                                      std::to_string(static_cast<int>(attr)) +
                                                      " is not modelled by the emulated runtime");
   }
+}
+
+cudaError_t cudaMemGetInfo(size_t* free, size_t* total) {
+  if (free == nullptr || total == nullptr)
+    return cudart::fail(cudaErrorInvalidValue, "cudaMemGetInfo: free or total is null");
+  // The reported capacity (as cudaGetDeviceProperties says) less what the program holds now.
+  const size_t used = static_cast<size_t>(cudart::live_allocations().bytes);
+  *total = cudart::kReportedGlobalMemoryBytes;
+  *free = used < *total ? *total - used : 0;
+  return cudaSuccess;
 }
 
 cudaError_t cudaRuntimeGetVersion(int* runtimeVersion) {

@@ -225,4 +225,27 @@ TEST(EmuCudart, TheDeviceIsOneComputeCapability100Gpu) {
   (void)cudaGetLastError();
 }
 
+// What a benchmark sizes its buffers by: no cache to rotate past, and the reported capacity less what is held.
+TEST(EmuCudart, MemGetInfoCountsLiveAllocationsAndTheL2IsZero) {
+  int l2 = -1;
+  ASSERT_EQ(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0), cudaSuccess);
+  EXPECT_EQ(l2, 0);
+  size_t free_before = 0, total = 0, free_after = 0, total_after = 0;
+  ASSERT_EQ(cudaMemGetInfo(&free_before, &total), cudaSuccess);
+  cudaDeviceProp prop{};
+  ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
+  EXPECT_EQ(total, prop.totalGlobalMem);
+  EXPECT_LE(free_before, total);
+  void* p = nullptr;
+  ASSERT_EQ(cudaMalloc(&p, 1 << 20), cudaSuccess);
+  ASSERT_EQ(cudaMemGetInfo(&free_after, &total_after), cudaSuccess);
+  EXPECT_EQ(total_after, total);
+  EXPECT_EQ(free_before - free_after, size_t{1} << 20);
+  ASSERT_EQ(cudaFree(p), cudaSuccess);
+  ASSERT_EQ(cudaMemGetInfo(&free_after, &total_after), cudaSuccess);
+  EXPECT_EQ(free_after, free_before);
+  EXPECT_EQ(cudaMemGetInfo(nullptr, &total), cudaErrorInvalidValue);
+  (void)cudaGetLastError();
+}
+
 }  // namespace

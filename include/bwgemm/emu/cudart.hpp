@@ -2,8 +2,8 @@
 // bwgemm's entry points -- cudaMalloc / cudaFree / cudaMallocHost / cudaFreeHost, cudaMemcpy[Async],
 // cudaMemset[Async], streams, events, cudaDeviceSynchronize, cudaGetLastError / cudaPeekAtLastError,
 // cudaGetErrorString / cudaGetErrorName, cudaGetDevice / cudaSetDevice / cudaGetDeviceCount,
-// cudaGetDeviceProperties, cudaDeviceGetAttribute, cudaPointerGetAttributes, the version queries -- defined
-// on the host (src/emu_cudart/cudart.cpp) with the signatures of the toolkit's cuda_runtime_api.h, so that
+// cudaGetDeviceProperties, cudaDeviceGetAttribute, cudaMemGetInfo, cudaPointerGetAttributes, the version
+// queries -- defined on the host (src/emu_cudart/cudart.cpp) with the signatures of the toolkit's cuda_runtime_api.h, so that
 // such a program compiles as host C++ against bwgemm::emu unchanged and runs the sm_100a kernels in the CPU
 // emulator (docs/emulator.md, "Run your own program").
 //
@@ -20,7 +20,8 @@
 // side outside every device allocation) and returns cudaErrorInvalidValue otherwise. Work is synchronous:
 // every emulated launch has finished when the entry point returns, so streams order nothing, a stream or
 // event query is always complete, and an event records the host clock (cudaEventElapsedTime measures the
-// emulation's wall time). One emulated device, device 0, compute capability 10.0.
+// emulation's wall time). One emulated device, device 0, compute capability 10.0,
+// with no L2 cache (cudaDevAttrL2CacheSize 0); cudaMemGetInfo reports its capacity less the live allocations.
 //
 // Not provided: kernel launches of the program's own kernels (<<<...>>> does not compile as host C++),
 // graphs, unified memory, peer copies, 2D/3D copies; a call the shim does not define resolves to the real
