@@ -10,6 +10,7 @@ run without a GPU. Every operator has a fake implementation for torch.compile.
     xq, xs = bwgemm_torch.quantize_nvfp4(x, global_scale) # float4_e2m1fn_x2 data, float8_e4m3fn blocked scales
     c = bwgemm_torch.dual_gemm_nvfp4(xq, xs, g, gs, u, us, alpha1=..., alpha2=...)
     d = bwgemm_torch.gemm_nvfp4(xq, xs, wq, ws, alpha=...)  # NVFP4 A @ W.T
+    bwgemm_torch.load_tuning_file("h200.json")            # bwgemm-tune's table for the CUDA operators
 """
 import glob
 import os
@@ -26,6 +27,7 @@ __all__ = [
     "blocked_scale_elements",
     "split_gate_up_nvfp4",
     "has_cuda_kernels",
+    "load_tuning_file",
 ]
 
 
@@ -74,6 +76,27 @@ def _scale(value):
 def has_cuda_kernels():
     """True if the package was built with its CUDA library (nvcc and a CUDA PyTorch at install time)."""
     return _HAS_CUDA_KERNELS
+
+
+def load_tuning_file(path, device=None):
+    """Installs a tuning file (docs/tuning.md; written by bwgemm-tune) for the CUDA operators on `device` (a CUDA
+    device; default the current one): from then on gemm and dual_gemm there take their kernel from its table where
+    it has the call's key, and the built-in choice elsewhere. The variable BWGEMM_TUNING_FILE does the same at the
+    operators' first call.
+
+    Raises ValueError with the reason where the file is refused (measured on another GPU or another CUDA or bwgemm
+    version, malformed, naming an unknown Config); the table installed before stays. Raises RuntimeError where
+    this install has no CUDA library: the CPU operators run the emulator with the built-in choice."""
+    if not _HAS_CUDA_KERNELS:
+        raise RuntimeError(
+            "bwgemm_torch.load_tuning_file: this install has no CUDA library (built without nvcc or a CUDA "
+            "PyTorch), and the CPU operators (the CPU emulator) take the built-in kernel choice")
+    dev = torch.device("cuda", torch.cuda.current_device()) if device is None else torch.device(device)
+    if dev.type != "cuda":
+        raise ValueError(f"bwgemm_torch.load_tuning_file: device must be a CUDA device (got {dev})")
+    why = torch.ops.bwgemm.install_tuning_file(torch.empty(0, device=dev), os.fspath(path))
+    if why:
+        raise ValueError(why)
 
 
 def gemm(a, b, *, alpha=1.0, beta=0.0, c=None, out_dtype=None):

@@ -21,6 +21,8 @@
 //       bf16 or fp32; c [M, N] of d's dtype
 //   quantize_nvfp4(x, global_scale=1) -> (data, scales)
 //       x [rows, K] fp32/fp16/bf16 -> data [rows, K/2] float4_e2m1fn_x2, scales float8_e4m3fn 1-D blocked
+//   install_tuning_file(on_device, path) -> str                  a tuning file for the CUDA operators on
+//       on_device's GPU: "" when installed, else why not (bwgemm_torch.load_tuning_file)
 //
 // Device scales: each operator also takes its per-tensor scales as optional one-element float32 tensors on
 // the operands' device (alpha_scale, beta_scale, alpha1_scale, alpha2_scale, global_scale_tensor): the
@@ -498,6 +500,28 @@ inline std::tuple<at::Tensor, at::Tensor> quantize_nvfp4(const at::Tensor& x, do
   else
     run_quantize<__nv_bfloat16>(x, global_scale, gptr, data, scales, ctx.stream);
   return {data, scales};
+}
+
+// ---- tuning ----------------------------------------------------------------
+
+// install_tuning_file(on_device, path) -> str: bwgemm::install_tuning_file (docs/tuning.md) for the CUDA operators
+// on on_device's device (any tensor there; its data is not read): "" when the file's table is installed, else why
+// it was refused (the table installed before stays). The CUDA library holds its own tuning registry, which its
+// operators consult (BWGEMM_TUNING_FILE too, at their first call). On a CPU tensor it says why not: the CPU
+// operators run the emulator, whose calls take the built-in rules.
+inline std::string install_tuning_file(const at::Tensor& on_device, std::string path) {
+  check_device_kind("bwgemm.install_tuning_file", on_device);
+  TORCH_CHECK_VALUE(on_device.is_cuda(), "bwgemm.install_tuning_file: a tuning file applies to the CUDA "
+                    "operators on the GPU it was measured on; the CPU operators (the CPU emulator) take the "
+                    "built-in rules (got a tensor on ", on_device.device(), ")");
+#if BWGEMM_EMULATION
+  (void)path;
+  return "bwgemm.install_tuning_file: this library has no CUDA kernels";
+#else
+  const c10::cuda::CUDAGuard guard(on_device.device());
+  const bwgemm::Status s = bwgemm::install_tuning_file(path);
+  return s.ok() ? std::string() : s.to_string();
+#endif
 }
 
 }  // namespace bwgemm_torch

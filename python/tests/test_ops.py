@@ -367,3 +367,19 @@ def test_layouts_match_pytorchs_own_helpers():
     s = (plain.view(torch.float8_e4m3fn).float() * g).repeat_interleave(16, dim=1)
     codes = _f32_to_floatx_unpacked((x / s).contiguous(), 2, 1)
     assert torch.equal(data.view(torch.uint8), pack_uint4(codes))
+
+
+# ---- tuning files --------------------------------------------------------------------------------------------
+
+def test_tuning_files_apply_to_the_cuda_operators_only(tmp_path):
+    path = tmp_path / "t.json"
+    path.write_text("{}")
+    # The operator itself refuses a CPU tensor: the CPU operators (the emulator) take the built-in choice.
+    with pytest.raises(ValueError, match="the CPU operators .* take the built-in rules"):
+        torch.ops.bwgemm.install_tuning_file(torch.empty(0), str(path))
+    if bt.has_cuda_kernels():
+        with pytest.raises(ValueError, match="must be a CUDA device"):
+            bt.load_tuning_file(path, device="cpu")
+    else:
+        with pytest.raises(RuntimeError, match="no CUDA library"):
+            bt.load_tuning_file(path)

@@ -123,3 +123,32 @@ def test_cuda_graph_replays_on_new_inputs():
         graph.replay()
         torch.cuda.synchronize()
         torch.testing.assert_close(out.float(), ref(a, w), rtol=2 ** -6, atol=2e-2)
+
+
+def _tuning_file(path, gpu, entries):
+    """A tuning file (docs/tuning.md) for this process's CUDA device, or another GPU's name."""
+    import json
+    props = torch.cuda.get_device_properties(0)
+    major, minor = (int(x) for x in torch.version.cuda.split(".")[:2])
+    doc = {"format": "bwgemm-tuning", "version": 1,
+           "metadata": {"gpu": gpu or props.name, "sm_count": props.multi_processor_count,
+                        "compute_capability": f"{props.major}.{props.minor}",
+                        "cuda_runtime": f"{major}.{minor}", "cuda_driver": f"{major}.{minor}",
+                        "bwgemm_version": "0.1.0", "launch": "graph", "l2": "cold-l2", "date": "2026-12-05"},
+           "entries": entries}
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_load_tuning_file_installs_a_table_and_refuses_another_gpus(tmp_path):
+    """A table forcing another Config for one shape: installed, the call still correct; a file of another GPU
+    refused with the reason, the installed table kept."""
+    config = "GemmTile128x128" if HOPPER else "GemmSmallM"
+    entry = {"op": "gemm", "in": "bf16", "out": "bf16", "b_layout": "nk", "n": 4096, "k": 4096, "m": 16,
+             "config": config}
+    bt.load_tuning_file(_tuning_file(tmp_path / "this.json", None, [entry]))
+    a = torch.randn(16, 4096, device="cuda").to(torch.bfloat16)
+    b = torch.randn(4096, 4096, device="cuda").to(torch.bfloat16)
+    torch.testing.assert_close(bt.gemm(a, b).float(), a.float() @ b.float().T, rtol=2 ** -6, atol=0.2)
+    with pytest.raises(ValueError, match="metadata.gpu"):
+        bt.load_tuning_file(_tuning_file(tmp_path / "other.json", "Some Other GPU", [entry]))
