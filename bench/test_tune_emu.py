@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """bwgemm-tune end to end in the CPU emulator (ctest bench.tune_emu_end_to_end): mechanics, not speed.
 
-Tunes a tiny shape list of the GEMM (bf16, B N x K; twice) and the dual GEMM (bf16) on the emulated
-compute capability 10.0 device, then checks what a user of the tuner relies on: exit status 0, a summary line
+Tunes a tiny shape list of the GEMM (bf16, B N x K; twice), the dual GEMM (bf16) and the NVFP4 GEMM (fp16 out)
+on the emulated compute capability 10.0 device, then checks what a user of the tuner relies on: exit status 0, a summary line
 per shape, the file's form and metadata (the emulated device, the stream launch mode, cold-L2), one entry per
 shape at its M bucket with the rules' Config recorded and measured, every name one of the sm_100a candidates;
 --resume skipping every tuned shape; --compare counting the entries of the two runs; a file for another
@@ -20,12 +20,15 @@ GEMM_NAMES = {"GemmSwapAbTokens16", "GemmSwapAbTokens32", "GemmSwapAbTokens64", 
               "GemmLargeM"}
 DUAL_NAMES = {"DualGemmSwapAbTokens16", "DualGemmSwapAbTokens32", "DualGemmSwapAbTokens64", "DualGemmSmallM",
               "DualGemmMediumM", "DualGemmLargeM"}
+NVFP4_GEMM_NAMES = {"Nvfp4GemmSwapAbTokens16", "Nvfp4GemmSwapAbTokens32", "Nvfp4GemmSwapAbTokens64",
+                    "Nvfp4GemmSmallM", "Nvfp4GemmLargeM"}
 # Fast settings: the emulator's times mean nothing, two rounds show the interleaving.
 FAST = ["--mode=stream", "--rounds=2", "--warmup_ms=0", "--min_sample_ms=0.001"]
 # M = 12 falls in the bucket of bound 12, M = 100 in the bucket of bound 112 (measured there).
-# The GEMM is tuned twice (for --compare), the dual GEMM once.
-SHAPES = {"gemm": ("12x256x128,100x256x128", {12, 112}, GEMM_NAMES, 2),
-          "dual_gemm": ("16x128x128", {16}, DUAL_NAMES, 1)}
+# op: (shapes, the M buckets they fall in, the candidates' names, runs (the GEMM twice, for --compare), in, out)
+SHAPES = {"gemm": ("12x256x128,100x256x128", {12, 112}, GEMM_NAMES, 2, "bf16", "bf16"),
+          "dual_gemm": ("16x128x128", {16}, DUAL_NAMES, 1, "bf16", "bf16"),
+          "nvfp4_gemm": ("16x128x256", {16}, NVFP4_GEMM_NAMES, 1, "nvfp4", "fp16")}
 
 failures = []
 
@@ -44,7 +47,7 @@ def run(tool, args):
     return p
 
 
-def check_file(path, op, buckets, names):
+def check_file(path, op, buckets, names, in_type, out_type):
     with open(path) as f:
         doc = json.load(f)
     check(doc.get("format") == "bwgemm-tuning" and doc.get("version") == 1, f"{path}: format and version")
@@ -58,7 +61,7 @@ def check_file(path, op, buckets, names):
     check(sorted(e.get("m") for e in entries) == sorted(buckets), f"{path}: one entry per M bucket {buckets}")
     for e in entries:
         where = f"{path}: entry m={e.get('m')}"
-        check(e.get("op") == op and e.get("in") == "bf16" and e.get("out") == "bf16", where + ": op and types")
+        check(e.get("op") == op and e.get("in") == in_type and e.get("out") == out_type, where + ": op and types")
         check(e.get("b_layout") == "nk", where + ": B N x K")
         check(e.get("config") in names, where + f": config {e.get('config')} is a candidate")
         check(e.get("rules") in names, where + ": the rules' Config recorded")
@@ -73,17 +76,18 @@ def check_file(path, op, buckets, names):
 def main():
     tool, work = sys.argv[1], sys.argv[2]
     os.makedirs(work, exist_ok=True)
-    for op, (shapes, buckets, names, runs) in SHAPES.items():
+    for op, (shapes, buckets, names, runs, in_type, out_type) in SHAPES.items():
         first, second = os.path.join(work, op + "_1.json"), os.path.join(work, op + "_2.json")
         for path in (first, second)[:runs]:
             if os.path.exists(path):
                 os.remove(path)
-            p = run(tool, [f"--op={op}", "--in_type=bf16", f"--shapes={shapes}", f"--output={path}"] + FAST)
+            p = run(tool, [f"--op={op}", f"--in_type={in_type}", f"--shapes={shapes}", f"--output={path}"] + FAST)
             check(p.returncode == 0, f"{op}: tune exit status 0")
             summary = [l for l in p.stdout.splitlines() if re.search(r"built-in \w+ .* us", l)]
             check(len(summary) == len(buckets), f"{op}: a summary line per shape")
-            check_file(path, op, buckets, names)
-        p = run(tool, [f"--op={op}", "--in_type=bf16", f"--shapes={shapes}", f"--output={first}", "--resume"] + FAST)
+            check_file(path, op, buckets, names, in_type, out_type)
+        p = run(tool, [f"--op={op}", f"--in_type={in_type}", f"--shapes={shapes}", f"--output={first}", "--resume"] +
+                FAST)
         check(p.returncode == 0 and f"{len(buckets)} of {len(buckets)} shapes are in" in p.stderr,
               f"{op}: --resume skips every tuned shape")
         if runs < 2:

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -19,6 +20,8 @@
 #include <bwgemm/tuning/registry.hpp>
 #include <bwgemm/tuning/table.hpp>
 #include <bwgemm/tuning_file.hpp>
+
+#include "nvfp4_dual_check.hpp"
 
 namespace {
 
@@ -175,6 +178,127 @@ TEST(Sm100ChoiceTuning, DualGemmEntry) {
     }
   EXPECT_EQ(wrong, 0) << "of " << m * n;
   for (__half* p : {da, db1, db2, dc}) (void)cudaFree(p);
+}
+
+// ---- the NVFP4 entry points ----------------------------------------------------------------------------------
+
+template <class T>
+T* device_bytes(const std::vector<T>& host) {
+  T* d = nullptr;
+  EXPECT_EQ(cudaMalloc(&d, std::max<size_t>(host.size(), 1) * sizeof(T)), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(d, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+  return d;
+}
+
+constexpr auto kNvfp4 = tuning::Element::kNvfp4;
+
+// Runs bwgemm::gemm_nvfp4 (fp16 D) on exact-tier operands and checks D = A·Bᵀ bit for bit; returns the
+// diagnostics it printed.
+std::string check_gemm_nvfp4(int64_t m, int64_t n, int64_t k) {
+  using bwgemm_test::Data;
+  const bwgemm_test::Nvfp4Operand a = bwgemm_test::make_nvfp4_operand(m, k, 1, Data::kExact, 11);
+  const bwgemm_test::Nvfp4Operand b = bwgemm_test::make_nvfp4_operand(n, k, 1, Data::kExact, 12);
+  uint8_t* dad = device_bytes(a.data);
+  uint8_t* das = device_bytes(a.scales);
+  uint8_t* dbd = device_bytes(b.data);
+  uint8_t* dbs = device_bytes(b.scales);
+  __half* dd = device_copy(std::vector<__half>(m * n, __float2half(7.0f)));
+  bwgemm::Nvfp4GemmArguments<__half> args;
+  args.m = m, args.n = n, args.k = k;
+  args.a = {dad, das}, args.b = {dbd, dbs}, args.d = dd;
+  bwgemm::set_diagnostics(true);
+  ::testing::internal::CaptureStderr();
+  const bwgemm::Status s = bwgemm::gemm_nvfp4(args);
+  const std::string out = ::testing::internal::GetCapturedStderr();
+  bwgemm::set_diagnostics(false);
+  EXPECT_TRUE(s.ok()) << s.to_string();
+  std::vector<__half> d(m * n);
+  EXPECT_EQ(cudaMemcpy(d.data(), dd, d.size() * sizeof(__half), cudaMemcpyDeviceToHost), cudaSuccess);
+  const std::vector<float> want = bwgemm_test::nvfp4_product(a, b, 1.0f);
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < m * n; ++i) wrong += __half2float(d[i]) != __half2float(__float2half(want[i]));
+  EXPECT_EQ(wrong, 0) << "of " << m * n;
+  (void)cudaFree(dd);
+  for (uint8_t* p : {dad, das, dbd, dbs}) (void)cudaFree(p);
+  return out;
+}
+
+TEST(Sm100ChoiceTuning, Nvfp4GemmEntriesForceAConfigAndASplit) {
+  // The rules take Nvfp4GemmLargeM above 256 rows and the 16-token swap-AB tile at M = 16; the table
+  // Nvfp4GemmSmallM at M = 300 (bucket 320) and the 32-token tile with K split in two at M = 16.
+  ASSERT_EQ(bwgemm::sm100::nvfp4_gemm_choice(300), bwgemm::sm100::Nvfp4GemmChoice::kLargeM);
+  ASSERT_EQ(bwgemm::sm100::nvfp4_gemm_choice(16), bwgemm::sm100::Nvfp4GemmChoice::kSwapAbTokens16);
+  const InstalledTable table(
+      {{tuning::Operation::kNvfp4Gemm, kNvfp4, kFp16, kNxK, 128, 128, 1, 320, "Nvfp4GemmSmallM"},
+       {tuning::Operation::kNvfp4Gemm, kNvfp4, kFp16, kNxK, 128, 1024, 1, 16, "Nvfp4GemmSwapAbTokens32", 2}});
+  const std::string tiled = check_gemm_nvfp4(300, 128, 128);
+  EXPECT_NE(tiled.find("bwgemm::tuning nvfp4_gemm nvfp4->fp16 B nk M=300 N=128 K=128 batch=1 -> Nvfp4GemmSmallM "
+                       "(built-in table 'emu-test', M bucket <= 320)"),
+            std::string::npos)
+      << tiled;
+  EXPECT_NE(tiled.find("-> sm100::Nvfp4GemmSmallM"), std::string::npos) << tiled;
+  const std::string split = check_gemm_nvfp4(16, 128, 1024);  // 4 K blocks of 256
+  EXPECT_NE(split.find("-> Nvfp4GemmSwapAbTokens32, split_k = 2 (built-in table 'emu-test', M bucket <= 16)"),
+            std::string::npos)
+      << split;
+  EXPECT_NE(split.find("-> sm100::Nvfp4GemmSwapAbTokens32"), std::string::npos) << split;
+  EXPECT_NE(split.find("split_k = 2 over"), std::string::npos) << split;
+  // Another shape: the rules.
+  const std::string rules = check_gemm_nvfp4(16, 128, 128);
+  EXPECT_NE(rules.find("-> Nvfp4GemmSwapAbTokens16 (rules, M bucket <= 16)"), std::string::npos) << rules;
+}
+
+TEST(Sm100ChoiceTuning, Nvfp4DualGemmEntryAndAnNvfp4OutputEntryItsConfigCannotWrite) {
+  using bwgemm_test::Data;
+  // The rules take the 16-token swap-AB tile at M = 16; the table the 64-token one.
+  const InstalledTable table(
+      {{tuning::Operation::kNvfp4DualGemm, kNvfp4, kFp16, kNxK, 128, 128, 1, 16, "Nvfp4DualGemmSwapAbTokens64"},
+       {tuning::Operation::kNvfp4DualGemm, kNvfp4, kNvfp4, kNxK, 128, 128, 1, 16, "Nvfp4DualGemmSwapAbTokens16"}});
+  bwgemm_test::Nvfp4DualProblem pb;
+  pb.m = 16, pb.n = 128, pb.k = 128;
+  const bwgemm_test::Nvfp4DualOperands o(pb, Data::kRealistic, 21);
+  uint8_t* p[6] = {device_bytes(o.a.data),  device_bytes(o.a.scales),  device_bytes(o.b1.data),
+                   device_bytes(o.b1.scales), device_bytes(o.b2.data), device_bytes(o.b2.scales)};
+  std::vector<uint16_t> c(pb.m * pb.ldc(), static_cast<uint16_t>(bwgemm_test::kDualFillByte * 0x101));
+  uint16_t* dc = device_bytes(c);
+  bwgemm::Nvfp4DualGemmArguments<__half> args;
+  args.m = pb.m, args.n = pb.n, args.k = pb.k;
+  args.a = {p[0], p[1]}, args.b1 = {p[2], p[3]}, args.b2 = {p[4], p[5]};
+  args.c = reinterpret_cast<__half*>(dc);
+  bwgemm::set_diagnostics(true);
+  ::testing::internal::CaptureStderr();
+  const bwgemm::Status s = bwgemm::dual_gemm_nvfp4(args);
+  std::string out = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(s.ok()) << s.to_string();
+  EXPECT_NE(out.find("bwgemm::tuning nvfp4_dual_gemm nvfp4->fp16 B nk M=16 N=128 K=128 batch=1 -> "
+                     "Nvfp4DualGemmSwapAbTokens64 (built-in table 'emu-test', M bucket <= 16)"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("-> sm100::Nvfp4DualGemmSwapAbTokens64"), std::string::npos) << out;
+  ASSERT_EQ(cudaMemcpy(c.data(), dc, c.size() * sizeof(uint16_t), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(bwgemm_test::expect_nvfp4_dual_matches<__half>(o, Data::kRealistic, c), 0);
+
+  // NVFP4 C: only the tiled Configs write it, so an entry naming a swap-AB one falls to the rules.
+  std::vector<uint8_t> c_data(pb.m * pb.n / 2), c_scales(bwgemm::blocked_scale_bytes(pb.m, pb.n / 16));
+  uint8_t* dcd = device_bytes(c_data);
+  uint8_t* dcs = device_bytes(c_scales);
+  bwgemm::Nvfp4DualGemmArguments<bwgemm::Nvfp4Output> q;
+  q.m = pb.m, q.n = pb.n, q.k = pb.k;
+  q.a = args.a, q.b1 = args.b1, q.b2 = args.b2;
+  q.c = {dcd, dcs};
+  ::testing::internal::CaptureStderr();
+  const bwgemm::Status sq = bwgemm::dual_gemm_nvfp4(q);
+  out = ::testing::internal::GetCapturedStderr();
+  bwgemm::set_diagnostics(false);
+  ASSERT_TRUE(sq.ok()) << sq.to_string();
+  EXPECT_NE(out.find("built-in table 'emu-test' names Nvfp4DualGemmSwapAbTokens16, split_k = 0 for "
+                     "nvfp4_dual_gemm M=16 N=128 K=128 batch=1: its Config cannot write an NVFP4 output or cannot "
+                     "run that split; the rules' choice instead"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("-> sm100::Nvfp4DualGemmSmallM<Nvfp4Output>"), std::string::npos) << out;
+  (void)cudaFree(dc);
+  for (uint8_t* x : {p[0], p[1], p[2], p[3], p[4], p[5], dcd, dcs}) (void)cudaFree(x);
 }
 
 }  // namespace

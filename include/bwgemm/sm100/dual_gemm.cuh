@@ -182,21 +182,14 @@ constexpr bool dual_gemm_choice_takes_split(DualGemmChoice choice, int split_k) 
 // applies and its Config takes it, else a kernel from M (the table above).
 template <class In, class Out>
 Status dual_gemm(const DualGemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
-  const DualGemmChoice rules = dual_gemm_choice(args.m);
-  const tuning::DeviceDescription* device = nullptr;
-  if (!host::current_device_description(&device) || device->cc_major != 10 || device->cc_minor != 0)
-    return detail::run_dual_gemm_choice(rules, args, stream);
-  register_tuning_candidates();
-  tuning::Key key;
-  key.op = tuning::Operation::kDualGemm;
-  key.in = host::tuning_element<In>(), key.out = host::tuning_element<Out>();
-  key.b_layout = BLayout::kColumnMajorKxN;  // B1, B2 are N x K
-  key.m = args.m, key.n = args.n, key.k = args.k, key.batch = args.batch;
-  const TableChoice c = choose_table_choice(key, *device, static_cast<int>(rules), kDualGemmChoiceNames,
-                                            kDualGemmChoiceCount, [](int i, int split_k) {
-                                              return detail::dual_gemm_choice_takes_split(
-                                                  static_cast<DualGemmChoice>(i), split_k);
-                                            });
+  const tuning::Key key{tuning::Operation::kDualGemm, host::tuning_element<In>(), host::tuning_element<Out>(),
+                        BLayout::kColumnMajorKxN,  // B1, B2 are N x K
+                        args.m, args.n, args.k, args.batch};
+  const TableChoice c = choose_for_current_device(key, static_cast<int>(dual_gemm_choice(args.m)),
+                                                  kDualGemmChoiceNames, kDualGemmChoiceCount, [](int i, int split_k) {
+                                                    return detail::dual_gemm_choice_takes_split(
+                                                        static_cast<DualGemmChoice>(i), split_k);
+                                                  });
   return detail::run_dual_gemm_choice(static_cast<DualGemmChoice>(c.index), args, stream, c.split_k);
 }
 

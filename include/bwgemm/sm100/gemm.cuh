@@ -195,17 +195,10 @@ constexpr bool gemm_choice_takes_split(GemmChoice choice, int split_k) {
 // it, else a kernel from the shape (the table above).
 template <class In, class Out>
 Status gemm(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
-  const GemmChoice rules = gemm_choice(args.m);
-  const tuning::DeviceDescription* device = nullptr;
-  if (!host::current_device_description(&device) || device->cc_major != 10 || device->cc_minor != 0)
-    return detail::run_gemm_choice(rules, args, stream);
-  register_tuning_candidates();
-  tuning::Key key;
-  key.op = tuning::Operation::kGemm;
-  key.in = host::tuning_element<In>(), key.out = host::tuning_element<Out>(), key.b_layout = args.b_layout;
-  key.m = args.m, key.n = args.n, key.k = args.k, key.batch = args.batch;
-  const TableChoice c = choose_table_choice(
-      key, *device, static_cast<int>(rules), kGemmChoiceNames, kGemmChoiceCount, [](int i, int split_k) {
+  const tuning::Key key{tuning::Operation::kGemm, host::tuning_element<In>(), host::tuning_element<Out>(),
+                        args.b_layout, args.m, args.n, args.k, args.batch};
+  const TableChoice c = choose_for_current_device(
+      key, static_cast<int>(gemm_choice(args.m)), kGemmChoiceNames, kGemmChoiceCount, [](int i, int split_k) {
         return detail::gemm_choice_takes_split(static_cast<GemmChoice>(i), split_k);
       });
   return detail::run_gemm_choice(static_cast<GemmChoice>(c.index), args, stream, c.split_k);

@@ -29,10 +29,13 @@
 #include "bwgemm/host/dual_gemm_params.hpp"
 #include "bwgemm/host/launch.hpp"
 #include "bwgemm/host/operand_maps.hpp"
+#include "bwgemm/host/tuning_device.hpp"
 #include "bwgemm/kernels/sm100/nvfp4_dual_gemm_config.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_dual_gemm_kernel.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_dual_swap_ab_config.cuh"
 #include "bwgemm/sm100/nvfp4_dual_swap_ab.cuh"
+#include "bwgemm/sm100/tuning.hpp"
+#include "bwgemm/tuning/key.hpp"
 
 namespace bwgemm::sm100 {
 
@@ -111,6 +114,8 @@ using Nvfp4DualGemmSwapAbTokens64 = Nvfp4DualSwapAbConfig<64, 4, sched::StaticPe
 inline constexpr int64_t kNvfp4DualSwapAbMaxM = 64;
 
 enum class Nvfp4DualChoice { kSwapAbTokens16, kSwapAbTokens32, kSwapAbTokens64, kSmallM, kLargeM };
+static_assert(kNvfp4DualGemmChoiceCount == static_cast<int>(Nvfp4DualChoice::kLargeM) + 1,
+              "sm100/tuning.hpp names every Nvfp4DualChoice, in order");
 
 // The swap-AB kernel for M tokens: the smallest token tile holding M (more than 64 take several tiles).
 constexpr Nvfp4DualChoice nvfp4_dual_swap_ab_choice(int64_t m) {
@@ -130,10 +135,11 @@ constexpr Nvfp4DualChoice nvfp4_dual_choice(int64_t m) {
 }
 
 namespace detail {
-// Runs `choice`'s kernel on the call (and names it with the diagnostic switch on).
+// Runs `choice`'s kernel on the call with split_k (the swap-AB kernels': 0 their own choice; the tiled ones
+// take none) and names it with the diagnostic switch on.
 template <class Out>
 Status run_nvfp4_dual_choice(Nvfp4DualChoice choice, const Nvfp4DualGemmArguments<Out>& args,
-                             cudaStream_t stream) {
+                             cudaStream_t stream, int split_k = 0) {
   const auto report = [&](const char* name) {
     ::bwgemm::detail::report_choice("bwgemm::sm100::dual_gemm_nvfp4", args.m, args.n, args.k, args.batch,
                                     name);
@@ -141,32 +147,62 @@ Status run_nvfp4_dual_choice(Nvfp4DualChoice choice, const Nvfp4DualGemmArgument
   switch (choice) {
     case Nvfp4DualChoice::kSwapAbTokens16:
       return report("sm100::Nvfp4DualGemmSwapAbTokens16 (swap AB, 128 weight rows x 16 tokens)"),
-             Nvfp4DualGemmSwapAb<Nvfp4DualGemmSwapAbTokens16<Out>>::run(args, stream);
+             Nvfp4DualGemmSwapAb<Nvfp4DualGemmSwapAbTokens16<Out>>::run(args, stream, split_k);
     case Nvfp4DualChoice::kSwapAbTokens32:
       return report("sm100::Nvfp4DualGemmSwapAbTokens32 (swap AB, 128 weight rows x 32 tokens)"),
-             Nvfp4DualGemmSwapAb<Nvfp4DualGemmSwapAbTokens32<Out>>::run(args, stream);
+             Nvfp4DualGemmSwapAb<Nvfp4DualGemmSwapAbTokens32<Out>>::run(args, stream, split_k);
     case Nvfp4DualChoice::kSwapAbTokens64:
       return report("sm100::Nvfp4DualGemmSwapAbTokens64 (swap AB, 128 weight rows x 64 tokens)"),
-             Nvfp4DualGemmSwapAb<Nvfp4DualGemmSwapAbTokens64<Out>>::run(args, stream);
+             Nvfp4DualGemmSwapAb<Nvfp4DualGemmSwapAbTokens64<Out>>::run(args, stream, split_k);
     case Nvfp4DualChoice::kSmallM:
       return report("sm100::Nvfp4DualGemmSmallM"), Nvfp4DualGemm<Nvfp4DualGemmSmallM<Out>>::run(args, stream);
     default:
       return report("sm100::Nvfp4DualGemmLargeM"), Nvfp4DualGemm<Nvfp4DualGemmLargeM<Out>>::run(args, stream);
   }
 }
+
+constexpr bool nvfp4_dual_choice_is_swap_ab(Nvfp4DualChoice choice) {
+  return choice == Nvfp4DualChoice::kSwapAbTokens16 || choice == Nvfp4DualChoice::kSwapAbTokens32 ||
+         choice == Nvfp4DualChoice::kSwapAbTokens64;
+}
+// Whether `choice` takes split_k: the swap-AB kernels 0 .. kSwapAbMaxSplitK, the tiled ones 0 or 1 (no split).
+constexpr bool nvfp4_dual_choice_takes_split(Nvfp4DualChoice choice, int split_k) {
+  return split_k >= 0 && split_k <= (nvfp4_dual_choice_is_swap_ab(choice) ? kSwapAbMaxSplitK : 1);
+}
+// The tuning key of a call (B1 and B2 are N x K).
+template <class Out>
+tuning::Key nvfp4_dual_key(const Nvfp4DualGemmArguments<Out>& args, tuning::Element out) {
+  return tuning::Key{tuning::Operation::kNvfp4DualGemm, tuning::Element::kNvfp4, out, BLayout::kColumnMajorKxN,
+                     args.m, args.n, args.k, args.batch};
+}
 }  // namespace detail
 
-// The sm_100a default entry point: a kernel from the shape (the table above).
+// The sm_100a default entry point: the tuning registry's choice for the call (sm100/tuning.hpp) where one
+// applies and its Config takes it, else a kernel from the shape (the table above).
 template <class Out>
 Status dual_gemm_nvfp4(const Nvfp4DualGemmArguments<Out>& args, cudaStream_t stream = nullptr) {
-  return detail::run_nvfp4_dual_choice(nvfp4_dual_choice(args.m), args, stream);
+  const TableChoice c = choose_for_current_device(
+      detail::nvfp4_dual_key(args, host::tuning_element<Out>()), static_cast<int>(nvfp4_dual_choice(args.m)),
+      kNvfp4DualGemmChoiceNames, kNvfp4DualGemmChoiceCount, [](int i, int split_k) {
+        return detail::nvfp4_dual_choice_takes_split(static_cast<Nvfp4DualChoice>(i), split_k);
+      });
+  return detail::run_nvfp4_dual_choice(static_cast<Nvfp4DualChoice>(c.index), args, stream, c.split_k);
 }
 
 // NVFP4 C (Out = Nvfp4Output): the tiled kernels whatever M (the swap-AB kernels write fp16 / bf16 only):
-// BlockN 64 with a CTA pair, static persistent, for M <= 256; BlockN 128, CLC work stealing, above.
+// BlockN 64 with a CTA pair, static persistent, for M <= 256; BlockN 128, CLC work stealing, above; a table's
+// entry (out "nvfp4") may name either.
 inline Status dual_gemm_nvfp4(const Nvfp4DualGemmArguments<Nvfp4Output>& args,
                               cudaStream_t stream = nullptr) {
-  const bool small_m = nvfp4_dual_tiled_choice(args.m) == Nvfp4DualChoice::kSmallM;
+  const TableChoice c = choose_for_current_device(
+      detail::nvfp4_dual_key(args, tuning::Element::kNvfp4), static_cast<int>(nvfp4_dual_tiled_choice(args.m)),
+      kNvfp4DualGemmChoiceNames, kNvfp4DualGemmChoiceCount,
+      [](int i, int split_k) {
+        return !detail::nvfp4_dual_choice_is_swap_ab(static_cast<Nvfp4DualChoice>(i)) && split_k >= 0 &&
+               split_k <= 1;
+      },
+      "its Config cannot write an NVFP4 output or cannot run that split");
+  const bool small_m = static_cast<Nvfp4DualChoice>(c.index) == Nvfp4DualChoice::kSmallM;
   ::bwgemm::detail::report_choice(
       "bwgemm::sm100::dual_gemm_nvfp4", args.m, args.n, args.k, args.batch,
       small_m ? "sm100::Nvfp4DualGemmSmallM<Nvfp4Output>" : "sm100::Nvfp4DualGemmLargeM<Nvfp4Output>");

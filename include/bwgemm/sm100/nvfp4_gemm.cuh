@@ -35,9 +35,12 @@
 #include "bwgemm/epilogue/functors.cuh"
 #include "bwgemm/host/launch.hpp"
 #include "bwgemm/host/operand_maps.hpp"
+#include "bwgemm/host/tuning_device.hpp"
 #include "bwgemm/kernels/sm100/nvfp4_gemm_config.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_gemm_kernel.cuh"
 #include "bwgemm/sm100/nvfp4_gemm_swap_ab.cuh"
+#include "bwgemm/sm100/tuning.hpp"
+#include "bwgemm/tuning/key.hpp"
 
 namespace bwgemm::sm100 {
 
@@ -128,6 +131,8 @@ inline constexpr int64_t kNvfp4GemmSwapAbMaxM = 64;
 inline constexpr int64_t kNvfp4GemmSmallMaxM = 256;
 
 enum class Nvfp4GemmChoice { kSwapAbTokens16, kSwapAbTokens32, kSwapAbTokens64, kSmallM, kLargeM };
+static_assert(kNvfp4GemmChoiceCount == static_cast<int>(Nvfp4GemmChoice::kLargeM) + 1,
+              "sm100/tuning.hpp names every Nvfp4GemmChoice, in order");
 
 // The swap-AB kernel for M tokens: the smallest token tile that holds them (64 for any larger M).
 constexpr Nvfp4GemmChoice nvfp4_gemm_swap_ab_choice(int64_t m) {
@@ -147,23 +152,24 @@ constexpr Nvfp4GemmChoice nvfp4_gemm_choice(int64_t m) {
 }
 
 namespace detail {
-// Runs `choice`'s kernel on the call (and names it with the diagnostic switch on).
+// Runs `choice`'s kernel on the call with split_k (the swap-AB kernels': 0 their own choice; the tiled ones
+// take none) and names it with the diagnostic switch on.
 template <class Out>
-Status run_nvfp4_gemm_choice(Nvfp4GemmChoice choice, const Nvfp4GemmArguments<Out>& args,
-                             cudaStream_t stream) {
+Status run_nvfp4_gemm_choice(Nvfp4GemmChoice choice, const Nvfp4GemmArguments<Out>& args, cudaStream_t stream,
+                             int split_k = 0) {
   const auto report = [&](const char* name) {
     ::bwgemm::detail::report_choice("bwgemm::sm100::nvfp4_gemm", args.m, args.n, args.k, args.batch, name);
   };
   switch (choice) {
     case Nvfp4GemmChoice::kSwapAbTokens16:
       return report("sm100::Nvfp4GemmSwapAbTokens16 (swap AB, 128 weight rows x 16 tokens)"),
-             Nvfp4GemmSwapAb<Nvfp4GemmSwapAbTokens16<Out>>::run(args, stream);
+             Nvfp4GemmSwapAb<Nvfp4GemmSwapAbTokens16<Out>>::run(args, stream, split_k);
     case Nvfp4GemmChoice::kSwapAbTokens32:
       return report("sm100::Nvfp4GemmSwapAbTokens32 (swap AB, 128 weight rows x 32 tokens)"),
-             Nvfp4GemmSwapAb<Nvfp4GemmSwapAbTokens32<Out>>::run(args, stream);
+             Nvfp4GemmSwapAb<Nvfp4GemmSwapAbTokens32<Out>>::run(args, stream, split_k);
     case Nvfp4GemmChoice::kSwapAbTokens64:
       return report("sm100::Nvfp4GemmSwapAbTokens64 (swap AB, 128 weight rows x 64 tokens)"),
-             Nvfp4GemmSwapAb<Nvfp4GemmSwapAbTokens64<Out>>::run(args, stream);
+             Nvfp4GemmSwapAb<Nvfp4GemmSwapAbTokens64<Out>>::run(args, stream, split_k);
     case Nvfp4GemmChoice::kSmallM:
       return report("sm100::Nvfp4GemmSmallM"), Nvfp4Gemm<Nvfp4GemmSmallM<Out>>::run(args, stream);
     case Nvfp4GemmChoice::kLargeM:
@@ -171,12 +177,33 @@ Status run_nvfp4_gemm_choice(Nvfp4GemmChoice choice, const Nvfp4GemmArguments<Ou
   }
   return report("sm100::Nvfp4GemmLargeM"), Nvfp4Gemm<Nvfp4GemmLargeM<Out>>::run(args, stream);
 }
+
+constexpr bool nvfp4_gemm_choice_is_swap_ab(Nvfp4GemmChoice choice) {
+  return choice == Nvfp4GemmChoice::kSwapAbTokens16 || choice == Nvfp4GemmChoice::kSwapAbTokens32 ||
+         choice == Nvfp4GemmChoice::kSwapAbTokens64;
+}
+// Whether `choice` takes split_k: the swap-AB kernels 0 .. kSwapAbMaxSplitK, the tiled ones 0 or 1 (no split).
+constexpr bool nvfp4_gemm_choice_takes_split(Nvfp4GemmChoice choice, int split_k) {
+  return split_k >= 0 && split_k <= (nvfp4_gemm_choice_is_swap_ab(choice) ? kSwapAbMaxSplitK : 1);
+}
+// The tuning key of a call (B is N x K).
+template <class Out>
+tuning::Key nvfp4_gemm_key(const Nvfp4GemmArguments<Out>& args, tuning::Element out) {
+  return tuning::Key{tuning::Operation::kNvfp4Gemm, tuning::Element::kNvfp4, out, BLayout::kColumnMajorKxN,
+                     args.m,  args.n, args.k, args.batch};
+}
 }  // namespace detail
 
-// The sm_100a default entry point: a kernel from the shape (the table above).
+// The sm_100a default entry point: the tuning registry's choice for the call (sm100/tuning.hpp) where one
+// applies and its Config takes it, else a kernel from the shape (the table above).
 template <class Out>
 Status nvfp4_gemm(const Nvfp4GemmArguments<Out>& args, cudaStream_t stream = nullptr) {
-  return detail::run_nvfp4_gemm_choice(nvfp4_gemm_choice(args.m), args, stream);
+  const TableChoice c = choose_for_current_device(
+      detail::nvfp4_gemm_key(args, host::tuning_element<Out>()), static_cast<int>(nvfp4_gemm_choice(args.m)),
+      kNvfp4GemmChoiceNames, kNvfp4GemmChoiceCount, [](int i, int split_k) {
+        return detail::nvfp4_gemm_choice_takes_split(static_cast<Nvfp4GemmChoice>(i), split_k);
+      });
+  return detail::run_nvfp4_gemm_choice(static_cast<Nvfp4GemmChoice>(c.index), args, stream, c.split_k);
 }
 
 // One side of the crossover whatever M, for the benchmark and the tests: the tiled kernels only, and the
@@ -192,9 +219,17 @@ Status nvfp4_gemm_swap_ab(const Nvfp4GemmArguments<Out>& args, cudaStream_t stre
 
 // NVFP4 D (Out = Nvfp4Output): the tiled kernels whatever M (the swap-AB kernels write fp16 / bf16 / fp32
 // only), as the NVFP4 dual GEMM's NVFP4 output: BlockN 64 with a CTA pair, static persistent, for M <= 256;
-// BlockN 128, CLC work stealing, above.
+// BlockN 128, CLC work stealing, above; a table's entry (out "nvfp4") may name either.
 inline Status nvfp4_gemm(const Nvfp4GemmArguments<Nvfp4Output>& args, cudaStream_t stream = nullptr) {
-  const bool small_m = args.m <= kNvfp4GemmSmallMaxM;
+  const TableChoice c = choose_for_current_device(
+      detail::nvfp4_gemm_key(args, tuning::Element::kNvfp4), static_cast<int>(nvfp4_gemm_tiled_choice(args.m)),
+      kNvfp4GemmChoiceNames, kNvfp4GemmChoiceCount,
+      [](int i, int split_k) {
+        return !detail::nvfp4_gemm_choice_is_swap_ab(static_cast<Nvfp4GemmChoice>(i)) && split_k >= 0 &&
+               split_k <= 1;
+      },
+      "its Config cannot write an NVFP4 output or cannot run that split");
+  const bool small_m = static_cast<Nvfp4GemmChoice>(c.index) == Nvfp4GemmChoice::kSmallM;
   ::bwgemm::detail::report_choice(
       "bwgemm::sm100::nvfp4_gemm", args.m, args.n, args.k, args.batch,
       small_m ? "sm100::Nvfp4GemmSmallM<Nvfp4Output>" : "sm100::Nvfp4GemmLargeM<Nvfp4Output>");

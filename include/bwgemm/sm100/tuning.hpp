@@ -1,7 +1,8 @@
 // The sm_100a default entry points' side of the tuning tables (docs/tuning.md): their candidate lists for
-// compute capability 10.0 (the stable names of sm100::GemmChoice and sm100::DualGemmChoice, in enum order)
-// and the choice a table's entry stands for. Host-only C++17. sm100::gemm and sm100::dual_gemm ask
-// choose_table_choice with the device's description: the installed table (or BWGEMM_TUNING_FILE's), the
+// compute capability 10.0 (the stable names of sm100::GemmChoice, DualGemmChoice, Nvfp4GemmChoice and
+// Nvfp4DualChoice, in enum order) and the choice a table's entry stands for. Host-only C++17. sm100::gemm,
+// dual_gemm, nvfp4_gemm and dual_gemm_nvfp4 ask choose_for_current_device (choose_table_choice with the
+// device's description): the installed table (or BWGEMM_TUNING_FILE's), the
 // built-in tables for this device, then their rules. An entry the choice cannot run for the call (a split its
 // Config does not take, stream-K, which no sm_100a Config of the choice has) is not run: the rules' choice
 // is, and with BWGEMM_DIAGNOSTICS=1 a line says why.
@@ -11,6 +12,7 @@
 #include <string>
 
 #include "bwgemm/base/diagnostics.hpp"
+#include "bwgemm/host/tuning_device.hpp"
 #include "bwgemm/tuning/key.hpp"
 #include "bwgemm/tuning/registry.hpp"
 #include "bwgemm/tuning/table.hpp"
@@ -28,11 +30,24 @@ inline constexpr const char* kDualGemmChoiceNames[kDualGemmChoiceCount] = {
     "DualGemmSwapAbTokens16", "DualGemmSwapAbTokens32", "DualGemmSwapAbTokens64", "DualGemmSmallM",
     "DualGemmLargeM"};
 
+// The NVFP4 operations' (sm100/nvfp4_gemm.cuh, nvfp4_dual_gemm.cuh check the counts). With an NVFP4 output
+// only the tiled ones (SmallM, LargeM) run.
+inline constexpr int kNvfp4GemmChoiceCount = 5;
+inline constexpr const char* kNvfp4GemmChoiceNames[kNvfp4GemmChoiceCount] = {
+    "Nvfp4GemmSwapAbTokens16", "Nvfp4GemmSwapAbTokens32", "Nvfp4GemmSwapAbTokens64", "Nvfp4GemmSmallM",
+    "Nvfp4GemmLargeM"};
+inline constexpr int kNvfp4DualGemmChoiceCount = 5;
+inline constexpr const char* kNvfp4DualGemmChoiceNames[kNvfp4DualGemmChoiceCount] = {
+    "Nvfp4DualGemmSwapAbTokens16", "Nvfp4DualGemmSwapAbTokens32", "Nvfp4DualGemmSwapAbTokens64",
+    "Nvfp4DualGemmSmallM", "Nvfp4DualGemmLargeM"};
+
 inline const tuning::Candidates& tuning_candidates() {
   static const tuning::Candidates candidates = [] {
     tuning::Candidates c;
     c[tuning::Operation::kGemm] = {kGemmChoiceNames, kGemmChoiceCount};
     c[tuning::Operation::kDualGemm] = {kDualGemmChoiceNames, kDualGemmChoiceCount};
+    c[tuning::Operation::kNvfp4Gemm] = {kNvfp4GemmChoiceNames, kNvfp4GemmChoiceCount};
+    c[tuning::Operation::kNvfp4DualGemm] = {kNvfp4DualGemmChoiceNames, kNvfp4DualGemmChoiceCount};
     return c;
   }();
   return candidates;
@@ -54,12 +69,14 @@ struct TableChoice {
 };
 
 // The registry's choice for `key` on `device` where an entry applies and runs(index, split_k) says its
-// Config takes it (stream-K never), else the rules' (rules_index, split 0). Allocates nothing but with the
-// diagnostic switch on (and at the registry's first lookup).
+// Config takes it (stream-K never), else the rules' (rules_index, split 0); `cannot_run` is the diagnostic's
+// reason where runs() says no. Allocates nothing but with the diagnostic switch on (and at the registry's first
+// lookup).
 template <class Runs>
 TableChoice choose_table_choice(const tuning::Key& key, const tuning::DeviceDescription& device,
                                 int rules_index, const char* const* names, int count, const Runs& runs,
-                                tuning::Registry& registry = tuning::Registry::global()) {
+                                tuning::Registry& registry = tuning::Registry::global(),
+                                const char* cannot_run = "its Config cannot run that split for this shape") {
   const tuning::Choice c = registry.choose(key, device, [&] {
     tuning::Choice r;
     r.config = rules_index;
@@ -73,7 +90,7 @@ TableChoice choose_table_choice(const tuning::Key& key, const tuning::DeviceDesc
   else if (c.stream_k == tuning::StreamK::kOn)
     why = "no sm_100a Config of the choice runs stream-K";
   else if (!runs(c.config, c.split_k))
-    why = "its Config cannot run that split for this shape";
+    why = cannot_run;
   if (why == nullptr) return {c.config, c.split_k};
   if (diagnostics_enabled())
     ::bwgemm::tuning::detail::report_tuning(
@@ -84,6 +101,21 @@ TableChoice choose_table_choice(const tuning::Key& key, const tuning::DeviceDesc
         " M=" + std::to_string(key.m) + " N=" + std::to_string(key.n) + " K=" + std::to_string(key.k) +
         " batch=" + std::to_string(key.batch) + ": " + why + "; the rules' choice instead");
   return {rules_index, 0};
+}
+
+// What the default entry points ask: the rules' choice (rules_index, split 0) where the current device cannot be
+// described or is not compute capability 10.0 (the emulator is, with bwgemm::emu_cudart linked), else
+// choose_table_choice on the global registry with the candidate lists registered.
+template <class Runs>
+TableChoice choose_for_current_device(const tuning::Key& key, int rules_index, const char* const* names,
+                                      int count, const Runs& runs,
+                                      const char* cannot_run = "its Config cannot run that split for this shape") {
+  const tuning::DeviceDescription* device = nullptr;
+  if (!host::current_device_description(&device) || device->cc_major != 10 || device->cc_minor != 0)
+    return {rules_index, 0};
+  register_tuning_candidates();
+  return choose_table_choice(key, *device, rules_index, names, count, runs, tuning::Registry::global(),
+                             cannot_run);
 }
 
 }  // namespace bwgemm::sm100
