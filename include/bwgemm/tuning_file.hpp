@@ -15,7 +15,13 @@
 #include "bwgemm/host/tuning_device.hpp"
 #include "bwgemm/sm100/tuning.hpp"
 #include "bwgemm/sm90/tuning.hpp"
+#include "bwgemm/tuning/registry.hpp"
+// The reader is host code, reached through the registry's reader pointer (tuning::detail::file_reader, set
+// when the program starts): nvcc's device passes (__CUDA_ARCH__ defined) skip nlohmann/json, which would
+// otherwise be parsed once more per architecture in every unit that includes gemm.cuh or dual_gemm.cuh.
+#if !defined(__CUDA_ARCH__)
 #include "bwgemm/tuning/json.hpp"
+#endif
 
 namespace bwgemm {
 
@@ -26,7 +32,26 @@ inline Status install_tuning_file(const std::string& path) {
                                 "device, so no tuning file can be checked against it");
   sm100::register_tuning_candidates();
   sm90::register_tuning_candidates();
-  return tuning::install_file(path, *device);
+  tuning::Registry& registry = tuning::Registry::global();
+  tuning::Candidates candidates;
+  Status s;
+  std::shared_ptr<const tuning::TuningTable> table;
+  const tuning::FileReader reader = tuning::detail::file_reader().load(std::memory_order_acquire);
+  if (!registry.candidates_for(device->cc_major, device->cc_minor, &candidates))
+    s = Status::not_supported("tuning file " + tuning::detail::in_quotes(path) +
+                              ": no candidate lists are registered for compute capability " +
+                              std::to_string(device->cc_major) + "." + std::to_string(device->cc_minor));
+  else if (reader == nullptr)  // only before static initialization
+    s = Status::not_supported("tuning file " + tuning::detail::in_quotes(path) +
+                              ": the tuning-file reader is not initialized yet");
+  else
+    s = reader(path, *device, candidates, &table);
+  if (!s.ok()) {
+    tuning::detail::report_tuning(s.message() + ": ignored");
+    return s;
+  }
+  registry.install(std::move(table));
+  return Status::success();
 }
 
 }  // namespace bwgemm
