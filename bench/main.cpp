@@ -548,7 +548,9 @@ void run_host_cost(benchmark::State& state, const Implementation<Problem>& impl,
     std::string label = "host time per call, median of " + std::to_string(ctx.timing.samples) + " batches of " +
                         std::to_string(kHostBatch) + " stream launches";
     if constexpr (kHasTuningKey<Problem>) {
-      if (impl.name == "bwgemm") {
+      // The default entry points: bwgemm::gemm / dual_gemm ("bwgemm", sm_100a) and sm90::gemm / dual_gemm
+      // ("bwgemm_sm90"), which make this lookup.
+      if (impl.name == "bwgemm" || impl.name == "bwgemm_sm90") {
         int source = -1;
         const double ns = lookup_ns(host_cost_key(shape, kKeyElement<Problem>), ctx.timing.samples, &source);
         if (ns >= 0) {

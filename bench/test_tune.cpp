@@ -465,8 +465,9 @@ TEST(TuneBudget, StopsCleanlyAndTheFileHoldsWhatWasTuned) {
   TuneOptions options;
   options.clock = [&now] { return now; };
   options.budget_seconds = 25;  // shapes at 0 s and 10 s; the third would end at 30 s
+  // Shapes of equal work (M N K), so the estimate is the average.
   const Outcome run =
-      run_tune(src, m, {{1, 64, 64}, {2, 64, 64}, {4, 64, 64}, {8, 64, 64}, {16, 64, 64}}, options);
+      run_tune(src, m, {{1, 64, 64}, {2, 32, 64}, {4, 16, 64}, {8, 8, 64}, {16, 4, 64}}, options);
   EXPECT_TRUE(run.result.stopped_early);
   EXPECT_EQ(run.result.planned, 5);
   ASSERT_EQ(run.result.shapes.size(), 2u);
@@ -475,7 +476,7 @@ TEST(TuneBudget, StopsCleanlyAndTheFileHoldsWhatWasTuned) {
   EXPECT_TRUE(any_line_has(run.progress, "stopping after 2 of 5 shapes"));
   EXPECT_TRUE(any_line_has(run.progress, "shape 1 of 5 (gemm bf16->bf16 B nk M=1 N=64 K=64): 0.0 s elapsed"));
   EXPECT_TRUE(any_line_has(run.progress,
-                           "shape 2 of 5 (gemm bf16->bf16 B nk M=2 N=64 K=64): 10.0 s elapsed, "
+                           "shape 2 of 5 (gemm bf16->bf16 B nk M=2 N=32 K=64): 10.0 s elapsed, "
                            "about 40.0 s remaining (the budget ends in 15.0 s)"));
 
   // The partial result as a file, read back.
@@ -493,6 +494,35 @@ TEST(TuneBudget, StopsCleanlyAndTheFileHoldsWhatWasTuned) {
   EXPECT_EQ(back.entries[1].m, 2);
   EXPECT_EQ(back.entries[1].config, "B");
   std::remove(path.c_str());
+}
+
+// The next shape's time is the last one's scaled by the work where that is more than the average: a sweep's
+// M = 16384 after M = 8192 is expected to take twice as long, and is not started with too little budget left.
+TEST(TuneBudget, TheNextShapesEstimateScalesWithItsWork) {
+  const ListSource src = source({candidate("A")}, {"A"});
+  FakeMeasurer m;
+  double now = 0;
+  m.clock = &now;
+  m.seconds_per_shape = 10;
+  TuneOptions options;
+  options.clock = [&now] { return now; };
+  options.budget_seconds = 35;  // the average (10 s) would start the third shape; 2 x 10 s ends past 35 s
+  const Outcome run = run_tune(src, m, {{8, 64, 64}, {8, 64, 64}, {16, 64, 64}}, options);
+  EXPECT_EQ(run.result.shapes.size(), 2u);
+  EXPECT_TRUE(run.result.stopped_early);
+  EXPECT_NE(run.result.stop_reason.find("a shape takes about 20.0 s"), std::string::npos) << run.result.stop_reason;
+}
+
+// The file can be written after every shape (bwgemm-tune does, so a killed run keeps its shapes).
+TEST(TuneBudget, AfterShapeSeesEveryShapeSoFar) {
+  const ListSource src = source({candidate("A")}, {"A"});
+  FakeMeasurer m;
+  TuneOptions options;
+  std::vector<size_t> seen;
+  options.after_shape = [&seen](const TuneResult& r) { seen.push_back(r.entries.size()); };
+  const Outcome run = run_tune(src, m, {{1, 64, 64}, {2, 64, 64}, {4, 64, 64}}, options);
+  EXPECT_EQ(run.result.entries.size(), 3u);
+  EXPECT_EQ(seen, (std::vector<size_t>{1, 2, 3}));
 }
 
 TEST(TuneBudget, UsedUpAndStopRequested) {

@@ -197,13 +197,18 @@ SampleStats summarize(std::vector<double> samples);
 // ---- the run
 // ------------------------------------------------------------------------------------------------
 
+struct TuneResult;
+
 struct TuneOptions {
   int rounds = 30;                // interleaved rounds per shape (rounded up to even: the order alternates)
   double min_relative_gain = 0;   // select_candidate's margin beyond the noise (0: the noise alone)
-  double budget_seconds = 0;      // 0: none; else no shape starts past it (or expected to end past it)
+  double budget_seconds = 0;      // 0: none; else no shape starts past it (or expected to end past it: the
+                                  // average so far, or the last shape's time times the work ratio if more)
   std::function<double()> clock;  // seconds, any origin (default: std::chrono::steady_clock)
   std::function<bool()> stop_requested;              // e.g. SIGINT seen; checked between shapes (null: never)
   std::function<void(const std::string&)> progress;  // progress lines (default: stderr)
+  // Called after each shape with the result so far (e.g. to write the file, so a killed run keeps its shapes).
+  std::function<void(const TuneResult&)> after_shape;
 };
 
 struct CandidateResult {

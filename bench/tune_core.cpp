@@ -310,9 +310,19 @@ TuneResult tune(const TuneTarget& target, const std::vector<TuneShape>& shapes, 
   result.planned = static_cast<int>(shapes.size());
   const double start = clock();
   const int n = result.planned;
+  const auto work = [](const TuneShape& s) {  // a shape's multiply-adds, for the next shape's time estimate
+    return static_cast<double>(std::max<int64_t>(s.m, 1)) * static_cast<double>(s.n) * static_cast<double>(s.k);
+  };
   for (int i = 0; i < n; ++i) {
     const double elapsed = clock() - start;
-    const double per_shape = i > 0 ? elapsed / i : 0;
+    // The next shape is expected to take the average so far, or the last shape's time scaled by the two
+    // shapes' work where that is more (a sweep's M doubles from shape to shape: its last shapes take longest).
+    double per_shape = i > 0 ? elapsed / i : 0;
+    if (i > 0) {
+      const ShapeResult& last = result.shapes.back();
+      const double ratio = work(shapes[static_cast<size_t>(i)]) / std::max(work(last.shape), 1.0);
+      per_shape = std::max(per_shape, last.seconds * ratio);
+    }
     if (options.stop_requested && options.stop_requested()) {
       result.stopped_early = true;
       result.stop_reason = "stopped on request";
@@ -345,6 +355,7 @@ TuneResult tune(const TuneTarget& target, const std::vector<TuneShape>& shapes, 
     r.seconds = clock() - t0;
     if (r.outcome == ShapeOutcome::kTuned) result.entries.push_back(make_entry(target, r));
     result.shapes.push_back(std::move(r));
+    if (options.after_shape) options.after_shape(result);
   }
   return result;
 }

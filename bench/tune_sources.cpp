@@ -8,7 +8,7 @@ namespace bwgemm::bench::tune {
 
 std::vector<SourceRegistration> candidate_sources() {
   std::vector<SourceRegistration> all;
-#if !defined(BWGEMM_EMULATION)
+#if !BWGEMM_EMULATION
   all = sm90_candidate_sources();
 #endif
   for (SourceRegistration& r : sm100_candidate_sources()) all.push_back(std::move(r));

@@ -1,7 +1,8 @@
 // The host cost of a kernel-choice lookup (docs/tuning.md, "Cost"): Registry::lookup and choose() on a table
 // the size a tuned device would have (24 (N, K) shapes x 2 B layouts x 52 M buckets = 2496 entries), a hit in
 // the installed table, a hit in a built-in table behind it, and a miss that falls to the rules; on one thread
-// and on two.
+// and on two. And what an H200's default entry points pay with no table installed: the built-in H200 table,
+// then the rules.
 //
 //   tuning_lookup_cost --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
@@ -9,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "bwgemm/sm90/tuning.hpp"
 #include "bwgemm/tuning/registry.hpp"
 
 namespace {
@@ -129,6 +131,31 @@ void BM_ChooseFallsToRules(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_ChooseFallsToRules)->Threads(1)->Threads(2);
+
+// What the sm_90a default entry points do on an H200 with no table installed: the built-in H200 table (8
+// entries) and the rules, registered as sm90::register_tuning_candidates registers them; a decode GEMM of a
+// shape the table does not hold, so choose() falls to the rules.
+Registry& h200_registry() {
+  static Registry* r = [] {
+    auto* reg = new Registry();
+    bwgemm::sm90::register_tuning_candidates(*reg);
+    if (!bwgemm::sm90::register_builtin_tables(*reg).ok()) std::abort();
+    reg->install(nullptr);  // no BWGEMM_TUNING_FILE: the built-in table and the rules
+    return reg;
+  }();
+  return *r;
+}
+
+void BM_DefaultH200FallsToRules(benchmark::State& state) {
+  Registry& r = h200_registry();
+  const DeviceDescription d = device();
+  int64_t m = 1;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(r.choose(key(m, 4096, 14336), d, rules));
+    m = m % 64 + 1;
+  }
+}
+BENCHMARK(BM_DefaultH200FallsToRules)->Threads(1);
 
 }  // namespace
 
