@@ -195,7 +195,10 @@ def median(xs):
 def read_recording(path):
     """{(group, shape): {name: (relative cost, noise)}} for one file; the cost is proportional to the time
     within one shape of the file (1 / ratio for paired files, the median us otherwise)."""
-    benchmarks = json.load(open(path))["benchmarks"]
+    data = json.load(open(path))
+    if "benchmarks" not in data:  # not a bwgemm_bench recording (a tuning file bwgemm-tune wrote)
+        return {}
+    benchmarks = data["benchmarks"]
     samples = {}
     for b in benchmarks:
         parts = b["name"].split("/")
