@@ -227,3 +227,131 @@ static_assert(grouped::expert_rows(bwgemm::contiguous_tokens(15, kOffsets), 2).s
 static_assert(grouped::expert_rows(bwgemm::contiguous_tokens(15, kOffsets), 2).scale_row == 128);
 
 }  // namespace
+
+namespace {
+
+// ---- the tile walk (GroupedTileWalk) ----------------------------------------------------------------------
+
+// Every tile of a fresh walk from index 0 until it ends.
+std::vector<grouped::GroupedTile> all_tiles(const bwgemm::GroupedTokens& t, int64_t experts, int64_t block_m,
+                                            int64_t n_tiles) {
+  grouped::GroupedTileWalk walk(t, experts, block_m, n_tiles);
+  std::vector<grouped::GroupedTile> out;
+  grouped::GroupedTile tile;
+  while (walk.seek(static_cast<int64_t>(out.size()), &tile)) out.push_back(tile);
+  return out;
+}
+
+// The walk over random metadata, valid and not, both layouts: every row each expert owns (expert_rows) is in
+// exactly one row tile per column tile, no tile crosses its expert's rows or holds more than block_m rows, the
+// tiles run expert by expert, and the walk's status is the OR of the experts' bits. A strided walk (the tiles
+// a persistent CTA takes) gives the same tiles as the fresh one.
+TEST(GroupedTileWalk, CoversEachExpertsRowsOncePerColumnTile) {
+  std::mt19937 rng(11);
+  for (int iter = 0; iter < 600; ++iter) {
+    const bool masked = iter % 2 == 1, valid = iter % 3 != 0;
+    const int64_t experts = 1 + rng() % 16, block_m = int64_t{16} << (rng() % 4), n_tiles = 1 + rng() % 3;
+    const int64_t total = rng() % 700, max_tokens = rng() % 300;
+    std::vector<int32_t> values(static_cast<size_t>(experts));
+    for (auto& v : values) {
+      const int64_t span = masked ? max_tokens : total;
+      v = static_cast<int32_t>(valid ? static_cast<int64_t>(rng() % (span + 1))
+                                     : static_cast<int64_t>(rng() % (2 * span + 41)) - 20);
+      if (rng() % 4 == 0) v = valid && !masked ? v : 0;  // zero-token experts
+    }
+    if (!masked && valid) std::sort(values.begin(), values.end());
+    const bwgemm::GroupedTokens t = masked ? bwgemm::masked_tokens(max_tokens, values.data())
+                                           : bwgemm::contiguous_tokens(total, values.data());
+    SCOPED_TRACE("iteration " + std::to_string(iter));
+    const std::vector<grouped::GroupedTile> tiles = all_tiles(t, experts, block_m, n_tiles);
+
+    uint32_t status = 0;
+    size_t next = 0;
+    for (int64_t e = 0; e < experts; ++e) {
+      const ExpertRows r = grouped::expert_rows(t, e);
+      status |= r.status;
+      for (int64_t row = r.begin; row < r.end; row += block_m)
+        for (int64_t n = 0; n < n_tiles; ++n, ++next) {
+          ASSERT_LT(next, tiles.size());
+          const grouped::GroupedTile& g = tiles[next];
+          ASSERT_EQ(g.expert, e);
+          ASSERT_EQ(g.row_begin, row);
+          ASSERT_EQ(g.row_end, std::min(row + block_m, r.end));
+          ASSERT_EQ(g.n_tile, n);
+          ASSERT_EQ(g.rows.scale_row, r.scale_row);
+        }
+    }
+    ASSERT_EQ(next, tiles.size());  // no tile beyond the experts' rows (and none for an empty expert)
+
+    grouped::GroupedTileWalk full(t, experts, block_m, n_tiles);
+    grouped::GroupedTile probe;
+    EXPECT_FALSE(full.seek(static_cast<int64_t>(tiles.size()), &probe));
+    EXPECT_EQ(full.status(), status);
+
+    const int64_t grid = 1 + rng() % 7;
+    for (int64_t cta = 0; cta < grid; ++cta) {
+      grouped::GroupedTileWalk walk(t, experts, block_m, n_tiles);
+      grouped::GroupedTile g;
+      int64_t index = cta;
+      for (; walk.seek(index, &g); index += grid) {
+        const grouped::GroupedTile& want = tiles[static_cast<size_t>(index)];
+        ASSERT_EQ(g.expert, want.expert);
+        ASSERT_EQ(g.row_begin, want.row_begin);
+        ASSERT_EQ(g.row_end, want.row_end);
+        ASSERT_EQ(g.n_tile, want.n_tile);
+      }
+      ASSERT_GE(index, static_cast<int64_t>(tiles.size()));
+    }
+  }
+}
+
+TEST(GroupedTileWalk, ZeroTokenExpertsAndNoTiles) {
+  // Experts 0, 2 and 4 have no rows: the tiles are expert 1's two row tiles and expert 3's one.
+  const std::vector<int32_t> offs = {0, 100, 100, 130, 130};
+  const bwgemm::GroupedTokens t = bwgemm::contiguous_tokens(130, offs.data());
+  const std::vector<grouped::GroupedTile> tiles = all_tiles(t, 5, 64, 1);
+  ASSERT_EQ(tiles.size(), 3u);
+  EXPECT_EQ(tiles[0].expert, 1);
+  EXPECT_EQ(tiles[0].row_begin, 0);
+  EXPECT_EQ(tiles[0].row_end, 64);
+  EXPECT_EQ(tiles[1].row_end, 100);
+  EXPECT_EQ(tiles[2].expert, 3);
+  EXPECT_EQ(tiles[2].row_begin, 100);
+  EXPECT_EQ(tiles[2].row_end, 130);
+  // No rows at all, and a walk with no column tiles: no tile.
+  const std::vector<int32_t> none = {0, 0, 0};
+  EXPECT_TRUE(all_tiles(bwgemm::contiguous_tokens(64, none.data()), 3, 64, 2).empty());
+  EXPECT_TRUE(all_tiles(bwgemm::masked_tokens(64, none.data()), 3, 64, 2).empty());
+  EXPECT_TRUE(all_tiles(t, 5, 64, 0).empty());
+}
+
+TEST(GroupedTileWalk, BadValuesStayInsideAndSetTheBits) {
+  // Contiguous: 40, then 20 (decreasing: empty), then 500 past the total of 100 (ends at 100).
+  const std::vector<int32_t> offs = {40, 20, 500};
+  grouped::GroupedTileWalk walk(bwgemm::contiguous_tokens(100, offs.data()), 3, 32, 1);
+  grouped::GroupedTile g;
+  int64_t index = 0, last_row = 0;
+  while (walk.seek(index, &g)) {
+    EXPECT_GE(g.row_begin, 0);
+    EXPECT_LE(g.row_end, 100);
+    EXPECT_NE(g.expert, 1);
+    last_row = g.row_end;
+    ++index;
+  }
+  EXPECT_EQ(index, 2 + 2);  // expert 0: 40 rows in 2 tiles; expert 2: rows 40..100 in 2
+  EXPECT_EQ(last_row, 100);
+  EXPECT_EQ(walk.status(), grouped::kStatusOffsetDecreasing | grouped::kStatusOffsetPastTotal);
+  // Masked: a negative count and one above max_tokens.
+  const std::vector<int32_t> counts = {-5, 1000, 10};
+  grouped::GroupedTileWalk masked(bwgemm::masked_tokens(64, counts.data()), 3, 32, 1);
+  index = 0;
+  while (masked.seek(index, &g)) {
+    EXPECT_NE(g.expert, 0);
+    EXPECT_LE(g.row_end, 64);
+    ++index;
+  }
+  EXPECT_EQ(index, 2 + 1);
+  EXPECT_EQ(masked.status(), grouped::kStatusCountNegative | grouped::kStatusCountAboveMax);
+}
+
+}  // namespace

@@ -151,6 +151,79 @@ BWGEMM_HD constexpr ExpertRows expert_rows(const GroupedTokens& t, int64_t e) {
   return r;
 }
 
+// ---- the tile walk ----------------------------------------------------------------------------------------
+
+// One output tile of a grouped operation: rows [row_begin, row_end) of the expert's rows (contiguous: rows of
+// A and of the output; masked: rows of the expert's slab), at most block_m of them, and column tile n_tile.
+struct GroupedTile {
+  int64_t expert = 0;
+  int64_t row_begin = 0;
+  int64_t row_end = 0;
+  int64_t n_tile = 0;
+  ExpertRows rows;  // the expert's rows (and its first scale row)
+};
+
+// The tiles of a grouped operation in one linear order, for persistent kernels that cannot know the
+// experts' tiles before they run (the counts stay on the device): expert by expert, each expert's rows in
+// tiles of block_m, and for each row tile the n_tiles column tiles (consecutive tiles share the rows of A).
+// An expert without rows has no tile. A scheduler hands its CTA tile indices in increasing order
+// (t = cta, cta + grid, ...) and seek() walks forward through the experts' device values as it goes: each
+// value is read once per CTA (O(E + tiles) for the CTA's whole walk), decoded off the epilogue's path, the
+// same way for every CTA, with the clamping rules above (bad values cost rows, never reach outside the
+// buffers) and the status bits of every expert passed.
+class GroupedTileWalk {
+ public:
+  BWGEMM_HD constexpr GroupedTileWalk(const GroupedTokens& tokens, int64_t experts, int64_t block_m,
+                                      int64_t n_tiles)
+      : tokens_(tokens), experts_(experts), block_m_(block_m), n_tiles_(n_tiles), scan_(tokens.total_tokens) {}
+
+  // The tile at linear index `tile`, which must not be below the previous call's: true and *out filled, or
+  // false where the experts have fewer tiles (every later index is then past them too).
+  BWGEMM_HD constexpr bool seek(int64_t tile, GroupedTile* out) {
+    if (block_m_ < 1 || n_tiles_ < 1) return false;
+    while (expert_ < experts_ && (!loaded_ || tile >= first_tile_ + tiles_)) {
+      if (loaded_) {
+        first_tile_ += tiles_;
+        ++expert_;
+        loaded_ = false;
+        if (expert_ >= experts_) break;
+      }
+      load();
+    }
+    if (expert_ >= experts_ || !loaded_) return false;
+    const int64_t local = tile - first_tile_;
+    out->expert = expert_;
+    out->rows = rows_;
+    out->n_tile = local % n_tiles_;
+    out->row_begin = rows_.begin + local / n_tiles_ * block_m_;
+    out->row_end = out->row_begin + block_m_ < rows_.end ? out->row_begin + block_m_ : rows_.end;
+    return true;
+  }
+
+  // The status bits of the experts whose values the walk has read.
+  BWGEMM_HD constexpr uint32_t status() const { return status_; }
+
+ private:
+  BWGEMM_HD constexpr void load() {
+    rows_ = tokens_.layout == GroupedLayout::kMasked
+                ? masked_expert_rows(expert_, tokens_.counts[expert_], tokens_.max_tokens)
+                : scan_.next(tokens_.offsets[expert_]);
+    status_ |= rows_.status;
+    tiles_ = ceil_div(rows_.rows(), block_m_) * n_tiles_;
+    loaded_ = true;
+  }
+
+  GroupedTokens tokens_;
+  int64_t experts_ = 0, block_m_ = 0, n_tiles_ = 0;
+  ContiguousExpertScan scan_;
+  int64_t expert_ = 0;      // the expert loaded (or next to load)
+  bool loaded_ = false;     // rows_ and tiles_ are expert_'s
+  ExpertRows rows_;
+  int64_t first_tile_ = 0;  // the linear index of expert_'s first tile
+  int64_t tiles_ = 0;       // expert_'s tiles
+  uint32_t status_ = 0;
+};
+
 // The rows of the scale buffer of a contiguous NVFP4 tensor of the tokens (A, or an NVFP4 output): every
 // expert's scale rows start at a multiple of 128, so with E experts over total_tokens rows the scales take
 // at most total_tokens + 127 · E rows (sum over e of round_up(rows_e, 128), the rows_e summing to at most
