@@ -6,10 +6,9 @@
 #   BWGEMM_TUNE_BUDGET_S=420 bash bench/run_tuning_on_gpu.sh sweep
 #   bash bench/run_tuning_on_gpu.sh build-tests tests
 #
-#   build        configure and build bwgemm-tune, bwgemm_bench and tuning_lookup_cost (on an H200 machine's 16
-#                cores about 4 minutes with the configure; 2026-12-05)
-#   build-tests  the suites `tests` runs (the sm_90a suites are single units of several minutes each there:
-#                give them a command of their own)
+#   build        configure and build bwgemm-tune, bwgemm_bench and tuning_lookup_cost
+#   build-tests  the suites `tests` runs: give them a command of their own (on an H200 machine, 2026-12-05, the
+#                three sm_90a suites had not finished compiling 10 minutes into one command with the rest)
 #   tests        the choice, tuning and tuner suites (host) and the sm_90a GEMM, dual GEMM and swap-AB suites
 #   host   the host cost of the smallest calls and the kernel-choice lookup's share of it
 #          (bwgemm_bench --bwgemm_host_cost=1), and tuning_lookup_cost on this machine's CPU
