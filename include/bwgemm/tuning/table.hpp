@@ -366,22 +366,26 @@ class TuningTable {
            (match_.sm_count == 0 || d.sm_count == match_.sm_count) && d.name == match_.gpu;
   }
 
-  // The entry for `key` (M by its bucket): true and *out filled (all but source), or false. No allocation.
+  // The entry for `key` (M by its bucket): true and *out filled (all but source), or false. No allocation: one
+  // probe of an open-addressing index (built with the table) in the common case.
   bool find(const Key& key, Choice* out) const {
+    if (rows_.empty()) return false;
     const int bucket = m_bucket(key.m);
     if (bucket < 0) return false;
-    Row probe{};
-    probe.head = pack(key.op, key.in, key.out, key.b_layout, bucket);
-    probe.n = key.n, probe.k = key.k, probe.batch = key.batch;
-    const auto it = std::lower_bound(rows_.begin(), rows_.end(), probe, less);
-    if (it == rows_.end() || less(probe, *it)) return false;
-    out->config = it->config;
-    out->config_name = it->config_name;
-    out->split_k = it->split_k;
-    out->stream_k = it->stream_k;
-    out->source_name = source_name_.c_str();
-    out->bucket_m = bucket_bound(bucket);
-    return true;
+    const uint64_t head = pack(key.op, key.in, key.out, key.b_layout, bucket);
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = hash(head, key.n, key.k, key.batch) & mask;; i = (i + 1) & mask) {
+      if (slots_[i] < 0) return false;  // an empty slot ends the probe: no such key
+      const Row& row = rows_[static_cast<size_t>(slots_[i])];
+      if (row.head != head || row.n != key.n || row.k != key.k || row.batch != key.batch) continue;
+      out->config = row.config;
+      out->config_name = row.config_name;
+      out->split_k = row.split_k;
+      out->stream_k = row.stream_k;
+      out->source_name = source_name_.c_str();
+      out->bucket_m = bucket_bound(bucket);
+      return true;
+    }
   }
 
  private:
@@ -406,6 +410,16 @@ class TuningTable {
       rows_.push_back(r);
     }
     std::sort(rows_.begin(), rows_.end(), less);
+    // The index: a power of two of at least twice the rows' slots (a load of at most one half), each the row
+    // whose key hashes there or after it (linear probing), -1 where empty.
+    size_t slots = 8;
+    while (slots < 2 * rows_.size()) slots *= 2;
+    slots_.assign(slots, -1);
+    for (size_t r = 0; r < rows_.size(); ++r) {
+      size_t i = hash(rows_[r].head, rows_[r].n, rows_[r].k, rows_[r].batch) & (slots - 1);
+      while (slots_[i] >= 0) i = (i + 1) & (slots - 1);
+      slots_[i] = static_cast<int32_t>(r);
+    }
   }
 
   struct Row {
@@ -421,6 +435,14 @@ class TuningTable {
            uint64_t{static_cast<uint8_t>(out)} << 24 |
            uint64_t{layout == BLayout::kRowMajorKxN ? 0u : 1u} << 16 | static_cast<uint64_t>(bucket);
   }
+  // A multiplicative hash of the key's words (odd 64-bit constants), folded.
+  static size_t hash(uint64_t head, int64_t n, int64_t k, int64_t batch) {
+    uint64_t z = head * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(n) * 0xC2B2AE3D27D4EB4Full ^
+                 static_cast<uint64_t>(k) * 0x165667B19E3779F9ull ^ static_cast<uint64_t>(batch);
+    z ^= z >> 29;
+    z *= 0xBF58476D1CE4E5B9ull;
+    return static_cast<size_t>(z ^ (z >> 32));
+  }
   static bool less(const Row& a, const Row& b) {
     if (a.head != b.head) return a.head < b.head;
     if (a.n != b.n) return a.n < b.n;
@@ -429,6 +451,7 @@ class TuningTable {
   }
 
   std::vector<Row> rows_;
+  std::vector<int32_t> slots_;  // the index: row numbers by key hash, -1 empty
   std::string source_name_;
   DeviceMatch match_;
   Metadata metadata_;
