@@ -40,68 +40,62 @@ std::vector<TuneCandidate> all_choices(const char* const* names, int count, Run 
   return out;
 }
 
+// An entry point's source: every Config of its choice enum (`names`, in enum order) run by `run_choice`
+// (the entry point's detail::run_*_choice) with the splits `takes` allows, the rules' Config (`rules(m)`) as the
+// built-in choice.
+template <class Args, class Choice, class RunChoice, class Takes, class Rules>
+std::unique_ptr<CandidateSource> choice_source(const char* const* names, int count, RunChoice run_choice,
+                                               Takes takes, Rules rules) {
+  auto run = [run_choice](int i, const Args& args, const TuneCall& call, int split_k) {
+    return run_choice(static_cast<Choice>(i), args, stream_of(call), split_k);
+  };
+  auto takes_index = [takes](int i, int split_k) { return takes(static_cast<Choice>(i), split_k); };
+  return std::make_unique<ListSource>(all_choices<Args>(names, count, run, takes_index),
+                                      [names, rules](const TuneShape& s) {
+                                        return TuneChoice{names[static_cast<int>(rules(s.m))]};
+                                      });
+}
+
 template <class T>
 std::unique_ptr<CandidateSource> gemm_source() {
   using Args = GemmArguments<T>;
-  auto run = [](int i, const Args& args, const TuneCall& call, int split_k) {
-    return sm100::detail::run_gemm_choice(static_cast<sm100::GemmChoice>(i), args, stream_of(call), split_k);
-  };
-  auto takes = [](int i, int split_k) {
-    return sm100::detail::gemm_choice_takes_split(static_cast<sm100::GemmChoice>(i), split_k);
-  };
-  return std::make_unique<ListSource>(
-      all_choices<Args>(sm100::kGemmChoiceNames, sm100::kGemmChoiceCount, run, takes), [](const TuneShape& s) {
-        return TuneChoice{sm100::kGemmChoiceNames[static_cast<int>(sm100::gemm_choice(s.m))]};
-      });
+  return choice_source<Args, sm100::GemmChoice>(
+      sm100::kGemmChoiceNames, sm100::kGemmChoiceCount,
+      [](sm100::GemmChoice c, const Args& a, cudaStream_t s, int split) {
+        return sm100::detail::run_gemm_choice(c, a, s, split);
+      },
+      sm100::detail::gemm_choice_takes_split, sm100::gemm_choice);
 }
 
 std::unique_ptr<CandidateSource> dual_gemm_source() {
   using Args = DualGemmArguments<__nv_bfloat16>;
-  auto run = [](int i, const Args& args, const TuneCall& call, int split_k) {
-    return sm100::detail::run_dual_gemm_choice(static_cast<sm100::DualGemmChoice>(i), args, stream_of(call),
-                                               split_k);
-  };
-  auto takes = [](int i, int split_k) {
-    return sm100::detail::dual_gemm_choice_takes_split(static_cast<sm100::DualGemmChoice>(i), split_k);
-  };
-  return std::make_unique<ListSource>(
-      all_choices<Args>(sm100::kDualGemmChoiceNames, sm100::kDualGemmChoiceCount, run, takes),
-      [](const TuneShape& s) {
-        return TuneChoice{sm100::kDualGemmChoiceNames[static_cast<int>(sm100::dual_gemm_choice(s.m))]};
-      });
+  return choice_source<Args, sm100::DualGemmChoice>(
+      sm100::kDualGemmChoiceNames, sm100::kDualGemmChoiceCount,
+      [](sm100::DualGemmChoice c, const Args& a, cudaStream_t s, int split) {
+        return sm100::detail::run_dual_gemm_choice(c, a, s, split);
+      },
+      sm100::detail::dual_gemm_choice_takes_split, sm100::dual_gemm_choice);
 }
 
 // The NVFP4 operations with fp16 output (the benchmark's problems).
 std::unique_ptr<CandidateSource> nvfp4_gemm_source() {
   using Args = Nvfp4GemmArguments<__half>;
-  auto run = [](int i, const Args& args, const TuneCall& call, int split_k) {
-    return sm100::detail::run_nvfp4_gemm_choice(static_cast<sm100::Nvfp4GemmChoice>(i), args, stream_of(call),
-                                                split_k);
-  };
-  auto takes = [](int i, int split_k) {
-    return sm100::detail::nvfp4_gemm_choice_takes_split(static_cast<sm100::Nvfp4GemmChoice>(i), split_k);
-  };
-  return std::make_unique<ListSource>(
-      all_choices<Args>(sm100::kNvfp4GemmChoiceNames, sm100::kNvfp4GemmChoiceCount, run, takes),
-      [](const TuneShape& s) {
-        return TuneChoice{sm100::kNvfp4GemmChoiceNames[static_cast<int>(sm100::nvfp4_gemm_choice(s.m))]};
-      });
+  return choice_source<Args, sm100::Nvfp4GemmChoice>(
+      sm100::kNvfp4GemmChoiceNames, sm100::kNvfp4GemmChoiceCount,
+      [](sm100::Nvfp4GemmChoice c, const Args& a, cudaStream_t s, int split) {
+        return sm100::detail::run_nvfp4_gemm_choice(c, a, s, split);
+      },
+      sm100::detail::nvfp4_gemm_choice_takes_split, sm100::nvfp4_gemm_choice);
 }
 
 std::unique_ptr<CandidateSource> nvfp4_dual_gemm_source() {
   using Args = Nvfp4DualGemmArguments<__half>;
-  auto run = [](int i, const Args& args, const TuneCall& call, int split_k) {
-    return sm100::detail::run_nvfp4_dual_choice(static_cast<sm100::Nvfp4DualChoice>(i), args, stream_of(call),
-                                                split_k);
-  };
-  auto takes = [](int i, int split_k) {
-    return sm100::detail::nvfp4_dual_choice_takes_split(static_cast<sm100::Nvfp4DualChoice>(i), split_k);
-  };
-  return std::make_unique<ListSource>(
-      all_choices<Args>(sm100::kNvfp4DualGemmChoiceNames, sm100::kNvfp4DualGemmChoiceCount, run, takes),
-      [](const TuneShape& s) {
-        return TuneChoice{sm100::kNvfp4DualGemmChoiceNames[static_cast<int>(sm100::nvfp4_dual_choice(s.m))]};
-      });
+  return choice_source<Args, sm100::Nvfp4DualChoice>(
+      sm100::kNvfp4DualGemmChoiceNames, sm100::kNvfp4DualGemmChoiceCount,
+      [](sm100::Nvfp4DualChoice c, const Args& a, cudaStream_t s, int split) {
+        return sm100::detail::run_nvfp4_dual_choice(c, a, s, split);
+      },
+      sm100::detail::nvfp4_dual_choice_takes_split, sm100::nvfp4_dual_choice);
 }
 
 }  // namespace
