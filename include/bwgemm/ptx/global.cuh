@@ -90,4 +90,15 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void st_global_256(void* dst, const uint32_t (&
 #endif
 }
 
+// *p |= v as one atomic reduction in global memory, relaxed at GPU scope (PTX ISA 9.7.13.6 red,
+// `red.relaxed.gpu.global.or.b32`, sm_70+): the grouped operations' device status word (base/grouped.hpp). No
+// value comes back, no ordering.
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void red_global_or(uint32_t* p, uint32_t v) {
+#if BWGEMM_EMULATION
+  __atomic_fetch_or(p, v, __ATOMIC_RELAXED);
+#else
+  asm volatile("red.relaxed.gpu.global.or.b32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+#endif
+}
+
 }  // namespace bwgemm::ptx
