@@ -24,6 +24,7 @@ __all__ = [
     "dual_gemm_nvfp4",
     "gemm_nvfp4",
     "quantize_nvfp4",
+    "quantize_nvfp4_grouped",
     "blocked_scale_elements",
     "split_gate_up_nvfp4",
     "has_cuda_kernels",
@@ -163,6 +164,19 @@ def quantize_nvfp4(x, global_scale=1.0):
     is read when the kernel runs (a scale computed on the GPU, no synchronization)."""
     global_scale, global_scale_t = _scale(global_scale)
     return torch.ops.bwgemm.quantize_nvfp4(x, global_scale, global_scale_t)
+
+
+def quantize_nvfp4_grouped(x, offs, global_scale=1.0):
+    """A mixture-of-experts layer's routed tokens x [T, K] (sorted by expert; offs: E int32 cumulative row ends,
+    as torch._grouped_mm takes them) -> (data [T, K/2] float4_e2m1fn_x2, scales 1-D float8_e4m3fn): each expert's
+    rows quantized as quantize_nvfp4 quantizes them alone, its scales where bwgemm's grouped operations read them
+    (expert e's first scale row is the sum of round_up(rows, 128) before it; the buffer has
+    round_up(T + 127 E, 128) scale rows; docs/moe.md). global_scale: a number, or a float32 tensor of E per-expert
+    scales on x's device (read when the kernel runs). offs is read on the device: no synchronization, and a
+    CUDA graph replays the call with new offsets. Rows and scale rows no expert owns are zero."""
+    if isinstance(global_scale, torch.Tensor):
+        return torch.ops.bwgemm.quantize_nvfp4_grouped(x, offs, 1.0, global_scale)
+    return torch.ops.bwgemm.quantize_nvfp4_grouped(x, offs, float(global_scale), None)
 
 
 def blocked_scale_elements(rows, k):

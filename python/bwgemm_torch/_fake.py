@@ -167,3 +167,31 @@ def _quantize_nvfp4(x, global_scale=1.0, global_scale_tensor=None):
     rows, k = x.shape
     return (x.new_empty((rows, k // 2), dtype=torch.float4_e2m1fn_x2),
             x.new_empty((blocked_scale_elements(rows, k),), dtype=torch.float8_e4m3fn))
+@torch.library.register_fake("bwgemm::quantize_nvfp4_grouped")
+def _quantize_nvfp4_grouped(x, offs, global_scale=1.0, global_scales=None):
+    op = "bwgemm.quantize_nvfp4_grouped"
+    _matrix(op, "x", x)
+    torch._check_type(x.dtype in (torch.float32, torch.float16, torch.bfloat16),
+                      lambda: f"{op}: x must be float32, float16 or bfloat16 (got {x.dtype})")
+    torch._check_value(x.shape[1] % _BLOCK == 0 and x.shape[1] > 0,
+                       lambda: f"{op}: K = {x.shape[1]} must be a positive multiple of 16, the NVFP4 block")
+    torch._check_value(x.shape[0] > 0, lambda: f"{op}: x must have at least one row")
+    torch._check_value(0.0 < global_scale <= _FLOAT32_MAX,
+                       lambda: f"{op}: global_scale must be positive and finite as a float32")
+    torch._check_value(offs.dim() == 1 and offs.shape[0] >= 1,
+                       lambda: f"{op}: offs must be a contiguous 1-D tensor of one cumulative row end per expert")
+    torch._check_type(offs.dtype == torch.int32, lambda: f"{op}: offs must be int32 (got {offs.dtype})")
+    _same_device(op, x, "offs", offs)
+    experts = offs.shape[0]
+    if global_scales is not None:
+        torch._check_type(global_scales.dtype == torch.float32,
+                          lambda: f"{op}: global_scales must be float32 (got {global_scales.dtype})")
+        torch._check_value(global_scales.dim() == 1 and global_scales.shape[0] == experts,
+                           lambda: f"{op}: global_scales must be a contiguous 1-D tensor of one scale per expert")
+        _same_device(op, x, "global_scales", global_scales)
+    rows, k = x.shape
+    scale_rows = -(-(rows + 127 * experts) // 128) * 128  # grouped::grouped_scale_rows
+    return (x.new_empty((rows, k // 2), dtype=torch.float4_e2m1fn_x2),
+            x.new_empty((blocked_scale_elements(scale_rows, k),), dtype=torch.float8_e4m3fn))
+
+

@@ -21,6 +21,9 @@
 //       bf16 or fp32; c [M, N] of d's dtype
 //   quantize_nvfp4(x, global_scale=1) -> (data, scales)
 //       x [rows, K] fp32/fp16/bf16 -> data [rows, K/2] float4_e2m1fn_x2, scales float8_e4m3fn 1-D blocked
+//   quantize_nvfp4_grouped(x, offs, global_scale=1, global_scales=None) -> (data, scales)
+//       a MoE layer's routed tokens x [T, K] with torch._grouped_mm's offs: each expert's scales where the grouped
+//       operations read them (docs/moe.md)
 //   install_tuning_file(on_device, path) -> str                  a tuning file for the CUDA operators on
 //       on_device's GPU: "" when installed, else why not (bwgemm_torch.load_tuning_file)
 //
@@ -259,10 +262,10 @@ inline at::ScalarType check_gemm_nvfp4(const at::Tensor& a, const at::Tensor& a_
 }
 
 inline void check_quantize(const at::Tensor& x, double global_scale,
-                           const std::optional<at::Tensor>& global_scale_tensor) {
-  constexpr const char* op = "bwgemm.quantize_nvfp4";
+                           const std::optional<at::Tensor>& global_scale_tensor,
+                           const char* op = "bwgemm.quantize_nvfp4") {
   check_device_kind(op, x);
-  check_scale(op, "global_scale_tensor", global_scale_tensor, x);
+  if (global_scale_tensor.has_value()) check_scale(op, "global_scale_tensor", global_scale_tensor, x);
   check_matrix(op, "x", x);
   TORCH_CHECK_TYPE(
       x.scalar_type() == at::kFloat || x.scalar_type() == at::kHalf || x.scalar_type() == at::kBFloat16, op,
@@ -499,6 +502,60 @@ inline std::tuple<at::Tensor, at::Tensor> quantize_nvfp4(const at::Tensor& x, do
     run_quantize<__half>(x, global_scale, gptr, data, scales, ctx.stream);
   else
     run_quantize<__nv_bfloat16>(x, global_scale, gptr, data, scales, ctx.stream);
+  return {data, scales};
+}
+
+// quantize_nvfp4_grouped(x, offs, global_scale=1, global_scales=None) -> (data, scales): the routed tokens x
+// [T, K] (sorted by expert; offs: E int32 cumulative row ends on x's device, torch._grouped_mm's `offs`)
+// quantized with each expert's scales where the grouped operations read them: data [T, K/2]
+// float4_e2m1fn_x2, scales 1-D float8_e4m3fn of blocked_scale_bytes(round_up(T + 127 E, 128), K/16)
+// (bwgemm::quantize_nvfp4_grouped, docs/moe.md). Expert e's global scale: global_scale · global_scales[e]
+// (E float32 on x's device). Rows and scale rows no expert owns are zero (the outputs are zeroed first).
+template <class T>
+void run_quantize_grouped(const at::Tensor& x, const at::Tensor& offs, double global_scale,
+                          const float* global_scales, const at::Tensor& data, const at::Tensor& scales,
+                          cudaStream_t stream) {
+  check_status("bwgemm.quantize_nvfp4_grouped",
+               bwgemm::quantize_nvfp4_grouped(ptr<T>(x), bwgemm::contiguous_tokens(x.size(0), ptr<int32_t>(offs)),
+                                              offs.numel(), x.size(1), x.size(1), static_cast<float>(global_scale),
+                                              global_scales, mutable_ptr<uint8_t>(data),
+                                              mutable_ptr<uint8_t>(scales), nullptr, stream));
+}
+
+inline std::tuple<at::Tensor, at::Tensor> quantize_nvfp4_grouped(const at::Tensor& x, const at::Tensor& offs,
+                                                                 double global_scale,
+                                                                 const std::optional<at::Tensor>& global_scales) {
+  constexpr const char* op = "bwgemm.quantize_nvfp4_grouped";
+  check_quantize(x, global_scale, std::nullopt, op);
+  TORCH_CHECK_VALUE(offs.dim() == 1 && offs.numel() >= 1 && offs.is_contiguous(), op,
+                    ": offs must be a contiguous 1-D tensor of one cumulative row end per expert (got shape ",
+                    offs.sizes(), ")");
+  TORCH_CHECK_TYPE(offs.scalar_type() == at::kInt, op, ": offs must be int32 (got ", offs.scalar_type(), ")");
+  check_same_device(op, x, "offs", offs);
+  const int64_t experts = offs.numel();
+  if (global_scales.has_value()) {
+    TORCH_CHECK_TYPE(global_scales->scalar_type() == at::kFloat, op, ": global_scales must be float32 (got ",
+                     global_scales->scalar_type(), ")");
+    TORCH_CHECK_VALUE(global_scales->dim() == 1 && global_scales->numel() == experts &&
+                          global_scales->is_contiguous(),
+                      op, ": global_scales must be a contiguous 1-D tensor of one scale per expert (", experts,
+                      "; got shape ", global_scales->sizes(), ")");
+    check_same_device(op, x, "global_scales", *global_scales);
+  }
+  const int64_t rows = x.size(0), k = x.size(1);
+  at::Tensor data = at::zeros({rows, k / 2}, x.options().dtype(at::kByte)).view(at::kFloat4_e2m1fn_x2);
+  at::Tensor scales = at::zeros({bwgemm::blocked_scale_bytes(bwgemm::grouped::grouped_scale_rows(rows, experts),
+                                                            k / kBlock)},
+                                x.options().dtype(at::kByte))
+                          .view(at::kFloat8_e4m3fn);
+  const float* gptr = global_scales.has_value() ? static_cast<const float*>(global_scales->data_ptr()) : nullptr;
+  CallContext ctx(x);
+  if (x.scalar_type() == at::kFloat)
+    run_quantize_grouped<float>(x, offs, global_scale, gptr, data, scales, ctx.stream);
+  else if (x.scalar_type() == at::kHalf)
+    run_quantize_grouped<__half>(x, offs, global_scale, gptr, data, scales, ctx.stream);
+  else
+    run_quantize_grouped<__nv_bfloat16>(x, offs, global_scale, gptr, data, scales, ctx.stream);
   return {data, scales};
 }
 

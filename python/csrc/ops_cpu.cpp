@@ -21,6 +21,9 @@ TORCH_LIBRARY(bwgemm, m) {
       "gemm_nvfp4(Tensor a, Tensor a_scales, Tensor b, Tensor b_scales, float alpha=1.0, float beta=0.0, "
       "Tensor? c=None, ScalarType? out_dtype=None, Tensor? alpha_scale=None, Tensor? beta_scale=None) -> Tensor");
   m.def("quantize_nvfp4(Tensor x, float global_scale=1.0, Tensor? global_scale_tensor=None) -> (Tensor, Tensor)");
+  m.def(
+      "quantize_nvfp4_grouped(Tensor x, Tensor offs, float global_scale=1.0, Tensor? global_scales=None) -> "
+      "(Tensor, Tensor)");
   m.def("install_tuning_file(Tensor on_device, str path) -> str");
 }
 
@@ -30,5 +33,6 @@ TORCH_LIBRARY_IMPL(bwgemm, CPU, m) {
   m.impl("dual_gemm_nvfp4", &bwgemm_torch::dual_gemm_nvfp4);
   m.impl("gemm_nvfp4", &bwgemm_torch::gemm_nvfp4);
   m.impl("quantize_nvfp4", &bwgemm_torch::quantize_nvfp4);
+  m.impl("quantize_nvfp4_grouped", &bwgemm_torch::quantize_nvfp4_grouped);
   m.impl("install_tuning_file", &bwgemm_torch::install_tuning_file);
 }

@@ -14,5 +14,6 @@ TORCH_LIBRARY_IMPL(bwgemm, CUDA, m) {
   m.impl("dual_gemm_nvfp4", &bwgemm_torch::dual_gemm_nvfp4);
   m.impl("gemm_nvfp4", &bwgemm_torch::gemm_nvfp4);
   m.impl("quantize_nvfp4", &bwgemm_torch::quantize_nvfp4);
+  m.impl("quantize_nvfp4_grouped", &bwgemm_torch::quantize_nvfp4_grouped);
   m.impl("install_tuning_file", &bwgemm_torch::install_tuning_file);
 }

@@ -94,6 +94,39 @@ def test_quantize_matches_the_reference_bit_for_bit(dtype, rows, k, global_scale
     assert torch.equal(scales.view(torch.uint8), to_blocked(want_plain_scales))
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_quantize_grouped_places_each_experts_scales(dtype):
+    """Each expert's rows quantized as the reference quantizes them alone; its blocked scales at row
+    sum(round_up(rows_j, 128)) of the scale buffer (docs/moe.md); experts without rows first, middle, last."""
+    gen = torch.Generator().manual_seed(9)
+    offs = torch.tensor([0, 70, 70, 200, 203, 203], dtype=torch.int32)
+    total, k = 210, 48
+    x = (torch.randn(total, k, generator=gen) * 3).to(dtype)
+    g = torch.tensor([1.0, 0.5, 2.0, 0.25, 1.0, 4.0])
+    data, scales = bt.quantize_nvfp4_grouped(x, offs, g)
+    rows_total = -(-(total + 127 * 6) // 128) * 128
+    assert data.shape == (total, k // 2) and scales.shape == (bt.blocked_scale_elements(rows_total, k),)
+    d8, s8 = data.view(torch.uint8), scales.view(torch.uint8)
+    begin, scale_row = 0, 0
+    for e, end in enumerate(offs.tolist()):
+        rows = end - begin
+        if rows > 0:
+            want_data, want_plain = quantize_reference(x[begin:end], float(g[e]))
+            assert torch.equal(d8[begin:end], want_data), f"expert {e}"
+            blocked = to_blocked(want_plain)
+            start = scale_row // 128 * (-(-k // 64)) * 512
+            assert torch.equal(s8[start:start + blocked.numel()], blocked), f"expert {e}"
+        begin, scale_row = end, scale_row + -(-rows // 128) * 128
+
+
+def test_quantize_grouped_argument_errors():
+    x = torch.randn(64, 32)
+    with pytest.raises(TypeError, match="offs must be int32"):
+        bt.quantize_nvfp4_grouped(x, torch.tensor([32, 64]))
+    with pytest.raises(ValueError, match="global_scales must be a contiguous 1-D tensor of one scale per expert"):
+        bt.quantize_nvfp4_grouped(x, torch.tensor([32, 64], dtype=torch.int32), torch.ones(3))
+
+
 def test_quantize_round_trip_error_is_within_the_format():
     gen = torch.Generator().manual_seed(3)
     x = torch.randn(128, 256, generator=gen)
@@ -313,6 +346,8 @@ def test_opcheck_schemas_and_fake_implementations():
          tuple(t.view(torch.uint8) for t in (x, xs, w, ws, w, ws)) + (1.0, 1.0, None)),
         (torch.ops.bwgemm.gemm_nvfp4.default, tuple(t.view(torch.uint8) for t in (x, xs, w, ws)) + (1.0, 0.0, None, None)),
         (torch.ops.bwgemm.quantize_nvfp4.default, (torch.randn(128, 64, generator=gen), 1.0)),
+        (torch.ops.bwgemm.quantize_nvfp4_grouped.default,
+         (torch.randn(100, 64, generator=gen), torch.tensor([40, 40, 100], dtype=torch.int32), 1.0, None)),
         (torch.ops.bwgemm.gemm.default, (a, b, 1.0, 0.0, None, None, torch.tensor([0.5]), None)),
         (torch.ops.bwgemm.quantize_nvfp4.default, (torch.randn(128, 64, generator=gen), 1.0, torch.tensor([0.1]))),
     ]
