@@ -242,9 +242,7 @@ Status validate_nvfp4_quantize_grouped(const T* x, const GroupedTokens& tokens, 
                                        int64_t ld, float global_scale, const float* global_scale_ptr,
                                        const uint8_t* packed, const uint8_t* scales, const uint32_t* status) {
   if (Status s = validate_nvfp4_shape(1, k, 1, ld); !s.ok()) return s;
-  if (!(global_scale > 0.0f) || (f32_to_bits(global_scale) & 0x7FFFFFFFu) >= 0x7F800000u)
-    return Status::invalid_argument("global_scale must be finite and > 0 (got " + std::to_string(global_scale) +
-                                    ")");
+  if (Status s = detail::check_quantize_operands(x, ld, global_scale, packed, scales); !s.ok()) return s;
   detail::OperandSpan metadata, scales_ptr, status_span, span_x, span_packed, span_scales;
   if (Status s = detail::validate_grouped_tokens(detail::GroupedQuantizeTokens{tokens, experts}, &metadata);
       !s.ok())
@@ -253,16 +251,7 @@ Status validate_nvfp4_quantize_grouped(const T* x, const GroupedTokens& tokens, 
       !s.ok())
     return s;
   if (Status s = detail::grouped_status_word(status, &status_span); !s.ok()) return s;
-  const struct {
-    const void* p;
-    const char* name;
-  } buffers[] = {{x, "x"}, {packed, "packed"}, {scales, "scales"}};
-  for (const auto& b : buffers)
-    if (b.p == nullptr) return Status::invalid_argument(std::string(b.name) + " is null");
-  if (reinterpret_cast<uintptr_t>(x) % alignof(T) != 0)
-    return Status::invalid_argument("x must be aligned to its element size");
   const int64_t elem_bytes = static_cast<int64_t>(sizeof(T));
-  if (Status s = detail::check_stride_limit("ld", ld, elem_bytes); !s.ok()) return s;
   const bool masked = tokens.layout == GroupedLayout::kMasked;
   // Rows of x and packed per expert slab (masked) or in all (contiguous); the slabs' count.
   const int64_t rows = masked ? tokens.max_tokens : tokens.total_tokens, slabs = masked ? experts : 1;

@@ -152,32 +152,32 @@ def _gemm_nvfp4(a, a_scales, b, b_scales, alpha=1.0, beta=0.0, c=None, out_dtype
     return a.new_empty((a.shape[0], b.shape[0]), dtype=out)
 
 
+def _quantizer_input(op, x, global_scale):
+    """The quantizers' checks of x and the global scale (ops.hpp check_quantize)."""
+    _matrix(op, "x", x)
+    torch._check_type(x.dtype in (torch.float32, torch.float16, torch.bfloat16),
+                      lambda: f"{op}: x must be float32, float16 or bfloat16 (got {x.dtype})")
+    torch._check_value(x.shape[1] % _BLOCK == 0 and x.shape[1] > 0,
+                       lambda: f"{op}: K = {x.shape[1]} must be a positive multiple of 16, the NVFP4 block")
+    torch._check_value(x.shape[0] > 0, lambda: f"{op}: x must have at least one row")
+    torch._check_value(0.0 < global_scale <= _FLOAT32_MAX,
+                       lambda: f"{op}: global_scale must be positive and finite as a float32")
+
+
 @torch.library.register_fake("bwgemm::quantize_nvfp4")
 def _quantize_nvfp4(x, global_scale=1.0, global_scale_tensor=None):
     op = "bwgemm.quantize_nvfp4"
     _scale(op, "global_scale_tensor", global_scale_tensor, x)
-    _matrix(op, "x", x)
-    torch._check_type(x.dtype in (torch.float32, torch.float16, torch.bfloat16),
-                      lambda: f"{op}: x must be float32, float16 or bfloat16 (got {x.dtype})")
-    torch._check_value(x.shape[1] % _BLOCK == 0 and x.shape[1] > 0,
-                       lambda: f"{op}: K = {x.shape[1]} must be a positive multiple of 16, the NVFP4 block")
-    torch._check_value(x.shape[0] > 0, lambda: f"{op}: x must have at least one row")
-    torch._check_value(0.0 < global_scale <= _FLOAT32_MAX,
-                       lambda: f"{op}: global_scale must be positive and finite as a float32")
+    _quantizer_input(op, x, global_scale)
     rows, k = x.shape
     return (x.new_empty((rows, k // 2), dtype=torch.float4_e2m1fn_x2),
             x.new_empty((blocked_scale_elements(rows, k),), dtype=torch.float8_e4m3fn))
+
+
 @torch.library.register_fake("bwgemm::quantize_nvfp4_grouped")
 def _quantize_nvfp4_grouped(x, offs, global_scale=1.0, global_scales=None):
     op = "bwgemm.quantize_nvfp4_grouped"
-    _matrix(op, "x", x)
-    torch._check_type(x.dtype in (torch.float32, torch.float16, torch.bfloat16),
-                      lambda: f"{op}: x must be float32, float16 or bfloat16 (got {x.dtype})")
-    torch._check_value(x.shape[1] % _BLOCK == 0 and x.shape[1] > 0,
-                       lambda: f"{op}: K = {x.shape[1]} must be a positive multiple of 16, the NVFP4 block")
-    torch._check_value(x.shape[0] > 0, lambda: f"{op}: x must have at least one row")
-    torch._check_value(0.0 < global_scale <= _FLOAT32_MAX,
-                       lambda: f"{op}: global_scale must be positive and finite as a float32")
+    _quantizer_input(op, x, global_scale)
     torch._check_value(offs.dim() == 1 and offs.shape[0] >= 1,
                        lambda: f"{op}: offs must be a contiguous 1-D tensor of one cumulative row end per expert")
     torch._check_type(offs.dtype == torch.int32, lambda: f"{op}: offs must be int32 (got {offs.dtype})")

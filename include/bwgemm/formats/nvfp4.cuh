@@ -89,16 +89,12 @@ inline Status validate_nvfp4_shape(int64_t rows, int64_t k, int64_t batch, int64
   return Status::success();
 }
 
-// Every argument check of a quantizer call (host or GPU): the shape, the global scale (any positive finite
-// fp32), each buffer (named), the strides below 2^40 bytes as for every operand of every operation (x's ld
-// and rows · ld; one batch of packed and of scales, the GEMMs' NVFP4 operands), and with overflow-checked
-// arithmetic the spans every offset the quantizer forms stays inside -- x: (batch · rows - 1) · ld + K
-// elements; packed: batch · rows · K / 2 bytes; scales: blocked_scale_bytes -- and that neither output
-// overlaps x or the other output.
+namespace detail {
+// The checks every quantizer shares (quantize_nvfp4, quantize_nvfp4_grouped): the global scale any positive
+// finite fp32; x, packed and scales given; x aligned to its element; x's row stride below 2^40 bytes.
 template <class T>
-Status validate_nvfp4_quantize(const T* x, int64_t rows, int64_t k, int64_t batch, int64_t ld,
-                               float global_scale, const uint8_t* packed, const uint8_t* scales) {
-  if (Status s = validate_nvfp4_shape(rows, k, batch, ld); !s.ok()) return s;
+Status check_quantize_operands(const T* x, int64_t ld, float global_scale, const uint8_t* packed,
+                               const uint8_t* scales) {
   // (f32_to_bits(g) & 0x7FFFFFFF) < 0x7F800000: finite and not NaN; > 0 excludes 0, -0 and negatives.
   if (!(global_scale > 0.0f) || (f32_to_bits(global_scale) & 0x7FFFFFFFu) >= 0x7F800000u)
     return Status::invalid_argument("global_scale must be finite and > 0 (got " +
@@ -111,8 +107,22 @@ Status validate_nvfp4_quantize(const T* x, int64_t rows, int64_t k, int64_t batc
     if (b.p == nullptr) return Status::invalid_argument(std::string(b.name) + " is null");
   if (reinterpret_cast<uintptr_t>(x) % alignof(T) != 0)
     return Status::invalid_argument("x must be aligned to its element size");
+  return check_stride_limit("ld", ld, static_cast<int64_t>(sizeof(T)));
+}
+}  // namespace detail
+
+// Every argument check of a quantizer call (host or GPU): the shape, the global scale (any positive finite
+// fp32), each buffer (named), the strides below 2^40 bytes as for every operand of every operation (x's ld
+// and rows · ld; one batch of packed and of scales, the GEMMs' NVFP4 operands), and with overflow-checked
+// arithmetic the spans every offset the quantizer forms stays inside -- x: (batch · rows - 1) · ld + K
+// elements; packed: batch · rows · K / 2 bytes; scales: blocked_scale_bytes -- and that neither output
+// overlaps x or the other output.
+template <class T>
+Status validate_nvfp4_quantize(const T* x, int64_t rows, int64_t k, int64_t batch, int64_t ld,
+                               float global_scale, const uint8_t* packed, const uint8_t* scales) {
+  if (Status s = validate_nvfp4_shape(rows, k, batch, ld); !s.ok()) return s;
+  if (Status s = detail::check_quantize_operands(x, ld, global_scale, packed, scales); !s.ok()) return s;
   const int64_t elem_bytes = static_cast<int64_t>(sizeof(T));
-  if (Status s = detail::check_stride_limit("ld", ld, elem_bytes); !s.ok()) return s;
   int64_t x_batch = 0, scale_batch = 0;
   if (!checked_mul(rows, ld, &x_batch))
     return Status::invalid_argument("the batch stride of x (rows · ld) overflows int64");
