@@ -8,7 +8,8 @@
 
 namespace bwgemm::bench::generators {
 
-inline constexpr uint64_t kGoldenGamma = 0x9E3779B97F4A7C15ull;  // 2^64 / golden ratio (SplitMix64's increment)
+inline constexpr uint64_t kGoldenGamma =
+    0x9E3779B97F4A7C15ull;  // 2^64 / golden ratio (SplitMix64's increment)
 
 // SplitMix64 finalizer (Steele, Lea, Flood, "Fast splittable pseudorandom number generators", OOPSLA 2014): a
 // counter-based generator.

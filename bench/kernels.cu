@@ -14,8 +14,8 @@
 namespace bwgemm::bench {
 namespace {
 
-constexpr int kThreadsPerBlock = 256;                     // elementwise kernels: any multiple of 32 works
-constexpr int64_t kMaxBlocks = 1 << 16;                   // grid-stride loops cover the rest
+constexpr int kThreadsPerBlock = 256;    // elementwise kernels: any multiple of 32 works
+constexpr int64_t kMaxBlocks = 1 << 16;  // grid-stride loops cover the rest
 
 int blocks_for(int64_t work_items) {
   return static_cast<int>(

@@ -32,8 +32,12 @@ std::vector<T> copy_to_host(const T* src, int64_t count, cudaStream_t stream) {
   return out;
 }
 
-float to_float(__half v) { return __half2float(v); }
-float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
+float to_float(__half v) {
+  return __half2float(v);
+}
+float to_float(__nv_bfloat16 v) {
+  return __bfloat162float(v);
+}
 template <class T>
 T from_float(float v);
 template <>
@@ -97,7 +101,9 @@ template void launch_silu_mul<__half>(const __half*, const __half*, int64_t, __h
 template void launch_silu_mul<__nv_bfloat16>(const __nv_bfloat16*, const __nv_bfloat16*, int64_t,
                                              __nv_bfloat16*, int64_t, int64_t, int64_t, cudaStream_t);
 
-int bandwidth_grid_blocks(int sm_count) { return sm_count > 0 ? sm_count : 1; }
+int bandwidth_grid_blocks(int sm_count) {
+  return sm_count > 0 ? sm_count : 1;
+}
 
 void launch_read_reduce(const void*, int64_t, uint32_t*, int, cudaStream_t) {
   throw BenchError("launch_read_reduce: the bandwidth references need a GPU (not in the emulator build)");
@@ -107,6 +113,8 @@ void launch_copy(const void*, void*, int64_t, int, cudaStream_t) {
   throw BenchError("launch_copy: the bandwidth references need a GPU (not in the emulator build)");
 }
 
-bool bench_kernels_loadable(std::string*) { return true; }
+bool bench_kernels_loadable(std::string*) {
+  return true;
+}
 
 }  // namespace bwgemm::bench

@@ -463,27 +463,29 @@ void register_paired(const std::vector<Implementation<Problem>>& impls, const st
 // --- host cost (--bwgemm_host_cost=1) -----------------------------------------------------------
 //
 // <group>/host_<impl>/<shape>: the CPU time of one call as a program makes it (the entry point's argument
-// checks, its kernel choice and the kernel's launch on the stream, no graph), and for the default entry points
-// of the 16-bit groups the kernel-choice lookup they make for that shape (docs/tuning.md, "Cost"): the
-// lookup's share of the call's host time. Calls are issued in batches of kHostBatch on the stream, timed on the
-// host clock; the stream is drained between batches (untimed), so the launch queue never fills.
+// checks, its kernel choice and the kernel's launch on the stream, no graph), and for the default entry
+// points of the 16-bit groups the kernel-choice lookup they make for that shape (docs/tuning.md, "Cost"): the
+// lookup's share of the call's host time. Calls are issued in batches of kHostBatch on the stream, timed on
+// the host clock; the stream is drained between batches (untimed), so the launch queue never fills.
 constexpr const char* kHostPrefix = "host_";
 constexpr int kHostBatch = 64;
 constexpr int kLookupsPerSample = 20000;
 
 tuning::Key host_cost_key(const GemmShape& shape, tuning::Element element) {
-  return tuning::Key{tuning::Operation::kGemm, element, element, shape.b_layout, shape.m, shape.n, shape.k, 1};
+  return tuning::Key{
+      tuning::Operation::kGemm, element, element, shape.b_layout, shape.m, shape.n, shape.k, 1};
 }
 tuning::Key host_cost_key(const DualShape& shape, tuning::Element element) {
-  return tuning::Key{tuning::Operation::kDualGemm, element, element, BLayout::kColumnMajorKxN,
-                     shape.m, shape.n, shape.k, 1};
+  return tuning::Key{
+      tuning::Operation::kDualGemm, element, element, BLayout::kColumnMajorKxN, shape.m, shape.n, shape.k, 1};
 }
 template <class Problem>
 constexpr tuning::Element kKeyElement =
     std::is_same_v<Problem, GemmFp16Problem> ? tuning::Element::kFp16 : tuning::Element::kBf16;
 template <class Problem>
-constexpr bool kHasTuningKey = std::is_same_v<Problem, GemmFp16Problem> ||
-                               std::is_same_v<Problem, GemmBf16Problem> || std::is_same_v<Problem, DualBf16Problem>;
+constexpr bool kHasTuningKey =
+    std::is_same_v<Problem, GemmFp16Problem> || std::is_same_v<Problem, GemmBf16Problem> ||
+    std::is_same_v<Problem, DualBf16Problem>;
 
 double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -492,8 +494,9 @@ double median_of(std::vector<double> v) {
 }
 
 // Nanoseconds per kernel-choice lookup as the default entry points make it (the current device's description,
-// then Registry::choose with the key; a trivial rules function), median of the samples; *source says which source
-// answered (0 installed table, 1 built-in table, 2 rules). Negative where the device cannot be described.
+// then Registry::choose with the key; a trivial rules function), median of the samples; *source says which
+// source answered (0 installed table, 1 built-in table, 2 rules). Negative where the device cannot be
+// described.
 double lookup_ns(const tuning::Key& key, int samples, int* source) {
   using Clock = std::chrono::steady_clock;
   const auto rules = [] {
@@ -545,8 +548,8 @@ void run_host_cost(benchmark::State& state, const Implementation<Problem>& impl,
     const double call_us = median_of(us);
     for (auto _ : state) state.SetIterationTime(call_us * 1e-6);
     state.counters["host_us"] = call_us;
-    std::string label = "host time per call, median of " + std::to_string(ctx.timing.samples) + " batches of " +
-                        std::to_string(kHostBatch) + " stream launches";
+    std::string label = "host time per call, median of " + std::to_string(ctx.timing.samples) +
+                        " batches of " + std::to_string(kHostBatch) + " stream launches";
     if constexpr (kHasTuningKey<Problem>) {
       // The default entry points: bwgemm::gemm / dual_gemm ("bwgemm", sm_100a) and sm90::gemm / dual_gemm
       // ("bwgemm_sm90"), which make this lookup.
@@ -556,8 +559,9 @@ void run_host_cost(benchmark::State& state, const Implementation<Problem>& impl,
         if (ns >= 0) {
           state.counters["lookup_ns"] = ns;
           state.counters["lookup_share_pct"] = 100.0 * ns * 1e-3 / call_us;
-          label += std::string("; kernel-choice lookup answered by the ") +
-                   (source == 0 ? "installed table" : source == 1 ? "built-in table" : "rules");
+          label += std::string("; kernel-choice lookup answered by the ") + (source == 0   ? "installed table"
+                                                                             : source == 1 ? "built-in table"
+                                                                                           : "rules");
         }
       }
     }
@@ -574,8 +578,8 @@ void register_host_cost(const std::vector<Implementation<Problem>>& impls, const
     const Implementation<Problem>& impl = impls[i];
     if (!runnable[i] || impl.expect_invalid || (impl.supports && !impl.supports(shape))) continue;
     const std::string name = std::string(Problem::kGroup) + "/" + kHostPrefix + impl.name + "/" + shape.key();
-    benchmark::RegisterBenchmark(name.c_str(),
-                                 [impl, shape](benchmark::State& state) { run_host_cost<Problem>(state, impl, shape); })
+    benchmark::RegisterBenchmark(
+        name.c_str(), [impl, shape](benchmark::State& state) { run_host_cost<Problem>(state, impl, shape); })
         ->UseManualTime()
         ->Iterations(1)
         ->Unit(benchmark::kMicrosecond);
@@ -649,7 +653,8 @@ const char* const kUsage =
     "                             per-round baseline/impl), ratio_of_medians. Select them with\n"
     "                             --benchmark_filter=paired_; summarize with bench/paired_table.py (default "
     "0)\n"
-    "  --bwgemm_host_cost=0|1     also register <group>/host_<impl>/<shape> for every implementation: the CPU\n"
+    "  --bwgemm_host_cost=0|1     also register <group>/host_<impl>/<shape> for every implementation: the "
+    "CPU\n"
     "                             time of one call (argument checks, kernel choice, launch on the stream),\n"
     "                             median of --bwgemm_samples batches; for bwgemm's default 16-bit entry\n"
     "                             points also the kernel-choice lookup's time and share of it (counters\n"
@@ -795,11 +800,16 @@ int main(int argc, char** argv) {
   if (options.negative_controls) add_negative_controls(table);
   const ShapeSets& shapes = options.shapes;
   print_group("reference", register_references());  // first: they run before the shapes
-  print_group("dual_nvfp4", register_group(table.dual_nvfp4, shapes.dual_nvfp4, dev, options.paired, options.host_cost));
-  print_group("gemm_nvfp4", register_group(table.gemm_nvfp4, shapes.gemm_nvfp4, dev, options.paired, options.host_cost));
-  print_group("gemm_fp16", register_group(table.gemm_fp16, shapes.gemm, dev, options.paired, options.host_cost));
-  print_group("gemm_bf16", register_group(table.gemm_bf16, shapes.gemm, dev, options.paired, options.host_cost));
-  print_group("dual_bf16", register_group(table.dual_bf16, shapes.dual_bf16, dev, options.paired, options.host_cost));
+  print_group("dual_nvfp4",
+              register_group(table.dual_nvfp4, shapes.dual_nvfp4, dev, options.paired, options.host_cost));
+  print_group("gemm_nvfp4",
+              register_group(table.gemm_nvfp4, shapes.gemm_nvfp4, dev, options.paired, options.host_cost));
+  print_group("gemm_fp16",
+              register_group(table.gemm_fp16, shapes.gemm, dev, options.paired, options.host_cost));
+  print_group("gemm_bf16",
+              register_group(table.gemm_bf16, shapes.gemm, dev, options.paired, options.host_cost));
+  print_group("dual_bf16",
+              register_group(table.dual_bf16, shapes.dual_bf16, dev, options.paired, options.host_cost));
   const int candidates = count_candidates(table.dual_nvfp4) + count_candidates(table.gemm_nvfp4) +
                          count_candidates(table.gemm_fp16) + count_candidates(table.gemm_bf16) +
                          count_candidates(table.dual_bf16);

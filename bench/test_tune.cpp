@@ -510,7 +510,8 @@ TEST(TuneBudget, TheNextShapesEstimateScalesWithItsWork) {
   const Outcome run = run_tune(src, m, {{8, 64, 64}, {8, 64, 64}, {16, 64, 64}}, options);
   EXPECT_EQ(run.result.shapes.size(), 2u);
   EXPECT_TRUE(run.result.stopped_early);
-  EXPECT_NE(run.result.stop_reason.find("a shape takes about 20.0 s"), std::string::npos) << run.result.stop_reason;
+  EXPECT_NE(run.result.stop_reason.find("a shape takes about 20.0 s"), std::string::npos)
+      << run.result.stop_reason;
 }
 
 // The file can be written after every shape (bwgemm-tune does, so a killed run keeps its shapes).

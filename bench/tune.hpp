@@ -207,7 +207,8 @@ struct TuneOptions {
   std::function<double()> clock;  // seconds, any origin (default: std::chrono::steady_clock)
   std::function<bool()> stop_requested;              // e.g. SIGINT seen; checked between shapes (null: never)
   std::function<void(const std::string&)> progress;  // progress lines (default: stderr)
-  // Called after each shape with the result so far (e.g. to write the file, so a killed run keeps its shapes).
+  // Called after each shape with the result so far (e.g. to write the file, so a killed run keeps its
+  // shapes).
   std::function<void(const TuneResult&)> after_shape;
 };
 

@@ -311,12 +311,14 @@ TuneResult tune(const TuneTarget& target, const std::vector<TuneShape>& shapes, 
   const double start = clock();
   const int n = result.planned;
   const auto work = [](const TuneShape& s) {  // a shape's multiply-adds, for the next shape's time estimate
-    return static_cast<double>(std::max<int64_t>(s.m, 1)) * static_cast<double>(s.n) * static_cast<double>(s.k);
+    return static_cast<double>(std::max<int64_t>(s.m, 1)) * static_cast<double>(s.n) *
+           static_cast<double>(s.k);
   };
   for (int i = 0; i < n; ++i) {
     const double elapsed = clock() - start;
     // The next shape is expected to take the average so far, or the last shape's time scaled by the two
-    // shapes' work where that is more (a sweep's M doubles from shape to shape: its last shapes take longest).
+    // shapes' work where that is more (a sweep's M doubles from shape to shape: its last shapes take
+    // longest).
     double per_shape = i > 0 ? elapsed / i : 0;
     if (i > 0) {
       const ShapeResult& last = result.shapes.back();

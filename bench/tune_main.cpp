@@ -108,14 +108,13 @@ int tune_files(const CliOptions& o) {
     options.min_relative_gain = o.min_relative_gain;
     options.clock = clock;
     options.stop_requested = [] { return g_interrupted != 0; };
-    // The file is rewritten after every shape, so a run killed mid-shape (a job's time limit) keeps the shapes it
-    // tuned (--resume continues it).
+    // The file is rewritten after every shape, so a run killed mid-shape (a job's time limit) keeps the
+    // shapes it tuned (--resume continues it).
     options.after_shape = [&](const TuneResult& so_far) {
       std::vector<TuneResult> all = results;
       all.push_back(so_far);
       tuning::TuningDocument partial;
-      if (so_far.entries.empty() ||
-          !make_document(metadata, all, merge ? &base : nullptr, &partial).ok() ||
+      if (so_far.entries.empty() || !make_document(metadata, all, merge ? &base : nullptr, &partial).ok() ||
           !tuning::write_tuning_file(o.output, partial).ok())
         return;  // the final write reports any problem
     };

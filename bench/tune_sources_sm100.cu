@@ -1,9 +1,9 @@
 // bwgemm-tune's sm_100a candidate sources: every Config the default entry points choose from
 // (sm100::kGemmChoiceNames, kDualGemmChoiceNames, kNvfp4GemmChoiceNames, kNvfp4DualGemmChoiceNames: their
 // tuning candidate lists; the NVFP4 operations with fp16 output), the swap-AB ones also with
-// each split of K (1, 2, 4, 8; 0: their own), each run by the entry point's own detail::run_*_choice; the built-in
-// choice is the rules' (sm100::gemm_choice, dual_gemm_choice, nvfp4_gemm_choice, nvfp4_dual_choice). A
-// candidate that cannot run the shape (a token tile smaller than M, a split larger than the K blocks) fails
+// each split of K (1, 2, 4, 8; 0: their own), each run by the entry point's own detail::run_*_choice; the
+// built-in choice is the rules' (sm100::gemm_choice, dual_gemm_choice, nvfp4_gemm_choice, nvfp4_dual_choice).
+// A candidate that cannot run the shape (a token tile smaller than M, a split larger than the K blocks) fails
 // its check and is dropped. Built for 100a (bench/CMakeLists.txt).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -28,8 +28,9 @@ template <class Args, class Run, class Takes>
 std::vector<TuneCandidate> all_choices(const char* const* names, int count, Run run, Takes takes) {
   std::vector<TuneCandidate> out;
   for (int i = 0; i < count; ++i) {
-    out.push_back({names[i], 0, tuning::StreamK::kUnspecified,
-                   run_with<Args>([run, i](const Args& args, const TuneCall& call) { return run(i, args, call, 0); })});
+    out.push_back(
+        {names[i], 0, tuning::StreamK::kUnspecified,
+         run_with<Args>([run, i](const Args& args, const TuneCall& call) { return run(i, args, call, 0); })});
     for (int s : kSplits)
       if (s > 1 && takes(i, s))
         out.push_back({names[i], s, tuning::StreamK::kUnspecified,
@@ -41,8 +42,8 @@ std::vector<TuneCandidate> all_choices(const char* const* names, int count, Run 
 }
 
 // An entry point's source: every Config of its choice enum (`names`, in enum order) run by `run_choice`
-// (the entry point's detail::run_*_choice) with the splits `takes` allows, the rules' Config (`rules(m)`) as the
-// built-in choice.
+// (the entry point's detail::run_*_choice) with the splits `takes` allows, the rules' Config (`rules(m)`) as
+// the built-in choice.
 template <class Args, class Choice, class RunChoice, class Takes, class Rules>
 std::unique_ptr<CandidateSource> choice_source(const char* const* names, int count, RunChoice run_choice,
                                                Takes takes, Rules rules) {
@@ -50,10 +51,9 @@ std::unique_ptr<CandidateSource> choice_source(const char* const* names, int cou
     return run_choice(static_cast<Choice>(i), args, stream_of(call), split_k);
   };
   auto takes_index = [takes](int i, int split_k) { return takes(static_cast<Choice>(i), split_k); };
-  return std::make_unique<ListSource>(all_choices<Args>(names, count, run, takes_index),
-                                      [names, rules](const TuneShape& s) {
-                                        return TuneChoice{names[static_cast<int>(rules(s.m))]};
-                                      });
+  return std::make_unique<ListSource>(
+      all_choices<Args>(names, count, run, takes_index),
+      [names, rules](const TuneShape& s) { return TuneChoice{names[static_cast<int>(rules(s.m))]}; });
 }
 
 template <class T>
@@ -106,7 +106,8 @@ std::vector<SourceRegistration> sm100_candidate_sources() {
   gemm.cc_major = 10, gemm.cc_minor = 0;
   gemm.op = tuning::Operation::kGemm;
   gemm.make = [](const TuneTarget& t) -> std::unique_ptr<CandidateSource> {
-    if (t.in == tuning::Element::kBf16 && t.out == tuning::Element::kBf16) return gemm_source<__nv_bfloat16>();
+    if (t.in == tuning::Element::kBf16 && t.out == tuning::Element::kBf16)
+      return gemm_source<__nv_bfloat16>();
     if (t.in == tuning::Element::kFp16 && t.out == tuning::Element::kFp16) return gemm_source<__half>();
     return nullptr;
   };

@@ -14,7 +14,7 @@
 #include <string>
 #include <type_traits>
 
-#include "bwgemm/arguments/common.hpp"  // check_device_scale
+#include "bwgemm/arguments/common.hpp"        // check_device_scale
 #include "bwgemm/arguments/grouped_gemm.hpp"  // the grouped operations' shared checks
 #include "bwgemm/base/grouped.hpp"
 #include "bwgemm/base/status.hpp"
@@ -139,11 +139,12 @@ Status quantize_nvfp4(const T* x, int64_t rows, int64_t k, int64_t batch, int64_
                         scales, stream);
 }
 
-// ---- the grouped quantizer -----------------------------------------------------------------------------------
+// ---- the grouped quantizer
+// -----------------------------------------------------------------------------------
 //
-// bwgemm::quantize_nvfp4_grouped: the tokens of a mixture-of-experts layer (GroupedTokens: contiguous rows with
-// device offsets, or masked slabs with device counts) quantized to NVFP4 with each expert's scales where the
-// grouped operations read them (docs/moe.md, "NVFP4 scales"): contiguous, expert e's scale rows start at
+// bwgemm::quantize_nvfp4_grouped: the tokens of a mixture-of-experts layer (GroupedTokens: contiguous rows
+// with device offsets, or masked slabs with device counts) quantized to NVFP4 with each expert's scales where
+// the grouped operations read them (docs/moe.md, "NVFP4 scales"): contiguous, expert e's scale rows start at
 // grouped::ExpertRows::scale_row (the sum of round_up(rows, 128) before it) in a buffer of
 // grouped_scale_rows(total_tokens, E) rows; masked, the dense layout with batch E. For each expert with rows:
 // its packed rows and its scale atoms whole (the padding rows and columns of its atoms zero); rows no expert
@@ -160,7 +161,8 @@ struct GroupedQuantizeParams {
   const T* x;
   GroupedTokens tokens;
   int64_t experts, k, ld;
-  int64_t scale_rows;  // the scale buffer's rows: grouped_scale_rows(total, E), or E · round_up(max_tokens, 128)
+  int64_t
+      scale_rows;  // the scale buffer's rows: grouped_scale_rows(total, E), or E · round_up(max_tokens, 128)
   float global_scale;
   const float* global_scale_ptr;  // E floats in device memory, or null
   uint8_t* packed;
@@ -168,10 +170,10 @@ struct GroupedQuantizeParams {
   uint32_t* status;  // or null
 };
 
-// Each thread takes the scale buffer's entries idx = thread, thread + threads, ... (row-major over scale rows and
-// padded scale columns) and walks the experts forward as its scale row grows (each expert's device value read
-// once per thread): the entry belongs to the expert whose scale rows [scale_row, scale_row + round_up(rows,
-// 128)) hold it, else to none (not written).
+// Each thread takes the scale buffer's entries idx = thread, thread + threads, ... (row-major over scale rows
+// and padded scale columns) and walks the experts forward as its scale row grows (each expert's device value
+// read once per thread): the entry belongs to the expert whose scale rows [scale_row, scale_row +
+// round_up(rows, 128)) hold it, else to none (not written).
 template <class T>
 __global__ void __launch_bounds__(kQuantizeThreadsPerBlock)
     quantize_nvfp4_grouped_kernel(const GroupedQuantizeParams<T> p) {
@@ -193,7 +195,8 @@ __global__ void __launch_bounds__(kQuantizeThreadsPerBlock)
                     : scan.next(p.tokens.offsets[expert]);
       slot_begin = rows.scale_row;
       slot_end = slot_begin + round_up(rows.rows(), grouped::kScaleRowAlign);
-      global_scale = epi::device_scale(p.global_scale, p.global_scale_ptr ? p.global_scale_ptr + expert : nullptr);
+      global_scale =
+          epi::device_scale(p.global_scale, p.global_scale_ptr ? p.global_scale_ptr + expert : nullptr);
     }
     if (sr >= slot_end) break;      // past every expert's scale rows: so are the thread's later entries
     if (sr < slot_begin) continue;  // between two masked experts' slots: no expert's
@@ -233,10 +236,10 @@ struct GroupedQuantizeTokens {
 
 }  // namespace detail
 
-// The checks of quantize_nvfp4_grouped (its comment above): K a positive multiple of 16 and ld >= K; the global
-// scale positive and finite; E, the tokens and their device array as every grouped operation takes them; x,
-// packed and scales given, inside the address space, strides below 2^40 bytes; the outputs (packed, scales,
-// status) apart from each other and from every input.
+// The checks of quantize_nvfp4_grouped (its comment above): K a positive multiple of 16 and ld >= K; the
+// global scale positive and finite; E, the tokens and their device array as every grouped operation takes
+// them; x, packed and scales given, inside the address space, strides below 2^40 bytes; the outputs (packed,
+// scales, status) apart from each other and from every input.
 template <class T>
 Status validate_nvfp4_quantize_grouped(const T* x, const GroupedTokens& tokens, int64_t experts, int64_t k,
                                        int64_t ld, float global_scale, const float* global_scale_ptr,
@@ -256,26 +259,30 @@ Status validate_nvfp4_quantize_grouped(const T* x, const GroupedTokens& tokens, 
   // Rows of x and packed per expert slab (masked) or in all (contiguous); the slabs' count.
   const int64_t rows = masked ? tokens.max_tokens : tokens.total_tokens, slabs = masked ? experts : 1;
   const int64_t sf_cols = k / kNvfp4BlockSize;
-  const int64_t scale_rows =
-      masked ? round_up(tokens.max_tokens, kScaleAtomRows) : grouped::grouped_scale_rows(tokens.total_tokens, experts);
+  const int64_t scale_rows = masked ? round_up(tokens.max_tokens, kScaleAtomRows)
+                                    : grouped::grouped_scale_rows(tokens.total_tokens, experts);
   int64_t slab = 0, packed_slab = 0, scale_bytes = 0;
   if (!checked_mul(rows, ld, &slab) || !checked_mul(rows, k / 2, &packed_slab) ||
       !checked_mul(ceil_div(scale_rows, kScaleAtomRows), ceil_div(sf_cols, kScaleAtomCols), &scale_bytes) ||
       !checked_mul(scale_bytes, kScaleAtomBytes * slabs, &scale_bytes))
     return Status::invalid_argument("x, packed or scales overflows int64: the tokens and K are too large");
-  if (Status s = detail::check_stride_limit("an expert's slab of x (max_tokens · ld)", slab, elem_bytes); !s.ok())
+  if (Status s = detail::check_stride_limit("an expert's slab of x (max_tokens · ld)", slab, elem_bytes);
+      !s.ok())
     return s;
-  if (Status s = detail::strided_span("x", x, rows, k, ld, slabs, slab, elem_bytes, &span_x); !s.ok()) return s;
+  if (Status s = detail::strided_span("x", x, rows, k, ld, slabs, slab, elem_bytes, &span_x); !s.ok())
+    return s;
   if (Status s = detail::strided_span("packed", packed, rows * slabs, k / 2, k / 2, 1, 0, 1, &span_packed);
       !s.ok())
     return s;
   if (Status s = detail::strided_span("scales", scales, 1, scale_bytes, scale_bytes, 1, 0, 1, &span_scales);
       !s.ok())
     return s;
-  if (Status s = detail::check_grouped_apart(span_packed, {span_x, span_scales, metadata, scales_ptr, status_span});
+  if (Status s =
+          detail::check_grouped_apart(span_packed, {span_x, span_scales, metadata, scales_ptr, status_span});
       !s.ok())
     return s;
-  if (Status s = detail::check_grouped_apart(span_scales, {span_x, metadata, scales_ptr, status_span}); !s.ok())
+  if (Status s = detail::check_grouped_apart(span_scales, {span_x, metadata, scales_ptr, status_span});
+      !s.ok())
     return s;
   return detail::check_grouped_apart(status_span, {span_x, metadata, scales_ptr});
 }
@@ -287,7 +294,8 @@ Status quantize_nvfp4_grouped(const T* x, const GroupedTokens& tokens, int64_t e
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>,
                 "quantize_nvfp4_grouped takes float, __half or __nv_bfloat16 input");
   const auto named = [](Status s) {
-    return s.ok() ? s : Status(s.code(), std::string(detail::kQuantizeGroupedEntryPoint) + ": " + s.message());
+    return s.ok() ? s
+                  : Status(s.code(), std::string(detail::kQuantizeGroupedEntryPoint) + ": " + s.message());
   };
   if (Status s = validate_nvfp4_quantize_grouped(x, tokens, experts, k, ld, global_scale, global_scale_ptr,
                                                  packed, scales, status);
@@ -300,18 +308,19 @@ Status quantize_nvfp4_grouped(const T* x, const GroupedTokens& tokens, int64_t e
                         masked ? "counts" : "offsets");
   operands.add_if_given(global_scale_ptr, "global_scale_ptr");
   operands.add_if_given(status, "status");
-  if (Status s = host::require_device_pointers(operands, detail::kQuantizeGroupedEntryPoint); !s.ok()) return s;
+  if (Status s = host::require_device_pointers(operands, detail::kQuantizeGroupedEntryPoint); !s.ok())
+    return s;
 
   const int64_t scale_rows = masked ? experts * round_up(tokens.max_tokens, kScaleAtomRows)
                                     : grouped::grouped_scale_rows(tokens.total_tokens, experts);
   const int64_t total = scale_rows * round_up(k / kNvfp4BlockSize, kScaleAtomCols);
   constexpr int64_t kMaxBlocks = 1 << 20;  // the kernel strides over the rest
   const int64_t blocks = std::min(ceil_div(total, detail::kQuantizeThreadsPerBlock), kMaxBlocks);
-  const detail::GroupedQuantizeParams<T> params{x,  tokens, experts, k, ld, scale_rows, global_scale,
-                                                global_scale_ptr, packed, scales, status};
+  const detail::GroupedQuantizeParams<T> params{
+      x, tokens, experts, k, ld, scale_rows, global_scale, global_scale_ptr, packed, scales, status};
   return named(host::launch_cluster_kernel(&detail::quantize_nvfp4_grouped_kernel<T>,
-                                           static_cast<uint32_t>(blocks), detail::kQuantizeThreadsPerBlock, 1, 0,
-                                           stream, params));
+                                           static_cast<uint32_t>(blocks), detail::kQuantizeThreadsPerBlock, 1,
+                                           0, stream, params));
 }
 
 }  // namespace bwgemm

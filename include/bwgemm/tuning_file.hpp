@@ -28,8 +28,9 @@ namespace bwgemm {
 inline Status install_tuning_file(const std::string& path) {
   const tuning::DeviceDescription* device = nullptr;
   if (!host::current_device_description(&device))
-    return Status::driver_error("bwgemm::install_tuning_file: the CUDA runtime cannot describe the current "
-                                "device, so no tuning file can be checked against it");
+    return Status::driver_error(
+        "bwgemm::install_tuning_file: the CUDA runtime cannot describe the current "
+        "device, so no tuning file can be checked against it");
   sm100::register_tuning_candidates();
   sm90::register_tuning_candidates();
   tuning::Registry& registry = tuning::Registry::global();

@@ -22,8 +22,8 @@
 //   quantize_nvfp4(x, global_scale=1) -> (data, scales)
 //       x [rows, K] fp32/fp16/bf16 -> data [rows, K/2] float4_e2m1fn_x2, scales float8_e4m3fn 1-D blocked
 //   quantize_nvfp4_grouped(x, offs, global_scale=1, global_scales=None) -> (data, scales)
-//       a MoE layer's routed tokens x [T, K] with torch._grouped_mm's offs: each expert's scales where the grouped
-//       operations read them (docs/moe.md)
+//       a MoE layer's routed tokens x [T, K] with torch._grouped_mm's offs: each expert's scales where the
+//       grouped operations read them (docs/moe.md)
 //   install_tuning_file(on_device, path) -> str                  a tuning file for the CUDA operators on
 //       on_device's GPU: "" when installed, else why not (bwgemm_torch.load_tuning_file)
 //
@@ -365,7 +365,8 @@ void dispatch_gemm_out(const at::Tensor& a, const at::Tensor& b, const Scales& s
 
 inline at::Tensor gemm(const at::Tensor& a, const at::Tensor& b, double alpha, double beta,
                        const std::optional<at::Tensor>& c, std::optional<at::ScalarType> out_dtype,
-                       const std::optional<at::Tensor>& alpha_scale, const std::optional<at::Tensor>& beta_scale) {
+                       const std::optional<at::Tensor>& alpha_scale,
+                       const std::optional<at::Tensor>& beta_scale) {
   const at::ScalarType out = check_gemm(a, b, c, beta, out_dtype, alpha_scale, beta_scale);
   const Scales scales{alpha, beta, scale_ptr(alpha_scale), scale_ptr(beta_scale)};
   at::Tensor d = empty_matrix(a, a.size(0), b.size(0), out);
@@ -434,8 +435,8 @@ inline at::Tensor dual_gemm_nvfp4(const at::Tensor& a, const at::Tensor& a_scale
                                   std::optional<at::ScalarType> out_dtype,
                                   const std::optional<at::Tensor>& alpha1_scale,
                                   const std::optional<at::Tensor>& alpha2_scale) {
-  const at::ScalarType out = check_dual_gemm_nvfp4(a, a_scales, b1, b1_scales, b2, b2_scales, out_dtype,
-                                                   alpha1_scale, alpha2_scale);
+  const at::ScalarType out =
+      check_dual_gemm_nvfp4(a, a_scales, b1, b1_scales, b2, b2_scales, out_dtype, alpha1_scale, alpha2_scale);
   const Scales scales{alpha1, alpha2, scale_ptr(alpha1_scale), scale_ptr(alpha2_scale)};
   at::Tensor c = empty_matrix(a, a.size(0), b1.size(0), out);
   if (c.numel() == 0) return c;
@@ -485,13 +486,13 @@ template <class T>
 void run_quantize(const at::Tensor& x, double global_scale, const float* global_scale_ptr,
                   const at::Tensor& data, const at::Tensor& scales, cudaStream_t stream) {
   check_status("bwgemm.quantize_nvfp4",
-               bwgemm::quantize_nvfp4(ptr<T>(x), x.size(0), x.size(1), 1, x.size(1), static_cast<float>(global_scale),
-                                      global_scale_ptr, mutable_ptr<uint8_t>(data), mutable_ptr<uint8_t>(scales),
-                                      stream));
+               bwgemm::quantize_nvfp4(ptr<T>(x), x.size(0), x.size(1), 1, x.size(1),
+                                      static_cast<float>(global_scale), global_scale_ptr,
+                                      mutable_ptr<uint8_t>(data), mutable_ptr<uint8_t>(scales), stream));
 }
 
-inline std::tuple<at::Tensor, at::Tensor> quantize_nvfp4(const at::Tensor& x, double global_scale,
-                                                         const std::optional<at::Tensor>& global_scale_tensor) {
+inline std::tuple<at::Tensor, at::Tensor> quantize_nvfp4(
+    const at::Tensor& x, double global_scale, const std::optional<at::Tensor>& global_scale_tensor) {
   check_quantize(x, global_scale, global_scale_tensor);
   const float* gptr = scale_ptr(global_scale_tensor);
   auto [data, scales] = empty_quantized(x);
@@ -516,15 +517,15 @@ void run_quantize_grouped(const at::Tensor& x, const at::Tensor& offs, double gl
                           const float* global_scales, const at::Tensor& data, const at::Tensor& scales,
                           cudaStream_t stream) {
   check_status("bwgemm.quantize_nvfp4_grouped",
-               bwgemm::quantize_nvfp4_grouped(ptr<T>(x), bwgemm::contiguous_tokens(x.size(0), ptr<int32_t>(offs)),
-                                              offs.numel(), x.size(1), x.size(1), static_cast<float>(global_scale),
-                                              global_scales, mutable_ptr<uint8_t>(data),
-                                              mutable_ptr<uint8_t>(scales), nullptr, stream));
+               bwgemm::quantize_nvfp4_grouped(
+                   ptr<T>(x), bwgemm::contiguous_tokens(x.size(0), ptr<int32_t>(offs)), offs.numel(),
+                   x.size(1), x.size(1), static_cast<float>(global_scale), global_scales,
+                   mutable_ptr<uint8_t>(data), mutable_ptr<uint8_t>(scales), nullptr, stream));
 }
 
-inline std::tuple<at::Tensor, at::Tensor> quantize_nvfp4_grouped(const at::Tensor& x, const at::Tensor& offs,
-                                                                 double global_scale,
-                                                                 const std::optional<at::Tensor>& global_scales) {
+inline std::tuple<at::Tensor, at::Tensor> quantize_nvfp4_grouped(
+    const at::Tensor& x, const at::Tensor& offs, double global_scale,
+    const std::optional<at::Tensor>& global_scales) {
   constexpr const char* op = "bwgemm.quantize_nvfp4_grouped";
   check_quantize(x, global_scale, std::nullopt, op);
   TORCH_CHECK_VALUE(offs.dim() == 1 && offs.numel() >= 1 && offs.is_contiguous(), op,
@@ -536,19 +537,20 @@ inline std::tuple<at::Tensor, at::Tensor> quantize_nvfp4_grouped(const at::Tenso
   if (global_scales.has_value()) {
     TORCH_CHECK_TYPE(global_scales->scalar_type() == at::kFloat, op, ": global_scales must be float32 (got ",
                      global_scales->scalar_type(), ")");
-    TORCH_CHECK_VALUE(global_scales->dim() == 1 && global_scales->numel() == experts &&
-                          global_scales->is_contiguous(),
-                      op, ": global_scales must be a contiguous 1-D tensor of one scale per expert (", experts,
-                      "; got shape ", global_scales->sizes(), ")");
+    TORCH_CHECK_VALUE(
+        global_scales->dim() == 1 && global_scales->numel() == experts && global_scales->is_contiguous(), op,
+        ": global_scales must be a contiguous 1-D tensor of one scale per expert (", experts, "; got shape ",
+        global_scales->sizes(), ")");
     check_same_device(op, x, "global_scales", *global_scales);
   }
   const int64_t rows = x.size(0), k = x.size(1);
   at::Tensor data = at::zeros({rows, k / 2}, x.options().dtype(at::kByte)).view(at::kFloat4_e2m1fn_x2);
-  at::Tensor scales = at::zeros({bwgemm::blocked_scale_bytes(bwgemm::grouped::grouped_scale_rows(rows, experts),
-                                                            k / kBlock)},
-                                x.options().dtype(at::kByte))
-                          .view(at::kFloat8_e4m3fn);
-  const float* gptr = global_scales.has_value() ? static_cast<const float*>(global_scales->data_ptr()) : nullptr;
+  at::Tensor scales =
+      at::zeros({bwgemm::blocked_scale_bytes(bwgemm::grouped::grouped_scale_rows(rows, experts), k / kBlock)},
+                x.options().dtype(at::kByte))
+          .view(at::kFloat8_e4m3fn);
+  const float* gptr =
+      global_scales.has_value() ? static_cast<const float*>(global_scales->data_ptr()) : nullptr;
   CallContext ctx(x);
   if (x.scalar_type() == at::kFloat)
     run_quantize_grouped<float>(x, offs, global_scale, gptr, data, scales, ctx.stream);
@@ -561,16 +563,18 @@ inline std::tuple<at::Tensor, at::Tensor> quantize_nvfp4_grouped(const at::Tenso
 
 // ---- tuning ----------------------------------------------------------------
 
-// install_tuning_file(on_device, path) -> str: bwgemm::install_tuning_file (docs/tuning.md) for the CUDA operators
-// on on_device's device (any tensor there; its data is not read): "" when the file's table is installed, else why
-// it was refused (the table installed before stays). The CUDA library holds its own tuning registry, which its
-// operators consult (BWGEMM_TUNING_FILE too, at their first call). On a CPU tensor it says why not: the CPU
-// operators run the emulator, whose calls take the built-in rules.
+// install_tuning_file(on_device, path) -> str: bwgemm::install_tuning_file (docs/tuning.md) for the CUDA
+// operators on on_device's device (any tensor there; its data is not read): "" when the file's table is
+// installed, else why it was refused (the table installed before stays). The CUDA library holds its own
+// tuning registry, which its operators consult (BWGEMM_TUNING_FILE too, at their first call). On a CPU tensor
+// it says why not: the CPU operators run the emulator, whose calls take the built-in rules.
 inline std::string install_tuning_file(const at::Tensor& on_device, std::string path) {
   check_device_kind("bwgemm.install_tuning_file", on_device);
-  TORCH_CHECK_VALUE(on_device.is_cuda(), "bwgemm.install_tuning_file: a tuning file applies to the CUDA "
+  TORCH_CHECK_VALUE(on_device.is_cuda(),
+                    "bwgemm.install_tuning_file: a tuning file applies to the CUDA "
                     "operators on the GPU it was measured on; the CPU operators (the CPU emulator) take the "
-                    "built-in rules (got a tensor on ", on_device.device(), ")");
+                    "built-in rules (got a tensor on ",
+                    on_device.device(), ")");
 #if BWGEMM_EMULATION
   (void)path;
   return "bwgemm.install_tuning_file: this library has no CUDA kernels";

@@ -11,7 +11,8 @@ TORCH_LIBRARY(bwgemm, m) {
       "gemm(Tensor a, Tensor b, float alpha=1.0, float beta=0.0, Tensor? c=None, ScalarType? out_dtype=None, "
       "Tensor? alpha_scale=None, Tensor? beta_scale=None) -> Tensor");
   m.def(
-      "dual_gemm(Tensor a, Tensor b1, Tensor b2, float alpha1=1.0, float alpha2=1.0, Tensor? alpha1_scale=None, "
+      "dual_gemm(Tensor a, Tensor b1, Tensor b2, float alpha1=1.0, float alpha2=1.0, Tensor? "
+      "alpha1_scale=None, "
       "Tensor? alpha2_scale=None) -> Tensor");
   m.def(
       "dual_gemm_nvfp4(Tensor a, Tensor a_scales, Tensor b1, Tensor b1_scales, Tensor b2, Tensor b2_scales, "
@@ -19,8 +20,11 @@ TORCH_LIBRARY(bwgemm, m) {
       "Tensor? alpha2_scale=None) -> Tensor");
   m.def(
       "gemm_nvfp4(Tensor a, Tensor a_scales, Tensor b, Tensor b_scales, float alpha=1.0, float beta=0.0, "
-      "Tensor? c=None, ScalarType? out_dtype=None, Tensor? alpha_scale=None, Tensor? beta_scale=None) -> Tensor");
-  m.def("quantize_nvfp4(Tensor x, float global_scale=1.0, Tensor? global_scale_tensor=None) -> (Tensor, Tensor)");
+      "Tensor? c=None, ScalarType? out_dtype=None, Tensor? alpha_scale=None, Tensor? beta_scale=None) -> "
+      "Tensor");
+  m.def(
+      "quantize_nvfp4(Tensor x, float global_scale=1.0, Tensor? global_scale_tensor=None) -> (Tensor, "
+      "Tensor)");
   m.def(
       "quantize_nvfp4_grouped(Tensor x, Tensor offs, float global_scale=1.0, Tensor? global_scales=None) -> "
       "(Tensor, Tensor)");

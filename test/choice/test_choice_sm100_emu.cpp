@@ -180,7 +180,8 @@ TEST(Sm100ChoiceTuning, DualGemmEntry) {
   for (__half* p : {da, db1, db2, dc}) (void)cudaFree(p);
 }
 
-// ---- the NVFP4 entry points ----------------------------------------------------------------------------------
+// ---- the NVFP4 entry points
+// ----------------------------------------------------------------------------------
 
 template <class T>
 T* device_bytes(const std::vector<T>& host) {
@@ -232,9 +233,10 @@ TEST(Sm100ChoiceTuning, Nvfp4GemmEntriesForceAConfigAndASplit) {
       {{tuning::Operation::kNvfp4Gemm, kNvfp4, kFp16, kNxK, 128, 128, 1, 320, "Nvfp4GemmSmallM"},
        {tuning::Operation::kNvfp4Gemm, kNvfp4, kFp16, kNxK, 128, 1024, 1, 16, "Nvfp4GemmSwapAbTokens32", 2}});
   const std::string tiled = check_gemm_nvfp4(300, 128, 128);
-  EXPECT_NE(tiled.find("bwgemm::tuning nvfp4_gemm nvfp4->fp16 B nk M=300 N=128 K=128 batch=1 -> Nvfp4GemmSmallM "
-                       "(built-in table 'emu-test', M bucket <= 320)"),
-            std::string::npos)
+  EXPECT_NE(
+      tiled.find("bwgemm::tuning nvfp4_gemm nvfp4->fp16 B nk M=300 N=128 K=128 batch=1 -> Nvfp4GemmSmallM "
+                 "(built-in table 'emu-test', M bucket <= 320)"),
+      std::string::npos)
       << tiled;
   EXPECT_NE(tiled.find("-> sm100::Nvfp4GemmSmallM"), std::string::npos) << tiled;
   const std::string split = check_gemm_nvfp4(16, 128, 1024);  // 4 K blocks of 256
@@ -251,14 +253,15 @@ TEST(Sm100ChoiceTuning, Nvfp4GemmEntriesForceAConfigAndASplit) {
 TEST(Sm100ChoiceTuning, Nvfp4DualGemmEntryAndAnNvfp4OutputEntryItsConfigCannotWrite) {
   using bwgemm_test::Data;
   // The rules take the 16-token swap-AB tile at M = 16; the table the 64-token one.
-  const InstalledTable table(
-      {{tuning::Operation::kNvfp4DualGemm, kNvfp4, kFp16, kNxK, 128, 128, 1, 16, "Nvfp4DualGemmSwapAbTokens64"},
-       {tuning::Operation::kNvfp4DualGemm, kNvfp4, kNvfp4, kNxK, 128, 128, 1, 16, "Nvfp4DualGemmSwapAbTokens16"}});
+  const InstalledTable table({{tuning::Operation::kNvfp4DualGemm, kNvfp4, kFp16, kNxK, 128, 128, 1, 16,
+                               "Nvfp4DualGemmSwapAbTokens64"},
+                              {tuning::Operation::kNvfp4DualGemm, kNvfp4, kNvfp4, kNxK, 128, 128, 1, 16,
+                               "Nvfp4DualGemmSwapAbTokens16"}});
   bwgemm_test::Nvfp4DualProblem pb;
   pb.m = 16, pb.n = 128, pb.k = 128;
   const bwgemm_test::Nvfp4DualOperands o(pb, Data::kRealistic, 21);
-  uint8_t* p[6] = {device_bytes(o.a.data),  device_bytes(o.a.scales),  device_bytes(o.b1.data),
-                   device_bytes(o.b1.scales), device_bytes(o.b2.data), device_bytes(o.b2.scales)};
+  uint8_t* p[6] = {device_bytes(o.a.data),    device_bytes(o.a.scales), device_bytes(o.b1.data),
+                   device_bytes(o.b1.scales), device_bytes(o.b2.data),  device_bytes(o.b2.scales)};
   std::vector<uint16_t> c(pb.m * pb.ldc(), static_cast<uint16_t>(bwgemm_test::kDualFillByte * 0x101));
   uint16_t* dc = device_bytes(c);
   bwgemm::Nvfp4DualGemmArguments<__half> args;
@@ -291,10 +294,11 @@ TEST(Sm100ChoiceTuning, Nvfp4DualGemmEntryAndAnNvfp4OutputEntryItsConfigCannotWr
   out = ::testing::internal::GetCapturedStderr();
   bwgemm::set_diagnostics(false);
   ASSERT_TRUE(sq.ok()) << sq.to_string();
-  EXPECT_NE(out.find("built-in table 'emu-test' names Nvfp4DualGemmSwapAbTokens16, split_k = 0 for "
-                     "nvfp4_dual_gemm M=16 N=128 K=128 batch=1: its Config cannot write an NVFP4 output or cannot "
-                     "run that split; the rules' choice instead"),
-            std::string::npos)
+  EXPECT_NE(
+      out.find("built-in table 'emu-test' names Nvfp4DualGemmSwapAbTokens16, split_k = 0 for "
+               "nvfp4_dual_gemm M=16 N=128 K=128 batch=1: its Config cannot write an NVFP4 output or cannot "
+               "run that split; the rules' choice instead"),
+      std::string::npos)
       << out;
   EXPECT_NE(out.find("-> sm100::Nvfp4DualGemmSmallM<Nvfp4Output>"), std::string::npos) << out;
   (void)cudaFree(dc);
@@ -335,7 +339,8 @@ TEST(Sm100ChoiceTuning, InstallTuningFileFromThePublicEntry) {
   const bwgemm::Status installed = bwgemm::install_tuning_file(path);
   ASSERT_TRUE(installed.ok()) << installed.to_string();
   const std::string out = check_gemm(200, 64, 128);
-  EXPECT_NE(out.find("-> GemmSmallM (tuning file '" + path + "', M bucket <= 224)"), std::string::npos) << out;
+  EXPECT_NE(out.find("-> GemmSmallM (tuning file '" + path + "', M bucket <= 224)"), std::string::npos)
+      << out;
   EXPECT_NE(out.find("-> sm100::GemmSmallM"), std::string::npos) << out;
 
   tuning::TuningDocument other = file_for_current_device("GemmSmallM");

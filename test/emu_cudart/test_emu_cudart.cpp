@@ -225,7 +225,8 @@ TEST(EmuCudart, TheDeviceIsOneComputeCapability100Gpu) {
   (void)cudaGetLastError();
 }
 
-// What a benchmark sizes its buffers by: no cache to rotate past, and the reported capacity less what is held.
+// What a benchmark sizes its buffers by: no cache to rotate past, and the reported capacity less what is
+// held.
 TEST(EmuCudart, MemGetInfoCountsLiveAllocationsAndTheL2IsZero) {
   int l2 = -1;
   ASSERT_EQ(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0), cudaSuccess);

@@ -243,9 +243,9 @@ std::vector<grouped::GroupedTile> all_tiles(const bwgemm::GroupedTokens& t, int6
 }
 
 // The walk over random metadata, valid and not, both layouts: every row each expert owns (expert_rows) is in
-// exactly one row tile per column tile, no tile crosses its expert's rows or holds more than block_m rows, the
-// tiles run expert by expert, and the walk's status is the OR of the experts' bits. A strided walk (the tiles
-// a persistent CTA takes) gives the same tiles as the fresh one.
+// exactly one row tile per column tile, no tile crosses its expert's rows or holds more than block_m rows,
+// the tiles run expert by expert, and the walk's status is the OR of the experts' bits. A strided walk (the
+// tiles a persistent CTA takes) gives the same tiles as the fresh one.
 TEST(GroupedTileWalk, CoversEachExpertsRowsOncePerColumnTile) {
   std::mt19937 rng(11);
   for (int iter = 0; iter < 600; ++iter) {

@@ -1,8 +1,8 @@
 // bwgemm::quantize_nvfp4_grouped in the CPU emulator: each expert's rows quantized as the host quantizer
 // quantizes them alone (quantize_nvfp4_host, bit for bit), its scales where the grouped operations read them
-// (base/grouped.hpp), every byte no expert owns untouched (guard bands around the buffers included), the status
-// bits of bad offsets and counts, per-expert global scales read on the device, the same call again after the
-// device counts changed, and the argument checks.
+// (base/grouped.hpp), every byte no expert owns untouched (guard bands around the buffers included), the
+// status bits of bad offsets and counts, per-expert global scales read on the device, the same call again
+// after the device counts changed, and the argument checks.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -36,7 +36,8 @@ struct Guarded {
   uint8_t at(int64_t i) const { return bytes[static_cast<size_t>(i + kGuard)]; }
   bool guards_intact() const {
     for (int64_t i = 0; i < kGuard; ++i)
-      if (bytes[static_cast<size_t>(i)] != kSentinel || bytes[bytes.size() - 1 - static_cast<size_t>(i)] != kSentinel)
+      if (bytes[static_cast<size_t>(i)] != kSentinel ||
+          bytes[bytes.size() - 1 - static_cast<size_t>(i)] != kSentinel)
         return false;
     return true;
   }
@@ -45,11 +46,17 @@ struct Guarded {
 template <class T>
 T from_float(float v);
 template <>
-float from_float<float>(float v) { return v; }
+float from_float<float>(float v) {
+  return v;
+}
 template <>
-__half from_float<__half>(float v) { return __float2half_rn(v); }
+__half from_float<__half>(float v) {
+  return __float2half_rn(v);
+}
 template <>
-__nv_bfloat16 from_float<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+__nv_bfloat16 from_float<__nv_bfloat16>(float v) {
+  return __float2bfloat16_rn(v);
+}
 
 struct Case {
   GroupedLayout layout;
@@ -71,22 +78,24 @@ uint32_t check_case(const Case& c, uint32_t seed) {
   std::vector<T> x(static_cast<size_t>(x_rows * c.ld));
   for (auto& v : x) v = from_float<T>(u(rng));
   std::vector<float> scales_per_expert(static_cast<size_t>(experts));
-  for (auto& g : scales_per_expert) g = c.per_expert_scales ? std::ldexp(1.0f, static_cast<int>(rng() % 9) - 4) : 1.0f;
+  for (auto& g : scales_per_expert)
+    g = c.per_expert_scales ? std::ldexp(1.0f, static_cast<int>(rng() % 9) - 4) : 1.0f;
   const float global_scale = 0.75f;
-  const int64_t scale_rows = masked ? experts * bwgemm::round_up(c.rows, 128)
-                                    : grouped::grouped_scale_rows(c.rows, experts);
+  const int64_t scale_rows =
+      masked ? experts * bwgemm::round_up(c.rows, 128) : grouped::grouped_scale_rows(c.rows, experts);
   Guarded packed(x_rows * c.k / 2), scales(bwgemm::blocked_scale_bytes(scale_rows, sf_cols));
   uint32_t status = 0;
   const GroupedTokens tokens = masked ? bwgemm::masked_tokens(c.rows, c.values.data())
                                       : bwgemm::contiguous_tokens(c.rows, c.values.data());
   const bwgemm::Status s = bwgemm::quantize_nvfp4_grouped(
-      x.data(), tokens, experts, c.k, c.ld, global_scale, c.per_expert_scales ? scales_per_expert.data() : nullptr,
-      packed.data(), scales.data(), &status);
+      x.data(), tokens, experts, c.k, c.ld, global_scale,
+      c.per_expert_scales ? scales_per_expert.data() : nullptr, packed.data(), scales.data(), &status);
   EXPECT_TRUE(s.ok()) << s.to_string();
   EXPECT_TRUE(packed.guards_intact());
   EXPECT_TRUE(scales.guards_intact());
 
-  std::vector<bool> packed_owned(static_cast<size_t>(packed.size())), scales_owned(static_cast<size_t>(scales.size()));
+  std::vector<bool> packed_owned(static_cast<size_t>(packed.size())),
+      scales_owned(static_cast<size_t>(scales.size()));
   uint32_t want_status = 0;
   for (int64_t e = 0; e < experts; ++e) {
     const grouped::ExpertRows r = grouped::expert_rows(tokens, e);
@@ -95,10 +104,9 @@ uint32_t check_case(const Case& c, uint32_t seed) {
     const int64_t first_row = masked ? e * c.rows : r.begin;
     std::vector<uint8_t> ref_packed(static_cast<size_t>(r.rows() * c.k / 2)),
         ref_scales(static_cast<size_t>(bwgemm::blocked_scale_bytes(r.rows(), sf_cols)));
-    const bwgemm::Status hs =
-        bwgemm::quantize_nvfp4_host(x.data() + first_row * c.ld, r.rows(), c.k, 1, c.ld,
-                                    global_scale * scales_per_expert[static_cast<size_t>(e)], ref_packed.data(),
-                                    ref_scales.data());
+    const bwgemm::Status hs = bwgemm::quantize_nvfp4_host(
+        x.data() + first_row * c.ld, r.rows(), c.k, 1, c.ld,
+        global_scale * scales_per_expert[static_cast<size_t>(e)], ref_packed.data(), ref_scales.data());
     EXPECT_TRUE(hs.ok()) << hs.to_string();
     int64_t wrong = 0;
     for (size_t i = 0; i < ref_packed.size(); ++i) {
@@ -114,8 +122,10 @@ uint32_t check_case(const Case& c, uint32_t seed) {
     EXPECT_EQ(wrong, 0) << "expert " << e << " (" << r.rows() << " rows)";
   }
   int64_t touched = 0;
-  for (int64_t i = 0; i < packed.size(); ++i) touched += !packed_owned[static_cast<size_t>(i)] && packed.at(i) != kSentinel;
-  for (int64_t i = 0; i < scales.size(); ++i) touched += !scales_owned[static_cast<size_t>(i)] && scales.at(i) != kSentinel;
+  for (int64_t i = 0; i < packed.size(); ++i)
+    touched += !packed_owned[static_cast<size_t>(i)] && packed.at(i) != kSentinel;
+  for (int64_t i = 0; i < scales.size(); ++i)
+    touched += !scales_owned[static_cast<size_t>(i)] && scales.at(i) != kSentinel;
   EXPECT_EQ(touched, 0) << "bytes no expert owns were written";
   EXPECT_EQ(status, want_status);
   return status;
@@ -160,17 +170,19 @@ TEST(GroupedQuantize, SameCallAfterTheCountsChanged) {
   const int64_t total = 40, k = 32, sf_cols = 2;
   std::vector<float> x(static_cast<size_t>(total * k), 1.0f);
   std::vector<uint8_t> packed(static_cast<size_t>(total * k / 2)),
-      scales(static_cast<size_t>(bwgemm::blocked_scale_bytes(grouped::grouped_scale_rows(total, 3), sf_cols)));
+      scales(
+          static_cast<size_t>(bwgemm::blocked_scale_bytes(grouped::grouped_scale_rows(total, 3), sf_cols)));
   const auto run = [&] {
     std::fill(scales.begin(), scales.end(), kSentinel);
-    const bwgemm::Status s = bwgemm::quantize_nvfp4_grouped(x.data(), bwgemm::contiguous_tokens(total, offs.data()),
-                                                            3, k, k, 1.0f, nullptr, packed.data(), scales.data(),
-                                                            nullptr);
+    const bwgemm::Status s =
+        bwgemm::quantize_nvfp4_grouped(x.data(), bwgemm::contiguous_tokens(total, offs.data()), 3, k, k, 1.0f,
+                                       nullptr, packed.data(), scales.data(), nullptr);
     ASSERT_TRUE(s.ok()) << s.to_string();
   };
   run();
-  EXPECT_NE(scales[static_cast<size_t>(grouped::scale_byte_offset(128, sf_cols))], kSentinel);  // expert 2 at 128
-  offs = {0, 40, 40};  // now expert 1 owns every row and expert 2 none
+  EXPECT_NE(scales[static_cast<size_t>(grouped::scale_byte_offset(128, sf_cols))],
+            kSentinel);  // expert 2 at 128
+  offs = {0, 40, 40};    // now expert 1 owns every row and expert 2 none
   run();
   EXPECT_NE(scales[0], kSentinel);
   EXPECT_EQ(scales[static_cast<size_t>(grouped::scale_byte_offset(128, sf_cols))], kSentinel);
@@ -189,17 +201,20 @@ TEST(GroupedQuantize, ArgumentChecksNameTheArgument) {
   EXPECT_NE(message(t, 2, 32, nullptr, scales.data(), nullptr).find("packed is null"), std::string::npos);
   EXPECT_NE(message(t, 0, 32, packed.data(), scales.data(), nullptr).find("experts must be in [1, 65535]"),
             std::string::npos);
-  EXPECT_NE(message(t, 2, 40, packed.data(), scales.data(), nullptr).find("K must be a positive multiple of 16"),
-            std::string::npos);
+  EXPECT_NE(
+      message(t, 2, 40, packed.data(), scales.data(), nullptr).find("K must be a positive multiple of 16"),
+      std::string::npos);
   EXPECT_NE(message(bwgemm::contiguous_tokens(64, nullptr), 2, 32, packed.data(), scales.data(), nullptr)
                 .find("offsets is null"),
             std::string::npos);
-  const std::string misaligned = message(t, 2, 32, packed.data(), scales.data(),
-                                         reinterpret_cast<uint32_t*>(reinterpret_cast<char*>(status.data()) + 1));
+  const std::string misaligned =
+      message(t, 2, 32, packed.data(), scales.data(),
+              reinterpret_cast<uint32_t*>(reinterpret_cast<char*>(status.data()) + 1));
   EXPECT_NE(misaligned.find("status must be 4-byte aligned"), std::string::npos) << misaligned;
   const std::string overlap = message(t, 2, 32, packed.data(), packed.data() + 8, nullptr);
   EXPECT_NE(overlap.find("overlaps"), std::string::npos) << overlap;
-  EXPECT_EQ(message(t, 2, 32, nullptr, scales.data(), nullptr).rfind("bwgemm::quantize_nvfp4_grouped: ", 0), 0u);
+  EXPECT_EQ(message(t, 2, 32, nullptr, scales.data(), nullptr).rfind("bwgemm::quantize_nvfp4_grouped: ", 0),
+            0u);
   EXPECT_EQ(message(t, 2, 32, packed.data(), scales.data(), status.data()), "");  // a valid call
 }
 

@@ -175,7 +175,11 @@ class GroupedTileWalk {
  public:
   BWGEMM_HD constexpr GroupedTileWalk(const GroupedTokens& tokens, int64_t experts, int64_t block_m,
                                       int64_t n_tiles)
-      : tokens_(tokens), experts_(experts), block_m_(block_m), n_tiles_(n_tiles), scan_(tokens.total_tokens) {}
+      : tokens_(tokens),
+        experts_(experts),
+        block_m_(block_m),
+        n_tiles_(n_tiles),
+        scan_(tokens.total_tokens) {}
 
   // The tile at linear index `tile`, which must not be below the previous call's: true and *out filled, or
   // false where the experts have fewer tiles (every later index is then past them too).
@@ -216,8 +220,8 @@ class GroupedTileWalk {
   GroupedTokens tokens_;
   int64_t experts_ = 0, block_m_ = 0, n_tiles_ = 0;
   ContiguousExpertScan scan_;
-  int64_t expert_ = 0;      // the expert loaded (or next to load)
-  bool loaded_ = false;     // rows_ and tiles_ are expert_'s
+  int64_t expert_ = 0;   // the expert loaded (or next to load)
+  bool loaded_ = false;  // rows_ and tiles_ are expert_'s
   ExpertRows rows_;
   int64_t first_tile_ = 0;  // the linear index of expert_'s first tile
   int64_t tiles_ = 0;       // expert_'s tiles

@@ -3,9 +3,9 @@
 // cudaMemset[Async], streams, events, cudaDeviceSynchronize, cudaGetLastError / cudaPeekAtLastError,
 // cudaGetErrorString / cudaGetErrorName, cudaGetDevice / cudaSetDevice / cudaGetDeviceCount,
 // cudaGetDeviceProperties, cudaDeviceGetAttribute, cudaMemGetInfo, cudaPointerGetAttributes, the version
-// queries -- defined on the host (src/emu_cudart/cudart.cpp) with the signatures of the toolkit's cuda_runtime_api.h, so that
-// such a program compiles as host C++ against bwgemm::emu unchanged and runs the sm_100a kernels in the CPU
-// emulator (docs/emulator.md, "Run your own program").
+// queries -- defined on the host (src/emu_cudart/cudart.cpp) with the signatures of the toolkit's
+// cuda_runtime_api.h, so that such a program compiles as host C++ against bwgemm::emu unchanged and runs the
+// sm_100a kernels in the CPU emulator (docs/emulator.md, "Run your own program").
 //
 //   target_link_libraries(app PRIVATE bwgemm::emu_cudart)         # brings bwgemm::emu
 //   set_source_files_properties(app.cu PROPERTIES LANGUAGE CXX)   # a .cu file compiled as host C++

@@ -182,14 +182,19 @@ constexpr bool dual_gemm_choice_takes_split(DualGemmChoice choice, int split_k) 
 // applies and its Config takes it, else a kernel from M (the table above).
 template <class In, class Out>
 Status dual_gemm(const DualGemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
-  const tuning::Key key{tuning::Operation::kDualGemm, host::tuning_element<In>(), host::tuning_element<Out>(),
+  const tuning::Key key{tuning::Operation::kDualGemm,
+                        host::tuning_element<In>(),
+                        host::tuning_element<Out>(),
                         BLayout::kColumnMajorKxN,  // B1, B2 are N x K
-                        args.m, args.n, args.k, args.batch};
-  const TableChoice c = choose_for_current_device(key, static_cast<int>(dual_gemm_choice(args.m)),
-                                                  kDualGemmChoiceNames, kDualGemmChoiceCount, [](int i, int split_k) {
-                                                    return detail::dual_gemm_choice_takes_split(
-                                                        static_cast<DualGemmChoice>(i), split_k);
-                                                  });
+                        args.m,
+                        args.n,
+                        args.k,
+                        args.batch};
+  const TableChoice c = choose_for_current_device(
+      key, static_cast<int>(dual_gemm_choice(args.m)), kDualGemmChoiceNames, kDualGemmChoiceCount,
+      [](int i, int split_k) {
+        return detail::dual_gemm_choice_takes_split(static_cast<DualGemmChoice>(i), split_k);
+      });
   return detail::run_dual_gemm_choice(static_cast<DualGemmChoice>(c.index), args, stream, c.split_k);
 }
 

@@ -195,8 +195,14 @@ constexpr bool gemm_choice_takes_split(GemmChoice choice, int split_k) {
 // it, else a kernel from the shape (the table above).
 template <class In, class Out>
 Status gemm(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
-  const tuning::Key key{tuning::Operation::kGemm, host::tuning_element<In>(), host::tuning_element<Out>(),
-                        args.b_layout, args.m, args.n, args.k, args.batch};
+  const tuning::Key key{tuning::Operation::kGemm,
+                        host::tuning_element<In>(),
+                        host::tuning_element<Out>(),
+                        args.b_layout,
+                        args.m,
+                        args.n,
+                        args.k,
+                        args.batch};
   const TableChoice c = choose_for_current_device(
       key, static_cast<int>(gemm_choice(args.m)), kGemmChoiceNames, kGemmChoiceCount, [](int i, int split_k) {
         return detail::gemm_choice_takes_split(static_cast<GemmChoice>(i), split_k);

@@ -165,15 +165,22 @@ constexpr bool nvfp4_dual_choice_is_swap_ab(Nvfp4DualChoice choice) {
   return choice == Nvfp4DualChoice::kSwapAbTokens16 || choice == Nvfp4DualChoice::kSwapAbTokens32 ||
          choice == Nvfp4DualChoice::kSwapAbTokens64;
 }
-// Whether `choice` takes split_k: the swap-AB kernels 0 .. kSwapAbMaxSplitK, the tiled ones 0 or 1 (no split).
+// Whether `choice` takes split_k: the swap-AB kernels 0 .. kSwapAbMaxSplitK, the tiled ones 0 or 1 (no
+// split).
 constexpr bool nvfp4_dual_choice_takes_split(Nvfp4DualChoice choice, int split_k) {
   return split_k >= 0 && split_k <= (nvfp4_dual_choice_is_swap_ab(choice) ? kSwapAbMaxSplitK : 1);
 }
 // The tuning key of a call (B1 and B2 are N x K).
 template <class Out>
 tuning::Key nvfp4_dual_key(const Nvfp4DualGemmArguments<Out>& args, tuning::Element out) {
-  return tuning::Key{tuning::Operation::kNvfp4DualGemm, tuning::Element::kNvfp4, out, BLayout::kColumnMajorKxN,
-                     args.m, args.n, args.k, args.batch};
+  return tuning::Key{tuning::Operation::kNvfp4DualGemm,
+                     tuning::Element::kNvfp4,
+                     out,
+                     BLayout::kColumnMajorKxN,
+                     args.m,
+                     args.n,
+                     args.k,
+                     args.batch};
 }
 }  // namespace detail
 
@@ -195,8 +202,8 @@ Status dual_gemm_nvfp4(const Nvfp4DualGemmArguments<Out>& args, cudaStream_t str
 inline Status dual_gemm_nvfp4(const Nvfp4DualGemmArguments<Nvfp4Output>& args,
                               cudaStream_t stream = nullptr) {
   const TableChoice c = choose_for_current_device(
-      detail::nvfp4_dual_key(args, tuning::Element::kNvfp4), static_cast<int>(nvfp4_dual_tiled_choice(args.m)),
-      kNvfp4DualGemmChoiceNames, kNvfp4DualGemmChoiceCount,
+      detail::nvfp4_dual_key(args, tuning::Element::kNvfp4),
+      static_cast<int>(nvfp4_dual_tiled_choice(args.m)), kNvfp4DualGemmChoiceNames, kNvfp4DualGemmChoiceCount,
       [](int i, int split_k) {
         return !detail::nvfp4_dual_choice_is_swap_ab(static_cast<Nvfp4DualChoice>(i)) && split_k >= 0 &&
                split_k <= 1;

@@ -182,15 +182,22 @@ constexpr bool nvfp4_gemm_choice_is_swap_ab(Nvfp4GemmChoice choice) {
   return choice == Nvfp4GemmChoice::kSwapAbTokens16 || choice == Nvfp4GemmChoice::kSwapAbTokens32 ||
          choice == Nvfp4GemmChoice::kSwapAbTokens64;
 }
-// Whether `choice` takes split_k: the swap-AB kernels 0 .. kSwapAbMaxSplitK, the tiled ones 0 or 1 (no split).
+// Whether `choice` takes split_k: the swap-AB kernels 0 .. kSwapAbMaxSplitK, the tiled ones 0 or 1 (no
+// split).
 constexpr bool nvfp4_gemm_choice_takes_split(Nvfp4GemmChoice choice, int split_k) {
   return split_k >= 0 && split_k <= (nvfp4_gemm_choice_is_swap_ab(choice) ? kSwapAbMaxSplitK : 1);
 }
 // The tuning key of a call (B is N x K).
 template <class Out>
 tuning::Key nvfp4_gemm_key(const Nvfp4GemmArguments<Out>& args, tuning::Element out) {
-  return tuning::Key{tuning::Operation::kNvfp4Gemm, tuning::Element::kNvfp4, out, BLayout::kColumnMajorKxN,
-                     args.m,  args.n, args.k, args.batch};
+  return tuning::Key{tuning::Operation::kNvfp4Gemm,
+                     tuning::Element::kNvfp4,
+                     out,
+                     BLayout::kColumnMajorKxN,
+                     args.m,
+                     args.n,
+                     args.k,
+                     args.batch};
 }
 }  // namespace detail
 
@@ -222,8 +229,8 @@ Status nvfp4_gemm_swap_ab(const Nvfp4GemmArguments<Out>& args, cudaStream_t stre
 // BlockN 128, CLC work stealing, above; a table's entry (out "nvfp4") may name either.
 inline Status nvfp4_gemm(const Nvfp4GemmArguments<Nvfp4Output>& args, cudaStream_t stream = nullptr) {
   const TableChoice c = choose_for_current_device(
-      detail::nvfp4_gemm_key(args, tuning::Element::kNvfp4), static_cast<int>(nvfp4_gemm_tiled_choice(args.m)),
-      kNvfp4GemmChoiceNames, kNvfp4GemmChoiceCount,
+      detail::nvfp4_gemm_key(args, tuning::Element::kNvfp4),
+      static_cast<int>(nvfp4_gemm_tiled_choice(args.m)), kNvfp4GemmChoiceNames, kNvfp4GemmChoiceCount,
       [](int i, int split_k) {
         return !detail::nvfp4_gemm_choice_is_swap_ab(static_cast<Nvfp4GemmChoice>(i)) && split_k >= 0 &&
                split_k <= 1;

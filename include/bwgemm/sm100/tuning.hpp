@@ -70,8 +70,8 @@ struct TableChoice {
 
 // The registry's choice for `key` on `device` where an entry applies and runs(index, split_k) says its
 // Config takes it (stream-K never), else the rules' (rules_index, split 0); `cannot_run` is the diagnostic's
-// reason where runs() says no. Allocates nothing but with the diagnostic switch on (and at the registry's first
-// lookup).
+// reason where runs() says no. Allocates nothing but with the diagnostic switch on (and at the registry's
+// first lookup).
 template <class Runs>
 TableChoice choose_table_choice(const tuning::Key& key, const tuning::DeviceDescription& device,
                                 int rules_index, const char* const* names, int count, const Runs& runs,
@@ -103,13 +103,13 @@ TableChoice choose_table_choice(const tuning::Key& key, const tuning::DeviceDesc
   return {rules_index, 0};
 }
 
-// What the default entry points ask: the rules' choice (rules_index, split 0) where the current device cannot be
-// described or is not compute capability 10.0 (the emulator is, with bwgemm::emu_cudart linked), else
+// What the default entry points ask: the rules' choice (rules_index, split 0) where the current device cannot
+// be described or is not compute capability 10.0 (the emulator is, with bwgemm::emu_cudart linked), else
 // choose_table_choice on the global registry with the candidate lists registered.
 template <class Runs>
-TableChoice choose_for_current_device(const tuning::Key& key, int rules_index, const char* const* names,
-                                      int count, const Runs& runs,
-                                      const char* cannot_run = "its Config cannot run that split for this shape") {
+TableChoice choose_for_current_device(
+    const tuning::Key& key, int rules_index, const char* const* names, int count, const Runs& runs,
+    const char* cannot_run = "its Config cannot run that split for this shape") {
   const tuning::DeviceDescription* device = nullptr;
   if (!host::current_device_description(&device) || device->cc_major != 10 || device->cc_minor != 0)
     return {rules_index, 0};

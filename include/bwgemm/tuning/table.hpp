@@ -366,8 +366,8 @@ class TuningTable {
            (match_.sm_count == 0 || d.sm_count == match_.sm_count) && d.name == match_.gpu;
   }
 
-  // The entry for `key` (M by its bucket): true and *out filled (all but source), or false. No allocation: one
-  // probe of an open-addressing index (built with the table) in the common case.
+  // The entry for `key` (M by its bucket): true and *out filled (all but source), or false. No allocation:
+  // one probe of an open-addressing index (built with the table) in the common case.
   bool find(const Key& key, Choice* out) const {
     if (rows_.empty()) return false;
     const int bucket = m_bucket(key.m);
