@@ -49,6 +49,26 @@ def test_quantizer_matches_the_cpu_emulator_bit_for_bit():
     assert torch.equal(scales.cpu().view(torch.uint8), cpu_scales.view(torch.uint8))
 
 
+def test_grouped_quantizer_replays_in_a_cuda_graph_with_new_offsets():
+    """quantize_nvfp4_grouped captured once in a CUDA graph, replayed after the device offsets changed (what a
+    MoE layer does every step): each replay's outputs equal the CPU emulator's for the new offsets, bit for bit."""
+    x = torch.randn(300, 128) * 5
+    xg = x.cuda()
+    offs = torch.tensor([100, 100, 300], dtype=torch.int32, device="cuda")
+    scales_e = torch.tensor([0.5, 1.0, 2.0], device="cuda")
+    bt.quantize_nvfp4_grouped(xg, offs, scales_e)  # warm up outside the capture
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        data, scales = bt.quantize_nvfp4_grouped(xg, offs, scales_e)
+    for new in ([100, 100, 300], [0, 150, 300], [300, 300, 300], [10, 5, 400]):  # the last: bad offsets
+        offs.copy_(torch.tensor(new, dtype=torch.int32))
+        graph.replay()
+        torch.cuda.synchronize()
+        cpu_data, cpu_scales = bt.quantize_nvfp4_grouped(x, torch.tensor(new, dtype=torch.int32), scales_e.cpu())
+        assert torch.equal(data.cpu().view(torch.uint8), cpu_data.view(torch.uint8)), new
+        assert torch.equal(scales.cpu().view(torch.uint8), cpu_scales.view(torch.uint8)), new
+
+
 @pytest.mark.skipif(HOPPER, reason="NVFP4 needs a B200")
 def test_dual_gemm_nvfp4_matches_the_cpu_emulator():
     a, a_s = bt.quantize_nvfp4(torch.randn(256, 256))
