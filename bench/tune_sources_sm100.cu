@@ -64,7 +64,7 @@ std::unique_ptr<CandidateSource> gemm_source() {
       [](sm100::GemmChoice c, const Args& a, cudaStream_t s, int split) {
         return sm100::detail::run_gemm_choice(c, a, s, split);
       },
-      sm100::detail::gemm_choice_takes_split, sm100::gemm_choice);
+      sm100::detail::choice_takes_split<sm100::GemmChoice>, sm100::gemm_choice);
 }
 
 std::unique_ptr<CandidateSource> dual_gemm_source() {
@@ -74,7 +74,7 @@ std::unique_ptr<CandidateSource> dual_gemm_source() {
       [](sm100::DualGemmChoice c, const Args& a, cudaStream_t s, int split) {
         return sm100::detail::run_dual_gemm_choice(c, a, s, split);
       },
-      sm100::detail::dual_gemm_choice_takes_split, sm100::dual_gemm_choice);
+      sm100::detail::choice_takes_split<sm100::DualGemmChoice>, sm100::dual_gemm_choice);
 }
 
 // The NVFP4 operations with fp16 output (the benchmark's problems).
@@ -85,7 +85,7 @@ std::unique_ptr<CandidateSource> nvfp4_gemm_source() {
       [](sm100::Nvfp4GemmChoice c, const Args& a, cudaStream_t s, int split) {
         return sm100::detail::run_nvfp4_gemm_choice(c, a, s, split);
       },
-      sm100::detail::nvfp4_gemm_choice_takes_split, sm100::nvfp4_gemm_choice);
+      sm100::detail::choice_takes_split<sm100::Nvfp4GemmChoice>, sm100::nvfp4_gemm_choice);
 }
 
 std::unique_ptr<CandidateSource> nvfp4_dual_gemm_source() {
@@ -95,7 +95,7 @@ std::unique_ptr<CandidateSource> nvfp4_dual_gemm_source() {
       [](sm100::Nvfp4DualChoice c, const Args& a, cudaStream_t s, int split) {
         return sm100::detail::run_nvfp4_dual_choice(c, a, s, split);
       },
-      sm100::detail::nvfp4_dual_choice_takes_split, sm100::nvfp4_dual_choice);
+      sm100::detail::choice_takes_split<sm100::Nvfp4DualChoice>, sm100::nvfp4_dual_choice);
 }
 
 }  // namespace

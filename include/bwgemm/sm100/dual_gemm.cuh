@@ -169,13 +169,9 @@ Status run_dual_gemm_choice(DualGemmChoice choice, const DualGemmArguments<In, O
              DualGemm<DualGemmLargeM<Out>>::run(args, stream);
   }
 }
-
-// Whether `choice` takes split_k: the swap-AB kernels 0 .. kSwapAbMaxSplitK, the tiled ones 0 or 1.
-constexpr bool dual_gemm_choice_takes_split(DualGemmChoice choice, int split_k) {
-  const bool swap_ab = choice == DualGemmChoice::kSwapAbTokens16 ||
-                       choice == DualGemmChoice::kSwapAbTokens32 || choice == DualGemmChoice::kSwapAbTokens64;
-  return split_k >= 0 && split_k <= (swap_ab ? kSwapAbMaxSplitK : 1);
-}
+static_assert(choice_is_swap_ab(DualGemmChoice::kSwapAbTokens64) &&
+                  !choice_is_swap_ab(DualGemmChoice::kSmallM),
+              "the swap-AB choices come first (sm100/swap_ab_launch.cuh)");
 }  // namespace detail
 
 // The sm_100a default entry point: the tuning registry's choice for the call (sm100/tuning.hpp) where one
@@ -192,9 +188,7 @@ Status dual_gemm(const DualGemmArguments<In, Out>& args, cudaStream_t stream = n
                         args.batch};
   const TableChoice c = choose_for_current_device(
       key, static_cast<int>(dual_gemm_choice(args.m)), kDualGemmChoiceNames, kDualGemmChoiceCount,
-      [](int i, int split_k) {
-        return detail::dual_gemm_choice_takes_split(static_cast<DualGemmChoice>(i), split_k);
-      });
+      [](int i, int split_k) { return detail::choice_takes_split(static_cast<DualGemmChoice>(i), split_k); });
   return detail::run_dual_gemm_choice(static_cast<DualGemmChoice>(c.index), args, stream, c.split_k);
 }
 

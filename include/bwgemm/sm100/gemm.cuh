@@ -180,14 +180,8 @@ Status run_gemm_choice(GemmChoice choice, const GemmArguments<In, Out>& args, cu
       return report("sm100::GemmLargeM"), Gemm<GemmLargeM<Out>>::run(args, stream);
   }
 }
-
-// Whether `choice` takes split_k: the swap-AB kernels 0 .. kSwapAbMaxSplitK (check_swap_ab_split_k), the
-// tiled ones 0 or 1 (no split).
-constexpr bool gemm_choice_takes_split(GemmChoice choice, int split_k) {
-  const bool swap_ab = choice == GemmChoice::kSwapAbTokens16 || choice == GemmChoice::kSwapAbTokens32 ||
-                       choice == GemmChoice::kSwapAbTokens64;
-  return split_k >= 0 && split_k <= (swap_ab ? kSwapAbMaxSplitK : 1);
-}
+static_assert(choice_is_swap_ab(GemmChoice::kSwapAbTokens64) && !choice_is_swap_ab(GemmChoice::kSmallM),
+              "the swap-AB choices come first (sm100/swap_ab_launch.cuh)");
 }  // namespace detail
 
 // The sm_100a default entry point: the tuning registry's choice for the call (sm100/tuning.hpp: the installed
@@ -204,9 +198,8 @@ Status gemm(const GemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
                         args.k,
                         args.batch};
   const TableChoice c = choose_for_current_device(
-      key, static_cast<int>(gemm_choice(args.m)), kGemmChoiceNames, kGemmChoiceCount, [](int i, int split_k) {
-        return detail::gemm_choice_takes_split(static_cast<GemmChoice>(i), split_k);
-      });
+      key, static_cast<int>(gemm_choice(args.m)), kGemmChoiceNames, kGemmChoiceCount,
+      [](int i, int split_k) { return detail::choice_takes_split(static_cast<GemmChoice>(i), split_k); });
   return detail::run_gemm_choice(static_cast<GemmChoice>(c.index), args, stream, c.split_k);
 }
 

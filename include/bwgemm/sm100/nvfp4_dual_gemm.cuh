@@ -161,15 +161,9 @@ Status run_nvfp4_dual_choice(Nvfp4DualChoice choice, const Nvfp4DualGemmArgument
   }
 }
 
-constexpr bool nvfp4_dual_choice_is_swap_ab(Nvfp4DualChoice choice) {
-  return choice == Nvfp4DualChoice::kSwapAbTokens16 || choice == Nvfp4DualChoice::kSwapAbTokens32 ||
-         choice == Nvfp4DualChoice::kSwapAbTokens64;
-}
-// Whether `choice` takes split_k: the swap-AB kernels 0 .. kSwapAbMaxSplitK, the tiled ones 0 or 1 (no
-// split).
-constexpr bool nvfp4_dual_choice_takes_split(Nvfp4DualChoice choice, int split_k) {
-  return split_k >= 0 && split_k <= (nvfp4_dual_choice_is_swap_ab(choice) ? kSwapAbMaxSplitK : 1);
-}
+static_assert(choice_is_swap_ab(Nvfp4DualChoice::kSwapAbTokens64) &&
+                  !choice_is_swap_ab(Nvfp4DualChoice::kSmallM),
+              "the swap-AB choices come first (sm100/swap_ab_launch.cuh)");
 // The tuning key of a call (B1 and B2 are N x K).
 template <class Out>
 tuning::Key nvfp4_dual_key(const Nvfp4DualGemmArguments<Out>& args, tuning::Element out) {
@@ -191,7 +185,7 @@ Status dual_gemm_nvfp4(const Nvfp4DualGemmArguments<Out>& args, cudaStream_t str
   const TableChoice c = choose_for_current_device(
       detail::nvfp4_dual_key(args, host::tuning_element<Out>()), static_cast<int>(nvfp4_dual_choice(args.m)),
       kNvfp4DualGemmChoiceNames, kNvfp4DualGemmChoiceCount, [](int i, int split_k) {
-        return detail::nvfp4_dual_choice_takes_split(static_cast<Nvfp4DualChoice>(i), split_k);
+        return detail::choice_takes_split(static_cast<Nvfp4DualChoice>(i), split_k);
       });
   return detail::run_nvfp4_dual_choice(static_cast<Nvfp4DualChoice>(c.index), args, stream, c.split_k);
 }
@@ -205,8 +199,8 @@ inline Status dual_gemm_nvfp4(const Nvfp4DualGemmArguments<Nvfp4Output>& args,
       detail::nvfp4_dual_key(args, tuning::Element::kNvfp4),
       static_cast<int>(nvfp4_dual_tiled_choice(args.m)), kNvfp4DualGemmChoiceNames, kNvfp4DualGemmChoiceCount,
       [](int i, int split_k) {
-        return !detail::nvfp4_dual_choice_is_swap_ab(static_cast<Nvfp4DualChoice>(i)) && split_k >= 0 &&
-               split_k <= 1;
+        return !detail::choice_is_swap_ab(static_cast<Nvfp4DualChoice>(i)) &&
+               detail::choice_takes_split(static_cast<Nvfp4DualChoice>(i), split_k);
       },
       "its Config cannot write an NVFP4 output or cannot run that split");
   const bool small_m = static_cast<Nvfp4DualChoice>(c.index) == Nvfp4DualChoice::kSmallM;

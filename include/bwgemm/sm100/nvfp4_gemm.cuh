@@ -178,15 +178,9 @@ Status run_nvfp4_gemm_choice(Nvfp4GemmChoice choice, const Nvfp4GemmArguments<Ou
   return report("sm100::Nvfp4GemmLargeM"), Nvfp4Gemm<Nvfp4GemmLargeM<Out>>::run(args, stream);
 }
 
-constexpr bool nvfp4_gemm_choice_is_swap_ab(Nvfp4GemmChoice choice) {
-  return choice == Nvfp4GemmChoice::kSwapAbTokens16 || choice == Nvfp4GemmChoice::kSwapAbTokens32 ||
-         choice == Nvfp4GemmChoice::kSwapAbTokens64;
-}
-// Whether `choice` takes split_k: the swap-AB kernels 0 .. kSwapAbMaxSplitK, the tiled ones 0 or 1 (no
-// split).
-constexpr bool nvfp4_gemm_choice_takes_split(Nvfp4GemmChoice choice, int split_k) {
-  return split_k >= 0 && split_k <= (nvfp4_gemm_choice_is_swap_ab(choice) ? kSwapAbMaxSplitK : 1);
-}
+static_assert(choice_is_swap_ab(Nvfp4GemmChoice::kSwapAbTokens64) &&
+                  !choice_is_swap_ab(Nvfp4GemmChoice::kSmallM),
+              "the swap-AB choices come first (sm100/swap_ab_launch.cuh)");
 // The tuning key of a call (B is N x K).
 template <class Out>
 tuning::Key nvfp4_gemm_key(const Nvfp4GemmArguments<Out>& args, tuning::Element out) {
@@ -208,7 +202,7 @@ Status nvfp4_gemm(const Nvfp4GemmArguments<Out>& args, cudaStream_t stream = nul
   const TableChoice c = choose_for_current_device(
       detail::nvfp4_gemm_key(args, host::tuning_element<Out>()), static_cast<int>(nvfp4_gemm_choice(args.m)),
       kNvfp4GemmChoiceNames, kNvfp4GemmChoiceCount, [](int i, int split_k) {
-        return detail::nvfp4_gemm_choice_takes_split(static_cast<Nvfp4GemmChoice>(i), split_k);
+        return detail::choice_takes_split(static_cast<Nvfp4GemmChoice>(i), split_k);
       });
   return detail::run_nvfp4_gemm_choice(static_cast<Nvfp4GemmChoice>(c.index), args, stream, c.split_k);
 }
@@ -232,8 +226,8 @@ inline Status nvfp4_gemm(const Nvfp4GemmArguments<Nvfp4Output>& args, cudaStream
       detail::nvfp4_gemm_key(args, tuning::Element::kNvfp4),
       static_cast<int>(nvfp4_gemm_tiled_choice(args.m)), kNvfp4GemmChoiceNames, kNvfp4GemmChoiceCount,
       [](int i, int split_k) {
-        return !detail::nvfp4_gemm_choice_is_swap_ab(static_cast<Nvfp4GemmChoice>(i)) && split_k >= 0 &&
-               split_k <= 1;
+        return !detail::choice_is_swap_ab(static_cast<Nvfp4GemmChoice>(i)) &&
+               detail::choice_takes_split(static_cast<Nvfp4GemmChoice>(i), split_k);
       },
       "its Config cannot write an NVFP4 output or cannot run that split");
   const bool small_m = static_cast<Nvfp4GemmChoice>(c.index) == Nvfp4GemmChoice::kSmallM;

@@ -30,6 +30,21 @@ inline Status check_swap_ab_split_k(int split_k) {
   return Status::success();
 }
 
+// The default entry points' choice enums (GemmChoice, DualGemmChoice, Nvfp4GemmChoice, Nvfp4DualChoice) list
+// their three swap-AB token tiles (16, 32, 64) first, then their tiled Configs (each header static_asserts
+// it).
+inline constexpr int kSwapAbChoices = 3;
+template <class Choice>
+constexpr bool choice_is_swap_ab(Choice choice) {
+  return static_cast<int>(choice) >= 0 && static_cast<int>(choice) < kSwapAbChoices;
+}
+// Whether `choice` takes split_k: the swap-AB Configs 0 .. kSwapAbMaxSplitK (check_swap_ab_split_k), the
+// tiled ones 0 or 1 (no split).
+template <class Choice>
+constexpr bool choice_takes_split(Choice choice, int split_k) {
+  return split_k >= 0 && split_k <= (choice_is_swap_ab(choice) ? kSwapAbMaxSplitK : 1);
+}
+
 // Host-side checks only (no device access), every swap-AB entry point's can_implement: the operation's rules
 // (bwgemm::validate), then Config Cfg's tile count (swap_ab_tiles).
 template <class Cfg, class Args>
