@@ -171,10 +171,15 @@ struct GroupedTile {
 // value is read once per CTA (O(E + tiles) for the CTA's whole walk), decoded off the epilogue's path, the
 // same way for every CTA, with the clamping rules above (bad values cost rows, never reach outside the
 // buffers) and the status bits of every expert passed.
-class GroupedTileWalk {
+//
+// Index is the type of the tile indices and of the per-tile arithmetic: int64_t on the host
+// (GroupedTileWalk); the kernels, whose launches bound the tiles below 2^31, use int32_t so that a tile's
+// column and row tile cost a 32-bit division, not a 64-bit one. Rows are int64_t either way.
+template <class Index>
+class BasicGroupedTileWalk {
  public:
-  BWGEMM_HD constexpr GroupedTileWalk(const GroupedTokens& tokens, int64_t experts, int64_t block_m,
-                                      int64_t n_tiles)
+  BWGEMM_HD constexpr BasicGroupedTileWalk(const GroupedTokens& tokens, int64_t experts, Index block_m,
+                                           Index n_tiles)
       : tokens_(tokens),
         experts_(experts),
         block_m_(block_m),
@@ -183,9 +188,9 @@ class GroupedTileWalk {
 
   // The tile at linear index `tile`, which must not be below the previous call's: true and *out filled, or
   // false where the experts have fewer tiles (every later index is then past them too).
-  BWGEMM_HD constexpr bool seek(int64_t tile, GroupedTile* out) {
+  BWGEMM_HD constexpr bool seek(Index tile, GroupedTile* out) {
     if (block_m_ < 1 || n_tiles_ < 1) return false;
-    while (expert_ < experts_ && (!loaded_ || tile >= first_tile_ + tiles_)) {
+    while (expert_ < experts_ && (!loaded_ || tile - first_tile_ >= tiles_)) {
       if (loaded_) {
         first_tile_ += tiles_;
         ++expert_;
@@ -195,13 +200,25 @@ class GroupedTileWalk {
       load();
     }
     if (expert_ >= experts_ || !loaded_) return false;
-    const int64_t local = tile - first_tile_;
+    const Index local = tile - first_tile_;
+    const Index row_tile = local / n_tiles_;
     out->expert = expert_;
     out->rows = rows_;
-    out->n_tile = local % n_tiles_;
-    out->row_begin = rows_.begin + local / n_tiles_ * block_m_;
+    out->n_tile = local - row_tile * n_tiles_;
+    out->row_begin = rows_.begin + static_cast<int64_t>(row_tile) * block_m_;
     out->row_end = out->row_begin + block_m_ < rows_.end ? out->row_begin + block_m_ : rows_.end;
     return true;
+  }
+
+  // Walks past every expert (reading the values seek has not read yet): status() then has every expert's
+  // bits.
+  BWGEMM_HD constexpr void finish() {
+    while (expert_ < experts_) {
+      if (!loaded_) load();
+      first_tile_ += tiles_;
+      ++expert_;
+      loaded_ = false;
+    }
   }
 
   // The status bits of the experts whose values the walk has read.
@@ -213,20 +230,35 @@ class GroupedTileWalk {
                 ? masked_expert_rows(expert_, tokens_.counts[expert_], tokens_.max_tokens)
                 : scan_.next(tokens_.offsets[expert_]);
     status_ |= rows_.status;
-    tiles_ = ceil_div(rows_.rows(), block_m_) * n_tiles_;
+    tiles_ = static_cast<Index>(ceil_div(rows_.rows(), block_m_)) * n_tiles_;
     loaded_ = true;
   }
 
   GroupedTokens tokens_;
-  int64_t experts_ = 0, block_m_ = 0, n_tiles_ = 0;
+  int64_t experts_ = 0;
+  Index block_m_ = 0, n_tiles_ = 0;
   ContiguousExpertScan scan_;
   int64_t expert_ = 0;   // the expert loaded (or next to load)
   bool loaded_ = false;  // rows_ and tiles_ are expert_'s
   ExpertRows rows_;
-  int64_t first_tile_ = 0;  // the linear index of expert_'s first tile
-  int64_t tiles_ = 0;       // expert_'s tiles
+  Index first_tile_ = 0;  // the linear index of expert_'s first tile
+  Index tiles_ = 0;       // expert_'s tiles
   uint32_t status_ = 0;
 };
+
+// The host's walk (64-bit tile indices).
+using GroupedTileWalk = BasicGroupedTileWalk<int64_t>;
+
+// The tiles a grouped launch may have to walk, whatever the device's counts: contiguous, each expert's rows
+// take at most ceil(rows / block_m) < rows / block_m + 1 row tiles, so with the rows summing to at most
+// total_tokens, fewer than ceil(total_tokens / block_m) + E; masked, E · ceil(max_tokens / block_m). Times
+// n_tiles. A persistent kernel's fixed grid (the same for every replay of a captured call) is sized from it.
+BWGEMM_HD constexpr int64_t grouped_tile_bound(const GroupedTokens& t, int64_t experts, int64_t block_m,
+                                               int64_t n_tiles) {
+  return (t.layout == GroupedLayout::kMasked ? experts * ceil_div(t.max_tokens, block_m)
+                                             : ceil_div(t.total_tokens, block_m) + experts) *
+         n_tiles;
+}
 
 // The rows of the scale buffer of a contiguous NVFP4 tensor of the tokens (A, or an NVFP4 output): every
 // expert's scale rows start at a multiple of 128, so with E experts over total_tokens rows the scales take

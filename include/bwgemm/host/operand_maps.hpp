@@ -103,9 +103,10 @@ Status gemm_output_map(const Out* data, int64_t n, int64_t m, int64_t batch, int
   return encode_tensor_map(d, out);
 }
 
-// Packed e2m1 operand of `rows` x k per batch as a rank-3 tensor map (K, rows, batch).
+// Packed e2m1 operand of `rows` x k per batch as a rank-3 tensor map (K, rows, batch), the batches
+// batch_stride_bytes apart (0: packed, rows · k / 2).
 inline Status nvfp4_data_map(const void* data, int64_t rows, int64_t k, int64_t batch, uint32_t box_rows,
-                             CUtensorMap* out) {
+                             CUtensorMap* out, int64_t batch_stride_bytes = 0) {
   TensorMapDesc d;
   d.data_type = TensorMapDataType::kFp4E2M1Packed;
   d.rank = 3;
@@ -114,7 +115,8 @@ inline Status nvfp4_data_map(const void* data, int64_t rows, int64_t k, int64_t 
   d.global_dims[1] = static_cast<uint64_t>(rows);
   d.global_dims[2] = static_cast<uint64_t>(batch);
   d.global_strides_bytes[0] = static_cast<uint64_t>(k / 2);
-  d.global_strides_bytes[1] = static_cast<uint64_t>(rows * k / 2);
+  d.global_strides_bytes[1] =
+      static_cast<uint64_t>(batch_stride_bytes != 0 ? batch_stride_bytes : rows * k / 2);
   d.box_dims[0] = 256;  // one 128-byte swizzle row of fp4
   d.box_dims[1] = box_rows;
   d.box_dims[2] = 1;
@@ -123,8 +125,10 @@ inline Status nvfp4_data_map(const void* data, int64_t rows, int64_t k, int64_t 
 }
 
 // Blocked scales of a `rows` x k operand as 16-bit words: (256 words = one 512-byte atom, K/64 atoms,
-// row blocks of 128, batch); a box is the 4 atoms (256 K elements) of one row block.
-inline Status nvfp4_scale_map(const void* scales, int64_t rows, int64_t k, int64_t batch, CUtensorMap* out) {
+// row blocks of 128, batch), the batches batch_stride_bytes apart (0: packed, blocked_scale_bytes(rows,
+// k / 16)); a box is the 4 atoms (256 K elements) of one row block.
+inline Status nvfp4_scale_map(const void* scales, int64_t rows, int64_t k, int64_t batch, CUtensorMap* out,
+                              int64_t batch_stride_bytes = 0) {
   const int64_t k_atoms = ceil_div(k / kNvfp4BlockSize, kScaleAtomCols);
   const int64_t row_blocks = ceil_div(rows, kScaleAtomRows);
   TensorMapDesc d;
@@ -137,7 +141,8 @@ inline Status nvfp4_scale_map(const void* scales, int64_t rows, int64_t k, int64
   d.global_dims[3] = static_cast<uint64_t>(batch);
   d.global_strides_bytes[0] = kScaleAtomBytes;
   d.global_strides_bytes[1] = static_cast<uint64_t>(k_atoms * kScaleAtomBytes);
-  d.global_strides_bytes[2] = static_cast<uint64_t>(row_blocks * k_atoms * kScaleAtomBytes);
+  d.global_strides_bytes[2] = static_cast<uint64_t>(
+      batch_stride_bytes != 0 ? batch_stride_bytes : row_blocks * k_atoms * kScaleAtomBytes);
   d.box_dims[0] = kScaleAtomBytes / 2;
   d.box_dims[1] = 4;  // 4 atoms = 256 K elements, one stage
   d.box_dims[2] = 1;

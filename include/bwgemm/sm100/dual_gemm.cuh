@@ -80,6 +80,7 @@ struct DualGemm {
       return s;
     p.c = a.c;
     p.ldc = ldc;
+    p.batch_stride_c = a.m * ldc;
     host::fill_common_dual_gemm_params(a, d::config_tile_grid<Cfg>(a.m, a.n, a.batch), &p);
     p.idesc =
         Cfg::instr_desc(std::is_same_v<In, __half> ? ptx::MmaF16Format::kF16 : ptx::MmaF16Format::kBF16);

@@ -67,12 +67,14 @@ struct Nvfp4DualGemm {
       // NVFP4 C: packed rows of N / 2 bytes, the blocked scales and the global scale.
       p.c = static_cast<uint8_t*>(a.c.data);
       p.ldc = a.n / 2;
+      p.batch_stride_c = a.m * p.ldc;
       p.out_scales = static_cast<uint8_t*>(a.c.scales);
       p.out_global_scale = a.c_global_scale;
       p.out_global_scale_ptr = a.c_global_scale_ptr;
     } else {
       p.c = a.c;
       p.ldc = a.ldc == 0 ? a.n : a.ldc;
+      p.batch_stride_c = a.m * p.ldc;
       constexpr int64_t kOutBytes = sizeof(typename Cfg::Out);
       p.c_aligned32 = reinterpret_cast<uintptr_t>(a.c) % 32 == 0 && p.ldc * kOutBytes % 32 == 0 &&
                       a.m * p.ldc * kOutBytes % 32 == 0;

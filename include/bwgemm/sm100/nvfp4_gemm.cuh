@@ -72,6 +72,7 @@ struct Nvfp4Gemm {
       // an epilogue that reads one).
       p.d = static_cast<uint8_t*>(a.d.data);
       p.ldd = a.n / 2;
+      p.batch_stride_d = a.m * p.ldd;
       p.out_scales = static_cast<uint8_t*>(a.d.scales);
       p.out_global_scale = a.d_global_scale;
       p.out_global_scale_ptr = a.d_global_scale_ptr;  // its device part (null: d_global_scale alone)
@@ -81,6 +82,7 @@ struct Nvfp4Gemm {
       p.c = read_c ? a.c : nullptr;
       p.ldd = a.ldd == 0 ? a.n : a.ldd;
       p.ldc = a.ldc == 0 ? a.n : a.ldc;
+      p.batch_stride_d = a.m * p.ldd;
       p.read_c = read_c;
       constexpr int64_t kOutBytes = sizeof(Out);
       p.d_aligned32 = reinterpret_cast<uintptr_t>(a.d) % 32 == 0 && p.ldd * kOutBytes % 32 == 0 &&

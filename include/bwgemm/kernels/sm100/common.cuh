@@ -11,6 +11,7 @@
 #include "bwgemm/base/macros.hpp"
 #include "bwgemm/pipeline/pipeline_state.cuh"
 #include "bwgemm/ptx/ptx.cuh"
+#include "bwgemm/scheduler/grouped_tiles.cuh"  // sched::first_row
 #include "bwgemm/scheduler/schedulers.cuh"
 
 // Refuse a device pass whose stubs of these kernels a GPU could launch (base/macros.hpp says which passes
@@ -310,10 +311,10 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void scheduler_warp(bool even_cta, const ClcBar
 // The output row an epilogue thread stores for cluster tile `t`: CTA `rank` of the pair holds rows
 // rank·BlockM .. + BlockM - 1 of the cluster tile, and epilogue warp w lane l holds its row 32w + l (the
 // tensor-memory lane it reads).
-template <class Cfg>
-BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t epilogue_row(const sched::TileCoord& t, uint32_t rank, uint32_t warp,
+template <class Cfg, class Tile>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t epilogue_row(const Tile& t, uint32_t rank, uint32_t warp,
                                                       uint32_t lane) {
-  return t.m * Cfg::kClusterBlockM + static_cast<int32_t>(rank) * Cfg::kBlockM +
+  return sched::first_row(t, Cfg::kClusterBlockM) + static_cast<int32_t>(rank) * Cfg::kBlockM +
          static_cast<int32_t>(warp * kWarpSize + lane);
 }
 

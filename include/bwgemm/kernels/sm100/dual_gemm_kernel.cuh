@@ -38,8 +38,9 @@ struct DualGemmParams {
   CUtensorMap tmap_a;   // 16-bit, (K, M, L), box (64, 128, 1), 128B swizzle
   CUtensorMap tmap_b1;  // 16-bit, (K, N, L), box (64, BlockN / ClusterCtas, 1), 128B swizzle
   CUtensorMap tmap_b2;
-  typename Cfg::Out* c = nullptr;  // m x n row-major per batch, row stride ldc, batch stride m * ldc
+  typename Cfg::Out* c = nullptr;  // m x n row-major per batch, row stride ldc, batch stride batch_stride_c
   int64_t ldc = 0;
+  int64_t batch_stride_c = 0;  // elements (m · ldc)
   int32_t m = 0, n = 0, k = 0;
   sched::TileGrid tiles{};
   int32_t num_clusters = 0;
@@ -72,22 +73,25 @@ struct DualGemmRoles {
   }
 
   // This CTA's A rows and its share of the B1 and B2 rows of the cluster tile, K block kb.
-  template <int I>
-  BWGEMM_DEVICE auto producer_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t) const {
+  template <int I, class Tile>
+  BWGEMM_DEVICE auto producer_tile(const KernelContext<Cfg>& ctx, const Tile& t) const {
     constexpr int kCtaGroup = Cfg::kClusterCtas;
-    const int32_t m0 = t.m * Cfg::kClusterBlockM + static_cast<int32_t>(ctx.rank) * Cfg::kBlockM;
+    const int32_t m0 =
+        sched::first_row(t, Cfg::kClusterBlockM) + static_cast<int32_t>(ctx.rank) * Cfg::kBlockM;
     const int32_t nb = t.n * Cfg::kBlockN + static_cast<int32_t>(ctx.rank) * Cfg::kBRowsPerCta;
-    return [this, m0, nb, t](uint32_t base, uint32_t bar, int32_t kb) {
+    const int32_t ab = t.batch, wb = sched::weight_batch(t);  // A's batch, the weights'
+    return [this, m0, nb, ab, wb](uint32_t base, uint32_t bar, int32_t kb) {
       const int32_t k0 = kb * Cfg::kBlockK;
-      ptx::tma_load<kCtaGroup>(base + Cfg::kAOffset, &p.tmap_a, bar, {k0, m0, t.batch});
-      ptx::tma_load<kCtaGroup>(base + Cfg::kB1Offset, &p.tmap_b1, bar, {k0, nb, t.batch});
-      ptx::tma_load<kCtaGroup>(base + Cfg::kB2Offset, &p.tmap_b2, bar, {k0, nb, t.batch});
+      ptx::tma_load<kCtaGroup>(base + Cfg::kAOffset, &p.tmap_a, bar, {k0, m0, ab});
+      ptx::tma_load<kCtaGroup>(base + Cfg::kB1Offset, &p.tmap_b1, bar, {k0, nb, wb});
+      ptx::tma_load<kCtaGroup>(base + Cfg::kB2Offset, &p.tmap_b2, bar, {k0, nb, wb});
     };
   }
 
   // Per stage kMmasPerStage pairs of K = 16 MMAs; the gate MMA loads A into the collector buffer, the up
   // MMA reuses it and releases it. The first pair of the tile overwrites the accumulators.
-  BWGEMM_DEVICE auto mma_tile(const KernelContext<Cfg>&, const sched::TileCoord&, uint32_t acc1) const {
+  template <class Tile>
+  BWGEMM_DEVICE auto mma_tile(const KernelContext<Cfg>&, const Tile&, uint32_t acc1) const {
     using namespace ::bwgemm::ptx;
     constexpr int kCtaGroup = Cfg::kClusterCtas;
     const uint32_t idesc = p.idesc;
@@ -116,9 +120,9 @@ struct DualGemmRoles {
   }
 
   // Row `row` of the tile (inside M): DualTileStore (gemm_epilogue.cuh; N need not be a multiple of 8).
+  template <class Tile>
   BWGEMM_DEVICE DualTileStore<Cfg, DualGemmParams<Cfg>, true> epilogue_tile(const KernelContext<Cfg>&,
-                                                                            const sched::TileCoord& t,
-                                                                            int32_t row,
+                                                                            const Tile& t, int32_t row,
                                                                             const epi::DualScales& s) const {
     // The byte offset as unsigned wide multiply-adds of the non-negative 32-bit row and batch indices by the
     // byte strides (computed once, below).
@@ -131,10 +135,10 @@ struct DualGemmRoles {
   // Per CTA, once: the tile columns that take the fast path, 0 .. fast_tiles_n - 1: those whose every column
   // is inside N when both alphas are 1 and C's rows are 32-byte aligned, none otherwise.
   const int32_t fast_tiles_n = p.unit_alphas && p.c_aligned32 ? p.n / Cfg::kBlockN : 0;
-  // C's address and strides in bytes (batches are M rows apart).
+  // C's address and strides in bytes.
   char* const c_bytes = reinterpret_cast<char*>(p.c);
   const uint64_t ldc_bytes = static_cast<uint64_t>(p.ldc) * sizeof(typename Cfg::Out);
-  const uint64_t batch_stride_bytes = static_cast<uint64_t>(p.m) * ldc_bytes;
+  const uint64_t batch_stride_bytes = static_cast<uint64_t>(p.batch_stride_c) * sizeof(typename Cfg::Out);
 };
 
 template <class Cfg>

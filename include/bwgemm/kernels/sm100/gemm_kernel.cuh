@@ -78,12 +78,14 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void gemm_epilogue8(const GemmParams<Cfg>& p,
 // N is stored whole, without per-vector bounds checks, through the functor where it is not the identity, in
 // 256-bit stores where D's rows are 32-byte aligned; a chunk that crosses N (the last tile column) is stored
 // 8 columns at a time up to N (a multiple of 8).
-template <class Cfg>
+// F: how the store holds the functor (a reference to the per-CTA one; the grouped kernels' per-expert one by
+// value).
+template <class Cfg, class F = const typename Cfg::Epilogue&>
 struct GemmTileStore {
   using Out = typename Cfg::Out;
   static constexpr int kColumns = Cfg::kEpilogueColumns;
   const GemmParams<Cfg>& p;
-  const typename Cfg::Epilogue& f;  // p.epilogue with its device scales read (GemmRoles::epilogue_scales)
+  F f;  // p.epilogue with its device scales read (GemmRoles::epilogue_scales)
   Out* d_row;
   int32_t row, batch;  // the row of D (and C) and the batch, for C's row on the path that reads it
   bool fast;
@@ -140,32 +142,36 @@ struct GemmRoles {
     return Cfg::kStageTxBytes;
   }
 
-  // This CTA's A rows and B columns of the cluster tile, K block kb.
-  template <int I>
-  BWGEMM_DEVICE auto producer_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t) const {
+  // This CTA's A rows and B columns of the cluster tile, K block kb (Tile: a dense or a grouped tile,
+  // sched/grouped_tiles.cuh).
+  template <int I, class Tile>
+  BWGEMM_DEVICE auto producer_tile(const KernelContext<Cfg>& ctx, const Tile& tile) const {
     constexpr int kCtaGroup = Cfg::kClusterCtas;
-    const int32_t m0 = t.m * Cfg::kClusterBlockM + static_cast<int32_t>(ctx.rank) * Cfg::kBlockM;
-    const int32_t n0 = t.n * Cfg::kBlockN + static_cast<int32_t>(ctx.rank) * Cfg::kBColumnsPerCta;
-    return [this, m0, n0, t](uint32_t base, uint32_t bar, int32_t kb) {
+    const int32_t m0 =
+        sched::first_row(tile, Cfg::kClusterBlockM) + static_cast<int32_t>(ctx.rank) * Cfg::kBlockM;
+    const int32_t n0 = tile.n * Cfg::kBlockN + static_cast<int32_t>(ctx.rank) * Cfg::kBColumnsPerCta;
+    const int32_t ab = tile.batch, wb = sched::weight_batch(tile);  // A's batch, B's
+    return [this, m0, n0, ab, wb](uint32_t base, uint32_t bar, int32_t kb) {
       const int32_t k0 = kb * Cfg::kBlockK;
-      ptx::tma_load<kCtaGroup>(base + Cfg::kAOffset, &p.tmap_a, bar, {k0, m0, t.batch});
+      ptx::tma_load<kCtaGroup>(base + Cfg::kAOffset, &p.tmap_a, bar, {k0, m0, ab});
       if (p.b_mn_major) {
         if (p.b_one_box) {  // the stage's kBChunks chunks as one box of the rank-4 chunk map
           ptx::tma_load<kCtaGroup>(base + Cfg::kBOffset, &p.tmap_b, bar,
-                                   {0, k0, n0 / Cfg::kBChunkColumns, t.batch});
+                                   {0, k0, n0 / Cfg::kBChunkColumns, wb});
         } else {
           for (int32_t c = 0; c < Cfg::kBChunks; ++c)
             ptx::tma_load<kCtaGroup>(base + Cfg::kBOffset + c * Cfg::kBChunkBytes, &p.tmap_b, bar,
-                                     {n0 + c * Cfg::kBChunkColumns, k0, t.batch});
+                                     {n0 + c * Cfg::kBChunkColumns, k0, wb});
         }
       } else {
-        ptx::tma_load<kCtaGroup>(base + Cfg::kBOffset, &p.tmap_b, bar, {k0, n0, t.batch});
+        ptx::tma_load<kCtaGroup>(base + Cfg::kBOffset, &p.tmap_b, bar, {k0, n0, wb});
       }
     };
   }
 
   // kMmasPerStage MMAs of K = 16 per stage into the tile's accumulator; the first of the tile overwrites it.
-  BWGEMM_DEVICE auto mma_tile(const KernelContext<Cfg>&, const sched::TileCoord&, uint32_t d_tmem) const {
+  template <class Tile>
+  BWGEMM_DEVICE auto mma_tile(const KernelContext<Cfg>&, const Tile&, uint32_t d_tmem) const {
     const uint32_t idesc = p.idesc;
     const GemmBOperand b = p.b;
     return [d_tmem, idesc, b](uint32_t base, int32_t kb) {
@@ -187,8 +193,16 @@ struct GemmRoles {
   }
 
   // Row `row` of the tile (inside M), kEpilogueColumns columns at a time: GemmTileStore.
-  BWGEMM_DEVICE GemmTileStore<Cfg> epilogue_tile(const KernelContext<Cfg>&, const sched::TileCoord& t,
-                                                 int32_t row, const typename Cfg::Epilogue& f) const {
+  template <class Tile>
+  BWGEMM_DEVICE GemmTileStore<Cfg> epilogue_tile(const KernelContext<Cfg>& ctx, const Tile& t, int32_t row,
+                                                 const typename Cfg::Epilogue& f) const {
+    return tile_store<const typename Cfg::Epilogue&>(ctx, t, row, f);
+  }
+
+  // The store of row `row` of tile t with the functor f, held as F.
+  template <class F, class Tile>
+  BWGEMM_DEVICE GemmTileStore<Cfg, F> tile_store(const KernelContext<Cfg>&, const Tile& t, int32_t row,
+                                                 const typename Cfg::Epilogue& f) const {
     using Out = typename Cfg::Out;
     // The byte offset as unsigned wide multiply-adds of the non-negative 32-bit row and batch indices by the
     // byte strides (computed once, below): no sign extension, no scaling by the element size per tile.
@@ -196,7 +210,7 @@ struct GemmRoles {
         reinterpret_cast<Out*>(d_bytes + static_cast<uint64_t>(static_cast<uint32_t>(row)) * ldd_bytes +
                                static_cast<uint64_t>(static_cast<uint32_t>(t.batch)) * batch_stride_d_bytes);
     // The fast path decided once per tile: an interior tile (every column inside N), D = A·B, aligned rows.
-    return GemmTileStore<Cfg>{p, f, d_row, row, t.batch, t.n < fast_tiles_n};
+    return GemmTileStore<Cfg, F>{p, f, d_row, row, t.batch, t.n < fast_tiles_n};
   }
 
   // Per CTA, once: the tile columns that take the fast path, 0 .. fast_tiles_n - 1: those whose every column

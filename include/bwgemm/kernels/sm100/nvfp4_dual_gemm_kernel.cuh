@@ -44,9 +44,11 @@ struct Nvfp4DualGemmParams : Nvfp4OutputParams<Cfg::kNvfp4Out> {  // NVFP4 C: it
   CUtensorMap tmap_sfa;   // blocked scales as u16, (256, K/64 atoms, M/128 blocks, L), box (256, 4, 1, 1)
   CUtensorMap tmap_sfb1;  // same for B1's N rows
   CUtensorMap tmap_sfb2;
-  // m x n row-major per batch, row stride ldc, batch stride m * ldc; NVFP4 C: packed bytes, ldc = n / 2
+  // m x n row-major per batch, row stride ldc, batch stride batch_stride_c; NVFP4 C: packed bytes, ldc = n /
+  // 2
   typename Cfg::CElement* c = nullptr;
   int64_t ldc = 0;
+  int64_t batch_stride_c = 0;  // elements (m · ldc)
   int32_t m = 0, n = 0, k = 0;
   sched::TileGrid tiles{};
   int32_t num_clusters = 0;
@@ -96,39 +98,42 @@ struct Nvfp4DualGemmRoles {
     return ctx.even_cta ? Cfg::kScaleTxBytesEven : Cfg::kScaleTxBytesOdd;
   }
 
-  template <int I>
-  BWGEMM_DEVICE auto producer_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t) const {
+  template <int I, class Tile>
+  BWGEMM_DEVICE auto producer_tile(const KernelContext<Cfg>& ctx, const Tile& t) const {
     constexpr int kCtaGroup = Cfg::kClusterCtas;
-    const int32_t m0 = t.m * Cfg::kClusterBlockM + static_cast<int32_t>(ctx.rank) * Cfg::kBlockM;
+    const int32_t m0 =
+        sched::first_row(t, Cfg::kClusterBlockM) + static_cast<int32_t>(ctx.rank) * Cfg::kBlockM;
+    const int32_t ab = t.batch, wb = sched::weight_batch(t);  // A's batch, the weights'
     if constexpr (I == Cfg::kOperandProducer) {
       // This CTA's A rows and its half of the B rows of the cluster tile.
       const int32_t nb = t.n * Cfg::kBlockN + static_cast<int32_t>(ctx.rank) * Cfg::kBRowsPerCta;
       const uint64_t hint_a = p.cache_hint_a, hint_b = p.cache_hint_b;
-      return [this, m0, nb, t, hint_a, hint_b](uint32_t base, uint32_t bar, int32_t kb) {
+      return [this, m0, nb, ab, wb, hint_a, hint_b](uint32_t base, uint32_t bar, int32_t kb) {
         const int32_t k0 = kb * Cfg::kBlockK;
         if constexpr (Cfg::kHints == L2CacheHints::kNone) {
-          ptx::tma_load<kCtaGroup>(base + Cfg::kAOffset, &p.tmap_a, bar, {k0, m0, t.batch});
-          ptx::tma_load<kCtaGroup>(base + Cfg::kB1Offset, &p.tmap_b1, bar, {k0, nb, t.batch});
-          ptx::tma_load<kCtaGroup>(base + Cfg::kB2Offset, &p.tmap_b2, bar, {k0, nb, t.batch});
+          ptx::tma_load<kCtaGroup>(base + Cfg::kAOffset, &p.tmap_a, bar, {k0, m0, ab});
+          ptx::tma_load<kCtaGroup>(base + Cfg::kB1Offset, &p.tmap_b1, bar, {k0, nb, wb});
+          ptx::tma_load<kCtaGroup>(base + Cfg::kB2Offset, &p.tmap_b2, bar, {k0, nb, wb});
         } else {
-          ptx::tma_load<kCtaGroup>(base + Cfg::kAOffset, &p.tmap_a, bar, {k0, m0, t.batch}, hint_a);
-          ptx::tma_load<kCtaGroup>(base + Cfg::kB1Offset, &p.tmap_b1, bar, {k0, nb, t.batch}, hint_b);
-          ptx::tma_load<kCtaGroup>(base + Cfg::kB2Offset, &p.tmap_b2, bar, {k0, nb, t.batch}, hint_b);
+          ptx::tma_load<kCtaGroup>(base + Cfg::kAOffset, &p.tmap_a, bar, {k0, m0, ab}, hint_a);
+          ptx::tma_load<kCtaGroup>(base + Cfg::kB1Offset, &p.tmap_b1, bar, {k0, nb, wb}, hint_b);
+          ptx::tma_load<kCtaGroup>(base + Cfg::kB2Offset, &p.tmap_b2, bar, {k0, nb, wb}, hint_b);
         }
       };
     } else {
       // SFA of this CTA's rows; the even CTA multicasts SFB1/SFB2 of the 128-row scale block holding the
       // tile's N columns to the pair.
-      const int32_t m_block = m0 / Cfg::kScaleAtomRows;
+      const int32_t m_block = sched::scale_block(t, m0);
       const int32_t n_block = (t.n * Cfg::kBlockN) / Cfg::kScaleAtomRows;
       const bool even_cta = ctx.even_cta;
       const uint64_t hint_a = p.cache_hint_a, hint_b = p.cache_hint_b;
-      return [this, m_block, n_block, t, even_cta, hint_a, hint_b](uint32_t base, uint32_t bar, int32_t kb) {
+      return [this, m_block, n_block, ab, wb, even_cta, hint_a, hint_b](uint32_t base, uint32_t bar,
+                                                                        int32_t kb) {
         const int32_t atom = kb * Cfg::kScaleAtomsPerStage;
-        nvfp4_load_sfa<Cfg>(base + Cfg::kSfaOffset, &p.tmap_sfa, bar, atom, m_block, t.batch, hint_a);
+        nvfp4_load_sfa<Cfg>(base + Cfg::kSfaOffset, &p.tmap_sfa, bar, atom, m_block, ab, hint_a);
         if (even_cta) {
-          nvfp4_load_sfb<Cfg>(base + Cfg::kSfb1Offset, &p.tmap_sfb1, bar, atom, n_block, t.batch, hint_b);
-          nvfp4_load_sfb<Cfg>(base + Cfg::kSfb2Offset, &p.tmap_sfb2, bar, atom, n_block, t.batch, hint_b);
+          nvfp4_load_sfb<Cfg>(base + Cfg::kSfb1Offset, &p.tmap_sfb1, bar, atom, n_block, wb, hint_b);
+          nvfp4_load_sfb<Cfg>(base + Cfg::kSfb2Offset, &p.tmap_sfb2, bar, atom, n_block, wb, hint_b);
         }
       };
     }
@@ -136,7 +141,8 @@ struct Nvfp4DualGemmRoles {
 
   // Per stage: the scale atoms into tensor memory (tcgen05.cp), then kMmasPerStage pairs of block-scaled
   // MMAs; the gate MMA loads A into the collector buffer, the up MMA reuses it and releases it.
-  BWGEMM_DEVICE auto mma_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t, uint32_t acc1) const {
+  template <class Tile>
+  BWGEMM_DEVICE auto mma_tile(const KernelContext<Cfg>& ctx, const Tile& t, uint32_t acc1) const {
     using namespace ::bwgemm::ptx;
     constexpr int kCtaGroup = Cfg::kClusterCtas;
     constexpr uint32_t idesc = kNvfp4MmaInstrDesc<Cfg>;
@@ -182,7 +188,8 @@ struct Nvfp4DualGemmRoles {
   }
 
   // Row `row` of the tile (inside M): Nvfp4DualTileStore, or the NVFP4 output's store for an NVFP4 C.
-  BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t, int32_t row,
+  template <class Tile>
+  BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>& ctx, const Tile& t, int32_t row,
                                    const Scales& s) const {
     if constexpr (Cfg::kNvfp4Out) {
       return nvfp4_tile_store(ctx, t, row, s);
@@ -191,8 +198,8 @@ struct Nvfp4DualGemmRoles {
     }
   }
 
-  BWGEMM_DEVICE Nvfp4DualTileStore<Cfg> tile_store(const sched::TileCoord& t, int32_t row,
-                                                   const Scales& s) const {
+  template <class Tile>
+  BWGEMM_DEVICE Nvfp4DualTileStore<Cfg> tile_store(const Tile& t, int32_t row, const Scales& s) const {
     // The byte offset as unsigned wide multiply-adds of the non-negative 32-bit row and batch indices by the
     // byte strides (computed once, below): no sign extension, no scaling by the element size per tile.
     auto* const out_row = reinterpret_cast<typename Cfg::Out*>(
@@ -202,7 +209,8 @@ struct Nvfp4DualGemmRoles {
   }
 
   // NVFP4 C: nvfp4_output_tile_store (which also writes the scale padding of rows past M).
-  BWGEMM_DEVICE auto nvfp4_tile_store(const KernelContext<Cfg>& ctx, const sched::TileCoord& t, int32_t row,
+  template <class Tile>
+  BWGEMM_DEVICE auto nvfp4_tile_store(const KernelContext<Cfg>& ctx, const Tile& t, int32_t row,
                                       const Scales& s) const {
     return nvfp4_output_tile_store<Nvfp4DualQuantizeValue, 2>(ctx, p, s.alphas, s.out_global_scale,
                                                               reinterpret_cast<uint8_t*>(c_bytes), t, row);
@@ -212,10 +220,11 @@ struct Nvfp4DualGemmRoles {
   // is inside N when both alphas are 1 and C's rows are 32-byte aligned (the path's other conditions), none
   // otherwise.
   const int32_t fast_tiles_n = p.unit_alphas && p.c_aligned32 ? p.n / Cfg::kBlockN : 0;
-  // C's address and strides in bytes (batches are M rows apart).
+  // C's address and strides in bytes.
   char* const c_bytes = reinterpret_cast<char*>(p.c);
   const uint64_t ldc_bytes = static_cast<uint64_t>(p.ldc) * sizeof(typename Cfg::CElement);
-  const uint64_t batch_stride_bytes = static_cast<uint64_t>(p.m) * ldc_bytes;
+  const uint64_t batch_stride_bytes =
+      static_cast<uint64_t>(p.batch_stride_c) * sizeof(typename Cfg::CElement);
 };
 
 template <class Cfg>

@@ -44,10 +44,12 @@ struct Nvfp4GemmParams : Nvfp4OutputParams<Cfg::kNvfp4Out> {  // NVFP4 D: its sc
   CUtensorMap tmap_b;    // packed e2m1, (K, N, L), box (256, BlockN / ClusterCtas, 1)
   CUtensorMap tmap_sfa;  // blocked scales as u16, (256, K/64 atoms, M/128 blocks, L), box (256, 4, 1, 1)
   CUtensorMap tmap_sfb;  // same for B's N rows
-  // m x n row-major per batch, row stride ldd, batch stride m * ldd; NVFP4 D: packed bytes, ldd = n / 2
+  // m x n row-major per batch, row stride ldd, batch stride batch_stride_d; NVFP4 D: packed bytes, ldd = n /
+  // 2
   DElement* d = nullptr;
   const DElement* c = nullptr;  // read only when read_c (never with an NVFP4 D); row stride ldc
   int64_t ldd = 0, ldc = 0;
+  int64_t batch_stride_d = 0;  // elements (m · ldd; C's is m · ldc)
   int32_t m = 0, n = 0, k = 0;
   sched::TileGrid tiles{};
   int32_t num_clusters = 0;
@@ -63,13 +65,14 @@ struct Nvfp4GemmParams : Nvfp4OutputParams<Cfg::kNvfp4Out> {  // NVFP4 D: its sc
 // of D; decided once per tile) stores the accumulator as it is in whole-chunk 256-bit stores. Otherwise a
 // chunk inside N is stored whole through the functor (with C where it reads it), in 256-bit stores where D's
 // rows are 32-byte aligned; a chunk that crosses N is stored 8 columns at a time up to N (a multiple of 16).
-template <class Cfg>
+// F: how the store holds the functor (a reference to the per-CTA one; the grouped kernels' per-expert one by
+// value).
+template <class Cfg, class F = const typename Cfg::Epilogue&>
 struct Nvfp4GemmTileStore {
   using Out = typename Cfg::Out;
   static constexpr int kColumns = Cfg::kEpilogueColumns;
   const Nvfp4GemmParams<Cfg>& p;
-  const typename Cfg::Epilogue&
-      f;  // p.epilogue with its device scales read (Nvfp4GemmRoles::epilogue_scales)
+  F f;  // p.epilogue with its device scales read (Nvfp4GemmRoles::epilogue_scales)
   Out* d_row;
   const Out* c_row;  // C's row where the call reads C, else nullptr
   bool fast;
@@ -137,43 +140,47 @@ struct Nvfp4GemmRoles {
     return ctx.even_cta ? Cfg::kScaleTxBytesEven : Cfg::kScaleTxBytesOdd;
   }
 
-  template <int I>
-  BWGEMM_DEVICE auto producer_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t) const {
+  template <int I, class Tile>
+  BWGEMM_DEVICE auto producer_tile(const KernelContext<Cfg>& ctx, const Tile& t) const {
     constexpr int kCtaGroup = Cfg::kClusterCtas;
     constexpr bool kHinted = Cfg::kHints != L2CacheHints::kNone;
-    const int32_t m0 = t.m * Cfg::kClusterBlockM + static_cast<int32_t>(ctx.rank) * Cfg::kBlockM;
+    const int32_t m0 =
+        sched::first_row(t, Cfg::kClusterBlockM) + static_cast<int32_t>(ctx.rank) * Cfg::kBlockM;
+    const int32_t ab = t.batch, wb = sched::weight_batch(t);  // A's batch, B's
     const uint64_t hint_a = p.cache_hint_a, hint_b = p.cache_hint_b;
     if constexpr (I == Cfg::kOperandProducer) {
       // This CTA's A rows and its half of the B rows of the cluster tile.
       const int32_t nb = t.n * Cfg::kBlockN + static_cast<int32_t>(ctx.rank) * Cfg::kBRowsPerCta;
-      return [this, m0, nb, t, hint_a, hint_b](uint32_t base, uint32_t bar, int32_t kb) {
+      return [this, m0, nb, ab, wb, hint_a, hint_b](uint32_t base, uint32_t bar, int32_t kb) {
         const int32_t k0 = kb * Cfg::kBlockK;
         if constexpr (kHinted) {
-          ptx::tma_load<kCtaGroup>(base + Cfg::kAOffset, &p.tmap_a, bar, {k0, m0, t.batch}, hint_a);
-          ptx::tma_load<kCtaGroup>(base + Cfg::kBOffset, &p.tmap_b, bar, {k0, nb, t.batch}, hint_b);
+          ptx::tma_load<kCtaGroup>(base + Cfg::kAOffset, &p.tmap_a, bar, {k0, m0, ab}, hint_a);
+          ptx::tma_load<kCtaGroup>(base + Cfg::kBOffset, &p.tmap_b, bar, {k0, nb, wb}, hint_b);
         } else {
-          ptx::tma_load<kCtaGroup>(base + Cfg::kAOffset, &p.tmap_a, bar, {k0, m0, t.batch});
-          ptx::tma_load<kCtaGroup>(base + Cfg::kBOffset, &p.tmap_b, bar, {k0, nb, t.batch});
+          ptx::tma_load<kCtaGroup>(base + Cfg::kAOffset, &p.tmap_a, bar, {k0, m0, ab});
+          ptx::tma_load<kCtaGroup>(base + Cfg::kBOffset, &p.tmap_b, bar, {k0, nb, wb});
         }
       };
     } else {
       // SFA of this CTA's rows; the even CTA multicasts SFB of the 128-row scale block holding the tile's N
       // columns to the pair.
-      const int32_t m_block = m0 / Cfg::kScaleAtomRows;
+      const int32_t m_block = sched::scale_block(t, m0);
       const int32_t n_block = (t.n * Cfg::kBlockN) / Cfg::kScaleAtomRows;
       const bool even_cta = ctx.even_cta;
-      return [this, m_block, n_block, t, even_cta, hint_a, hint_b](uint32_t base, uint32_t bar, int32_t kb) {
+      return [this, m_block, n_block, ab, wb, even_cta, hint_a, hint_b](uint32_t base, uint32_t bar,
+                                                                        int32_t kb) {
         const int32_t atom = kb * Cfg::kScaleAtomsPerStage;
-        nvfp4_load_sfa<Cfg>(base + Cfg::kSfaOffset, &p.tmap_sfa, bar, atom, m_block, t.batch, hint_a);
+        nvfp4_load_sfa<Cfg>(base + Cfg::kSfaOffset, &p.tmap_sfa, bar, atom, m_block, ab, hint_a);
         if (!even_cta) return;
-        nvfp4_load_sfb<Cfg>(base + Cfg::kSfbOffset, &p.tmap_sfb, bar, atom, n_block, t.batch, hint_b);
+        nvfp4_load_sfb<Cfg>(base + Cfg::kSfbOffset, &p.tmap_sfb, bar, atom, n_block, wb, hint_b);
       };
     }
   }
 
   // Per stage: the scale atoms into tensor memory (tcgen05.cp), then kMmasPerStage block-scaled MMAs; the
   // first of the tile overwrites the accumulator.
-  BWGEMM_DEVICE auto mma_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t, uint32_t acc) const {
+  template <class Tile>
+  BWGEMM_DEVICE auto mma_tile(const KernelContext<Cfg>& ctx, const Tile& t, uint32_t acc) const {
     using namespace ::bwgemm::ptx;
     constexpr int kCtaGroup = Cfg::kClusterCtas;
     constexpr uint32_t idesc = kNvfp4MmaInstrDesc<Cfg>;
@@ -214,18 +221,21 @@ struct Nvfp4GemmRoles {
 
   // Row `row` of the tile (inside M): Nvfp4GemmTileStore, or the NVFP4 output's store for an NVFP4 D
   // (nvfp4_output_tile_store, which also writes the scale padding of rows past M).
-  BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t, int32_t row,
+  template <class Tile>
+  BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>& ctx, const Tile& t, int32_t row,
                                    const Scales& s) const {
     if constexpr (Cfg::kNvfp4Out) {
       return nvfp4_output_tile_store<Nvfp4GemmQuantizeValue, 1>(ctx, p, s.epilogue, s.out_global_scale,
                                                                 reinterpret_cast<uint8_t*>(d_bytes), t, row);
     } else {
-      return tile_store(t, row, s.epilogue);
+      return tile_store<const typename Cfg::Epilogue&>(t, row, s.epilogue);
     }
   }
 
-  BWGEMM_DEVICE Nvfp4GemmTileStore<Cfg> tile_store(const sched::TileCoord& t, int32_t row,
-                                                   const typename Cfg::Epilogue& f) const {
+  // The store of row `row` of tile t with the functor f, held as F.
+  template <class F, class Tile>
+  BWGEMM_DEVICE Nvfp4GemmTileStore<Cfg, F> tile_store(const Tile& t, int32_t row,
+                                                      const typename Cfg::Epilogue& f) const {
     using Out = typename Cfg::Out;
     // The byte offsets as unsigned wide multiply-adds of the non-negative 32-bit row and batch indices by the
     // byte strides (computed once, below): no sign extension, no scaling by the element size per tile.
@@ -233,18 +243,19 @@ struct Nvfp4GemmRoles {
     Out* const d_row = reinterpret_cast<Out*>(d_bytes + r * ldd_bytes + l * batch_stride_d_bytes);
     const Out* const c_row =
         p.read_c ? reinterpret_cast<const Out*>(c_bytes + r * ldc_bytes + l * batch_stride_c_bytes) : nullptr;
-    return Nvfp4GemmTileStore<Cfg>{p, f, d_row, c_row, t.n < fast_tiles_n};
+    return Nvfp4GemmTileStore<Cfg, F>{p, f, d_row, c_row, t.n < fast_tiles_n};
   }
 
   // Per CTA, once: the tile columns that take the fast path, 0 .. fast_tiles_n - 1: those whose every column
   // is inside N when D = A·Bᵀ and D's rows are 32-byte aligned (the path's other conditions), none otherwise.
   const int32_t fast_tiles_n = p.identity && p.d_aligned32 ? p.n / Cfg::kBlockN : 0;
-  // D's and C's addresses and strides in bytes (batches are M rows apart).
+  // D's and C's addresses and strides in bytes (C's batches are M rows apart).
   char* const d_bytes = reinterpret_cast<char*>(p.d);
   const char* const c_bytes = reinterpret_cast<const char*>(p.c);
   const uint64_t ldd_bytes = static_cast<uint64_t>(p.ldd) * sizeof(typename Cfg::DElement);
   const uint64_t ldc_bytes = static_cast<uint64_t>(p.ldc) * sizeof(typename Cfg::DElement);
-  const uint64_t batch_stride_d_bytes = static_cast<uint64_t>(p.m) * ldd_bytes;
+  const uint64_t batch_stride_d_bytes =
+      static_cast<uint64_t>(p.batch_stride_d) * sizeof(typename Cfg::DElement);
   const uint64_t batch_stride_c_bytes = static_cast<uint64_t>(p.m) * ldc_bytes;
 };
 

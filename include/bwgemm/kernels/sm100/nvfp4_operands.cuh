@@ -49,8 +49,8 @@ inline constexpr uint32_t kNvfp4MmaInstrDesc = ptx::InstrDescMxf4Nvf4{ptx::MmaF4
 
 // SFB holds 128 N rows per atom in 32-row column groups: the group of tile t's first N row, the column
 // offset of its scales inside each SFB atom in tensor memory.
-template <class Cfg>
-BWGEMM_DEVICE BWGEMM_FORCEINLINE uint32_t nvfp4_sfb_group(const sched::TileCoord& t) {
+template <class Cfg, class Tile>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE uint32_t nvfp4_sfb_group(const Tile& t) {
   return static_cast<uint32_t>((t.n * Cfg::kBlockN) % Cfg::kScaleAtomRows / Cfg::kScaleAtomRowGroup);
 }
 

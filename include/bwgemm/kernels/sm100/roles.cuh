@@ -28,6 +28,7 @@
 #include "bwgemm/kernels/sm100/common.cuh"
 #include "bwgemm/pipeline/pipeline_state.cuh"
 #include "bwgemm/ptx/ptx.cuh"
+#include "bwgemm/scheduler/grouped_tiles.cuh"
 #include "bwgemm/scheduler/tile_order.cuh"
 
 namespace bwgemm::sm100 {
@@ -68,6 +69,34 @@ struct KernelContext {
   BWGEMM_DEVICE uint32_t stage_base(uint32_t s) const { return smem + s * Cfg::kStageBytes; }
 };
 
+namespace detail {
+
+// Whether Roles brings its own tile source (roles.tile_source(ctx, reports): the grouped kernels' walk over
+// the experts' counts) instead of the kernel's tile grid.
+template <class Roles, class Ctx, class = void>
+struct HasTileSource : std::false_type {};
+template <class Roles, class Ctx>
+struct HasTileSource<
+    Roles, Ctx,
+    std::void_t<decltype(std::declval<const Roles&>().tile_source(std::declval<const Ctx&>(), false))>>
+    : std::true_type {};
+
+}  // namespace detail
+
+// The tiles a role of this CTA walks: Roles's own source where it has one, else the kernel's tile grid (every
+// id of the stream a tile). `reports`: the one thread of the launch that reports what the walk found
+// (sched::GroupedTileSource::finish).
+template <class Cfg, class Roles>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE auto tile_source(const KernelContext<Cfg>& ctx, const Roles& roles,
+                                                  bool reports) {
+  if constexpr (detail::HasTileSource<Roles, KernelContext<Cfg>>::value) {
+    return roles.tile_source(ctx, reports);
+  } else {
+    (void)roles, (void)reports;
+    return sched::GridTileSource{ctx.tiles};
+  }
+}
+
 // Producer I: per K block of every tile, wait for the stage, arm the full barrier, load.
 template <class Cfg, int I, class Roles>
 BWGEMM_DEVICE void run_producer(const KernelContext<Cfg>& ctx, const Roles& roles) {
@@ -77,8 +106,11 @@ BWGEMM_DEVICE void run_producer(const KernelContext<Cfg>& ctx, const Roles& role
   const auto& bars = ctx.bars;
   const uint32_t tx_bytes = roles.template producer_tx_bytes<I>(ctx);
   PipelineState<Cfg::kStages> stage;
+  auto tiles = tile_source(ctx, roles, false);
   for (auto ts = ctx.tile_stream(); ts.valid(); ts.next(true)) {
-    const auto load = roles.template producer_tile<I>(ctx, ctx.tiles.tile_at(ts.tile));
+    typename decltype(tiles)::Tile t;
+    if (!tiles.at(ts.tile, &t)) break;
+    const auto load = roles.template producer_tile<I>(ctx, t);
     for (int32_t kb = 0; kb < ctx.k_iters; ++kb, stage.advance()) {
       mbarrier_wait_parity(bars.empty[stage.index], stage.producer_parity());
       arrive_expect_tx_on_pair_barrier<kCtaGroup>(bars.full[stage.index], tx_bytes);
@@ -110,9 +142,11 @@ BWGEMM_DEVICE void run_mma(const KernelContext<Cfg>& ctx, const Roles& roles) {
   const auto& bars = ctx.bars;
   PipelineState<Cfg::kStages> stage;
   PipelineState<Cfg::kAccStages> acc;
+  auto tiles = tile_source(ctx, roles, false);
   for (auto ts = ctx.tile_stream(); ts.valid(); ts.next(true), acc.advance()) {
-    const auto issue =
-        roles.mma_tile(ctx, ctx.tiles.tile_at(ts.tile), ctx.tmem + acc.index * Cfg::kAccColumnsPerStage);
+    typename decltype(tiles)::Tile t;
+    if (!tiles.at(ts.tile, &t)) break;
+    const auto issue = roles.mma_tile(ctx, t, ctx.tmem + acc.index * Cfg::kAccColumnsPerStage);
     mbarrier_wait_parity(bars.acc_empty[acc.index], acc.producer_parity());
     tcgen05_fence_after_thread_sync();
     for (int32_t kb = 0; kb < ctx.k_iters; ++kb, stage.advance()) {
@@ -169,13 +203,18 @@ BWGEMM_DEVICE void run_epilogue(const KernelContext<Cfg>& ctx, const Roles& role
   PipelineState<Cfg::kAccStages> acc;
   // The per-tensor scales, once per thread (device-pointer scales are read here, not per tile).
   const auto scales = roles.epilogue_scales();
+  // The launch's first epilogue thread reports what its tile walk found (grouped kernels: the status word).
+  auto tiles = tile_source(ctx, roles, ctx.cluster == 0 && ctx.rank == 0 && ctx.warp == 0 && ctx.lane == 0);
   for (auto ts = ctx.tile_stream(); ts.valid(); ts.next(ctx.lane == 0), acc.advance()) {
-    const sched::TileCoord t = ctx.tiles.tile_at(ts.tile);
+    typename decltype(tiles)::Tile t;
+    if (!tiles.at(ts.tile, &t)) break;
     const int32_t row = epilogue_row<Cfg>(t, ctx.rank, ctx.warp, ctx.lane);
-    const bool row_in = row < m;
-    // Rows past M store nothing; their row clamped to M - 1 (a minimum) keeps every pointer inside the
-    // output.
-    const auto store = roles.epilogue_tile(ctx, t, row < m - 1 ? row : m - 1, scales);
+    // The tile's rows that are stored: those below M (a grouped tile: below the expert's end).
+    const int32_t row_end = sched::row_limit(t, m);
+    const bool row_in = row < row_end;
+    // Rows past the end store nothing; their row clamped to the last one (a minimum) keeps every pointer
+    // inside the output.
+    const auto store = roles.epilogue_tile(ctx, t, row < row_end - 1 ? row : row_end - 1, scales);
     const uint32_t acc_tmem = ctx.tmem + lane_base + acc.index * Cfg::kAccColumnsPerStage;
     const int32_t tile_col = t.n * Cfg::kBlockN;
     mbarrier_wait_parity(bars.acc_full[acc.index], acc.consumer_parity());
@@ -207,7 +246,7 @@ BWGEMM_DEVICE void run_epilogue(const KernelContext<Cfg>& ctx, const Roles& role
       // Taken by the whole warp or not at all (every row of the warp inside M): the tensor-memory loads are
       // .sync.aligned, every lane of the warp must run the same one. Lane 0's answer, broadcast: the same in
       // every lane, and a branch the compiler knows is uniform (no reconvergence barrier around the paths).
-      const bool warp_rows_in = row - static_cast<int32_t>(ctx.lane) + kWarpSize <= m;
+      const bool warp_rows_in = row - static_cast<int32_t>(ctx.lane) + kWarpSize <= row_end;
       if (shfl_sync(kFullWarpMask, static_cast<uint32_t>(warp_rows_in && store.fast), 0) != 0) {
         chunks([&](int32_t col, const Values& v) { store.fast_store(col, v); });
         continue;
@@ -217,6 +256,7 @@ BWGEMM_DEVICE void run_epilogue(const KernelContext<Cfg>& ctx, const Roles& role
       if (row_in) store(col, v);
     });
   }
+  tiles.finish();
 }
 
 // The whole kernel body: set-up, the calling warp's role, the common end. `m` and `k` are the problem's

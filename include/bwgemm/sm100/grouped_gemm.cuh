@@ -1,0 +1,429 @@
+// bwgemm's Blackwell (sm_100a) grouped (mixture-of-experts) GEMMs, every expert in one launch:
+//
+//   grouped GEMM (FC2):       D_e = alpha_e · A_e B_eᵀ                                   16-bit or NVFP4 A, B
+//   grouped dual GEMM (FC1):  C_e = epilogue(alpha1_e · A_e B1_eᵀ, alpha2_e · A_e B2_eᵀ)   16-bit or NVFP4 A,
+//   B
+//
+// The arguments are bwgemm::GroupedGemmArguments, Nvfp4GroupedGemmArguments, GroupedDualGemmArguments and
+// Nvfp4GroupedDualGemmArguments (arguments/grouped_gemm.hpp, grouped_dual_gemm.hpp; docs/moe.md has the
+// layouts). The kernels (kernels/sm100/grouped_kernels.cuh) are the tiled dense kernels walking the experts'
+// tiles from the device offsets or counts, static persistent:
+//
+//   bwgemm::sm100::grouped_gemm(args, stream);                         // picks a Config (below)
+//   bwgemm::sm100::GroupedGemm<GroupedGemmTokens256<__half>>::run(args, stream);   // or an explicit one
+//
+// Each call validates everything first (bwgemm::validate, then the Config's tile bound) and launches nothing
+// on error; it is asynchronous on `stream`, allocates nothing, does not synchronize and never reads the
+// device counts on the host: its grid depends on the host arguments only, so a CUDA graph captures it once
+// and replays it with new counts. Compute capability 10.0 only; bwgemm::grouped_gemm (grouped_gemm.cuh)
+// dispatches between backends.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "bwgemm/arguments/common.hpp"
+#include "bwgemm/arguments/grouped_dual_gemm.hpp"
+#include "bwgemm/arguments/grouped_gemm.hpp"
+#include "bwgemm/base/diagnostics.hpp"
+#include "bwgemm/base/grouped.hpp"
+#include "bwgemm/base/int_math.hpp"
+#include "bwgemm/base/status.hpp"
+#include "bwgemm/epilogue/functors.cuh"
+#include "bwgemm/host/launch.hpp"
+#include "bwgemm/host/operand_maps.hpp"
+#include "bwgemm/kernels/sm100/dual_gemm_config.cuh"
+#include "bwgemm/kernels/sm100/gemm_config.cuh"
+#include "bwgemm/kernels/sm100/grouped_kernels.cuh"
+#include "bwgemm/kernels/sm100/nvfp4_dual_gemm_config.cuh"
+#include "bwgemm/kernels/sm100/nvfp4_gemm_config.cuh"
+#include "bwgemm/scheduler/schedulers.cuh"
+
+namespace bwgemm::sm100 {
+
+namespace detail {
+
+// The tiles of one grouped launch stay below this: the static schedule's ids (tile + clusters) stay in 32
+// bits.
+inline constexpr int64_t kMaxGroupedTiles = (int64_t{1} << 31) - (int64_t{1} << 16);
+
+// Config Cfg's grid over a grouped call: grouped::grouped_tile_bound row tiles of ClusterBlockM rows (the
+// most any device counts can make) by ceil(N / BlockN) column tiles.
+template <class Cfg, class Args>
+Status grouped_tile_grid(const Args& a, sched::TileGrid* grid) {
+  const int64_t n_tiles = ceil_div(a.n, Cfg::kBlockN);
+  const int64_t row_tiles = grouped::grouped_tile_bound(a.tokens, a.experts, Cfg::kClusterBlockM, 1);
+  int64_t tiles = 0;
+  if (!checked_mul(row_tiles, n_tiles, &tiles) || tiles > kMaxGroupedTiles)
+    return Status::invalid_argument("too many tiles for one grouped launch: the tokens' row tiles (" +
+                                    ::bwgemm::detail::str(row_tiles) +
+                                    ", with one partial tile per expert) x N's column tiles (" +
+                                    ::bwgemm::detail::str(n_tiles) + ") must be below 2^31 - 2^16");
+  *grid = sched::TileGrid{static_cast<int32_t>(row_tiles), static_cast<int32_t>(n_tiles), 1, 1};
+  return Status::success();
+}
+
+// The checks of an explicit Config: the operation's rules, then the Config's tile bound.
+template <class Cfg, class Args>
+Status can_implement_grouped(const Args& a) {
+  static_assert(std::is_same_v<typename Cfg::Scheduler, sched::StaticPersistent>,
+                "the grouped kernels walk the experts' tiles in increasing order per cluster: "
+                "sched::StaticPersistent only");
+  if (Status s = validate(a); !s.ok()) return s;
+  sched::TileGrid grid;
+  return grouped_tile_grid<Cfg>(a, &grid);
+}
+
+// What every grouped launch shares: the tokens, E, the status word, the tile grid.
+template <class Cfg, class Args, class Params>
+void fill_grouped_params(const Args& a, Params* p) {
+  p->tokens = a.tokens;
+  p->experts = static_cast<int32_t>(a.experts);
+  p->status = a.status;
+  grouped_tile_grid<Cfg>(a, &p->tiles);  // checked by can_implement_grouped
+  p->m = 0;                              // rows are the tiles' (sched::row_limit)
+  p->n = static_cast<int32_t>(a.n);
+  p->k = static_cast<int32_t>(a.k);
+}
+
+// A 16-bit matrix of the tokens [total_tokens, cols] or [E, max_tokens, cols] (row stride ld, masked expert
+// stride `expert_stride`, 0 meaning max_tokens · ld) as the rank-3 map (cols, rows, batch) the kernels load
+// (contiguous: one batch) with box (box_inner, box_rows).
+inline Status grouped_token_map(TensorMapDataType type, const void* p, const GroupedTokens& t,
+                                int64_t experts, int64_t cols, int64_t ld, int64_t expert_stride,
+                                uint32_t box_inner, uint32_t box_rows, CUtensorMap* out) {
+  if (t.layout == GroupedLayout::kContiguous)
+    return ::bwgemm::detail::gemm_operand_map(type, p, cols, t.total_tokens, 1, ld, ld, box_inner, box_rows,
+                                              TensorMapSwizzle::k128B, out);
+  return ::bwgemm::detail::gemm_operand_map(type, p, cols, t.max_tokens, experts, ld,
+                                            expert_stride != 0 ? expert_stride : t.max_tokens * ld, box_inner,
+                                            box_rows, TensorMapSwizzle::k128B, out);
+}
+
+// An NVFP4 tensor of the tokens (data and blocked scales, docs/moe.md's placement) as the kernels load it:
+// contiguous, the data (K, total_tokens, 1) and the scales of grouped_scale_rows(total_tokens, E) rows in one
+// batch (each expert's from its ExpertRows::scale_row); masked, the dense operand with batch E.
+inline Status grouped_nvfp4_token_maps(const Nvfp4Tensor& a, const GroupedTokens& t, int64_t experts,
+                                       int64_t k, uint32_t box_rows, CUtensorMap* data, CUtensorMap* scales) {
+  namespace d = ::bwgemm::detail;
+  if (t.layout == GroupedLayout::kMasked) {
+    if (Status s = d::nvfp4_data_map(a.data, t.max_tokens, k, experts, box_rows, data); !s.ok()) return s;
+    return d::nvfp4_scale_map(a.scales, t.max_tokens, k, experts, scales);
+  }
+  // One batch: its stride (one row, one row block) only has to be a valid one.
+  if (Status s = d::nvfp4_data_map(a.data, t.total_tokens, k, 1, box_rows, data, k / 2); !s.ok()) return s;
+  const int64_t block_bytes = ceil_div(k / kNvfp4BlockSize, kScaleAtomCols) * kScaleAtomBytes;
+  return d::nvfp4_scale_map(a.scales, grouped::grouped_scale_rows(t.total_tokens, experts), k, 1, scales,
+                            block_bytes);
+}
+
+// NVFP4 stacked weights [E, N, K] (expert strides in bytes, 0 meaning packed) as the rank-3 data map and the
+// rank-4 scale map with batch E.
+inline Status grouped_nvfp4_weight_maps(const Nvfp4Tensor& b, int64_t experts, int64_t n, int64_t k,
+                                        int64_t data_stride, int64_t scales_stride, uint32_t box_rows,
+                                        CUtensorMap* data, CUtensorMap* scales) {
+  namespace d = ::bwgemm::detail;
+  if (Status s = d::nvfp4_data_map(b.data, n, k, experts, box_rows, data, data_stride); !s.ok()) return s;
+  return d::nvfp4_scale_map(b.scales, n, k, experts, scales, scales_stride);
+}
+
+// A 16-bit output of the tokens: its row stride (0: N) and batch stride (masked: the expert stride, 0 meaning
+// max_tokens · ld; contiguous: 0), and whether every row starts 32-byte aligned.
+struct GroupedOutput {
+  int64_t ld = 0, batch_stride = 0;
+  bool aligned32 = false;
+};
+template <class Out>
+GroupedOutput grouped_output(const Out* p, const GroupedTokens& t, int64_t n, int64_t ld,
+                             int64_t expert_stride) {
+  GroupedOutput o;
+  o.ld = ld != 0 ? ld : n;
+  o.batch_stride =
+      t.layout == GroupedLayout::kMasked ? (expert_stride != 0 ? expert_stride : t.max_tokens * o.ld) : 0;
+  constexpr int64_t kBytes = sizeof(Out);
+  o.aligned32 = reinterpret_cast<uintptr_t>(p) % 32 == 0 && o.ld * kBytes % 32 == 0 &&
+                o.batch_stride * kBytes % 32 == 0;
+  return o;
+}
+
+// The tokens an expert is expected to get: the caller's hint, else the buffers' rows shared evenly
+// (contiguous) or the slab's rows (masked).
+template <class Args>
+int64_t grouped_expected_tokens(const Args& a) {
+  if (a.expected_tokens_per_expert > 0) return a.expected_tokens_per_expert;
+  return a.tokens.layout == GroupedLayout::kMasked ? a.tokens.max_tokens
+                                                   : ceil_div(a.tokens.total_tokens, a.experts);
+}
+
+// The NVFP4 kernels' L2 hints: keep the weights (re-read by each of an expert's row tiles) where the expert's
+// rows outnumber N (re-reading the tokens' rows per column tile), else the tokens (the dense rule).
+template <class Args, class Params>
+void grouped_cache_hints(const Args& a, Params* p) {
+  const bool keep_b = grouped_expected_tokens(a) > a.n;
+  p->cache_hint_a = keep_b ? ptx::kL2EvictFirst : ptx::kL2EvictLast;
+  p->cache_hint_b = keep_b ? ptx::kL2EvictLast : ptx::kL2EvictFirst;
+}
+
+// The host scales as the dense kernels take them (their device parts per expert: scale_ptr).
+template <class Args>
+bool grouped_unit_alphas(const Args& a) {
+  return a.alpha1 == 1.0f && a.alpha2 == 1.0f && a.alpha1_ptr == nullptr && a.alpha2_ptr == nullptr;
+}
+
+// The checks every grouped entry point runs before it builds a launch: the Config's, the device's, the
+// pointers'.
+template <class Cfg, class Args>
+Status check_grouped_run(const Args& a, const char* entry) {
+  if (Status s = can_implement_grouped<Cfg>(a); !s.ok()) return s;
+  if (Status s = host::require_compute_capability_100(entry); !s.ok()) return s;
+  return host::require_device_pointers(device_operands(a), entry);
+}
+
+}  // namespace detail
+
+// ---- the grouped GEMM
+// --------------------------------------------------------------------------------------
+
+// Config Cfg (a GemmConfig with sched::StaticPersistent and epi::LinearCombination) on the 16-bit grouped
+// GEMM.
+template <class Cfg>
+struct GroupedGemm {
+  using Out = typename Cfg::Out;
+  static_assert(std::is_same_v<typename Cfg::Epilogue, epi::LinearCombination>,
+                "the grouped GEMM's epilogue is alpha_e · A·Bᵀ (epi::LinearCombination)");
+
+  template <class In>
+  static Status can_implement(const GroupedGemmArguments<In, Out>& a) {
+    return detail::can_implement_grouped<Cfg>(a);
+  }
+
+  template <class In>
+  static Status run(const GroupedGemmArguments<In, Out>& a, cudaStream_t stream = nullptr) {
+    if (Status s = detail::check_grouped_run<Cfg>(a, "bwgemm::sm100::GroupedGemm"); !s.ok()) return s;
+    constexpr TensorMapDataType type = ::bwgemm::detail::gemm_tensor_map_type<In>();
+    GroupedGemmParams<Cfg> p;
+    const int64_t lda = a.lda != 0 ? a.lda : a.k, ldb = a.ldb != 0 ? a.ldb : a.k;
+    if (Status s = detail::grouped_token_map(type, a.a, a.tokens, a.experts, a.k, lda, a.a_expert_stride,
+                                             Cfg::kBlockK, Cfg::kBlockM, &p.tmap_a);
+        !s.ok())
+      return s;
+    if (Status s = ::bwgemm::detail::gemm_operand_map(
+            type, a.b, a.k, a.n, a.experts, ldb, a.b_expert_stride != 0 ? a.b_expert_stride : a.n * ldb,
+            Cfg::kBlockK, Cfg::kBColumnsPerCta, TensorMapSwizzle::k128B, &p.tmap_b);
+        !s.ok())
+      return s;
+    detail::fill_grouped_params<Cfg>(a, &p);
+    const detail::GroupedOutput d = detail::grouped_output(a.d, a.tokens, a.n, a.ldd, a.d_expert_stride);
+    p.d = a.d;
+    p.ldd = d.ld, p.batch_stride_d = d.batch_stride;
+    p.d_aligned32 = d.aligned32;
+    p.epilogue = epi::LinearCombination{a.alpha, 0.0f, nullptr, nullptr};
+    p.scale_ptr[0] = a.alpha_ptr;
+    p.identity = a.alpha == 1.0f && a.alpha_ptr == nullptr;
+    p.idesc = Cfg::instr_desc(std::is_same_v<In, __half> ? ptx::MmaF16Format::kF16 : ptx::MmaF16Format::kBF16,
+                              BLayout::kColumnMajorKxN);
+    p.b = Cfg::b_operand(BLayout::kColumnMajorKxN);
+    return host::launch_tile_kernel<Cfg>(&grouped_gemm_kernel<Cfg>, p, stream, a.launch);
+  }
+};
+
+// Config Cfg (an Nvfp4GemmConfig with sched::StaticPersistent, a 16-bit or fp32 D) on the NVFP4 grouped GEMM.
+template <class Cfg>
+struct GroupedNvfp4Gemm {
+  using Out = typename Cfg::Out;
+  using Arguments = Nvfp4GroupedGemmArguments<Out>;
+
+  static Status can_implement(const Arguments& a) { return detail::can_implement_grouped<Cfg>(a); }
+
+  static Status run(const Arguments& a, cudaStream_t stream = nullptr) {
+    if (Status s = detail::check_grouped_run<Cfg>(a, "bwgemm::sm100::GroupedNvfp4Gemm"); !s.ok()) return s;
+    GroupedNvfp4GemmParams<Cfg> p;
+    if (Status s = detail::grouped_nvfp4_token_maps(a.a, a.tokens, a.experts, a.k, Cfg::kBlockM, &p.tmap_a,
+                                                    &p.tmap_sfa);
+        !s.ok())
+      return s;
+    if (Status s = detail::grouped_nvfp4_weight_maps(a.b, a.experts, a.n, a.k, a.b_data_expert_stride,
+                                                     a.b_scales_expert_stride, Cfg::kBRowsPerCta, &p.tmap_b,
+                                                     &p.tmap_sfb);
+        !s.ok())
+      return s;
+    detail::fill_grouped_params<Cfg>(a, &p);
+    const detail::GroupedOutput d = detail::grouped_output(a.d, a.tokens, a.n, a.ldd, a.d_expert_stride);
+    p.d = a.d;
+    p.ldd = d.ld, p.batch_stride_d = d.batch_stride;
+    p.d_aligned32 = d.aligned32;
+    p.epilogue = epi::LinearCombination{a.alpha, 0.0f, nullptr, nullptr};
+    p.scale_ptr[0] = a.alpha_ptr;
+    p.identity = a.alpha == 1.0f && a.alpha_ptr == nullptr;
+    detail::grouped_cache_hints(a, &p);
+    return host::launch_tile_kernel<Cfg>(&grouped_nvfp4_gemm_kernel<Cfg>, p, stream, a.launch);
+  }
+};
+
+// ---- the grouped dual GEMM --------------------------------------------------------------------------------
+
+// Config Cfg (a DualGemmConfig with sched::StaticPersistent) on the 16-bit grouped dual GEMM.
+template <class Cfg>
+struct GroupedDualGemm {
+  using Out = typename Cfg::Out;
+  using Epilogue = typename Cfg::Epilogue;
+
+  template <class In>
+  static Status can_implement(const GroupedDualGemmArguments<In, Out, Epilogue>& a) {
+    return detail::can_implement_grouped<Cfg>(a);
+  }
+
+  template <class In>
+  static Status run(const GroupedDualGemmArguments<In, Out, Epilogue>& a, cudaStream_t stream = nullptr) {
+    if (Status s = detail::check_grouped_run<Cfg>(a, "bwgemm::sm100::GroupedDualGemm"); !s.ok()) return s;
+    constexpr TensorMapDataType type = ::bwgemm::detail::gemm_tensor_map_type<In>();
+    GroupedDualGemmParams<Cfg> p;
+    const int64_t lda = a.lda != 0 ? a.lda : a.k, ldb = a.ldb != 0 ? a.ldb : a.k;
+    const int64_t b_stride = a.b_expert_stride != 0 ? a.b_expert_stride : a.n * ldb;
+    if (Status s = detail::grouped_token_map(type, a.a, a.tokens, a.experts, a.k, lda, a.a_expert_stride,
+                                             Cfg::kBlockK, Cfg::kBlockM, &p.tmap_a);
+        !s.ok())
+      return s;
+    CUtensorMap* const b_maps[2] = {&p.tmap_b1, &p.tmap_b2};
+    const In* const b_ptrs[2] = {a.b1, a.b2};
+    for (int i = 0; i < 2; ++i)
+      if (Status s = ::bwgemm::detail::gemm_operand_map(type, b_ptrs[i], a.k, a.n, a.experts, ldb, b_stride,
+                                                        Cfg::kBlockK, Cfg::kBRowsPerCta,
+                                                        TensorMapSwizzle::k128B, b_maps[i]);
+          !s.ok())
+        return s;
+    detail::fill_grouped_params<Cfg>(a, &p);
+    const detail::GroupedOutput c = detail::grouped_output(a.c, a.tokens, a.n, a.ldc, a.c_expert_stride);
+    p.c = a.c;
+    p.ldc = c.ld, p.batch_stride_c = c.batch_stride;
+    p.c_aligned32 = c.aligned32;
+    p.alpha1 = a.alpha1, p.alpha2 = a.alpha2;
+    p.scale_ptr[0] = a.alpha1_ptr, p.scale_ptr[1] = a.alpha2_ptr;
+    p.unit_alphas = detail::grouped_unit_alphas(a);
+    p.epilogue = a.epilogue;
+    p.idesc =
+        Cfg::instr_desc(std::is_same_v<In, __half> ? ptx::MmaF16Format::kF16 : ptx::MmaF16Format::kBF16);
+    return host::launch_tile_kernel<Cfg>(&grouped_dual_gemm_kernel<Cfg>, p, stream, a.launch);
+  }
+};
+
+// Config Cfg (an Nvfp4DualGemmConfig with sched::StaticPersistent, a 16-bit C) on the NVFP4 grouped dual
+// GEMM.
+template <class Cfg>
+struct GroupedNvfp4DualGemm {
+  using Arguments = Nvfp4GroupedDualGemmArguments<typename Cfg::Out, typename Cfg::Epilogue>;
+
+  static Status can_implement(const Arguments& a) { return detail::can_implement_grouped<Cfg>(a); }
+
+  static Status run(const Arguments& a, cudaStream_t stream = nullptr) {
+    if (Status s = detail::check_grouped_run<Cfg>(a, "bwgemm::sm100::GroupedNvfp4DualGemm"); !s.ok())
+      return s;
+    GroupedNvfp4DualGemmParams<Cfg> p;
+    if (Status s = detail::grouped_nvfp4_token_maps(a.a, a.tokens, a.experts, a.k, Cfg::kBlockM, &p.tmap_a,
+                                                    &p.tmap_sfa);
+        !s.ok())
+      return s;
+    if (Status s = detail::grouped_nvfp4_weight_maps(a.b1, a.experts, a.n, a.k, a.b_data_expert_stride,
+                                                     a.b_scales_expert_stride, Cfg::kBRowsPerCta, &p.tmap_b1,
+                                                     &p.tmap_sfb1);
+        !s.ok())
+      return s;
+    if (Status s = detail::grouped_nvfp4_weight_maps(a.b2, a.experts, a.n, a.k, a.b_data_expert_stride,
+                                                     a.b_scales_expert_stride, Cfg::kBRowsPerCta, &p.tmap_b2,
+                                                     &p.tmap_sfb2);
+        !s.ok())
+      return s;
+    detail::fill_grouped_params<Cfg>(a, &p);
+    const detail::GroupedOutput c = detail::grouped_output(a.c, a.tokens, a.n, a.ldc, a.c_expert_stride);
+    p.c = a.c;
+    p.ldc = c.ld, p.batch_stride_c = c.batch_stride;
+    p.c_aligned32 = c.aligned32;
+    p.alpha1 = a.alpha1, p.alpha2 = a.alpha2;
+    p.scale_ptr[0] = a.alpha1_ptr, p.scale_ptr[1] = a.alpha2_ptr;
+    p.unit_alphas = detail::grouped_unit_alphas(a);
+    p.epilogue = a.epilogue;
+    detail::grouped_cache_hints(a, &p);
+    return host::launch_tile_kernel<Cfg>(&grouped_nvfp4_dual_gemm_kernel<Cfg>, p, stream, a.launch);
+  }
+};
+
+// ---- the default entry points -----------------------------------------------------------------------------
+
+// The Configs the default entry points choose from, by the tokens an expert is expected to get
+// (expected_tokens_per_expert, or the buffers' rows shared evenly; detail::grouped_expected_tokens): up to
+// 128, tiles of 128 rows on one CTA (an expert with few tokens wastes less of a 128-row tile than of a
+// 256-row one); more, the CTA pair's 256-row tiles (B read once per 256 rows). Static persistent (the grid
+// fixed by the host arguments), as many stages as fit (the NVFP4 ones: the dense Configs' counts). Not
+// measured: no B200 has run them; the bound is the tile height, not a crossover.
+inline constexpr int64_t kGroupedOneCtaMaxTokens = 128;
+
+template <class Out>
+using GroupedGemmTokens128 = GemmConfig<128, 0, 1, sched::StaticPersistent, epi::LinearCombination, Out>;
+template <class Out>
+using GroupedGemmTokens256 = GemmConfig<256, 0, 2, sched::StaticPersistent, epi::LinearCombination, Out>;
+template <class Out, class Epilogue>
+using GroupedDualGemmTokens128 = DualGemmConfig<128, 0, 1, sched::StaticPersistent, Epilogue, Out>;
+template <class Out, class Epilogue>
+using GroupedDualGemmTokens256 = DualGemmConfig<128, 0, 2, sched::StaticPersistent, Epilogue, Out>;
+template <class Out>
+using GroupedNvfp4GemmTokens128 =
+    Nvfp4GemmConfig<128, 6, 1, sched::StaticPersistent, epi::LinearCombination, Out>;
+template <class Out>
+using GroupedNvfp4GemmTokens256 =
+    Nvfp4GemmConfig<128, 8, 2, sched::StaticPersistent, epi::LinearCombination, Out>;
+template <class Out, class Epilogue>
+using GroupedNvfp4DualGemmTokens128 = Nvfp4DualGemmConfig<128, 4, 1, sched::StaticPersistent, Epilogue, Out>;
+template <class Out, class Epilogue>
+using GroupedNvfp4DualGemmTokens256 = Nvfp4DualGemmConfig<128, 5, 2, sched::StaticPersistent, Epilogue, Out>;
+
+namespace detail {
+// Runs the Config for the call's expected tokens per expert, naming it with the diagnostic switch on.
+template <template <class> class Op, class Small, class Large, class Args>
+Status run_grouped_choice(const Args& a, cudaStream_t stream, const char* entry, const char* small_name,
+                          const char* large_name) {
+  const int64_t expected = grouped_expected_tokens(a);
+  const bool small = expected <= kGroupedOneCtaMaxTokens;
+  ::bwgemm::detail::report_choice(entry, expected, a.n, a.k, a.experts, small ? small_name : large_name);
+  return small ? Op<Small>::run(a, stream) : Op<Large>::run(a, stream);
+}
+}  // namespace detail
+
+template <class In, class Out>
+Status grouped_gemm(const GroupedGemmArguments<In, Out>& a, cudaStream_t stream = nullptr) {
+  return detail::run_grouped_choice<GroupedGemm, GroupedGemmTokens128<Out>, GroupedGemmTokens256<Out>>(
+      a, stream, "bwgemm::sm100::grouped_gemm", "sm100::GroupedGemmTokens128", "sm100::GroupedGemmTokens256");
+}
+
+template <class Out>
+Status grouped_gemm_nvfp4(const Nvfp4GroupedGemmArguments<Out>& a, cudaStream_t stream = nullptr) {
+  return detail::run_grouped_choice<GroupedNvfp4Gemm, GroupedNvfp4GemmTokens128<Out>,
+                                    GroupedNvfp4GemmTokens256<Out>>(
+      a, stream, "bwgemm::sm100::grouped_gemm_nvfp4", "sm100::GroupedNvfp4GemmTokens128",
+      "sm100::GroupedNvfp4GemmTokens256");
+}
+
+template <class In, class Out, class Epilogue>
+Status grouped_dual_gemm(const GroupedDualGemmArguments<In, Out, Epilogue>& a,
+                         cudaStream_t stream = nullptr) {
+  return detail::run_grouped_choice<GroupedDualGemm, GroupedDualGemmTokens128<Out, Epilogue>,
+                                    GroupedDualGemmTokens256<Out, Epilogue>>(
+      a, stream, "bwgemm::sm100::grouped_dual_gemm", "sm100::GroupedDualGemmTokens128",
+      "sm100::GroupedDualGemmTokens256");
+}
+
+template <class Out, class Epilogue>
+Status grouped_dual_gemm_nvfp4(const Nvfp4GroupedDualGemmArguments<Out, Epilogue>& a,
+                               cudaStream_t stream = nullptr) {
+  static_assert(!std::is_same_v<Out, Nvfp4Output>,
+                "the grouped NVFP4 dual GEMM's NVFP4 output is not built yet");
+  return detail::run_grouped_choice<GroupedNvfp4DualGemm, GroupedNvfp4DualGemmTokens128<Out, Epilogue>,
+                                    GroupedNvfp4DualGemmTokens256<Out, Epilogue>>(
+      a, stream, "bwgemm::sm100::grouped_dual_gemm_nvfp4", "sm100::GroupedNvfp4DualGemmTokens128",
+      "sm100::GroupedNvfp4DualGemmTokens256");
+}
+
+}  // namespace bwgemm::sm100
