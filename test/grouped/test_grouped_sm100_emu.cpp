@@ -438,6 +438,73 @@ TEST(GroupedNvfp4DualGemmSm100, Bf16OutputAndRandomAsyncDelays) {
                                                                    350);
 }
 
+// FC1 with an NVFP4 C for FC2: the exact tier (every e2m1 product and sum exact in fp32: A's and the
+// weights' scales all 1.0, epi::Multiply, power-of-two alphas), so the kernel's fp32 values are the
+// reference's bit for bit and the output bytes (data, scales, the zero scales of each expert's last atom's
+// padding rows) must be the reference quantizer's byte for byte; bytes no expert owns keep their poison.
+template <class Cfg>
+void check_nvfp4_grouped_dual_nvfp4_out(bool masked, const std::vector<int64_t>& counts, bool bad,
+                                        uint32_t seed) {
+  Tokens t = make_tokens(masked, counts, bad);
+  SCOPED_TRACE(describe(t, bad) + ", NVFP4 C");
+  const int64_t experts = t.experts, n = 128, k = 128;
+  constexpr uint8_t kOne = 0x38;  // e4m3 1.0
+  std::mt19937 rng(seed);
+  const auto codes = [&](size_t bytes) {
+    std::vector<uint8_t> v(bytes);
+    for (auto& x : v) x = static_cast<uint8_t>(rng());
+    return v;
+  };
+  const int64_t a_scale_rows =
+      masked ? experts * bwgemm::round_up(t.max_tokens, 128) : grouped::grouped_scale_rows(t.total, experts);
+  const std::vector<uint8_t> a_data = codes(static_cast<size_t>(token_rows(t) * k / 2));
+  const std::vector<uint8_t> a_scales(static_cast<size_t>(bwgemm::blocked_scale_bytes(a_scale_rows, k / 16)),
+                                      kOne);
+  const std::vector<uint8_t> b1 = codes(static_cast<size_t>(experts * n * k / 2)), b2 = codes(b1.size());
+  const std::vector<uint8_t> b_scales(static_cast<size_t>(bwgemm::blocked_scale_bytes(n, k / 16, experts)),
+                                      kOne);
+  const std::vector<float> gscales = pow2_scales(experts, seed + 1);
+  std::vector<uint8_t> c_data(static_cast<size_t>(token_rows(t) * n / 2 + kGuard), kPoisonByte);
+  std::vector<uint8_t> c_scales(
+      static_cast<size_t>(bwgemm::blocked_scale_bytes(a_scale_rows, n / 16) + kGuard), kPoisonByte);
+  std::vector<uint8_t> want_data = c_data, want_scales = c_scales;
+  uint32_t status = 0;
+  bwgemm::Nvfp4GroupedDualGemmArguments<bwgemm::Nvfp4Output, bwgemm::epi::Multiply> args;
+  set_tokens(t, &args);
+  args.n = n, args.k = k;
+  args.a = {a_data.data(), a_scales.data()};
+  args.b1 = {b1.data(), b_scales.data()}, args.b2 = {b2.data(), b_scales.data()};
+  args.c = {c_data.data(), c_scales.data()};
+  args.c_global_scale = 0.5f, args.c_global_scale_ptr = gscales.data();
+  args.alpha1 = 0.5f, args.alpha2 = 2.0f;
+  args.status = &status;
+  const bwgemm::Status s = sm100::GroupedNvfp4DualGemm<Cfg>::run(args);
+  ASSERT_TRUE(s.ok()) << s.to_string();
+  auto r = args;
+  r.c = {want_data.data(), want_scales.data()};
+  EXPECT_EQ(status, ref::nvfp4_grouped_dual_gemm_nvfp4_out(
+                        r, [](float g, float u) { return ref::multiply(g, u); }, 1));
+  EXPECT_EQ(status, t.status);
+  EXPECT_TRUE(same_bits(c_data, want_data)) << "data: " << first_difference(c_data, want_data);
+  EXPECT_TRUE(same_bits(c_scales, want_scales)) << "scales: " << first_difference(c_scales, want_scales);
+}
+
+template <class Cfg>
+void nvfp4_out_cases() {
+  for (bool masked : {false, true}) {
+    check_nvfp4_grouped_dual_nvfp4_out<Cfg>(masked, mixed_counts(1, 5, 41), false, 410);
+    check_nvfp4_grouped_dual_nvfp4_out<Cfg>(masked, mixed_counts(7, 300, 42), false, 420);
+    check_nvfp4_grouped_dual_nvfp4_out<Cfg>(masked, mixed_counts(5, 129, 43), true, 430);
+  }
+}
+
+TEST(GroupedNvfp4DualGemmSm100, Nvfp4OutputTokens128) {
+  nvfp4_out_cases<sm100::GroupedNvfp4DualGemmTokens128<bwgemm::Nvfp4Output, bwgemm::epi::Multiply>>();
+}
+TEST(GroupedNvfp4DualGemmSm100, Nvfp4OutputTokens256) {
+  nvfp4_out_cases<sm100::GroupedNvfp4DualGemmTokens256<bwgemm::Nvfp4Output, bwgemm::epi::Multiply>>();
+}
+
 // ---- the default entry points -----------------------------------------------------------------------------
 
 // The expected tokens per expert (the hint, else the buffers' rows over E) pick the 128- or 256-row tiles.

@@ -40,6 +40,16 @@ BWGEMM_HD constexpr int32_t scale_block(const TileCoord& /*t*/, int32_t row) {
   return row / static_cast<int32_t>(grouped::kScaleRowAlign);
 }
 
+// The rows of the output (its batch) that tile t's rows belong to, as an NVFP4 output places them: rows
+// first .. end - 1 hold values, and their scales are a blocked buffer of their own starting at 128-row block
+// scale_block of batch t.batch (so row r's scales sit at row r - first of it). Dense: the problem's M rows.
+struct OutputRows {
+  int32_t first = 0, end = 0, scale_block = 0;
+};
+BWGEMM_HD constexpr OutputRows output_rows(const TileCoord& /*t*/, int32_t m) {
+  return OutputRows{0, m, 0};
+}
+
 // Every id of a dense kernel's tile stream is a tile of its grid.
 struct GridTileSource {
   using Tile = TileCoord;
@@ -79,6 +89,11 @@ BWGEMM_HD constexpr int32_t row_limit(const GroupedTileCoord& t, int32_t /*m*/) 
 // inside it, so a CTA's first row is a whole block into them.
 BWGEMM_HD constexpr int32_t scale_block(const GroupedTileCoord& t, int32_t row) {
   return t.scale_block + (row - t.expert_row) / static_cast<int32_t>(grouped::kScaleRowAlign);
+}
+
+// The expert's rows (its scales: the expert's own blocked buffer from its scale block).
+BWGEMM_HD constexpr OutputRows output_rows(const GroupedTileCoord& t, int32_t /*m*/) {
+  return OutputRows{t.expert_row, t.expert_row + t.rows, t.scale_block};
 }
 
 // The tiles of a grouped launch for one walking thread: the walk over the experts' device offsets or counts

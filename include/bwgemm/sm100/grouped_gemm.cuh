@@ -311,8 +311,8 @@ struct GroupedDualGemm {
   }
 };
 
-// Config Cfg (an Nvfp4DualGemmConfig with sched::StaticPersistent, a 16-bit C) on the NVFP4 grouped dual
-// GEMM.
+// Config Cfg (an Nvfp4DualGemmConfig with sched::StaticPersistent; C 16-bit or Nvfp4Output) on the NVFP4
+// grouped dual GEMM.
 template <class Cfg>
 struct GroupedNvfp4DualGemm {
   using Arguments = Nvfp4GroupedDualGemmArguments<typename Cfg::Out, typename Cfg::Epilogue>;
@@ -338,10 +338,22 @@ struct GroupedNvfp4DualGemm {
         !s.ok())
       return s;
     detail::fill_grouped_params<Cfg>(a, &p);
-    const detail::GroupedOutput c = detail::grouped_output(a.c, a.tokens, a.n, a.ldc, a.c_expert_stride);
-    p.c = a.c;
-    p.ldc = c.ld, p.batch_stride_c = c.batch_stride;
-    p.c_aligned32 = c.aligned32;
+    if constexpr (Cfg::kNvfp4Out) {
+      // NVFP4 C: packed rows of N / 2 bytes placed as the tokens' (masked: E slabs of max_tokens rows, the
+      // kernel's m), the scales at each expert's place, expert e's global scale c_global_scale ·
+      // c_global_scale_ptr[e].
+      p.c = static_cast<uint8_t*>(a.c.data);
+      p.ldc = a.n / 2;
+      p.m = a.tokens.layout == GroupedLayout::kMasked ? static_cast<int32_t>(a.tokens.max_tokens) : 0;
+      p.out_scales = static_cast<uint8_t*>(a.c.scales);
+      p.out_global_scale = a.c_global_scale;
+      p.scale_ptr[2] = a.c_global_scale_ptr;
+    } else {
+      const detail::GroupedOutput c = detail::grouped_output(a.c, a.tokens, a.n, a.ldc, a.c_expert_stride);
+      p.c = a.c;
+      p.ldc = c.ld, p.batch_stride_c = c.batch_stride;
+      p.c_aligned32 = c.aligned32;
+    }
     p.alpha1 = a.alpha1, p.alpha2 = a.alpha2;
     p.scale_ptr[0] = a.alpha1_ptr, p.scale_ptr[1] = a.alpha2_ptr;
     p.unit_alphas = detail::grouped_unit_alphas(a);
@@ -418,8 +430,6 @@ Status grouped_dual_gemm(const GroupedDualGemmArguments<In, Out, Epilogue>& a,
 template <class Out, class Epilogue>
 Status grouped_dual_gemm_nvfp4(const Nvfp4GroupedDualGemmArguments<Out, Epilogue>& a,
                                cudaStream_t stream = nullptr) {
-  static_assert(!std::is_same_v<Out, Nvfp4Output>,
-                "the grouped NVFP4 dual GEMM's NVFP4 output is not built yet");
   return detail::run_grouped_choice<GroupedNvfp4DualGemm, GroupedNvfp4DualGemmTokens128<Out, Epilogue>,
                                     GroupedNvfp4DualGemmTokens256<Out, Epilogue>>(
       a, stream, "bwgemm::sm100::grouped_dual_gemm_nvfp4", "sm100::GroupedNvfp4DualGemmTokens128",

@@ -36,8 +36,9 @@ struct GroupedParams {
   int32_t experts = 0;
   uint32_t* status = nullptr;  // the caller's device status word, or null
   // Per-expert scales: E floats in device memory each, or null (the host scale alone). The GEMM's alpha is
-  // scale_ptr[0], the dual GEMM's alpha1 and alpha2 scale_ptr[0] and scale_ptr[1].
-  const float* scale_ptr[2] = {nullptr, nullptr};
+  // scale_ptr[0], the dual GEMM's alpha1 and alpha2 scale_ptr[0] and scale_ptr[1], an NVFP4 output's global
+  // scale scale_ptr[2].
+  const float* scale_ptr[3] = {nullptr, nullptr, nullptr};
 };
 
 template <class Cfg>
@@ -117,20 +118,25 @@ struct GroupedNvfp4GemmRoles : GroupedRoles<Cfg, Nvfp4GemmRoles<Cfg>, GroupedNvf
   }
 };
 
-// The NVFP4 dual GEMM's (16-bit C): as the dual GEMM's.
+// The NVFP4 dual GEMM's: as the dual GEMM's; an NVFP4 C quantized with expert e's global scale, its rows and
+// scales at the expert's place (nvfp4_output_tile_store, sched::output_rows).
 template <class Cfg>
 struct GroupedNvfp4DualGemmRoles
     : GroupedRoles<Cfg, Nvfp4DualGemmRoles<Cfg>, GroupedNvfp4DualGemmParams<Cfg>> {
   using GroupedRoles<Cfg, Nvfp4DualGemmRoles<Cfg>, GroupedNvfp4DualGemmParams<Cfg>>::GroupedRoles;
   using Scales = typename Nvfp4DualGemmRoles<Cfg>::Scales;
-  static_assert(!Cfg::kNvfp4Out, "the grouped NVFP4 dual GEMM's NVFP4 output is not built yet");
 
-  BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>&, const sched::GroupedTileCoord& t, int32_t row,
-                                   const Scales& s) const {
+  BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>& ctx, const sched::GroupedTileCoord& t,
+                                   int32_t row, const Scales& s) const {
     Scales se = s;
     se.alphas.alpha1 = detail::expert_scale(s.alphas.alpha1, this->grouped.scale_ptr[0], t.expert);
     se.alphas.alpha2 = detail::expert_scale(s.alphas.alpha2, this->grouped.scale_ptr[1], t.expert);
-    return this->tile_store(t, row, se);
+    se.out_global_scale = detail::expert_scale(s.out_global_scale, this->grouped.scale_ptr[2], t.expert);
+    if constexpr (Cfg::kNvfp4Out) {
+      return this->nvfp4_tile_store(ctx, t, row, se);
+    } else {
+      return this->tile_store(t, row, se);
+    }
   }
 };
 

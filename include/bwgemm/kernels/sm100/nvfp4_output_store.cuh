@@ -52,7 +52,7 @@ struct Nvfp4QuantizeTileStore {
   static_assert(Cfg::kNvfp4OutChunks,
                 "the Config's chunks are not one scale line each (its kNvfp4OutChunks)");
   const Params& p;
-  const Scales& s;     // the run's per-tensor scales (run_epilogue holds them for the whole tile loop)
+  Scales s;            // the tile's per-tensor scales (a grouped tile's: its expert's)
   float global_scale;  // the output's global scale, its device part read
   uint8_t* data_row;   // the row's packed bytes (n / 2)
   uint8_t* scale_row;  // the row's scale byte of scale column 0 in its blocked buffer
@@ -78,24 +78,30 @@ struct Nvfp4QuantizeTileStore {
   }
 };
 
-// The store of row `row` of tile t (inside M) into the NVFP4 output whose packed data starts at `data`
-// (rows of n / 2 bytes, batches m rows apart) and whose scales are p.out_scales, with the per-tensor scales
-// `s` and the output's global scale `global_scale` (both read once per CTA). run_epilogue stores rows
-// inside M only (`row` is clamped to M - 1), so this thread's own row (epilogue_row) writes the scale
-// padding here when it lies past M but inside M's padding to 128 rows: a zero scale line per chunk of the
-// tile inside N, as the quantizer pads (plain stores, ordered by the kernel's end like every other output).
-template <class Value, int Accumulators, class Cfg, class Params, class Scales>
+// The store of row `row` of tile t (inside the rows it stores) into the NVFP4 output whose packed data starts
+// at `data` (rows of n / 2 bytes, batches m rows apart) and whose scales are p.out_scales, with the
+// per-tensor scales `s` and the output's global scale `global_scale` (both read once per CTA). The rows the
+// tile's rows belong to (sched::output_rows: M, or a grouped tile's expert) have their scales as a blocked
+// buffer of their own; run_epilogue stores rows inside them only (`row` is clamped to the last), so this
+// thread's own row (epilogue_row) writes the scale padding here when it lies past their end but inside its
+// padding to 128 rows: a zero scale line per chunk of the tile inside N, as the quantizer pads (plain stores,
+// ordered by the kernel's end like every other output).
+template <class Value, int Accumulators, class Cfg, class Params, class Scales, class Tile>
 BWGEMM_DEVICE Nvfp4QuantizeTileStore<Cfg, Params, Value, Scales, Accumulators> nvfp4_output_tile_store(
     const KernelContext<Cfg>& ctx, const Params& p, const Scales& s, float global_scale, uint8_t* data,
-    const sched::TileCoord& t, int32_t row) {
+    const Tile& t, int32_t row) {
   const int64_t sf_cols = p.n / kNvfp4BlockSize;
+  const sched::OutputRows rows = sched::output_rows(t, p.m);
+  uint8_t* const scales = p.out_scales + static_cast<int64_t>(rows.scale_block) *
+                                             ceil_div(sf_cols, kScaleAtomCols) * kScaleAtomBytes;
   const auto scale_row_of = [&](int32_t r) {
-    return p.out_scales + blocked_scale_offset(r, 0, t.batch, p.m, sf_cols);
+    return scales + blocked_scale_offset(r - rows.first, 0, t.batch, p.m, sf_cols);
   };
   const int32_t own_row = epilogue_row<Cfg>(t, ctx.rank, ctx.warp, ctx.lane);
-  // M padded to the scale atoms' 128 rows: the rows whose scales the buffer holds.
-  const int32_t padded_m = (p.m + kScaleAtomRows - 1) / kScaleAtomRows * kScaleAtomRows;
-  if (own_row >= p.m && own_row < padded_m) {
+  // The rows padded to the scale atoms' 128 rows: the rows whose scales the buffer holds.
+  const int32_t padded_end =
+      rows.first + (rows.end - rows.first + kScaleAtomRows - 1) / kScaleAtomRows * kScaleAtomRows;
+  if (own_row >= rows.end && own_row < padded_end) {
     uint8_t* const pad_row = scale_row_of(own_row);
 #pragma unroll
     for (int chunk = 0; chunk < Cfg::kBlockN / Cfg::kEpilogueColumns; ++chunk) {
