@@ -123,7 +123,7 @@ struct Nvfp4DualGemmRoles {
     } else {
       // SFA of this CTA's rows; the even CTA multicasts SFB1/SFB2 of the 128-row scale block holding the
       // tile's N columns to the pair.
-      const int32_t m_block = sched::scale_block(t, m0);
+      const int32_t m_block = sched::scale_row(t, m0) / Cfg::kScaleAtomRows;
       const int32_t n_block = (t.n * Cfg::kBlockN) / Cfg::kScaleAtomRows;
       const bool even_cta = ctx.even_cta;
       const uint64_t hint_a = p.cache_hint_a, hint_b = p.cache_hint_b;

@@ -164,7 +164,7 @@ struct Nvfp4GemmRoles {
     } else {
       // SFA of this CTA's rows; the even CTA multicasts SFB of the 128-row scale block holding the tile's N
       // columns to the pair.
-      const int32_t m_block = sched::scale_block(t, m0);
+      const int32_t m_block = sched::scale_row(t, m0) / Cfg::kScaleAtomRows;
       const int32_t n_block = (t.n * Cfg::kBlockN) / Cfg::kScaleAtomRows;
       const bool even_cta = ctx.even_cta;
       return [this, m_block, n_block, ab, wb, even_cta, hint_a, hint_b](uint32_t base, uint32_t bar,

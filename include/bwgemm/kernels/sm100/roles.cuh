@@ -216,7 +216,7 @@ BWGEMM_DEVICE void run_epilogue(const KernelContext<Cfg>& ctx, const Roles& role
     // inside the output.
     const auto store = roles.epilogue_tile(ctx, t, row < row_end - 1 ? row : row_end - 1, scales);
     const uint32_t acc_tmem = ctx.tmem + lane_base + acc.index * Cfg::kAccColumnsPerStage;
-    const int32_t tile_col = t.n * Cfg::kBlockN;
+    const int32_t tile_col = sched::first_column(t, Cfg::kBlockN);
     mbarrier_wait_parity(bars.acc_full[acc.index], acc.consumer_parity());
     tcgen05_fence_after_thread_sync();
     // The tile's chunks, each stored by store_chunk(column, values).
