@@ -102,6 +102,18 @@ inline TokenMap token_map(const GroupedTokens& t, int64_t experts, int64_t ld, i
   return {t.total_tokens, 1, ld};
 }
 
+// A's tensor maps: masked, (K, max_tokens, E) and its tail map (box rows max_tokens mod box_rows: a tile
+// starts at a multiple of box_rows of its slab); contiguous, (K, total_tokens, 1) alone (GroupedTiles loads
+// whole boxes there: a tile starts at its expert's first row, anywhere).
+template <class In>
+Status token_operand_maps(const In* a, const GroupedTokens& t, int64_t k, const TokenMap& am, int64_t ld,
+                          uint32_t box_rows, CUtensorMap* map, CUtensorMap* tail) {
+  if (t.layout == GroupedLayout::kMasked)
+    return operand_maps_with_tail(a, k, am.rows, am.batch, ld, am.batch_stride, ptx::kSw128Elements16,
+                                  box_rows, map, tail);
+  return operand_map(a, k, am.rows, am.batch, ld, am.batch_stride, ptx::kSw128Elements16, box_rows, map);
+}
+
 // The grouped fields of the kernels' parameters: the metadata, the column tiles, the output's expert stride
 // (masked: 0 meaning max_tokens · ld), the scale arrays and the status word.
 inline GroupedTileParams grouped_tile_params(const GroupedTokens& t, int64_t experts, int32_t n_tiles,
@@ -161,8 +173,8 @@ struct GroupedGemm {
     const detail::TokenMap am = detail::token_map(a.tokens, a.experts, lda, a.a_expert_stride);
 
     Params p;
-    if (Status s = detail::operand_maps_with_tail(a.a, a.k, am.rows, am.batch, lda, am.batch_stride,
-                                                  Cfg::kBlockK, Cfg::kARowsPerCta, &p.tmap_a, &p.tmap_a_tail);
+    if (Status s = detail::token_operand_maps(a.a, a.tokens, a.k, am, lda, Cfg::kARowsPerCta, &p.tmap_a,
+                                              &p.tmap_a_tail);
         !s.ok())
       return s;
     if (Status s = detail::operand_map(a.b, a.k, a.n, a.experts, ldb, b_stride, Cfg::kBlockK,
@@ -215,8 +227,7 @@ struct GroupedDualGemm {
 
     Params p;
     if (Status s =
-            detail::operand_maps_with_tail(a.a, a.k, am.rows, am.batch, lda, am.batch_stride,
-                                           ptx::kSw128Elements16, Cfg::kBlockM, &p.tmap_a, &p.tmap_a_tail);
+            detail::token_operand_maps(a.a, a.tokens, a.k, am, lda, Cfg::kBlockM, &p.tmap_a, &p.tmap_a_tail);
         !s.ok())
       return s;
     if (Status s = detail::operand_map(a.b1, a.k, a.n, a.experts, ldb, b_stride, ptx::kSw128Elements16,

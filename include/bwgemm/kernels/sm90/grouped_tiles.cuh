@@ -8,8 +8,8 @@
 //   row0(tile, cta_rank), col0(tile, cta_rank)  the tile's first row (A's and the output's row coordinate)
 //                                                and first column
 //   a_batch(tile), b_batch(tile)                 the third TMA coordinate of A and of B (and of a D map)
-//   a_rows()                                     the rows of A's tensor map (RowBox: a box that crosses them
-//                                                goes through the tail map)
+//   a_rows()                                     the rows past which a box of A goes through the tail map
+//                                                (RowBox; dense: M)
 //   row_end(tile)                                the rows below it are stored (and C read)
 //   out_offset(tile, ...), c_offset(tile)        elements from the output's (C's) pointer to the tile's batch
 //   epilogue(f, tile) / scales(s, tile)          the GEMM's functor / the dual GEMM's two scales for the tile
@@ -34,6 +34,7 @@
 // last tile, so that the word has every expert's bits whatever tiles the CTAs took.
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <type_traits>
 
@@ -97,8 +98,12 @@ class GroupedTiles {
     BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t col0(const Tile& t, uint32_t /*cta_rank*/) const { return t.n0; }
     BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t a_batch(const Tile& t) const { return masked() ? t.expert : 0; }
     BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t b_batch(const Tile& t) const { return t.expert; }
+    // Masked: max_tokens, the slab's rows (a tile starts at a multiple of kBlockM of its slab, so a box that
+    // crosses max_tokens holds max_tokens mod kBlockM rows: the tail map's box). Contiguous: no limit, every
+    // box whole (an expert's tiles start at its first row, anywhere, so the rows left before total_tokens
+    // need not be total_tokens mod kBlockM; TMA zero-fills the rows past total_tokens).
     BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t a_rows() const {
-      return static_cast<int32_t>(masked() ? g_.tokens.max_tokens : g_.tokens.total_tokens);
+      return masked() ? static_cast<int32_t>(g_.tokens.max_tokens) : INT32_MAX;
     }
     BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t row_end(const Tile& t) const { return t.row_end; }
     // The output's expert offset (the dense stride argument is not used: the expert stride is the walk's).
