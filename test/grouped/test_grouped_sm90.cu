@@ -1,6 +1,7 @@
 // The sm_90a grouped GEMM and grouped dual GEMM (sm90/grouped_gemm.cuh) against the host references
 // (reference/grouped.hpp), natively on a GPU of compute capability 9.0 (H100/H200); every GPU case skips with
-// a message elsewhere, the argument refusals run everywhere.
+// a message elsewhere; the argument refusals and the kernels' tile walk replayed on the host (every owned row
+// and column tile taken once by the persistent grid, for grids of 1 to 132 CTAs) run everywhere.
 //
 // Cases: E = 1 .. 16 with ragged counts up to 300 rows (empty experts first, in the middle and last, one-row
 // experts), both layouts, padded row strides and (masked) expert strides, per-expert alphas, every shipped
@@ -526,6 +527,68 @@ TEST(Sm90GroupedDualGemm, EveryShippedFunctor) {
   check_functor<epi::ReluSquaredMul>([](float g, float u) { return ref::relu2_mul(g, u); }, "ReluSquaredMul",
                                      803);
   check_functor<epi::Multiply>([](float g, float u) { return ref::multiply(g, u); }, "Multiply", 804);
+}
+
+// ---- the kernels' walk on the host (no GPU needed)
+// ---------------------------------------------------------
+
+// The tiles the kernels' CTAs take, walked on the host as each CTA's roles walk them (StaticPersistent over
+// grouped_tile_bound ids, each CTA stopping at the first id GroupedTileWalk rejects): every row of every
+// expert's tiles and every column tile exactly once, whatever the grid, and CTA 0's finished walk has the
+// reference's status bits.
+void check_walk(const Tokens& t, int64_t n_tiles, int64_t grid) {
+  const bwgemm::GroupedTokens tokens = t.masked ? bwgemm::masked_tokens(t.rows, t.meta.data())
+                                                : bwgemm::contiguous_tokens(t.rows, t.meta.data());
+  constexpr int64_t kBlockM = 128;
+  const int64_t bound = sm90::grouped_tile_bound(tokens, t.experts, kBlockM, n_tiles);
+  const int64_t slab = t.masked ? t.rows : 0;
+  std::vector<int> seen(static_cast<size_t>((t.masked ? t.experts * t.rows : t.rows) * n_tiles), 0);
+  uint32_t status0 = 0;
+  for (int64_t cta = 0; cta < std::min(grid, bound); ++cta) {
+    grouped::GroupedTileWalk walk(tokens, t.experts, kBlockM, n_tiles);
+    grouped::GroupedTile tile;
+    for (int32_t id = bwgemm::sched::StaticPersistent::first_tile(
+             static_cast<int32_t>(cta), static_cast<int32_t>(grid), static_cast<int32_t>(bound));
+         id != bwgemm::sched::kNoTile; id = bwgemm::sched::StaticPersistent::next_tile(
+                                           id, static_cast<int32_t>(grid), static_cast<int32_t>(bound))) {
+      if (!walk.seek(id, &tile)) break;
+      ASSERT_LT(tile.row_begin, tile.row_end);
+      for (int64_t r = tile.row_begin; r < tile.row_end; ++r)
+        ++seen[static_cast<size_t>((tile.expert * slab + r) * n_tiles + tile.n_tile)];
+    }
+    if (cta == 0) {
+      (void)walk.seek(INT64_MAX, &tile);
+      status0 = walk.status();
+    }
+  }
+  std::vector<int> want(seen.size(), 0);
+  const uint32_t want_status =
+      ref::grouped_detail::for_each_expert(tokens, t.experts, [&](int64_t e, const grouped::ExpertRows& r) {
+        for (int64_t row = r.begin; row < r.end; ++row)
+          for (int64_t j = 0; j < n_tiles; ++j) want[static_cast<size_t>((e * slab + row) * n_tiles + j)] = 1;
+      });
+  EXPECT_EQ(seen, want) << "grid " << grid;
+  EXPECT_EQ(status0, want_status) << "grid " << grid;
+}
+
+TEST(Sm90GroupedWalk, EveryOwnedTileOnceWhateverTheGrid) {
+  uint32_t seed = 900;
+  for (int64_t experts : {1, 3, 8, 16}) {
+    const std::vector<int64_t> counts = ragged(experts, seed++);
+    for (bool is_masked : {false, true}) {
+      Tokens t = is_masked ? masked(counts) : contiguous(counts);
+      for (int64_t grid : {1, 5, 132})
+        for (int64_t n_tiles : {1, 3}) check_walk(t, n_tiles, grid);
+      if (experts >= 8) {  // bad values
+        t.meta = is_masked ? bad_counts(t) : bad_offsets_decreasing(t);
+        for (int64_t grid : {1, 7, 132}) check_walk(t, 2, grid);
+        if (!is_masked) {
+          t.meta = bad_offsets_past_total(contiguous(counts));
+          check_walk(t, 2, 3);
+        }
+      }
+    }
+  }
 }
 
 // ---- argument refusals (no GPU needed)
