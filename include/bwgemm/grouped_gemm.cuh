@@ -24,6 +24,9 @@
 #include "bwgemm/base/status.hpp"
 #include "bwgemm/host/launch.hpp"
 #include "bwgemm/sm100/grouped_gemm.cuh"
+#if !BWGEMM_EMULATION
+#include "bwgemm/sm90/grouped_gemm.cuh"  // the Hopper backend (native builds: the emulator is an sm_100a device)
+#endif
 
 namespace bwgemm {
 
@@ -44,6 +47,9 @@ Status grouped_gemm(const GroupedGemmArguments<In, Out>& args, cudaStream_t stre
   host::ComputeCapability cc;
   const Status query = host::current_compute_capability(&cc);
   if (query.ok() && cc.is(10, 0)) return sm100::grouped_gemm(args, stream);
+#if !BWGEMM_EMULATION
+  if (query.ok() && cc.is(9, 0)) return sm90::grouped_gemm(args, stream);
+#endif
   return host::no_backend_for_device("bwgemm::grouped_gemm", query, cc);
 }
 
@@ -66,6 +72,9 @@ Status grouped_dual_gemm(const GroupedDualGemmArguments<In, Out, Epilogue>& args
   host::ComputeCapability cc;
   const Status query = host::current_compute_capability(&cc);
   if (query.ok() && cc.is(10, 0)) return sm100::grouped_dual_gemm(args, stream);
+#if !BWGEMM_EMULATION
+  if (query.ok() && cc.is(9, 0)) return sm90::grouped_dual_gemm(args, stream);
+#endif
   return host::no_backend_for_device("bwgemm::grouped_dual_gemm", query, cc);
 }
 

@@ -61,11 +61,46 @@ struct DualGemmParams {
   typename Cfg::Epilogue epilogue{};  // out = epilogue(alpha1 * A·B1ᵀ, alpha2 * A·B2ᵀ)
 };
 
-// In: the type of A, B1 and B2 (__half or __nv_bfloat16).
-template <class Cfg, class In>
-__global__ void __launch_bounds__(Cfg::kThreads, 1)
-    dual_gemm_kernel(const __grid_constant__ DualGemmParams<Cfg> p) {
-#if BWGEMM_SM90A_KERNEL_BODY
+// The dense dual GEMM's tile source (kernels/sm90/grouped_tiles.cuh describes the interface): the tiles of
+// p.tiles (sched::TileGrid::tile_at), M x N x batch, every id of the scheduler's walk a tile.
+template <class Cfg>
+struct DualGemmTiles {
+  using Tile = sched::TileCoord;
+  struct Walk {
+    const DualGemmParams<Cfg>& p;
+    BWGEMM_DEVICE BWGEMM_FORCEINLINE bool seek(int32_t id, Tile* t) const {
+      *t = p.tiles.tile_at(id);
+      return true;
+    }
+    BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t row0(const Tile& t, uint32_t cta_rank) const {
+      return tile_row0<Cfg>(t, cta_rank);
+    }
+    BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t col0(const Tile& t, uint32_t /*cta_rank*/) const {
+      return t.n * Cfg::kBlockN;
+    }
+    BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t a_batch(const Tile& t) const { return t.batch; }
+    BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t b_batch(const Tile& t) const { return t.batch; }
+    BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t a_rows() const { return p.m; }
+    BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t row_end(const Tile& /*t*/) const { return p.m; }
+    BWGEMM_DEVICE BWGEMM_FORCEINLINE int64_t out_offset(const Tile& t) const {
+      return static_cast<int64_t>(t.batch) * p.m * p.ldc;
+    }
+    BWGEMM_DEVICE BWGEMM_FORCEINLINE const epi::DualScales& scales(const epi::DualScales& s,
+                                                                   const Tile& /*t*/) const {
+      return s;
+    }
+    BWGEMM_DEVICE BWGEMM_FORCEINLINE void report(int32_t /*cluster*/) const {}
+  };
+  const DualGemmParams<Cfg>& p;
+  BWGEMM_DEVICE BWGEMM_FORCEINLINE Walk walk() const { return Walk{p}; }
+};
+
+// The kernel's body over the tiles of `source` (DualGemmTiles: the dense dual GEMM; GroupedTiles: the
+// grouped dual GEMM, kernels/sm90/grouped_tiles.cuh). In: the type of A, B1 and B2 (__half or
+// __nv_bfloat16).
+template <class Cfg, class In, class Source>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void dual_gemm_kernel_body(const DualGemmParams<Cfg>& p,
+                                                            const Source& source) {
   using namespace ::bwgemm::ptx;
   using Scheduler = typename Cfg::Scheduler;
 
@@ -103,31 +138,35 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     warpgroup_reg_dealloc<Cfg::kProducerRegs>();
     if (warp == 0 && elect_one_sync()) {
       PipelineState<Cfg::kStages> stage;
+      auto tiles = source.walk();
       for (int32_t tile = Scheduler::first_tile(cluster, p.num_clusters, total); tile != sched::kNoTile;
            tile = Scheduler::next_tile(tile, p.num_clusters, total)) {
-        const sched::TileCoord t = p.tiles.tile_at(tile);
-        const int32_t m0 = tile_row0<Cfg>(t, cta_rank);
-        const int32_t n0 = t.n * Cfg::kBlockN;
-        const RowBox a_box = row_box<Cfg::kBlockM>(m0, p.m, &p.tmap_a, &p.tmap_a_tail);
+        typename Source::Tile t;
+        if (!tiles.seek(tile, &t)) break;  // past the last tile (a grouped walk; dense: never)
+        const int32_t m0 = tiles.row0(t, cta_rank);
+        const int32_t n0 = tiles.col0(t, cta_rank);
+        const RowBox a_box = row_box<Cfg::kBlockM>(m0, tiles.a_rows(), &p.tmap_a, &p.tmap_a_tail);
         produce_k_blocks<Cfg>(
             stage, full, empty, smem, k_iters,
             [&](uint32_t base, uint32_t bar, int32_t k0) {
-              if (a_box.map != nullptr) tma_load(base + Cfg::kAOffset, a_box.map, bar, {k0, m0, t.batch});
+              if (a_box.map != nullptr)
+                tma_load(base + Cfg::kAOffset, a_box.map, bar, {k0, m0, tiles.a_batch(t)});
               if constexpr (kClusterCtas > 1) {
                 constexpr uint16_t kClusterMask = (1u << kClusterCtas) - 1;  // every CTA of the cluster
                 const uint32_t slice = cta_rank * Cfg::kBSliceBytes;
                 const int32_t n_slice = n0 + static_cast<int32_t>(cta_rank) * Cfg::kBRowsPerCta;
-                tma_load_multicast(base + Cfg::kB1Offset + slice, &p.tmap_b1, bar, {k0, n_slice, t.batch},
-                                   kClusterMask);
-                tma_load_multicast(base + Cfg::kB2Offset + slice, &p.tmap_b2, bar, {k0, n_slice, t.batch},
-                                   kClusterMask);
+                tma_load_multicast(base + Cfg::kB1Offset + slice, &p.tmap_b1, bar,
+                                   {k0, n_slice, tiles.b_batch(t)}, kClusterMask);
+                tma_load_multicast(base + Cfg::kB2Offset + slice, &p.tmap_b2, bar,
+                                   {k0, n_slice, tiles.b_batch(t)}, kClusterMask);
               } else {
-                tma_load(base + Cfg::kB1Offset, &p.tmap_b1, bar, {k0, n0, t.batch});
-                tma_load(base + Cfg::kB2Offset, &p.tmap_b2, bar, {k0, n0, t.batch});
+                tma_load(base + Cfg::kB1Offset, &p.tmap_b1, bar, {k0, n0, tiles.b_batch(t)});
+                tma_load(base + Cfg::kB2Offset, &p.tmap_b2, bar, {k0, n0, tiles.b_batch(t)});
               }
             },
             a_box.missing_bytes);
       }
+      tiles.report(cluster);  // the grouped walk's status word (dense: nothing)
       // Every load of this CTA is issued: the next kernel of the stream (launched with programmatic
       // dependent launch) may be scheduled once every CTA got here or exited, its set-up overlapping this
       // grid's last wgmmas and stores. Safe for the data at any point: the dependent's griddepcontrol.wait
@@ -145,12 +184,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     const epi::DualScales s = epi::dual_scales(p);
 
     PipelineState<Cfg::kStages> stage;
+    auto tiles = source.walk();
     uint32_t walk = 0;  // tiles of this CTA's walk so far (ping-pong: tile i is consumer i % 2's)
     for (int32_t tile = Scheduler::first_tile(cluster, p.num_clusters, total); tile != sched::kNoTile;
          tile = Scheduler::next_tile(tile, p.num_clusters, total), ++walk) {
       // Ping-pong: the other consumer's tiles pass this one by; the mainloops take turns (common.cuh).
       if (!ping_pong_take_tile<Cfg>(walk, consumer, stage, k_iters)) continue;
-      const sched::TileCoord t = p.tiles.tile_at(tile);
+      // Past the last tile: a grouped walk's end (its sources take no ping-pong Config); dense: never.
+      typename Source::Tile t;
+      if (!tiles.seek(tile, &t)) break;
 
       float acc[Cfg::kAccRegs];
       zero_accumulator(acc);
@@ -171,22 +213,23 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       // ---- epilogue: fragment -> functor -> C --------------------------------------------------------
       // Thread (warp w, lane l) holds rows 16w + l/4 (+8) and columns 8j + 2(l%4) (+1) of its 64-row slice:
       // gate at acc[4j + 2h + e], up at acc[kBlockN / 2 + 4j + 2h + e] (ptx/wgmma.cuh).
-      const int32_t slice_m0 = tile_row0<Cfg>(t, cta_rank) + Cfg::consumer_row0(consumer);
+      const int32_t slice_m0 = tiles.row0(t, cta_rank) + Cfg::consumer_row0(consumer);
       const int32_t row0 = slice_m0 + static_cast<int32_t>(warp_in_group * 16 + lane / 4);
-      const int32_t col0 = t.n * Cfg::kBlockN + static_cast<int32_t>(2 * (lane % 4));
+      const int32_t col0 = tiles.col0(t, cta_rank) + static_cast<int32_t>(2 * (lane % 4));
+      const auto& ts = tiles.scales(s, t);  // the tile's scales (grouped: the expert's alphas)
       // The functor applied to the pair of columns 8j + 2(l%4) (+1) of row 16w + l/4 + 8h.
       const auto apply = [&](int j, int h, float& v0, float& v1) {
         const int g = 4 * j + 2 * h;
         const int u = Cfg::kBlockN / 2 + g;
-        v0 = p.epilogue(s.alpha1 * acc[g], s.alpha2 * acc[u]);
-        v1 = p.epilogue(s.alpha1 * acc[g + 1], s.alpha2 * acc[u + 1]);
+        v0 = p.epilogue(ts.alpha1 * acc[g], ts.alpha2 * acc[u]);
+        v1 = p.epilogue(ts.alpha1 * acc[g + 1], ts.alpha2 * acc[u + 1]);
       };
       const auto store_from_registers = [&] {
-        typename Cfg::Out* c_batch = p.c + static_cast<int64_t>(t.batch) * p.m * p.ldc;
+        typename Cfg::Out* c_batch = p.c + tiles.out_offset(t);
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const int32_t row = row0 + 8 * h;
-          if (row >= p.m) continue;
+          if (row >= tiles.row_end(t)) continue;
           typename Cfg::Out* c_row = c_batch + static_cast<int64_t>(row) * p.ldc;
 #pragma unroll
           for (int j = 0; j < Cfg::kBlockN / 8; ++j) {
@@ -200,7 +243,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       };
       if constexpr (Cfg::kTmaStore) {
         if (p.tma_store) {
-          store_slice_with_tma<Cfg>(&p.tmap_c, smem, me, t.n * Cfg::kBlockN, slice_m0, t.batch, apply);
+          store_slice_with_tma<Cfg>(&p.tmap_c, smem, me, tiles.col0(t, cta_rank), slice_m0, tiles.b_batch(t),
+                                    apply);
         } else {
           store_from_registers();
         }
@@ -216,6 +260,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 
   // A CTA must outlive the peer's multicasts into its stages and arrivals on its barriers.
   if constexpr (kClusterCtas > 1) cluster_sync();
+}
+
+template <class Cfg, class In>
+__global__ void __launch_bounds__(Cfg::kThreads, 1)
+    dual_gemm_kernel(const __grid_constant__ DualGemmParams<Cfg> p) {
+#if BWGEMM_SM90A_KERNEL_BODY
+  dual_gemm_kernel_body<Cfg, In>(p, DualGemmTiles<Cfg>{p});
 #else
   (void)p;
   ::bwgemm::ptx::trap();  // built for another architecture; the entry points never launch it here

@@ -114,11 +114,48 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void load_pair(const Out* src, float& v0, float
   }
 }
 
-// BMnMajor: B is K x N row-major (a compile-time choice, so each kernel has one wgmma form and no branch
-// between the wgmmas of a stage).
-template <class Cfg, class In, bool BMnMajor>
-__global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_constant__ GemmParams<Cfg> p) {
-#if BWGEMM_SM90A_KERNEL_BODY
+// The dense GEMM's tile source (kernels/sm90/grouped_tiles.cuh describes the interface): the cluster tiles of
+// p.tiles (sched::TileGrid::tile_at), M x N x batch, every id of the scheduler's walk a tile.
+template <class Cfg>
+struct GemmTiles {
+  using Tile = sched::TileCoord;
+  struct Walk {
+    const GemmParams<Cfg>& p;
+    BWGEMM_DEVICE BWGEMM_FORCEINLINE bool seek(int32_t id, Tile* t) const {
+      *t = p.tiles.tile_at(id);
+      return true;
+    }
+    BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t row0(const Tile& t, uint32_t cta_rank) const {
+      return tile_row0<Cfg>(t, cta_rank);
+    }
+    BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t col0(const Tile& t, uint32_t cta_rank) const {
+      return tile_col0<Cfg>(t, cta_rank);
+    }
+    BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t a_batch(const Tile& t) const { return t.batch; }
+    BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t b_batch(const Tile& t) const { return t.batch; }
+    BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t a_rows() const { return p.m; }
+    BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t row_end(const Tile& /*t*/) const { return p.m; }
+    BWGEMM_DEVICE BWGEMM_FORCEINLINE int64_t out_offset(const Tile& t) const {
+      return static_cast<int64_t>(t.batch) * p.batch_stride_d;
+    }
+    BWGEMM_DEVICE BWGEMM_FORCEINLINE int64_t c_offset(const Tile& t) const {
+      return static_cast<int64_t>(t.batch) * p.batch_stride_c;
+    }
+    template <class Epilogue>
+    BWGEMM_DEVICE BWGEMM_FORCEINLINE const Epilogue& epilogue(const Epilogue& f, const Tile& /*t*/) const {
+      return f;
+    }
+    BWGEMM_DEVICE BWGEMM_FORCEINLINE void report(int32_t /*cluster*/) const {}
+  };
+  const GemmParams<Cfg>& p;
+  BWGEMM_DEVICE BWGEMM_FORCEINLINE Walk walk() const { return Walk{p}; }
+};
+
+// The kernel's body over the tiles of `source` (GemmTiles: the dense GEMM; GroupedTiles: the grouped GEMM,
+// kernels/sm90/grouped_tiles.cuh). BMnMajor: B is K x N row-major (a compile-time choice, so each kernel has
+// one wgmma form and no branch between the wgmmas of a stage).
+template <class Cfg, class In, bool BMnMajor, class Source>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void gemm_kernel_body(const GemmParams<Cfg>& p, const Source& source) {
   using namespace ::bwgemm::ptx;
   using Scheduler = typename Cfg::Scheduler;
   using Out = typename Cfg::Out;
@@ -195,51 +232,54 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
     if (warp == 0 && elect_one_sync()) {
       constexpr uint16_t kClusterMask = (1u << kClusterCtas) - 1;  // multicast to every CTA of the cluster
       PipelineState<Cfg::kStages> stage;
+      auto tiles = source.walk();
       for (int32_t unit = first_unit(); unit != sched::kNoTile; unit = next_unit(unit)) {
         const Segment seg = unit_segment(unit);
-        const sched::TileCoord t = p.tiles.tile_at(seg.tile);
-        const int32_t m0 = tile_row0<Cfg>(t, cta_rank);
-        const int32_t n0 = tile_col0<Cfg>(t, cta_rank);
+        typename Source::Tile t;
+        if (!tiles.seek(seg.tile, &t)) break;  // past the last tile (a grouped walk; dense: never)
+        const int32_t m0 = tiles.row0(t, cta_rank);
+        const int32_t n0 = tiles.col0(t, cta_rank);
         // This CTA's share of each operand: the whole of one loaded alone, its half of one shared with the
         // peer (multicast to both).
         const uint32_t a_share = Cfg::kASharers > 1 ? cta_rank : 0u;
         const uint32_t b_share = Cfg::kBSharers > 1 ? cta_rank : 0u;
         const auto load = [&](const CUtensorMap* map, bool shared, uint32_t dst, uint32_t bar, int32_t inner,
-                              int32_t outer) {
+                              int32_t outer, int32_t batch) {
           if (kClusterCtas > 1 && shared) {
-            tma_load_multicast(dst, map, bar, {inner, outer, t.batch}, kClusterMask);
+            tma_load_multicast(dst, map, bar, {inner, outer, batch}, kClusterMask);
           } else {
-            tma_load(dst, map, bar, {inner, outer, t.batch});
+            tma_load(dst, map, bar, {inner, outer, batch});
           }
         };
         const int32_t k_iters = seg.k_end - seg.k_begin;
         // A box that would cross M goes through the tail map (a shared A keeps the full boxes: its peer
         // waits for the bytes of both halves).
         const int32_t a_row0 = m0 + static_cast<int32_t>(a_share) * Cfg::kARowsPerCta;
-        const RowBox a_box = Cfg::kASharers > 1
-                                 ? RowBox{&p.tmap_a, 0u}
-                                 : row_box<Cfg::kARowsPerCta>(a_row0, p.m, &p.tmap_a, &p.tmap_a_tail);
+        const RowBox a_box = Cfg::kASharers > 1 ? RowBox{&p.tmap_a, 0u}
+                                                : row_box<Cfg::kARowsPerCta>(a_row0, tiles.a_rows(),
+                                                                             &p.tmap_a, &p.tmap_a_tail);
         produce_k_blocks<Cfg, Cfg::template tx_bytes<BMnMajor>()>(
             stage, full, empty, smem, k_iters,
             [&](uint32_t base, uint32_t bar, int32_t k) {
               const int32_t k0 = seg.k_begin * Cfg::kBlockK + k;  // this unit's K blocks
               if (a_box.map != nullptr)
                 load(a_box.map, Cfg::kASharers > 1, base + Cfg::kAOffset + a_share * Cfg::kASliceBytes, bar,
-                     k0, a_row0);
+                     k0, a_row0, tiles.a_batch(t));
               if constexpr (BMnMajor) {
 #pragma unroll
                 for (int c = 0; c < Cfg::kBMnChunksPerCta; ++c) {
                   const int chunk = static_cast<int>(b_share) * Cfg::kBMnChunksPerCta + c;
                   load(&p.tmap_b, Cfg::kBSharers > 1, base + Cfg::kBOffset + chunk * Cfg::kBMnChunkBytes, bar,
-                       n0 + chunk * Cfg::kBMnChunkColumns, k0);
+                       n0 + chunk * Cfg::kBMnChunkColumns, k0, tiles.b_batch(t));
                 }
               } else {
                 load(&p.tmap_b, Cfg::kBSharers > 1, base + Cfg::kBOffset + b_share * Cfg::kBSliceBytes, bar,
-                     k0, n0 + static_cast<int32_t>(b_share) * Cfg::kBKMajorRowsPerCta);
+                     k0, n0 + static_cast<int32_t>(b_share) * Cfg::kBKMajorRowsPerCta, tiles.b_batch(t));
               }
             },
             a_box.missing_bytes);
       }
+      tiles.report(cluster);  // the grouped walk's status word (dense: nothing)
       // Every load of this CTA is issued: the next kernel of the stream (launched with programmatic
       // dependent launch) may be scheduled once every CTA got here or exited, its set-up overlapping this
       // grid's last wgmmas and stores. Safe for the data at any point: the dependent's griddepcontrol.wait
@@ -267,13 +307,16 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
     constexpr uint32_t kBK16Bytes = BMnMajor ? kWgmmaK16BytesMnMajor : kWgmmaK16BytesKMajor;
 
     PipelineState<Cfg::kStages> stage;
+    auto tiles = source.walk();
     uint32_t walk = 0;  // tiles of this CTA's walk so far (ping-pong: tile i is consumer i % 2's)
     for (int32_t unit = first_unit(); unit != sched::kNoTile; unit = next_unit(unit), ++walk) {
       const Segment seg = unit_segment(unit);
       const int32_t k_iters = seg.k_end - seg.k_begin;
       // Ping-pong: the other consumer's tiles pass this one by; the mainloops take turns (common.cuh).
       if (!ping_pong_take_tile<Cfg>(walk, consumer, stage, k_iters)) continue;
-      const sched::TileCoord t = p.tiles.tile_at(seg.tile);
+      // Past the last tile: a grouped walk's end (its sources take no ping-pong Config); dense: never.
+      typename Source::Tile t;
+      if (!tiles.seek(seg.tile, &t)) break;
 
       // One accumulator fragment per 64-row block of the consumer's rows (Cfg::kRowBlocks).
       float acc[Cfg::kRowBlocks][Cfg::kAccRegs];
@@ -332,16 +375,18 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
       // ---- epilogue: fragment (+ C) -> functor -> D ---------------------------------------------------
       // Thread (warp w, lane l) holds rows 16w + l/4 (+8) and columns 8j + 2(l%4) (+1) of each 64-row
       // block rb of its rows, at acc[rb][4j + 2h + e] (ptx/wgmma.cuh).
-      const int32_t slice_m0 = tile_row0<Cfg>(t, cta_rank) + Cfg::consumer_row0(consumer);
+      const int32_t slice_m0 = tiles.row0(t, cta_rank) + Cfg::consumer_row0(consumer);
       const int32_t row0 = slice_m0 + static_cast<int32_t>(warp_in_group * 16 + lane / 4);
-      const int32_t tile_n0 = tile_col0<Cfg>(t, cta_rank);
+      const int32_t tile_n0 = tiles.col0(t, cta_rank);
       const int32_t col0 = tile_n0 + static_cast<int32_t>(2 * (lane % 4));
-      const Out* c_batch = p.c + static_cast<int64_t>(t.batch) * p.batch_stride_c;
+      const Out* c_batch = p.c + tiles.c_offset(t);
+      const auto& ft = tiles.epilogue(f, t);  // the tile's functor (grouped: the expert's alpha)
       // The functor applied to sums a0, a1 (columns col, col + 1 of `row`); C read only in bounds.
       const auto apply = [&](float a0, float a1, int32_t row, int32_t col, float& v0, float& v1) {
         const auto read_c = [&](float& c0, float& c1) {
           c0 = 0.0f, c1 = 0.0f;
-          if (row < p.m && col < p.n) load_pair(c_batch + static_cast<int64_t>(row) * p.ldc + col, c0, c1);
+          if (row < tiles.row_end(t) && col < p.n)
+            load_pair(c_batch + static_cast<int64_t>(row) * p.ldc + col, c0, c1);
         };
         // C when the functor needs it (takes only (acc, c)) or asks for it (p.read_c, for one that takes
         // both).
@@ -349,17 +394,17 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
           if (!kTakesAccOnly || p.read_c) {
             float c0, c1;
             read_c(c0, c1);
-            v0 = f(a0, c0);
-            v1 = f(a1, c1);
+            v0 = ft(a0, c0);
+            v1 = ft(a1, c1);
             return;
           }
         }
         if constexpr (kTakesAccOnly) {
-          v0 = f(a0);
-          v1 = f(a1);
+          v0 = ft(a0);
+          v1 = ft(a1);
         }
       };
-      Out* d_batch = p.d + static_cast<int64_t>(t.batch) * p.batch_stride_d;
+      Out* d_batch = p.d + tiles.out_offset(t);
       if (splits > 1) {
         // ---- split K: partials, the cluster's rank-order reduction, D from registers ------------------
         // Both consumers are done reading the stages (the partials overwrite them; one tile per CTA).
@@ -370,14 +415,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
         static_assert(!Cfg::kSplitK || Cfg::kRowBlocks == 1, "split K takes one row block per consumer");
         write_partials<Cfg::kPartialGroup, Cfg::kConsumerThreads>(partials, acc[0], tid);
         cluster_sync();  // every CTA's partials are written and visible to the cluster
-        const int32_t m0 = tile_row0<Cfg>(t, 0), n0 = tile_col0<Cfg>(t, 0);
+        const int32_t m0 = tiles.row0(t, 0), n0 = tiles.col0(t, 0);
         for_each_rank_quad_sum<Cfg::kPartialQuads, Cfg::kConsumerThreads, 1, kQuadsInFlight>(
             splits, split_rank, tid, smem + Cfg::kPartialOffset, 0, [&](int q, const Float4(&sums)[1]) {
               // Quad q: one row of the tile, 4 adjacent columns (GemmConfig::partial_quad_coord).
               const typename Cfg::QuadCoord at = Cfg::partial_quad_coord(q);
               const int32_t row = m0 + at.row, col = n0 + at.col;
               const Float4& sum = sums[0];
-              if (row >= p.m) return;
+              if (row >= tiles.row_end(t)) return;
               Out* d_row = d_batch + static_cast<int64_t>(row) * p.ldd;
               float v0, v1;
               if (col < p.n) {
@@ -395,7 +440,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
 #pragma unroll
         for (int rb = 0; rb < Cfg::kRowBlocks; ++rb) {
           const int32_t rb_rows = rb * kWgmmaM;
-          store_slice_with_tma<Cfg>(&p.tmap_d, smem, me, tile_n0, slice_m0 + rb_rows, t.batch,
+          store_slice_with_tma<Cfg>(&p.tmap_d, smem, me, tile_n0, slice_m0 + rb_rows, tiles.b_batch(t),
                                     [&](int j, int h, float& v0, float& v1) {
                                       const int i = 4 * j + 2 * h;
                                       apply(acc[rb][i], acc[rb][i + 1], row0 + rb_rows + 8 * h, col0 + 8 * j,
@@ -408,7 +453,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
 #pragma unroll
           for (int h = 0; h < 2; ++h) {
             const int32_t row = row0 + rb * kWgmmaM + 8 * h;
-            if (row >= p.m) continue;
+            if (row >= tiles.row_end(t)) continue;
             Out* d_row = d_batch + static_cast<int64_t>(row) * p.ldd;
 #pragma unroll
             for (int j = 0; j < Cfg::kBlockN / 8; ++j) {
@@ -429,6 +474,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_con
   // A CTA must outlive the peer's multicasts into its stages and arrivals on its barriers (ClusterCtas = 2),
   // or the peers' reads of its partials (split K).
   if (kClusterCtas > 1 || splits > 1) cluster_sync();
+}
+
+template <class Cfg, class In, bool BMnMajor>
+__global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_kernel(const __grid_constant__ GemmParams<Cfg> p) {
+#if BWGEMM_SM90A_KERNEL_BODY
+  gemm_kernel_body<Cfg, In, BMnMajor>(p, GemmTiles<Cfg>{p});
 #else
   (void)p;
   ::bwgemm::ptx::trap();  // built for another architecture; the entry points never launch it here

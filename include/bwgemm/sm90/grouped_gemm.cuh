@@ -1,0 +1,270 @@
+// bwgemm's Hopper (sm_90a) grouped GEMMs for mixture-of-experts layers, 16-bit operands, fp32 accumulation:
+//
+//   grouped_gemm       D_e = alpha_e · A_e B_eᵀ                                    (FC2)
+//   grouped_dual_gemm  C_e = epilogue(alpha1_e · A_e B1_eᵀ, alpha2_e · A_e B2_eᵀ)    (FC1, a gated functor)
+//
+// The arguments are bwgemm::GroupedGemmArguments and bwgemm::GroupedDualGemmArguments
+// (arguments/grouped_gemm.hpp, grouped_dual_gemm.hpp; docs/moe.md: the contiguous and masked token layouts,
+// the stacked weights, the per-expert scales, the status word), the same for every backend.
+//
+//   bwgemm::GroupedGemmArguments<__nv_bfloat16> args;
+//   args.tokens = bwgemm::contiguous_tokens(total_tokens, offs);  // offs: E int32 on the device
+//   args.experts = E; args.n = n; args.k = k;
+//   args.a = a; args.b = w; args.d = d;
+//   bwgemm::Status s = bwgemm::sm90::grouped_gemm(args, stream);
+//   // or an explicit kernel:
+//   s = bwgemm::sm90::GroupedGemm<bwgemm::sm90::GroupedGemmTile128x128<__nv_bfloat16>>::run(args, stream);
+//
+// The kernels (kernels/sm90/grouped_kernels.cuh) are the tiled GEMM's and dual GEMM's over the experts' row
+// tiles: a static persistent grid of min(tile bound, resident CTAs) CTAs, the bound from host arguments only
+// (contiguous (ceil(total_tokens / BlockM) + E) · ceil(N / BlockN) tiles, masked E · ceil(max_tokens /
+// BlockM) · ceil(N / BlockN)), so a CUDA graph captures the launch once and replays it with new device
+// offsets or counts. Each CTA's roles walk the tile ids cluster, cluster + clusters, ... through the
+// experts' device values (grouped::GroupedTileWalk) and stop at the first id past the experts' tiles.
+//
+// The call validates everything first (bwgemm::validate, then the Config's tile bound, which must fit in
+// 32 bits), then needs a GPU of compute capability 9.0 and device-accessible operands; it launches nothing on
+// error, is asynchronous on `stream`, allocates nothing and does not synchronize.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "bwgemm/arguments/grouped_dual_gemm.hpp"
+#include "bwgemm/arguments/grouped_gemm.hpp"
+#include "bwgemm/base/grouped.hpp"
+#include "bwgemm/base/int_math.hpp"
+#include "bwgemm/base/status.hpp"
+#include "bwgemm/epilogue/functors.cuh"
+#include "bwgemm/host/launch.hpp"
+#include "bwgemm/kernels/sm90/grouped_kernels.cuh"
+#include "bwgemm/sm90/catalogue.cuh"
+#include "bwgemm/sm90/operand_map.cuh"
+
+namespace bwgemm::sm90 {
+
+// ---- the Configs the default entry points run
+// --------------------------------------------------------------- The catalogue's tiled Configs with D (C)
+// stored from registers: an expert's last row tile stores only its rows, which a TMA store of whole boxes
+// cannot do. One Config per operation, whatever the counts (they are on the device) and whatever
+// expected_tokens_per_expert says; chosen by analogy with the dense choice, not measured on grouped calls:
+//   GroupedGemmTile128x128      : GemmTile128x128 (128 x 128 tiles, 6 stages), the dense GEMM's narrowest
+//                                 128-row tile, so that an expert's few row tiles still give the grid
+//                                 N / 128 column tiles each
+//   GroupedDualGemmTile128x64   : DualGemmTile128x64 (128 x 64 pairs, 6 stages), the dense dual GEMM's
+//                                 choice at M · batch <= 256 (sm90/choice.hpp), the few rows per expert of
+//                                 a decode or prefill MoE layer
+template <class Out>
+using GroupedGemmTile128x128 = typename GemmTile128x128<Out>::template WithTmaStore<false>;
+template <class Out, class Epilogue = epi::SiluMul>
+using GroupedDualGemmTile128x64 =
+    typename DualGemmTile128x64<Out>::template WithTmaStore<false>::template WithEpilogue<Epilogue>;
+
+namespace detail {
+
+// The tile bound of a grouped call (kernels/sm90/grouped_tiles.cuh, grouped_tile_bound) as the TileGrid the
+// kernels' scheduler strides over: tiles_m row tiles x tiles_n column tiles, total() the bound; refused where
+// it does not fit in 32 bits (the kernels' tile ids).
+inline Status grouped_tile_grid(const GroupedTokens& t, int64_t experts, int64_t n, int64_t block_m,
+                                int64_t block_n, sched::TileGrid* grid) {
+  const int64_t n_tiles = ceil_div(n, block_n);
+  const int64_t row_tiles = grouped_tile_bound(t, experts, block_m, 1);
+  int64_t total = 0;
+  if (!checked_mul(row_tiles, n_tiles, &total) || total > (int64_t{1} << 31) - 1) {
+    const std::string rows = t.layout == GroupedLayout::kMasked
+                                 ? "experts · ceil(max_tokens / " + std::to_string(block_m) + ")"
+                                 : "ceil(total_tokens / " + std::to_string(block_m) + ") + experts";
+    return Status::invalid_argument("too many tiles for one launch: the grouped kernels walk up to (" + rows +
+                                    ") · ceil(n / " + std::to_string(block_n) +
+                                    ") = " + std::to_string(row_tiles) + " · " + std::to_string(n_tiles) +
+                                    " tiles, which must be below 2^31");
+  }
+  grid->tiles_m = static_cast<int32_t>(row_tiles);
+  grid->tiles_n = static_cast<int32_t>(n_tiles);
+  grid->batch = 1;
+  grid->group_m = 1;
+  return Status::success();
+}
+
+// The rows of A's tensor map (the layout's buffer) and its batch (E slabs, masked; one, contiguous) with the
+// batch stride (masked: a_expert_stride, 0 meaning max_tokens · lda; contiguous: never stepped, lda).
+struct TokenMap {
+  int64_t rows, batch, batch_stride;
+};
+inline TokenMap token_map(const GroupedTokens& t, int64_t experts, int64_t ld, int64_t expert_stride) {
+  if (t.layout == GroupedLayout::kMasked)
+    return {t.max_tokens, experts, expert_stride == 0 ? t.max_tokens * ld : expert_stride};
+  return {t.total_tokens, 1, ld};
+}
+
+// A's tensor maps: masked, (K, max_tokens, E) and its tail map (box rows max_tokens mod box_rows: a tile
+// starts at a multiple of box_rows of its slab); contiguous, (K, total_tokens, 1) alone (GroupedTiles loads
+// whole boxes there: a tile starts at its expert's first row, anywhere).
+template <class In>
+Status token_operand_maps(const In* a, const GroupedTokens& t, int64_t k, const TokenMap& am, int64_t ld,
+                          uint32_t box_rows, CUtensorMap* map, CUtensorMap* tail) {
+  if (t.layout == GroupedLayout::kMasked)
+    return operand_maps_with_tail(a, k, am.rows, am.batch, ld, am.batch_stride, ptx::kSw128Elements16,
+                                  box_rows, map, tail);
+  return operand_map(a, k, am.rows, am.batch, ld, am.batch_stride, ptx::kSw128Elements16, box_rows, map);
+}
+
+// The grouped fields of the kernels' parameters: the metadata, the column tiles, the output's expert stride
+// (masked: 0 meaning max_tokens · ld), the scale arrays and the status word.
+inline GroupedTileParams grouped_tile_params(const GroupedTokens& t, int64_t experts, int32_t n_tiles,
+                                             int64_t out_ld, int64_t out_expert_stride, const float* scale0,
+                                             const float* scale1, uint32_t* status) {
+  GroupedTileParams g;
+  g.tokens = t;
+  g.experts = static_cast<int32_t>(experts);
+  g.n_tiles = n_tiles;
+  g.out_expert_stride = t.layout == GroupedLayout::kMasked
+                            ? (out_expert_stride == 0 ? t.max_tokens * out_ld : out_expert_stride)
+                            : 0;
+  g.scale_ptr[0] = scale0;
+  g.scale_ptr[1] = scale1;
+  g.status = status;
+  return g;
+}
+
+// The checks every grouped entry point makes before it touches the device: the operation's rules, then the
+// Config's tile bound.
+template <class Cfg, class Args>
+Status can_implement_grouped(const Args& a, sched::TileGrid* grid) {
+  if (Status s = validate(a); !s.ok()) return s;
+  return grouped_tile_grid(a.tokens, a.experts, a.n, Cfg::kBlockM, Cfg::kBlockN, grid);
+}
+
+}  // namespace detail
+
+// The grouped GEMM on Config Cfg (GroupedTiles::config_supported: one CTA per cluster, no ping-pong, D from
+// registers, sched::StaticPersistent; functor epi::LinearCombination).
+template <class Cfg>
+struct GroupedGemm {
+  using Out = typename Cfg::Out;
+  using Params = GroupedGemmParams<Cfg>;
+  static_assert(GroupedTiles<Cfg>::config_supported(),
+                "grouped kernels: one CTA per cluster, no ping-pong, no TMA store, sched::StaticPersistent");
+  static_assert(std::is_same_v<typename Cfg::Epilogue, epi::LinearCombination>,
+                "the grouped GEMM's functor is LinearCombination (alpha_e · acc)");
+
+  // Host-side checks only (no device access): the operation's rules, then this Config's tile bound.
+  template <class In>
+  static Status can_implement(const GroupedGemmArguments<In, Out>& a) {
+    sched::TileGrid grid;
+    return detail::can_implement_grouped<Cfg>(a, &grid);
+  }
+
+  template <class In>
+  static Status run(const GroupedGemmArguments<In, Out>& a, cudaStream_t stream = nullptr) {
+    sched::TileGrid grid;
+    if (Status s = detail::can_implement_grouped<Cfg>(a, &grid); !s.ok()) return s;
+    if (Status s = host::require_compute_capability_90("bwgemm::sm90::GroupedGemm"); !s.ok()) return s;
+    if (Status s = host::require_device_pointers(device_operands(a), "bwgemm::sm90::GroupedGemm"); !s.ok())
+      return s;
+    const int64_t lda = a.lda == 0 ? a.k : a.lda, ldb = a.ldb == 0 ? a.k : a.ldb,
+                  ldd = a.ldd == 0 ? a.n : a.ldd;
+    const int64_t b_stride = a.b_expert_stride == 0 ? a.n * ldb : a.b_expert_stride;
+    const detail::TokenMap am = detail::token_map(a.tokens, a.experts, lda, a.a_expert_stride);
+
+    Params p;
+    if (Status s = detail::token_operand_maps(a.a, a.tokens, a.k, am, lda, Cfg::kARowsPerCta, &p.tmap_a,
+                                              &p.tmap_a_tail);
+        !s.ok())
+      return s;
+    if (Status s = detail::operand_map(a.b, a.k, a.n, a.experts, ldb, b_stride, Cfg::kBlockK,
+                                       Cfg::kBKMajorRowsPerCta, &p.tmap_b);
+        !s.ok())
+      return s;
+    p.d = a.d;
+    p.ldd = ldd;
+    p.m = static_cast<int32_t>(am.rows);
+    p.n = static_cast<int32_t>(a.n);
+    p.k = static_cast<int32_t>(a.k);
+    p.tiles = grid;
+    p.splits = 1;
+    p.read_c = false;
+    p.epilogue = epi::LinearCombination{a.alpha, 0.0f, nullptr, nullptr};
+    p.grouped = detail::grouped_tile_params(a.tokens, a.experts, grid.tiles_n, ldd, a.d_expert_stride,
+                                            a.alpha_ptr, nullptr, a.status);
+    return host::launch_tile_kernel<Cfg>(&grouped_gemm_kernel<Cfg, In>, p, stream, a.launch);
+  }
+};
+
+// The grouped dual GEMM on Config Cfg (a DualGemmConfig with GroupedTiles::config_supported; its Epilogue
+// the arguments').
+template <class Cfg>
+struct GroupedDualGemm {
+  using Out = typename Cfg::Out;
+  using Epilogue = typename Cfg::Epilogue;
+  using Params = GroupedDualGemmParams<Cfg>;
+  static_assert(GroupedTiles<Cfg>::config_supported(),
+                "grouped kernels: one CTA per cluster, no ping-pong, no TMA store, sched::StaticPersistent");
+
+  template <class In>
+  static Status can_implement(const GroupedDualGemmArguments<In, Out, Epilogue>& a) {
+    sched::TileGrid grid;
+    return detail::can_implement_grouped<Cfg>(a, &grid);
+  }
+
+  template <class In>
+  static Status run(const GroupedDualGemmArguments<In, Out, Epilogue>& a, cudaStream_t stream = nullptr) {
+    sched::TileGrid grid;
+    if (Status s = detail::can_implement_grouped<Cfg>(a, &grid); !s.ok()) return s;
+    if (Status s = host::require_compute_capability_90("bwgemm::sm90::GroupedDualGemm"); !s.ok()) return s;
+    if (Status s = host::require_device_pointers(device_operands(a), "bwgemm::sm90::GroupedDualGemm");
+        !s.ok())
+      return s;
+    const int64_t lda = a.lda == 0 ? a.k : a.lda, ldb = a.ldb == 0 ? a.k : a.ldb,
+                  ldc = a.ldc == 0 ? a.n : a.ldc;
+    const int64_t b_stride = a.b_expert_stride == 0 ? a.n * ldb : a.b_expert_stride;
+    const detail::TokenMap am = detail::token_map(a.tokens, a.experts, lda, a.a_expert_stride);
+
+    Params p;
+    if (Status s =
+            detail::token_operand_maps(a.a, a.tokens, a.k, am, lda, Cfg::kBlockM, &p.tmap_a, &p.tmap_a_tail);
+        !s.ok())
+      return s;
+    if (Status s = detail::operand_map(a.b1, a.k, a.n, a.experts, ldb, b_stride, ptx::kSw128Elements16,
+                                       Cfg::kBRowsPerCta, &p.tmap_b1);
+        !s.ok())
+      return s;
+    if (Status s = detail::operand_map(a.b2, a.k, a.n, a.experts, ldb, b_stride, ptx::kSw128Elements16,
+                                       Cfg::kBRowsPerCta, &p.tmap_b2);
+        !s.ok())
+      return s;
+    p.c = a.c;
+    p.ldc = ldc;
+    p.tma_store = false;
+    p.m = static_cast<int32_t>(am.rows);
+    p.n = static_cast<int32_t>(a.n);
+    p.k = static_cast<int32_t>(a.k);
+    p.tiles = grid;
+    p.alpha1 = a.alpha1;
+    p.alpha2 = a.alpha2;
+    p.epilogue = a.epilogue;
+    p.grouped = detail::grouped_tile_params(a.tokens, a.experts, grid.tiles_n, ldc, a.c_expert_stride,
+                                            a.alpha1_ptr, a.alpha2_ptr, a.status);
+    return host::launch_tile_kernel<Cfg>(&grouped_dual_gemm_kernel<Cfg, In>, p, stream, a.launch);
+  }
+};
+
+// ---- the default entry points ---------------------------------------------------------------------------
+// GroupedGemmTile128x128 and GroupedDualGemmTile128x64 (above) for every call.
+template <class In, class Out>
+Status grouped_gemm(const GroupedGemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
+  return GroupedGemm<GroupedGemmTile128x128<Out>>::run(args, stream);
+}
+
+template <class In, class Out, class Epilogue>
+Status grouped_dual_gemm(const GroupedDualGemmArguments<In, Out, Epilogue>& args,
+                         cudaStream_t stream = nullptr) {
+  return GroupedDualGemm<GroupedDualGemmTile128x64<Out, Epilogue>>::run(args, stream);
+}
+
+}  // namespace bwgemm::sm90
