@@ -120,9 +120,10 @@ struct Case16 {
   int64_t n = 136, k = 128;
 };
 
-template <class Cfg, class In>
+// Op: sm100::GroupedGemm<Cfg> or sm100::GroupedGemmSwapAb<Cfg> (likewise below).
+template <class Op, class In>
 void check_grouped_gemm(const Case16& c, uint32_t seed) {
-  using Out = typename Cfg::Out;
+  using Out = typename Op::Out;
   Tokens t = make_tokens(c.masked, c.counts, c.bad);
   SCOPED_TRACE(describe(t, c.bad) + ", N " + std::to_string(c.n));
   const int64_t experts = t.experts, n = c.n, k = c.k;
@@ -148,7 +149,7 @@ void check_grouped_gemm(const Case16& c, uint32_t seed) {
   args.d = d.data(), args.ldd = c.strided ? ldd : 0, args.d_expert_stride = d_stride;
   args.alpha = 0.5f, args.alpha_ptr = c.per_expert_alpha ? alphas.data() : nullptr;
   args.status = &status;
-  const bwgemm::Status s = sm100::GroupedGemm<Cfg>::run(args);
+  const bwgemm::Status s = Op::run(args);
   ASSERT_TRUE(s.ok()) << s.to_string();
   auto ref_args = args;
   ref_args.d = want.data();
@@ -157,40 +158,56 @@ void check_grouped_gemm(const Case16& c, uint32_t seed) {
   EXPECT_EQ(count_wrong(d, want, true), 0);
 }
 
-template <class Cfg>
+template <class Op>
 void gemm_cases() {
   for (bool masked : {false, true}) {
-    check_grouped_gemm<Cfg, f16>({masked, mixed_counts(1, 37, 1)}, 10);
-    check_grouped_gemm<Cfg, bf16>({masked, mixed_counts(5, 131, 2), false, true}, 20);
-    check_grouped_gemm<Cfg, f16>({masked, mixed_counts(16, 300, 3), false, false, true, 264, 64}, 30);
+    check_grouped_gemm<Op, f16>({masked, mixed_counts(1, 37, 1)}, 10);
+    check_grouped_gemm<Op, bf16>({masked, mixed_counts(5, 131, 2), false, true}, 20);
+    check_grouped_gemm<Op, f16>({masked, mixed_counts(16, 300, 3), false, false, true, 264, 64}, 30);
   }
 }
 
 TEST(GroupedGemmSm100, Tokens128) {
-  gemm_cases<sm100::GroupedGemmTokens128<f16>>();
+  gemm_cases<sm100::GroupedGemm<sm100::GroupedGemmTokens128<f16>>>();
 }
 TEST(GroupedGemmSm100, Tokens256) {
-  gemm_cases<sm100::GroupedGemmTokens256<f16>>();
+  gemm_cases<sm100::GroupedGemm<sm100::GroupedGemmTokens256<f16>>>();
 }
+TEST(GroupedGemmSm100, SwapAbTokens32) {
+  using Op = sm100::GroupedGemmSwapAb<sm100::GroupedGemmSwapAbTokens32<f16>>;
+  for (bool masked : {false, true}) {
+    check_grouped_gemm<Op, f16>({masked, mixed_counts(1, 3, 101)}, 1010);
+    check_grouped_gemm<Op, bf16>({masked, mixed_counts(16, 70, 102), false, true}, 1020);
+    check_grouped_gemm<Op, f16>({masked, mixed_counts(6, 33, 103), true, false, true, 264, 64}, 1030);
+  }
+  const Delays delays(11);
+  check_grouped_gemm<sm100::GroupedGemmSwapAb<sm100::GroupedGemmSwapAbTokens32<bf16>>, bf16>(
+      {false, mixed_counts(9, 40, 104)}, 1040);
+}
+
 TEST(GroupedGemmSm100, OtherOutputTypes) {
-  check_grouped_gemm<sm100::GroupedGemmTokens256<bf16>, bf16>({false, mixed_counts(6, 200, 4)}, 40);
-  check_grouped_gemm<sm100::GroupedGemmTokens128<float>, f16>({true, mixed_counts(4, 70, 5), false, true},
-                                                              50);
+  check_grouped_gemm<sm100::GroupedGemm<sm100::GroupedGemmTokens256<bf16>>, bf16>(
+      {false, mixed_counts(6, 200, 4)}, 40);
+  check_grouped_gemm<sm100::GroupedGemm<sm100::GroupedGemmTokens128<float>>, f16>(
+      {true, mixed_counts(4, 70, 5), false, true}, 50);
 }
 
 // Bad offsets and counts: the experts' clamped rows only, the status bits, the guard bands.
 TEST(GroupedGemmSm100, BadMetadataStaysInsideAndSetsTheStatus) {
   for (bool masked : {false, true}) {
-    check_grouped_gemm<sm100::GroupedGemmTokens128<f16>, f16>({masked, mixed_counts(6, 140, 6), true}, 60);
-    check_grouped_gemm<sm100::GroupedGemmTokens256<f16>, f16>({masked, mixed_counts(3, 20, 7), true, true},
-                                                              70);
+    check_grouped_gemm<sm100::GroupedGemm<sm100::GroupedGemmTokens128<f16>>, f16>(
+        {masked, mixed_counts(6, 140, 6), true}, 60);
+    check_grouped_gemm<sm100::GroupedGemm<sm100::GroupedGemmTokens256<f16>>, f16>(
+        {masked, mixed_counts(3, 20, 7), true, true}, 70);
   }
 }
 
 TEST(GroupedGemmSm100, RandomAsyncDelays) {
   const Delays delays(5);
-  check_grouped_gemm<sm100::GroupedGemmTokens256<f16>, f16>({false, mixed_counts(5, 150, 8)}, 80);
-  check_grouped_gemm<sm100::GroupedGemmTokens128<f16>, bf16>({true, mixed_counts(4, 60, 9), true}, 90);
+  check_grouped_gemm<sm100::GroupedGemm<sm100::GroupedGemmTokens256<f16>>, f16>(
+      {false, mixed_counts(5, 150, 8)}, 80);
+  check_grouped_gemm<sm100::GroupedGemm<sm100::GroupedGemmTokens128<f16>>, bf16>(
+      {true, mixed_counts(4, 60, 9), true}, 90);
 }
 
 // A graph replay's situation: one set of arguments, called again after the device counts changed (more
@@ -222,9 +239,9 @@ TEST(GroupedGemmSm100, SameCallAfterTheCountsChanged) {
 
 // ---- the 16-bit grouped dual GEMM -------------------------------------------------------------------------
 
-template <class Cfg, class In, class Act>
+template <class Op, class In, class Act>
 void check_grouped_dual(const Case16& c, bool stacked_2n, Act&& act, uint32_t seed) {
-  using Out = typename Cfg::Out;
+  using Out = typename Op::Out;
   Tokens t = make_tokens(c.masked, c.counts, c.bad);
   SCOPED_TRACE(describe(t, c.bad) + (stacked_2n ? ", stacked [E, 2N, K]" : ""));
   const int64_t experts = t.experts, n = c.n, k = c.k, lda = c.strided ? k + 8 : k;
@@ -237,7 +254,7 @@ void check_grouped_dual(const Case16& c, bool stacked_2n, Act&& act, uint32_t se
   std::vector<Out> want = cbuf;
   uint32_t status = 0;
 
-  bwgemm::GroupedDualGemmArguments<In, Out, typename Cfg::Epilogue> args;
+  bwgemm::GroupedDualGemmArguments<In, Out, typename Op::Epilogue> args;
   set_tokens(t, &args);
   args.n = n, args.k = k;
   args.a = a.data(), args.lda = c.strided ? lda : 0;
@@ -248,7 +265,7 @@ void check_grouped_dual(const Case16& c, bool stacked_2n, Act&& act, uint32_t se
   args.alpha1 = 0.75f, args.alpha2 = 1.5f;
   if (c.per_expert_alpha) args.alpha1_ptr = alphas1.data(), args.alpha2_ptr = alphas2.data();
   args.status = &status;
-  const bwgemm::Status s = sm100::GroupedDualGemm<Cfg>::run(args);
+  const bwgemm::Status s = Op::run(args);
   ASSERT_TRUE(s.ok()) << s.to_string();
   auto ref_args = args;
   ref_args.c = want.data();
@@ -259,21 +276,31 @@ void check_grouped_dual(const Case16& c, bool stacked_2n, Act&& act, uint32_t se
 
 const auto kSiluMul = [](float g, float u) { return ref::silu_mul(g, u); };
 
-template <class Cfg>
+template <class Op>
 void dual_cases() {
   for (bool masked : {false, true}) {
-    check_grouped_dual<Cfg, f16>({masked, mixed_counts(1, 50, 11)}, false, kSiluMul, 110);
-    check_grouped_dual<Cfg, bf16>({masked, mixed_counts(7, 260, 12), false, true, true, 128, 64}, true,
-                                  kSiluMul, 120);
+    check_grouped_dual<Op, f16>({masked, mixed_counts(1, 50, 11)}, false, kSiluMul, 110);
+    check_grouped_dual<Op, bf16>({masked, mixed_counts(7, 260, 12), false, true, true, 128, 64}, true,
+                                 kSiluMul, 120);
   }
-  check_grouped_dual<Cfg, f16>({false, mixed_counts(5, 131, 13), true}, false, kSiluMul, 130);
+  check_grouped_dual<Op, f16>({false, mixed_counts(5, 131, 13), true}, false, kSiluMul, 130);
 }
 
 TEST(GroupedDualGemmSm100, Tokens128) {
-  dual_cases<sm100::GroupedDualGemmTokens128<f16, bwgemm::epi::SiluMul>>();
+  dual_cases<sm100::GroupedDualGemm<sm100::GroupedDualGemmTokens128<f16, bwgemm::epi::SiluMul>>>();
 }
 TEST(GroupedDualGemmSm100, Tokens256) {
-  dual_cases<sm100::GroupedDualGemmTokens256<f16, bwgemm::epi::SiluMul>>();
+  dual_cases<sm100::GroupedDualGemm<sm100::GroupedDualGemmTokens256<f16, bwgemm::epi::SiluMul>>>();
+}
+
+TEST(GroupedDualGemmSm100, SwapAbTokens32) {
+  using Op = sm100::GroupedDualGemmSwapAb<sm100::GroupedDualGemmSwapAbTokens32<f16, bwgemm::epi::SiluMul>>;
+  for (bool masked : {false, true}) {
+    check_grouped_dual<Op, f16>({masked, mixed_counts(1, 2, 111)}, false, kSiluMul, 1110);
+    check_grouped_dual<Op, bf16>({masked, mixed_counts(12, 65, 112), false, true, true, 136, 64}, true,
+                                 kSiluMul, 1120);
+    check_grouped_dual<Op, f16>({masked, mixed_counts(5, 20, 113), true}, false, kSiluMul, 1130);
+  }
 }
 
 // The other gated functors, through the default entry point (gpt-oss's clamped SwiGLU, GELU-tanh).
@@ -337,9 +364,9 @@ Nvfp4Tokens quantized_tokens(const Tokens& t, int64_t k, uint32_t seed) {
   return q;
 }
 
-template <class Cfg>
+template <class Op>
 void check_nvfp4_grouped_gemm(bool masked, const std::vector<int64_t>& counts, bool bad, uint32_t seed) {
-  using Out = typename Cfg::Out;
+  using Out = typename Op::Out;
   Tokens t = make_tokens(masked, counts, bad);
   SCOPED_TRACE(describe(t, bad));
   const int64_t n = 144, k = 128, ldd = n + 16;
@@ -357,7 +384,7 @@ void check_nvfp4_grouped_gemm(bool masked, const std::vector<int64_t>& counts, b
   args.d = d.data(), args.ldd = ldd;
   args.alpha = 2.0f, args.alpha_ptr = alphas.data();
   args.status = &status;
-  const bwgemm::Status s = sm100::GroupedNvfp4Gemm<Cfg>::run(args);
+  const bwgemm::Status s = Op::run(args);
   ASSERT_TRUE(s.ok()) << s.to_string();
   auto r = args;
   r.d = want.data();
@@ -366,26 +393,30 @@ void check_nvfp4_grouped_gemm(bool masked, const std::vector<int64_t>& counts, b
   EXPECT_EQ(count_wrong(d, want, false), 0);
 }
 
-template <class Cfg>
+template <class Op>
 void nvfp4_gemm_cases() {
   for (bool masked : {false, true}) {
-    check_nvfp4_grouped_gemm<Cfg>(masked, mixed_counts(1, 9, 21), false, 210);
-    check_nvfp4_grouped_gemm<Cfg>(masked, mixed_counts(9, 300, 22), false, 220);
-    check_nvfp4_grouped_gemm<Cfg>(masked, mixed_counts(5, 140, 23), true, 230);
+    check_nvfp4_grouped_gemm<Op>(masked, mixed_counts(1, 9, 21), false, 210);
+    check_nvfp4_grouped_gemm<Op>(masked, mixed_counts(9, 300, 22), false, 220);
+    check_nvfp4_grouped_gemm<Op>(masked, mixed_counts(5, 140, 23), true, 230);
   }
 }
 
 TEST(GroupedNvfp4GemmSm100, Tokens128) {
-  nvfp4_gemm_cases<sm100::GroupedNvfp4GemmTokens128<f16>>();
+  nvfp4_gemm_cases<sm100::GroupedNvfp4Gemm<sm100::GroupedNvfp4GemmTokens128<f16>>>();
 }
 TEST(GroupedNvfp4GemmSm100, Tokens256) {
-  nvfp4_gemm_cases<sm100::GroupedNvfp4GemmTokens256<f16>>();
+  nvfp4_gemm_cases<sm100::GroupedNvfp4Gemm<sm100::GroupedNvfp4GemmTokens256<f16>>>();
+}
+
+TEST(GroupedNvfp4GemmSm100, SwapAbTokens32) {
+  nvfp4_gemm_cases<sm100::GroupedNvfp4GemmSwapAb<sm100::GroupedNvfp4GemmSwapAbTokens32<f16>>>();
 }
 
 // FC1 with gate and up two views of one stacked [E, 2N, K] NVFP4 tensor (N a multiple of 128).
-template <class Cfg>
+template <class Op>
 void check_nvfp4_grouped_dual(bool masked, const std::vector<int64_t>& counts, bool bad, uint32_t seed) {
-  using Out = typename Cfg::Out;
+  using Out = typename Op::Out;
   Tokens t = make_tokens(masked, counts, bad);
   SCOPED_TRACE(describe(t, bad));
   const int64_t n = 128, k = 128;
@@ -406,7 +437,7 @@ void check_nvfp4_grouped_dual(bool masked, const std::vector<int64_t>& counts, b
   args.c = c.data();
   args.alpha1 = 1.5f, args.alpha1_ptr = alphas1.data(), args.alpha2 = 0.5f;
   args.status = &status;
-  const bwgemm::Status s = sm100::GroupedNvfp4DualGemm<Cfg>::run(args);
+  const bwgemm::Status s = Op::run(args);
   ASSERT_TRUE(s.ok()) << s.to_string();
   auto r = args;
   r.c = want.data();
@@ -415,27 +446,39 @@ void check_nvfp4_grouped_dual(bool masked, const std::vector<int64_t>& counts, b
   EXPECT_EQ(count_wrong(c, want, false), 0);
 }
 
-template <class Cfg>
+template <class Op>
 void nvfp4_dual_cases() {
   for (bool masked : {false, true}) {
-    check_nvfp4_grouped_dual<Cfg>(masked, mixed_counts(1, 3, 31), false, 310);
-    check_nvfp4_grouped_dual<Cfg>(masked, mixed_counts(8, 300, 32), false, 320);
-    check_nvfp4_grouped_dual<Cfg>(masked, mixed_counts(4, 129, 33), true, 330);
+    check_nvfp4_grouped_dual<Op>(masked, mixed_counts(1, 3, 31), false, 310);
+    check_nvfp4_grouped_dual<Op>(masked, mixed_counts(8, 300, 32), false, 320);
+    check_nvfp4_grouped_dual<Op>(masked, mixed_counts(4, 129, 33), true, 330);
   }
 }
 
 TEST(GroupedNvfp4DualGemmSm100, Tokens128) {
-  nvfp4_dual_cases<sm100::GroupedNvfp4DualGemmTokens128<f16, bwgemm::epi::SiluMul>>();
+  nvfp4_dual_cases<
+      sm100::GroupedNvfp4DualGemm<sm100::GroupedNvfp4DualGemmTokens128<f16, bwgemm::epi::SiluMul>>>();
 }
 TEST(GroupedNvfp4DualGemmSm100, Tokens256) {
-  nvfp4_dual_cases<sm100::GroupedNvfp4DualGemmTokens256<f16, bwgemm::epi::SiluMul>>();
+  nvfp4_dual_cases<
+      sm100::GroupedNvfp4DualGemm<sm100::GroupedNvfp4DualGemmTokens256<f16, bwgemm::epi::SiluMul>>>();
 }
+TEST(GroupedNvfp4DualGemmSm100, SwapAbTokens32) {
+  nvfp4_dual_cases<sm100::GroupedNvfp4DualGemmSwapAb<
+      sm100::GroupedNvfp4DualGemmSwapAbTokens32<f16, bwgemm::epi::SiluMul>>>();
+  const Delays delays(13);
+  check_nvfp4_grouped_dual<sm100::GroupedNvfp4DualGemmSwapAb<
+      sm100::GroupedNvfp4DualGemmSwapAbTokens32<bf16, bwgemm::epi::SiluMul>>>(true, mixed_counts(7, 45, 36),
+                                                                              true, 360);
+}
+
 TEST(GroupedNvfp4DualGemmSm100, Bf16OutputAndRandomAsyncDelays) {
   const Delays delays(7);
-  check_nvfp4_grouped_dual<sm100::GroupedNvfp4DualGemmTokens256<bf16, bwgemm::epi::SiluMul>>(
+  check_nvfp4_grouped_dual<
+      sm100::GroupedNvfp4DualGemm<sm100::GroupedNvfp4DualGemmTokens256<bf16, bwgemm::epi::SiluMul>>>(
       false, mixed_counts(6, 200, 34), true, 340);
-  check_nvfp4_grouped_gemm<sm100::GroupedNvfp4GemmTokens128<bf16>>(true, mixed_counts(5, 150, 35), false,
-                                                                   350);
+  check_nvfp4_grouped_gemm<sm100::GroupedNvfp4Gemm<sm100::GroupedNvfp4GemmTokens128<bf16>>>(
+      true, mixed_counts(5, 150, 35), false, 350);
 }
 
 // FC1 with an NVFP4 C for FC2: the exact tier (every e2m1 product and sum exact in fp32: A's and the
@@ -507,8 +550,9 @@ TEST(GroupedNvfp4DualGemmSm100, Nvfp4OutputTokens256) {
 
 // ---- the default entry points -----------------------------------------------------------------------------
 
-// The expected tokens per expert (the hint, else the buffers' rows over E) pick the 128- or 256-row tiles.
-TEST(GroupedSm100Default, TheHintPicksTheTileHeight) {
+// The expected tokens per expert (the hint, else the buffers' rows over E) pick swap AB (up to 32), the
+// 128-row tiles (up to 128) or the 256-row ones.
+TEST(GroupedSm100Default, TheHintPicksTheKernel) {
   Tokens t = make_tokens(false, {100, 0, 180}, false);
   const int64_t n = 64, k = 64;
   const std::vector<f16> a = small_ints<f16>(static_cast<size_t>(token_rows(t) * k), 400);
@@ -525,8 +569,10 @@ TEST(GroupedSm100Default, TheHintPicksTheTileHeight) {
     const std::string said = ::testing::internal::GetCapturedStderr();
     bwgemm::set_diagnostics(false);
     // No hint: 283 buffer rows over 3 experts = 95 expected tokens.
-    const bool large = hint == 200;
-    EXPECT_NE(said.find(large ? "GroupedGemmTokens256" : "GroupedGemmTokens128"), std::string::npos) << said;
+    const char* kernel = hint == 200  ? "GroupedGemmTokens256"
+                         : hint == 16 ? "GroupedGemmSwapAbTokens32"
+                                      : "GroupedGemmTokens128";
+    EXPECT_NE(said.find(kernel), std::string::npos) << said;
     std::vector<f16> want(d.size(), ref::from_float<f16>(kPoison));
     auto r = args;
     r.d = want.data();

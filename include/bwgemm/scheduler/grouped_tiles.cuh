@@ -31,16 +31,28 @@ inline constexpr int32_t kScaleRows = static_cast<int32_t>(grouped::kScaleRowAli
 
 // The first row of dense tile t (tiles of block_m rows) and the rows that are stored: those below M (for the
 // swap-AB kernels, whose rows are weight rows: below N, the `m` they are given).
-BWGEMM_HD constexpr int32_t first_row(const TileCoord& t, int32_t block_m) { return t.m * block_m; }
-BWGEMM_HD constexpr int32_t row_limit(const TileCoord& /*t*/, int32_t m) { return m; }
+BWGEMM_HD constexpr int32_t first_row(const TileCoord& t, int32_t block_m) {
+  return t.m * block_m;
+}
+BWGEMM_HD constexpr int32_t row_limit(const TileCoord& /*t*/, int32_t m) {
+  return m;
+}
 // The first column of dense tile t (tiles of block_n columns) and the columns that are stored (the swap-AB
 // kernels' columns are tokens: those below M).
-BWGEMM_HD constexpr int32_t first_column(const TileCoord& t, int32_t block_n) { return t.n * block_n; }
-BWGEMM_HD constexpr int32_t column_limit(const TileCoord& /*t*/, int32_t m) { return m; }
+BWGEMM_HD constexpr int32_t first_column(const TileCoord& t, int32_t block_n) {
+  return t.n * block_n;
+}
+BWGEMM_HD constexpr int32_t column_limit(const TileCoord& /*t*/, int32_t m) {
+  return m;
+}
 // The batch of the weights (B) of tile t: the problem's batch.
-BWGEMM_HD constexpr int32_t weight_batch(const TileCoord& t) { return t.batch; }
+BWGEMM_HD constexpr int32_t weight_batch(const TileCoord& t) {
+  return t.batch;
+}
 // The row of an NVFP4 operand of the tokens' blocked scales (in batch t.batch) that holds token row `row`.
-BWGEMM_HD constexpr int32_t scale_row(const TileCoord& /*t*/, int32_t row) { return row; }
+BWGEMM_HD constexpr int32_t scale_row(const TileCoord& /*t*/, int32_t row) {
+  return row;
+}
 
 // The rows of the output (its batch) that tile t's rows belong to, as an NVFP4 output places them: rows
 // first .. end - 1 hold values, and their scales are a blocked buffer of their own starting at 128-row block
@@ -48,7 +60,9 @@ BWGEMM_HD constexpr int32_t scale_row(const TileCoord& /*t*/, int32_t row) { ret
 struct OutputRows {
   int32_t first = 0, end = 0, scale_block = 0;
 };
-BWGEMM_HD constexpr OutputRows output_rows(const TileCoord& /*t*/, int32_t m) { return OutputRows{0, m, 0}; }
+BWGEMM_HD constexpr OutputRows output_rows(const TileCoord& /*t*/, int32_t m) {
+  return OutputRows{0, m, 0};
+}
 
 // Every id of a dense kernel's tile stream is a tile of its grid.
 struct GridTileSource {
@@ -76,10 +90,18 @@ struct GroupedTileCoord {
   int32_t scale_block = 0;  // NVFP4: the 128-row block of the expert's first scale row in its batch
 };
 
-BWGEMM_HD constexpr int32_t first_row(const GroupedTileCoord& t, int32_t /*block_m*/) { return t.row; }
-BWGEMM_HD constexpr int32_t row_limit(const GroupedTileCoord& t, int32_t /*m*/) { return t.row_end; }
-BWGEMM_HD constexpr int32_t first_column(const GroupedTileCoord& t, int32_t block_n) { return t.n * block_n; }
-BWGEMM_HD constexpr int32_t weight_batch(const GroupedTileCoord& t) { return t.expert; }
+BWGEMM_HD constexpr int32_t first_row(const GroupedTileCoord& t, int32_t /*block_m*/) {
+  return t.row;
+}
+BWGEMM_HD constexpr int32_t row_limit(const GroupedTileCoord& t, int32_t /*m*/) {
+  return t.row_end;
+}
+BWGEMM_HD constexpr int32_t first_column(const GroupedTileCoord& t, int32_t block_n) {
+  return t.n * block_n;
+}
+BWGEMM_HD constexpr int32_t weight_batch(const GroupedTileCoord& t) {
+  return t.expert;
+}
 // The expert's scales are a blocked buffer of its own from its scale block: its row r at scale row
 // scale_block · 128 + (r - expert_row).
 BWGEMM_HD constexpr int32_t scale_row(const GroupedTileCoord& t, int32_t row) {
@@ -102,11 +124,21 @@ struct GroupedSwapTileCoord {
   int32_t scale_block = 0;  // NVFP4: the 128-row block of the expert's first scale row in its batch
 };
 
-BWGEMM_HD constexpr int32_t first_row(const GroupedSwapTileCoord& t, int32_t block_m) { return t.m * block_m; }
-BWGEMM_HD constexpr int32_t row_limit(const GroupedSwapTileCoord& /*t*/, int32_t n) { return n; }
-BWGEMM_HD constexpr int32_t first_column(const GroupedSwapTileCoord& t, int32_t /*block_n*/) { return t.token; }
-BWGEMM_HD constexpr int32_t column_limit(const GroupedSwapTileCoord& t, int32_t /*m*/) { return t.token_end; }
-BWGEMM_HD constexpr int32_t weight_batch(const GroupedSwapTileCoord& t) { return t.expert; }
+BWGEMM_HD constexpr int32_t first_row(const GroupedSwapTileCoord& t, int32_t block_m) {
+  return t.m * block_m;
+}
+BWGEMM_HD constexpr int32_t row_limit(const GroupedSwapTileCoord& /*t*/, int32_t n) {
+  return n;
+}
+BWGEMM_HD constexpr int32_t first_column(const GroupedSwapTileCoord& t, int32_t /*block_n*/) {
+  return t.token;
+}
+BWGEMM_HD constexpr int32_t column_limit(const GroupedSwapTileCoord& t, int32_t /*m*/) {
+  return t.token_end;
+}
+BWGEMM_HD constexpr int32_t weight_batch(const GroupedSwapTileCoord& t) {
+  return t.expert;
+}
 BWGEMM_HD constexpr int32_t scale_row(const GroupedSwapTileCoord& t, int32_t token) {
   return t.scale_block * kScaleRows + (token - t.expert_row);
 }
@@ -143,8 +175,8 @@ class BasicGroupedTileSource {
     if constexpr (std::is_same_v<Tile, GroupedSwapTileCoord>) {
       *t = GroupedSwapTileCoord{column, expert, batch, row, row_end, expert_row, scale_block};
     } else {
-      *t = GroupedTileCoord{column,     expert, batch, row, row_end, expert_row,
-                            static_cast<int32_t>(g.rows.rows()), scale_block};
+      *t = GroupedTileCoord{
+          column, expert, batch, row, row_end, expert_row, static_cast<int32_t>(g.rows.rows()), scale_block};
     }
     return true;
   }

@@ -6,8 +6,8 @@
 //
 // The arguments are bwgemm::GroupedGemmArguments, Nvfp4GroupedGemmArguments, GroupedDualGemmArguments and
 // Nvfp4GroupedDualGemmArguments (arguments/grouped_gemm.hpp, grouped_dual_gemm.hpp; docs/moe.md has the
-// layouts). The kernels (kernels/sm100/grouped_kernels.cuh) are the tiled dense kernels walking the experts'
-// tiles from the device offsets or counts, static persistent:
+// layouts). The kernels (kernels/sm100/grouped_kernels.cuh) are the dense tiled and swap-AB kernels walking
+// the experts' tiles from the device offsets or counts, static persistent:
 //
 //   bwgemm::sm100::grouped_gemm(args, stream);                         // picks a Config (below)
 //   bwgemm::sm100::GroupedGemm<GroupedGemmTokens256<__half>>::run(args, stream);   // or an explicit one
@@ -37,10 +37,14 @@
 #include "bwgemm/host/launch.hpp"
 #include "bwgemm/host/operand_maps.hpp"
 #include "bwgemm/kernels/sm100/dual_gemm_config.cuh"
+#include "bwgemm/kernels/sm100/dual_swap_ab_config.cuh"
 #include "bwgemm/kernels/sm100/gemm_config.cuh"
+#include "bwgemm/kernels/sm100/gemm_swap_ab_config.cuh"
 #include "bwgemm/kernels/sm100/grouped_kernels.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_dual_gemm_config.cuh"
+#include "bwgemm/kernels/sm100/nvfp4_dual_swap_ab_config.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_gemm_config.cuh"
+#include "bwgemm/kernels/sm100/nvfp4_gemm_swap_ab_config.cuh"
 #include "bwgemm/scheduler/schedulers.cuh"
 
 namespace bwgemm::sm100 {
@@ -51,19 +55,36 @@ namespace detail {
 // bits.
 inline constexpr int64_t kMaxGroupedTiles = (int64_t{1} << 31) - (int64_t{1} << 16);
 
-// Config Cfg's grid over a grouped call: grouped::grouped_tile_bound row tiles of ClusterBlockM rows (the
-// most any device counts can make) by ceil(N / BlockN) column tiles.
+// How Config Cfg tiles a grouped call: the tiled Configs in token rows of ClusterBlockM by columns of BlockN;
+// the swap-AB ones (those with kBlockTokens) in tokens of BlockTokens by weight rows of 128.
+template <class Cfg, class = void>
+struct GroupedTiling {
+  static constexpr bool kSwapAb = false;
+  static constexpr int64_t kTokens = Cfg::kClusterBlockM, kColumns = Cfg::kBlockN;
+};
+template <class Cfg>
+struct GroupedTiling<Cfg, std::void_t<decltype(Cfg::kBlockTokens)>> {
+  static constexpr bool kSwapAb = true;
+  static constexpr int64_t kTokens = Cfg::kBlockTokens, kColumns = Cfg::kBlockWeights;
+};
+
+// Config Cfg's grid over a grouped call: grouped::grouped_tile_bound token tiles (the most any device counts
+// can make) by ceil(N / columns) column tiles; the swap-AB kernels' grid the other way round (tiles_m: the
+// weight tiles).
 template <class Cfg, class Args>
 Status grouped_tile_grid(const Args& a, sched::TileGrid* grid) {
-  const int64_t n_tiles = ceil_div(a.n, Cfg::kBlockN);
-  const int64_t row_tiles = grouped::grouped_tile_bound(a.tokens, a.experts, Cfg::kClusterBlockM, 1);
+  using Tiling = GroupedTiling<Cfg>;
+  const int64_t n_tiles = ceil_div(a.n, Tiling::kColumns);
+  const int64_t row_tiles = grouped::grouped_tile_bound(a.tokens, a.experts, Tiling::kTokens, 1);
   int64_t tiles = 0;
   if (!checked_mul(row_tiles, n_tiles, &tiles) || tiles > kMaxGroupedTiles)
     return Status::invalid_argument("too many tiles for one grouped launch: the tokens' row tiles (" +
                                     ::bwgemm::detail::str(row_tiles) +
                                     ", with one partial tile per expert) x N's column tiles (" +
                                     ::bwgemm::detail::str(n_tiles) + ") must be below 2^31 - 2^16");
-  *grid = sched::TileGrid{static_cast<int32_t>(row_tiles), static_cast<int32_t>(n_tiles), 1, 1};
+  *grid = Tiling::kSwapAb
+              ? sched::TileGrid{static_cast<int32_t>(n_tiles), static_cast<int32_t>(row_tiles), 1, 1}
+              : sched::TileGrid{static_cast<int32_t>(row_tiles), static_cast<int32_t>(n_tiles), 1, 1};
   return Status::success();
 }
 
@@ -85,7 +106,7 @@ void fill_grouped_params(const Args& a, Params* p) {
   p->experts = static_cast<int32_t>(a.experts);
   p->status = a.status;
   grouped_tile_grid<Cfg>(a, &p->tiles);  // checked by can_implement_grouped
-  p->m = 0;                              // rows are the tiles' (sched::row_limit)
+  p->m = 0;                              // a tile's tokens are its expert's (sched::row_limit, column_limit)
   p->n = static_cast<int32_t>(a.n);
   p->k = static_cast<int32_t>(a.k);
 }
@@ -315,6 +336,7 @@ struct GroupedDualGemm {
 // grouped dual GEMM.
 template <class Cfg>
 struct GroupedNvfp4DualGemm {
+  using Out = typename Cfg::Out;
   using Arguments = Nvfp4GroupedDualGemmArguments<typename Cfg::Out, typename Cfg::Epilogue>;
 
   static Status can_implement(const Arguments& a) { return detail::can_implement_grouped<Cfg>(a); }
@@ -363,24 +385,201 @@ struct GroupedNvfp4DualGemm {
   }
 };
 
+// ---- the grouped swap-AB kernels
+// ---------------------------------------------------------------------------
+
+namespace detail {
+// The 16-bit swap-AB launches' operands: the token map (box BlockTokens rows), the weights' (box 128 rows of
+// the expert's [N, K] slab), the instruction descriptor.
+template <class Cfg, class In, class Args>
+Status grouped_f16_swap_ab_operands(const Args& a, const In* const (&weights)[Cfg::kWeights],
+                                    GroupedF16SwapAbParams<Cfg>* p) {
+  constexpr TensorMapDataType type = ::bwgemm::detail::gemm_tensor_map_type<In>();
+  const int64_t lda = a.lda != 0 ? a.lda : a.k, ldb = a.ldb != 0 ? a.ldb : a.k;
+  if (Status s = grouped_token_map(type, a.a, a.tokens, a.experts, a.k, lda, a.a_expert_stride, Cfg::kBlockK,
+                                   Cfg::kBlockTokens, &p->tmap_tokens);
+      !s.ok())
+    return s;
+  for (int w = 0; w < Cfg::kWeights; ++w)
+    if (Status s = ::bwgemm::detail::gemm_operand_map(type, weights[w], a.k, a.n, a.experts, ldb,
+                                                      a.b_expert_stride != 0 ? a.b_expert_stride : a.n * ldb,
+                                                      Cfg::kBlockK, Cfg::kBlockWeights,
+                                                      TensorMapSwizzle::k128B, &p->tmap_weights[w]);
+        !s.ok())
+      return s;
+  p->idesc = Cfg::instr_desc(std::is_same_v<In, __half> ? ptx::MmaF16Format::kF16 : ptx::MmaF16Format::kBF16,
+                             BLayout::kColumnMajorKxN);
+  p->weights = Cfg::weight_operand(BLayout::kColumnMajorKxN);
+  return Status::success();
+}
+
+// The NVFP4 swap-AB launches' operands: the tokens' data and scales, each weight's.
+template <class Cfg, class Args>
+Status grouped_nvfp4_swap_ab_operands(const Args& a, const Nvfp4Tensor* const (&weights)[Cfg::kWeights],
+                                      GroupedNvfp4SwapAbParams<Cfg>* p) {
+  if (Status s = grouped_nvfp4_token_maps(a.a, a.tokens, a.experts, a.k, Cfg::kBlockTokens, &p->tmap_tokens,
+                                          &p->tmap_sf_tokens);
+      !s.ok())
+    return s;
+  for (int w = 0; w < Cfg::kWeights; ++w)
+    if (Status s = grouped_nvfp4_weight_maps(*weights[w], a.experts, a.n, a.k, a.b_data_expert_stride,
+                                             a.b_scales_expert_stride, Cfg::kBlockWeights,
+                                             &p->tmap_weights[w], &p->tmap_sf_weights[w]);
+        !s.ok())
+      return s;
+  return Status::success();
+}
+}  // namespace detail
+
+// Config Cfg (a GemmSwapAbConfig with sched::StaticPersistent and epi::LinearCombination) on the 16-bit
+// grouped GEMM: an expert's tokens in tiles of BlockTokens, its weights in tiles of 128 rows (whole K per
+// CTA).
+template <class Cfg>
+struct GroupedGemmSwapAb {
+  using Out = typename Cfg::Out;
+  static_assert(Cfg::kWeights == 1 && std::is_same_v<typename Cfg::Epilogue, epi::LinearCombination>,
+                "a GemmSwapAbConfig with epi::LinearCombination");
+
+  template <class In>
+  static Status can_implement(const GroupedGemmArguments<In, Out>& a) {
+    return detail::can_implement_grouped<Cfg>(a);
+  }
+
+  template <class In>
+  static Status run(const GroupedGemmArguments<In, Out>& a, cudaStream_t stream = nullptr) {
+    if (Status s = detail::check_grouped_run<Cfg>(a, "bwgemm::sm100::GroupedGemmSwapAb"); !s.ok()) return s;
+    GroupedF16SwapAbParams<Cfg> p;
+    const In* const weights[1] = {a.b};
+    if (Status s = detail::grouped_f16_swap_ab_operands<Cfg>(a, weights, &p); !s.ok()) return s;
+    detail::fill_grouped_params<Cfg>(a, &p);
+    const detail::GroupedOutput d = detail::grouped_output(a.d, a.tokens, a.n, a.ldd, a.d_expert_stride);
+    p.d = a.d;
+    p.ldd = d.ld, p.batch_stride_d = d.batch_stride;
+    p.epilogue = epi::LinearCombination{a.alpha, 0.0f, nullptr, nullptr};
+    p.scale_ptr[0] = a.alpha_ptr;
+    p.identity = a.alpha == 1.0f && a.alpha_ptr == nullptr;
+    return host::launch_tile_kernel<Cfg>(&grouped_f16_swap_ab_kernel<Cfg>, p, stream, a.launch);
+  }
+};
+
+// Config Cfg (a DualSwapAbConfig with sched::StaticPersistent) on the 16-bit grouped dual GEMM.
+template <class Cfg>
+struct GroupedDualGemmSwapAb {
+  using Out = typename Cfg::Out;
+  using Epilogue = typename Cfg::Epilogue;
+  static_assert(Cfg::kWeights == 2, "a DualSwapAbConfig");
+
+  template <class In>
+  static Status can_implement(const GroupedDualGemmArguments<In, Out, Epilogue>& a) {
+    return detail::can_implement_grouped<Cfg>(a);
+  }
+
+  template <class In>
+  static Status run(const GroupedDualGemmArguments<In, Out, Epilogue>& a, cudaStream_t stream = nullptr) {
+    if (Status s = detail::check_grouped_run<Cfg>(a, "bwgemm::sm100::GroupedDualGemmSwapAb"); !s.ok())
+      return s;
+    GroupedF16SwapAbParams<Cfg> p;
+    const In* const weights[2] = {a.b1, a.b2};
+    if (Status s = detail::grouped_f16_swap_ab_operands<Cfg>(a, weights, &p); !s.ok()) return s;
+    detail::fill_grouped_params<Cfg>(a, &p);
+    const detail::GroupedOutput c = detail::grouped_output(a.c, a.tokens, a.n, a.ldc, a.c_expert_stride);
+    p.c = a.c;
+    p.ldc = c.ld, p.batch_stride_c = c.batch_stride;
+    p.alpha1 = a.alpha1, p.alpha2 = a.alpha2;
+    p.scale_ptr[0] = a.alpha1_ptr, p.scale_ptr[1] = a.alpha2_ptr;
+    p.unit_alphas = detail::grouped_unit_alphas(a);
+    p.epilogue = a.epilogue;
+    return host::launch_tile_kernel<Cfg>(&grouped_f16_swap_ab_kernel<Cfg>, p, stream, a.launch);
+  }
+};
+
+// Config Cfg (an Nvfp4GemmSwapAbConfig with sched::StaticPersistent, a 16-bit or fp32 D) on the NVFP4 grouped
+// GEMM.
+template <class Cfg>
+struct GroupedNvfp4GemmSwapAb {
+  using Out = typename Cfg::Out;
+  using Arguments = Nvfp4GroupedGemmArguments<Out>;
+  static_assert(Cfg::kWeights == 1, "an Nvfp4GemmSwapAbConfig");
+
+  static Status can_implement(const Arguments& a) { return detail::can_implement_grouped<Cfg>(a); }
+
+  static Status run(const Arguments& a, cudaStream_t stream = nullptr) {
+    if (Status s = detail::check_grouped_run<Cfg>(a, "bwgemm::sm100::GroupedNvfp4GemmSwapAb"); !s.ok())
+      return s;
+    GroupedNvfp4SwapAbParams<Cfg> p;
+    const Nvfp4Tensor* const weights[1] = {&a.b};
+    if (Status s = detail::grouped_nvfp4_swap_ab_operands<Cfg>(a, weights, &p); !s.ok()) return s;
+    detail::fill_grouped_params<Cfg>(a, &p);
+    const detail::GroupedOutput d = detail::grouped_output(a.d, a.tokens, a.n, a.ldd, a.d_expert_stride);
+    p.d = a.d;
+    p.ldd = d.ld, p.batch_stride_d = d.batch_stride;
+    p.epilogue = epi::LinearCombination{a.alpha, 0.0f, nullptr, nullptr};
+    p.scale_ptr[0] = a.alpha_ptr;
+    p.identity = a.alpha == 1.0f && a.alpha_ptr == nullptr;
+    return host::launch_tile_kernel<Cfg>(&grouped_nvfp4_swap_ab_kernel<Cfg>, p, stream, a.launch);
+  }
+};
+
+// Config Cfg (an Nvfp4DualSwapAbConfig with sched::StaticPersistent, a 16-bit C) on the NVFP4 grouped dual
+// GEMM.
+template <class Cfg>
+struct GroupedNvfp4DualGemmSwapAb {
+  using Out = typename Cfg::Out;
+  using Arguments = Nvfp4GroupedDualGemmArguments<typename Cfg::Out, typename Cfg::Epilogue>;
+  static_assert(Cfg::kWeights == 2, "an Nvfp4DualSwapAbConfig");
+
+  static Status can_implement(const Arguments& a) { return detail::can_implement_grouped<Cfg>(a); }
+
+  static Status run(const Arguments& a, cudaStream_t stream = nullptr) {
+    if (Status s = detail::check_grouped_run<Cfg>(a, "bwgemm::sm100::GroupedNvfp4DualGemmSwapAb"); !s.ok())
+      return s;
+    GroupedNvfp4SwapAbParams<Cfg> p;
+    const Nvfp4Tensor* const weights[2] = {&a.b1, &a.b2};
+    if (Status s = detail::grouped_nvfp4_swap_ab_operands<Cfg>(a, weights, &p); !s.ok()) return s;
+    detail::fill_grouped_params<Cfg>(a, &p);
+    const detail::GroupedOutput c = detail::grouped_output(a.c, a.tokens, a.n, a.ldc, a.c_expert_stride);
+    p.c = a.c;
+    p.ldc = c.ld, p.batch_stride_c = c.batch_stride;
+    p.alpha1 = a.alpha1, p.alpha2 = a.alpha2;
+    p.scale_ptr[0] = a.alpha1_ptr, p.scale_ptr[1] = a.alpha2_ptr;
+    p.unit_alphas = detail::grouped_unit_alphas(a);
+    p.epilogue = a.epilogue;
+    return host::launch_tile_kernel<Cfg>(&grouped_nvfp4_swap_ab_kernel<Cfg>, p, stream, a.launch);
+  }
+};
+
 // ---- the default entry points -----------------------------------------------------------------------------
 
 // The Configs the default entry points choose from, by the tokens an expert is expected to get
-// (expected_tokens_per_expert, or the buffers' rows shared evenly; detail::grouped_expected_tokens): up to
-// 128, tiles of 128 rows on one CTA (an expert with few tokens wastes less of a 128-row tile than of a
-// 256-row one); more, the CTA pair's 256-row tiles (B read once per 256 rows). Static persistent (the grid
-// fixed by the host arguments), as many stages as fit (the NVFP4 ones: the dense Configs' counts). Not
-// measured: no B200 has run them; the bound is the tile height, not a crossover.
+// (expected_tokens_per_expert, or the buffers' rows shared evenly; detail::grouped_expected_tokens):
+//   up to 32     swap AB, 32-token tiles: the expert's weights on the MMA's 128-row side, its few tokens as
+//                the MMA's columns (decode: the weights are read once per 32 tokens and the MMA is not
+//                padded to 128 token rows)
+//   33 .. 128    tiles of 128 token rows on one CTA (an expert with few tokens wastes less of a 128-row tile
+//                than of a 256-row one)
+//   more         the CTA pair's 256-row tiles (the weights read once per 256 rows)
+// Static persistent (the grid fixed by the host arguments), as many stages as fit (the NVFP4 ones: the dense
+// Configs' counts). The NVFP4 dual GEMM with an NVFP4 C takes the tiled two only. Not measured: no B200 has
+// run them; the bounds are the tile heights, not measured crossovers.
+inline constexpr int64_t kGroupedSwapAbMaxTokens = 32;
 inline constexpr int64_t kGroupedOneCtaMaxTokens = 128;
 
+template <class Out>
+using GroupedGemmSwapAbTokens32 =
+    GemmSwapAbConfig<32, 10, sched::StaticPersistent, epi::LinearCombination, Out>;
 template <class Out>
 using GroupedGemmTokens128 = GemmConfig<128, 0, 1, sched::StaticPersistent, epi::LinearCombination, Out>;
 template <class Out>
 using GroupedGemmTokens256 = GemmConfig<256, 0, 2, sched::StaticPersistent, epi::LinearCombination, Out>;
 template <class Out, class Epilogue>
+using GroupedDualGemmSwapAbTokens32 = DualSwapAbConfig<32, 6, sched::StaticPersistent, Epilogue, Out>;
+template <class Out, class Epilogue>
 using GroupedDualGemmTokens128 = DualGemmConfig<128, 0, 1, sched::StaticPersistent, Epilogue, Out>;
 template <class Out, class Epilogue>
 using GroupedDualGemmTokens256 = DualGemmConfig<128, 0, 2, sched::StaticPersistent, Epilogue, Out>;
+template <class Out>
+using GroupedNvfp4GemmSwapAbTokens32 =
+    Nvfp4GemmSwapAbConfig<32, 9, sched::StaticPersistent, epi::LinearCombination, Out>;
 template <class Out>
 using GroupedNvfp4GemmTokens128 =
     Nvfp4GemmConfig<128, 6, 1, sched::StaticPersistent, epi::LinearCombination, Out>;
@@ -388,52 +587,80 @@ template <class Out>
 using GroupedNvfp4GemmTokens256 =
     Nvfp4GemmConfig<128, 8, 2, sched::StaticPersistent, epi::LinearCombination, Out>;
 template <class Out, class Epilogue>
+using GroupedNvfp4DualGemmSwapAbTokens32 =
+    Nvfp4DualSwapAbConfig<32, 5, sched::StaticPersistent, Epilogue, Out>;
+template <class Out, class Epilogue>
 using GroupedNvfp4DualGemmTokens128 = Nvfp4DualGemmConfig<128, 4, 1, sched::StaticPersistent, Epilogue, Out>;
 template <class Out, class Epilogue>
 using GroupedNvfp4DualGemmTokens256 = Nvfp4DualGemmConfig<128, 5, 2, sched::StaticPersistent, Epilogue, Out>;
 
 namespace detail {
+// The kernels of a default choice: the swap-AB one (SwapOp<Swap>; none where Swap is void) and the two tiled
+// ones (Op<Small>, Op<Large>).
+struct GroupedChoiceNames {
+  const char* entry;
+  const char* swap_ab;
+  const char* small;
+  const char* large;
+};
 // Runs the Config for the call's expected tokens per expert, naming it with the diagnostic switch on.
-template <template <class> class Op, class Small, class Large, class Args>
-Status run_grouped_choice(const Args& a, cudaStream_t stream, const char* entry, const char* small_name,
-                          const char* large_name) {
+template <template <class> class SwapOp, class Swap, template <class> class Op, class Small, class Large,
+          class Args>
+Status run_grouped_choice(const Args& a, cudaStream_t stream, const GroupedChoiceNames& names) {
   const int64_t expected = grouped_expected_tokens(a);
-  const bool small = expected <= kGroupedOneCtaMaxTokens;
-  ::bwgemm::detail::report_choice(entry, expected, a.n, a.k, a.experts, small ? small_name : large_name);
-  return small ? Op<Small>::run(a, stream) : Op<Large>::run(a, stream);
+  const auto report = [&](const char* name) {
+    ::bwgemm::detail::report_choice(names.entry, expected, a.n, a.k, a.experts, name);
+  };
+  if constexpr (!std::is_void_v<Swap>) {
+    if (expected <= kGroupedSwapAbMaxTokens) return report(names.swap_ab), SwapOp<Swap>::run(a, stream);
+  }
+  if (expected <= kGroupedOneCtaMaxTokens) return report(names.small), Op<Small>::run(a, stream);
+  return report(names.large), Op<Large>::run(a, stream);
 }
 }  // namespace detail
 
 template <class In, class Out>
 Status grouped_gemm(const GroupedGemmArguments<In, Out>& a, cudaStream_t stream = nullptr) {
-  return detail::run_grouped_choice<GroupedGemm, GroupedGemmTokens128<Out>, GroupedGemmTokens256<Out>>(
-      a, stream, "bwgemm::sm100::grouped_gemm", "sm100::GroupedGemmTokens128", "sm100::GroupedGemmTokens256");
+  return detail::run_grouped_choice<GroupedGemmSwapAb, GroupedGemmSwapAbTokens32<Out>, GroupedGemm,
+                                    GroupedGemmTokens128<Out>, GroupedGemmTokens256<Out>>(
+      a, stream,
+      {"bwgemm::sm100::grouped_gemm", "sm100::GroupedGemmSwapAbTokens32", "sm100::GroupedGemmTokens128",
+       "sm100::GroupedGemmTokens256"});
 }
 
 template <class Out>
 Status grouped_gemm_nvfp4(const Nvfp4GroupedGemmArguments<Out>& a, cudaStream_t stream = nullptr) {
-  return detail::run_grouped_choice<GroupedNvfp4Gemm, GroupedNvfp4GemmTokens128<Out>,
+  return detail::run_grouped_choice<GroupedNvfp4GemmSwapAb, GroupedNvfp4GemmSwapAbTokens32<Out>,
+                                    GroupedNvfp4Gemm, GroupedNvfp4GemmTokens128<Out>,
                                     GroupedNvfp4GemmTokens256<Out>>(
-      a, stream, "bwgemm::sm100::grouped_gemm_nvfp4", "sm100::GroupedNvfp4GemmTokens128",
-      "sm100::GroupedNvfp4GemmTokens256");
+      a, stream,
+      {"bwgemm::sm100::grouped_gemm_nvfp4", "sm100::GroupedNvfp4GemmSwapAbTokens32",
+       "sm100::GroupedNvfp4GemmTokens128", "sm100::GroupedNvfp4GemmTokens256"});
 }
 
 template <class In, class Out, class Epilogue>
 Status grouped_dual_gemm(const GroupedDualGemmArguments<In, Out, Epilogue>& a,
                          cudaStream_t stream = nullptr) {
-  return detail::run_grouped_choice<GroupedDualGemm, GroupedDualGemmTokens128<Out, Epilogue>,
+  return detail::run_grouped_choice<GroupedDualGemmSwapAb, GroupedDualGemmSwapAbTokens32<Out, Epilogue>,
+                                    GroupedDualGemm, GroupedDualGemmTokens128<Out, Epilogue>,
                                     GroupedDualGemmTokens256<Out, Epilogue>>(
-      a, stream, "bwgemm::sm100::grouped_dual_gemm", "sm100::GroupedDualGemmTokens128",
-      "sm100::GroupedDualGemmTokens256");
+      a, stream,
+      {"bwgemm::sm100::grouped_dual_gemm", "sm100::GroupedDualGemmSwapAbTokens32",
+       "sm100::GroupedDualGemmTokens128", "sm100::GroupedDualGemmTokens256"});
 }
 
 template <class Out, class Epilogue>
 Status grouped_dual_gemm_nvfp4(const Nvfp4GroupedDualGemmArguments<Out, Epilogue>& a,
                                cudaStream_t stream = nullptr) {
-  return detail::run_grouped_choice<GroupedNvfp4DualGemm, GroupedNvfp4DualGemmTokens128<Out, Epilogue>,
+  // An NVFP4 C: the tiled Configs only (the swap-AB kernels write 16-bit outputs).
+  using Swap = std::conditional_t<std::is_same_v<Out, Nvfp4Output>, void,
+                                  GroupedNvfp4DualGemmSwapAbTokens32<Out, Epilogue>>;
+  return detail::run_grouped_choice<GroupedNvfp4DualGemmSwapAb, Swap, GroupedNvfp4DualGemm,
+                                    GroupedNvfp4DualGemmTokens128<Out, Epilogue>,
                                     GroupedNvfp4DualGemmTokens256<Out, Epilogue>>(
-      a, stream, "bwgemm::sm100::grouped_dual_gemm_nvfp4", "sm100::GroupedNvfp4DualGemmTokens128",
-      "sm100::GroupedNvfp4DualGemmTokens256");
+      a, stream,
+      {"bwgemm::sm100::grouped_dual_gemm_nvfp4", "sm100::GroupedNvfp4DualGemmSwapAbTokens32",
+       "sm100::GroupedNvfp4DualGemmTokens128", "sm100::GroupedNvfp4DualGemmTokens256"});
 }
 
 }  // namespace bwgemm::sm100

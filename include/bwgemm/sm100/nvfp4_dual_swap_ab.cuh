@@ -47,6 +47,7 @@ struct Nvfp4DualGemmSwapAb {
     host::fill_common_dual_gemm_params(a, swap_ab_tiles<Cfg>(a.m, a.n, a.batch), &p);
     p.c = a.c;
     p.ldc = a.ldc == 0 ? a.n : a.ldc;
+    p.batch_stride_c = a.m * p.ldc;
     p.unit_alphas = ::bwgemm::detail::unit_alphas(a);
     return detail::launch_swap_ab<Cfg>(&nvfp4_dual_swap_ab_kernel<Cfg>, &nvfp4_dual_swap_ab_split_kernel<Cfg>,
                                        p, split_k, a.m, a.n, a.k, a.batch, stream, a.launch);

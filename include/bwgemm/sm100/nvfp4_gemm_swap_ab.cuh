@@ -55,6 +55,7 @@ struct Nvfp4GemmSwapAb {
     p.c = read_c ? a.c : nullptr;
     p.ldd = a.ldd == 0 ? a.n : a.ldd;
     p.ldc = a.ldc == 0 ? a.n : a.ldc;
+    p.batch_stride_d = a.m * p.ldd, p.batch_stride_c = a.m * p.ldc;
     p.read_c = read_c;
     p.identity = epi::is_identity(a.epilogue);
     p.epilogue = a.epilogue;

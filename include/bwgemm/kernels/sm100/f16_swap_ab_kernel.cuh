@@ -123,13 +123,16 @@ struct F16SwapAbRoles {
     return Cfg::kStageTxBytes;
   }
 
-  // Tile t: weight rows t.m · 128 .., tokens t.n · BlockTokens .., K block kb.
-  template <int I>
-  BWGEMM_DEVICE auto producer_tile(const KernelContext<Cfg>&, const sched::TileCoord& t) const {
-    const int32_t w0 = t.m * Cfg::kBlockWeights;
-    const int32_t m0 = t.n * Cfg::kBlockTokens;
+  // Tile t: weight rows w0 = t.m · 128 .., tokens m0 = t.n · BlockTokens .. (a grouped tile: its expert's
+  // tokens and weights, sched/grouped_tiles.cuh), K block kb.
+  template <int I, class Tile>
+  BWGEMM_DEVICE auto producer_tile(const KernelContext<Cfg>&, const Tile& tile) const {
+    const int32_t w0 = sched::first_row(tile, Cfg::kBlockWeights);
+    const int32_t m0 = sched::first_column(tile, Cfg::kBlockTokens);
     const int32_t kb_begin = this->kb_begin;
-    return [this, w0, m0, t, kb_begin](uint32_t base, uint32_t bar, int32_t kb) {
+    const int32_t wb = sched::weight_batch(tile),
+                  token_batch = tile.batch;  // the weights' batch, the tokens'
+    return [this, w0, m0, wb, token_batch, kb_begin](uint32_t base, uint32_t bar, int32_t kb) {
       const int32_t k0 = (kb_begin + kb) * Cfg::kBlockK;
 #pragma unroll
       for (int w = 0; w < kWeights; ++w) {
@@ -137,18 +140,20 @@ struct F16SwapAbRoles {
         if (p.weights_mn_major) {
           for (int32_t c = 0; c < Cfg::kWeightChunks; ++c)
             ptx::tma_load<1>(weight_base + c * Cfg::kWeightChunkBytes, &p.tmap_weights[w], bar,
-                             {w0 + c * Cfg::kWeightChunkColumns, k0, t.batch}, ptx::kL2EvictFirst);
+                             {w0 + c * Cfg::kWeightChunkColumns, k0, wb}, ptx::kL2EvictFirst);
         } else {
-          ptx::tma_load<1>(weight_base, &p.tmap_weights[w], bar, {k0, w0, t.batch}, ptx::kL2EvictFirst);
+          ptx::tma_load<1>(weight_base, &p.tmap_weights[w], bar, {k0, w0, wb}, ptx::kL2EvictFirst);
         }
       }
-      ptx::tma_load<1>(base + Cfg::kTokenOffset, &p.tmap_tokens, bar, {k0, m0, t.batch}, ptx::kL2EvictLast);
+      ptx::tma_load<1>(base + Cfg::kTokenOffset, &p.tmap_tokens, bar, {k0, m0, token_batch},
+                       ptx::kL2EvictLast);
     };
   }
 
   // kMmasPerStage K steps of 16 per stage, each one MMA per weight (dual: the gate, then the up MMA, both
   // reading the token tile) into the tile's accumulators; the first of the tile overwrites them.
-  BWGEMM_DEVICE auto mma_tile(const KernelContext<Cfg>&, const sched::TileCoord&, uint32_t d_tmem) const {
+  template <class Tile>
+  BWGEMM_DEVICE auto mma_tile(const KernelContext<Cfg>&, const Tile&, uint32_t d_tmem) const {
     const uint32_t idesc = p.idesc;
     const F16SwapAbWeightOperand w = p.weights;
     return [d_tmem, idesc, w](uint32_t base, int32_t kb) {
@@ -176,28 +181,32 @@ struct F16SwapAbRoles {
   // instruction writes 32 consecutive n of one row of the output.
   // With split K the row's fp32 accumulators go to this CTA's partials instead (swap_ab_split_k.cuh).
   // `s`: epilogue_scales().
-  BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t, int32_t n,
+  template <class Tile>
+  BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>& ctx, const Tile& t, int32_t n,
                                    const Scales& s) const {
     using Out = typename Cfg::Out;
     constexpr int kColumns = Cfg::kEpilogueColumns;
     float* partials = to_partials ? static_cast<float*>(ptx::shared_address_to_pointer(ctx.smem)) : nullptr;
-    const int32_t row = n - t.m * Cfg::kBlockWeights;
+    const int32_t row = n - sched::first_row(t, Cfg::kBlockWeights);
+    const int32_t token_end =
+        sched::column_limit(t, p.m);  // the tokens stored: below M (or the expert's end)
     if constexpr (kWeights == 2) {
       // Dual GEMM: C = epilogue(alpha1 · gate, alpha2 · up).
       Out* out_column = p.c + t.batch * p.batch_stride_c + n;
-      return [this, s, out_column, partials, row](int32_t first_token, const uint32_t(&values)[2][kColumns]) {
+      return [this, s, out_column, partials, row, token_end](int32_t first_token,
+                                                             const uint32_t(&values)[2][kColumns]) {
         if (partials != nullptr) return write_swap_ab_partials<Partials>(partials, row, values);
-        const int32_t tokens = p.m - first_token < kColumns ? p.m - first_token : kColumns;
+        const int32_t tokens = token_end - first_token < kColumns ? token_end - first_token : kColumns;
         detail::dual_swap_ab_store_tokens<Out>(p, s, out_column, first_token, tokens, values);
       };
     } else {
       // GEMM: D = epilogue(acc [, C]); the identity functor (alpha 1, beta 0) stores the accumulator.
       Out* d_column = p.d + t.batch * p.batch_stride_d + n;
       const Out* c_column = p.read_c ? p.c + t.batch * p.batch_stride_c + n : nullptr;
-      return [this, &s, d_column, c_column, partials, row](int32_t first_token,
-                                                           const uint32_t(&values)[1][kColumns]) {
+      return [this, s, d_column, c_column, partials, row, token_end](int32_t first_token,
+                                                                     const uint32_t(&values)[1][kColumns]) {
         if (partials != nullptr) return write_swap_ab_partials<Partials>(partials, row, values);
-        const int32_t tokens = p.m - first_token < kColumns ? p.m - first_token : kColumns;
+        const int32_t tokens = token_end - first_token < kColumns ? token_end - first_token : kColumns;
         detail::gemm_swap_ab_store_tokens<Out>(p.identity, s, d_column, p.ldd, c_column, p.ldc, first_token,
                                                tokens, values[0]);
       };

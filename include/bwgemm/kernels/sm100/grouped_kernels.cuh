@@ -1,6 +1,7 @@
 // The sm_100a grouped (mixture-of-experts) kernels: the tiled GEMM, dual GEMM, NVFP4 GEMM and NVFP4 dual GEMM
-// kernels over the tiles of every expert in one persistent launch. Each is its dense kernel's Roles with two
-// things changed:
+// kernels, and the swap-AB ones (16-bit and NVFP4, GEMM and dual GEMM: an expert's few tokens as the MMA's
+// columns, its weights on the 128-row side), over the tiles of every expert in one persistent launch. Each is
+// its dense kernel's Roles with two things changed:
 //   - the tiles: a sched::GroupedTileSource per walking thread instead of the tile grid, i.e. the walk over
 //     the experts' device offsets or counts (base/grouped.hpp), each value read once per thread, bad values
 //     clamped to the caller's buffers; the walk's status bits ORed into the caller's status word once per
@@ -21,9 +22,11 @@
 #include "bwgemm/epilogue/device_scale.cuh"
 #include "bwgemm/kernels/sm100/common.cuh"
 #include "bwgemm/kernels/sm100/dual_gemm_kernel.cuh"
+#include "bwgemm/kernels/sm100/f16_swap_ab_kernel.cuh"
 #include "bwgemm/kernels/sm100/gemm_kernel.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_dual_gemm_kernel.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_gemm_kernel.cuh"
+#include "bwgemm/kernels/sm100/nvfp4_swap_ab_kernel.cuh"
 #include "bwgemm/kernels/sm100/roles.cuh"
 #include "bwgemm/scheduler/grouped_tiles.cuh"
 #include "bwgemm/scheduler/schedulers.cuh"
@@ -49,6 +52,10 @@ template <class Cfg>
 struct GroupedNvfp4GemmParams : Nvfp4GemmParams<Cfg>, GroupedParams {};
 template <class Cfg>
 struct GroupedNvfp4DualGemmParams : Nvfp4DualGemmParams<Cfg>, GroupedParams {};
+template <class Cfg>
+struct GroupedF16SwapAbParams : F16SwapAbParams<Cfg>, GroupedParams {};
+template <class Cfg>
+struct GroupedNvfp4SwapAbParams : Nvfp4SwapAbParams<Cfg>, GroupedParams {};
 
 namespace detail {
 
@@ -140,6 +147,39 @@ struct GroupedNvfp4DualGemmRoles
   }
 };
 
+// The swap-AB kernels' (16-bit and NVFP4, GEMM and dual GEMM): token tiles of BlockTokens of each expert's
+// tokens, each with the weight tiles of 128 rows of its expert (p.tiles.tiles_m of them); the per-expert
+// scales as the tiled kernels'.
+template <class Cfg, class Dense, class Params>
+struct GroupedSwapAbRoles : Dense {
+  using Scales = typename Dense::Scales;
+  const Params& grouped;
+
+  BWGEMM_DEVICE explicit GroupedSwapAbRoles(const Params& p) : Dense{p}, grouped(p) {}
+
+  BWGEMM_DEVICE sched::GroupedSwapTileSource tile_source(const KernelContext<Cfg>&, bool reports) const {
+    return sched::GroupedSwapTileSource(grouped.tokens, grouped.experts, Cfg::kBlockTokens,
+                                        grouped.tiles.tiles_m, grouped.status, reports);
+  }
+
+  BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>& ctx, const sched::GroupedSwapTileCoord& t,
+                                   int32_t n, const Scales& s) const {
+    Scales se = s;
+    if constexpr (Cfg::kWeights == 2) {
+      se.alpha1 = detail::expert_scale(s.alpha1, grouped.scale_ptr[0], t.expert);
+      se.alpha2 = detail::expert_scale(s.alpha2, grouped.scale_ptr[1], t.expert);
+    } else {
+      se.alpha = detail::expert_scale(s.alpha, grouped.scale_ptr[0], t.expert);
+    }
+    return Dense::epilogue_tile(ctx, t, n, se);
+  }
+};
+
+template <class Cfg>
+using GroupedF16SwapAbRoles = GroupedSwapAbRoles<Cfg, F16SwapAbRoles<Cfg>, GroupedF16SwapAbParams<Cfg>>;
+template <class Cfg>
+using GroupedNvfp4SwapAbRoles = GroupedSwapAbRoles<Cfg, Nvfp4SwapAbRoles<Cfg>, GroupedNvfp4SwapAbParams<Cfg>>;
+
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     grouped_gemm_kernel(const __grid_constant__ GroupedGemmParams<Cfg> p) {
@@ -159,6 +199,28 @@ template <class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     grouped_nvfp4_dual_gemm_kernel(const __grid_constant__ GroupedNvfp4DualGemmParams<Cfg> p) {
   run_kernel<Cfg, GroupedNvfp4DualGemmRoles<Cfg>>(p);
+}
+
+// The swap-AB kernels' rows are weight rows (masked at N), their columns tokens (roles.cuh).
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::kThreads, 1)
+    grouped_f16_swap_ab_kernel(const __grid_constant__ GroupedF16SwapAbParams<Cfg> p) {
+#if BWGEMM_SM100A_KERNEL_BODY
+  run_roles<Cfg>(GroupedF16SwapAbRoles<Cfg>{p}, p.tiles, p.num_clusters, p.n, p.k);
+#else
+  (void)p;
+  ::bwgemm::ptx::trap();
+#endif
+}
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::kThreads, 1)
+    grouped_nvfp4_swap_ab_kernel(const __grid_constant__ GroupedNvfp4SwapAbParams<Cfg> p) {
+#if BWGEMM_SM100A_KERNEL_BODY
+  run_roles<Cfg>(GroupedNvfp4SwapAbRoles<Cfg>{p}, p.tiles, p.num_clusters, p.n, p.k);
+#else
+  (void)p;
+  ::bwgemm::ptx::trap();
+#endif
 }
 
 }  // namespace bwgemm::sm100

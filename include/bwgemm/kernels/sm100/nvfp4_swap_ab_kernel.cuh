@@ -49,8 +49,8 @@ struct Nvfp4SwapAbOutput;
 // Dual GEMM: C = epilogue(alpha1 · A·B1ᵀ, alpha2 · A·B2ᵀ).
 template <class Cfg>
 struct Nvfp4SwapAbOutput<Cfg, 2> {
-  typename Cfg::Out* c = nullptr;  // m x n row-major per batch, row stride ldc, batch stride m * ldc
-  int64_t ldc = 0;
+  typename Cfg::Out* c = nullptr;  // m x n row-major per batch, row stride ldc, batch stride batch_stride_c
+  int64_t ldc = 0, batch_stride_c = 0;
   float alpha1 = 1.0f, alpha2 = 1.0f;  // per-tensor scales of the two products
   const float* alpha1_ptr = nullptr;  // device scales, read once per CTA: alpha1 · *alpha1_ptr (null: alpha1)
   const float* alpha2_ptr = nullptr;
@@ -60,9 +60,10 @@ struct Nvfp4SwapAbOutput<Cfg, 2> {
 // GEMM: D = epilogue(A·Bᵀ [, C]) (alpha, the per-tensor scale, is the functor's).
 template <class Cfg>
 struct Nvfp4SwapAbOutput<Cfg, 1> {
-  typename Cfg::Out* d = nullptr;        // m x n row-major per batch, row stride ldd, batch stride m * ldd
-  const typename Cfg::Out* c = nullptr;  // the same with ldc; read only when read_c
+  typename Cfg::Out* d = nullptr;  // m x n row-major per batch, row stride ldd, batch stride batch_stride_d
+  const typename Cfg::Out* c = nullptr;  // the same with ldc, batch_stride_c; read only when read_c
   int64_t ldd = 0, ldc = 0;
+  int64_t batch_stride_d = 0, batch_stride_c = 0;
   bool read_c = false;                // the functor takes C (epi::reads_source)
   bool identity = false;              // the functor returns the accumulator (epi::is_identity): not called
   typename Cfg::Epilogue epilogue{};  // its device-pointer scales read once per CTA (epi::with_device_scales)
@@ -143,32 +144,34 @@ struct Nvfp4SwapAbRoles {
     return I == Cfg::kOperandProducer ? Cfg::kOperandTxBytes : Cfg::kScaleTxBytes;
   }
 
-  // Tile t: weight rows t.m · 128 .., tokens t.n · BlockTokens ..
-  template <int I>
-  BWGEMM_DEVICE auto producer_tile(const KernelContext<Cfg>&, const sched::TileCoord& t) const {
-    const int32_t w0 = t.m * Cfg::kBlockWeights;
-    const int32_t m0 = t.n * Cfg::kBlockTokens;
+  // Tile t: weight rows w0 = t.m · 128 .., tokens m0 = t.n · BlockTokens .. (a grouped tile: its expert's
+  // tokens and weights, sched/grouped_tiles.cuh).
+  template <int I, class Tile>
+  BWGEMM_DEVICE auto producer_tile(const KernelContext<Cfg>&, const Tile& t) const {
+    const int32_t w0 = sched::first_row(t, Cfg::kBlockWeights);
+    const int32_t m0 = sched::first_column(t, Cfg::kBlockTokens);
+    const int32_t wb = sched::weight_batch(t), tb = t.batch;  // the weights' batch, the tokens'
     const int32_t kb_begin = this->kb_begin;
     if constexpr (I == Cfg::kOperandProducer) {
-      return [this, w0, m0, t, kb_begin](uint32_t base, uint32_t bar, int32_t kb) {
+      return [this, w0, m0, wb, tb, kb_begin](uint32_t base, uint32_t bar, int32_t kb) {
         const int32_t k0 = (kb_begin + kb) * Cfg::kBlockK;
 #pragma unroll
         for (int w = 0; w < kWeights; ++w)
           ptx::tma_load<1>(base + Cfg::kW1Offset + w * Cfg::kWeightBytes, &p.tmap_weights[w], bar,
-                           {k0, w0, t.batch}, ptx::kL2EvictFirst);
-        ptx::tma_load<1>(base + Cfg::kTokenOffset, &p.tmap_tokens, bar, {k0, m0, t.batch}, ptx::kL2EvictLast);
+                           {k0, w0, wb}, ptx::kL2EvictFirst);
+        ptx::tma_load<1>(base + Cfg::kTokenOffset, &p.tmap_tokens, bar, {k0, m0, tb}, ptx::kL2EvictLast);
       };
     } else {
       // The 4 atoms (256 K) of the 128-row scale block of the weight tile and of the one holding the tokens.
       const int32_t w_block = w0 / Cfg::kScaleAtomRows;
-      const int32_t m_block = m0 / Cfg::kScaleAtomRows;
-      return [this, w_block, m_block, t, kb_begin](uint32_t base, uint32_t bar, int32_t kb) {
+      const int32_t m_block = sched::scale_row(t, m0) / Cfg::kScaleAtomRows;
+      return [this, w_block, m_block, wb, tb, kb_begin](uint32_t base, uint32_t bar, int32_t kb) {
         const int32_t atom = (kb_begin + kb) * Cfg::kScaleAtomsPerStage;
 #pragma unroll
         for (int w = 0; w < kWeights; ++w)
           ptx::tma_load<1>(base + Cfg::kSfW1Offset + w * Cfg::kScaleBytes, &p.tmap_sf_weights[w], bar,
-                           {0, atom, w_block, t.batch}, ptx::kL2EvictFirst);
-        ptx::tma_load<1>(base + Cfg::kSfTokenOffset, &p.tmap_sf_tokens, bar, {0, atom, m_block, t.batch},
+                           {0, atom, w_block, wb}, ptx::kL2EvictFirst);
+        ptx::tma_load<1>(base + Cfg::kSfTokenOffset, &p.tmap_sf_tokens, bar, {0, atom, m_block, tb},
                          ptx::kL2EvictLast);
       };
     }
@@ -176,7 +179,8 @@ struct Nvfp4SwapAbRoles {
 
   // Per stage: the scale atoms into tensor memory, then per K step of 64 one MMA per weight (dual: the gate,
   // then the up MMA), all with the token tile as B and the tokens' scales as SFB.
-  BWGEMM_DEVICE auto mma_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t, uint32_t acc1) const {
+  template <class Tile>
+  BWGEMM_DEVICE auto mma_tile(const KernelContext<Cfg>& ctx, const Tile& t, uint32_t acc1) const {
     using namespace ::bwgemm::ptx;
     constexpr uint32_t idesc = InstrDescMxf4Nvf4{MmaF4Format::kE2M1,
                                                  MmaF4Format::kE2M1,
@@ -190,7 +194,8 @@ struct Nvfp4SwapAbRoles {
                                    .encode();
     // The token tile's first row inside its 128-row scale block: its 32-row group selects the SFB column
     // group, its row inside the group the first line the copy takes (nvfp4_swap_ab_config.cuh).
-    const int32_t row_in_block = (t.n * Cfg::kBlockTokens) % Cfg::kScaleAtomRows;
+    const int32_t row_in_block =
+        sched::scale_row(t, sched::first_column(t, Cfg::kBlockTokens)) % Cfg::kScaleAtomRows;
     const uint32_t sfb_group = static_cast<uint32_t>(row_in_block / Cfg::kScaleAtomRowGroup);
     const uint32_t sfb_line_bytes =
         static_cast<uint32_t>(row_in_block % Cfg::kScaleAtomRowGroup) * Cfg::kScaleLineBytes;
@@ -241,7 +246,8 @@ struct Nvfp4SwapAbRoles {
   // tokens are the same for every lane of a warp, so the mask at M is a uniform branch and each store
   // instruction writes 32 consecutive n of one row of the output.
   // With split K the row's fp32 accumulators go to this CTA's partials instead (swap_ab_split_k.cuh).
-  BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t, int32_t n,
+  template <class Tile>
+  BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>& ctx, const Tile& t, int32_t n,
                                    const Scales& s) const {
     if constexpr (kWeights == 2) {
       return dual_epilogue_tile(ctx, t, n, s);
@@ -251,33 +257,40 @@ struct Nvfp4SwapAbRoles {
   }
 
   // Dual GEMM: C = epilogue(alpha1 · gate, alpha2 · up).
-  BWGEMM_DEVICE auto dual_epilogue_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t, int32_t n,
+  template <class Tile>
+  BWGEMM_DEVICE auto dual_epilogue_tile(const KernelContext<Cfg>& ctx, const Tile& t, int32_t n,
                                         const epi::DualScales& s) const {
     using Out = typename Cfg::Out;
     constexpr int kColumns = Cfg::kEpilogueColumns;
-    Out* out_column = p.c + static_cast<int64_t>(t.batch) * p.m * p.ldc + n;
+    Out* out_column = p.c + static_cast<int64_t>(t.batch) * p.batch_stride_c + n;
     float* partials = to_partials ? static_cast<float*>(ptx::shared_address_to_pointer(ctx.smem)) : nullptr;
-    const int32_t row = n - t.m * Cfg::kBlockWeights;
-    return [this, s, out_column, partials, row](int32_t first_token, const uint32_t(&values)[2][kColumns]) {
+    const int32_t row = n - sched::first_row(t, Cfg::kBlockWeights);
+    const int32_t token_end =
+        sched::column_limit(t, p.m);  // the tokens stored: below M (or the expert's end)
+    return [this, s, out_column, partials, row, token_end](int32_t first_token,
+                                                           const uint32_t(&values)[2][kColumns]) {
       if (partials != nullptr) return write_swap_ab_partials<Partials>(partials, row, values);
-      const int32_t tokens = p.m - first_token < kColumns ? p.m - first_token : kColumns;
+      const int32_t tokens = token_end - first_token < kColumns ? token_end - first_token : kColumns;
       detail::dual_swap_ab_store_tokens<Out>(p, s, out_column, first_token, tokens, values);
     };
   }
 
   // GEMM: D = epilogue(acc [, C]); the identity functor (alpha 1, beta 0) stores the accumulator.
-  BWGEMM_DEVICE auto gemm_epilogue_tile(const KernelContext<Cfg>& ctx, const sched::TileCoord& t, int32_t n,
+  template <class Tile>
+  BWGEMM_DEVICE auto gemm_epilogue_tile(const KernelContext<Cfg>& ctx, const Tile& t, int32_t n,
                                         const typename Cfg::Epilogue& f) const {
     using Out = typename Cfg::Out;
     constexpr int kColumns = Cfg::kEpilogueColumns;
-    Out* d_column = p.d + static_cast<int64_t>(t.batch) * p.m * p.ldd + n;
-    const Out* c_column = p.read_c ? p.c + static_cast<int64_t>(t.batch) * p.m * p.ldc + n : nullptr;
+    Out* d_column = p.d + static_cast<int64_t>(t.batch) * p.batch_stride_d + n;
+    const Out* c_column = p.read_c ? p.c + static_cast<int64_t>(t.batch) * p.batch_stride_c + n : nullptr;
     float* partials = to_partials ? static_cast<float*>(ptx::shared_address_to_pointer(ctx.smem)) : nullptr;
-    const int32_t row = n - t.m * Cfg::kBlockWeights;
-    return [this, &f, d_column, c_column, partials, row](int32_t first_token,
-                                                         const uint32_t(&values)[1][kColumns]) {
+    const int32_t row = n - sched::first_row(t, Cfg::kBlockWeights);
+    const int32_t token_end =
+        sched::column_limit(t, p.m);  // the tokens stored: below M (or the expert's end)
+    return [this, f, d_column, c_column, partials, row, token_end](int32_t first_token,
+                                                                   const uint32_t(&values)[1][kColumns]) {
       if (partials != nullptr) return write_swap_ab_partials<Partials>(partials, row, values);
-      const int32_t tokens = p.m - first_token < kColumns ? p.m - first_token : kColumns;
+      const int32_t tokens = token_end - first_token < kColumns ? token_end - first_token : kColumns;
       detail::gemm_swap_ab_store_tokens<Out>(p.identity, f, d_column, p.ldd, c_column, p.ldc, first_token,
                                              tokens, values[0]);
     };
@@ -308,7 +321,7 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void nvfp4_swap_ab_split_body(const Nvfp4SwapAb
   if constexpr (Cfg::kWeights == 2) {
     const auto reduce = [&p](const sched::TileCoord& t, uint32_t rank, uint32_t splits) {
       reduce_dual_swap_ab_tile<Cfg, /*QuadsInsideN=*/true>(p, t, rank, splits, [&p](int32_t batch) -> Out* {
-        return p.c + static_cast<int64_t>(batch) * p.m * p.ldc;
+        return p.c + static_cast<int64_t>(batch) * p.batch_stride_c;
       });
     };
     run_swap_ab_split_k<Cfg>(Roles{p, kb.begin, true}, p.tiles, p.n, kb.count, p.splits, reduce);
@@ -316,8 +329,8 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void nvfp4_swap_ab_split_body(const Nvfp4SwapAb
     const auto reduce = [&p](const sched::TileCoord& t, uint32_t rank, uint32_t splits) {
       reduce_gemm_swap_ab_tile<Cfg>(
           p, t, rank, splits,
-          [&p](int32_t batch) -> Out* { return p.d + static_cast<int64_t>(batch) * p.m * p.ldd; },
-          [&p](int32_t batch) -> const Out* { return p.c + static_cast<int64_t>(batch) * p.m * p.ldc; });
+          [&p](int32_t batch) -> Out* { return p.d + static_cast<int64_t>(batch) * p.batch_stride_d; },
+          [&p](int32_t batch) -> const Out* { return p.c + static_cast<int64_t>(batch) * p.batch_stride_c; });
     };
     run_swap_ab_split_k<Cfg>(Roles{p, kb.begin, true}, p.tiles, p.n, kb.count, p.splits, reduce);
   }
