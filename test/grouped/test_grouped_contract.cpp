@@ -291,7 +291,10 @@ TEST(GroupedTileWalk, CoversEachExpertsRowsOncePerColumnTile) {
     const int64_t grid = 1 + rng() % 7;
     for (int64_t cta = 0; cta < grid; ++cta) {
       grouped::GroupedTileWalk walk(t, experts, block_m, n_tiles);
-      grouped::GroupedTile g;
+      // The kernels' form: 32-bit tile arithmetic, the values read 8 at a time.
+      grouped::BasicGroupedTileWalk<int32_t, 8> kernel_walk(t, experts, static_cast<int32_t>(block_m),
+                                                            static_cast<int32_t>(n_tiles));
+      grouped::GroupedTile g, k;
       int64_t index = cta;
       for (; walk.seek(index, &g); index += grid) {
         const grouped::GroupedTile& want = tiles[static_cast<size_t>(index)];
@@ -299,8 +302,17 @@ TEST(GroupedTileWalk, CoversEachExpertsRowsOncePerColumnTile) {
         ASSERT_EQ(g.row_begin, want.row_begin);
         ASSERT_EQ(g.row_end, want.row_end);
         ASSERT_EQ(g.n_tile, want.n_tile);
+        ASSERT_TRUE(kernel_walk.seek(static_cast<int32_t>(index), &k));
+        ASSERT_EQ(k.expert, want.expert);
+        ASSERT_EQ(k.row_begin, want.row_begin);
+        ASSERT_EQ(k.row_end, want.row_end);
+        ASSERT_EQ(k.n_tile, want.n_tile);
+        ASSERT_EQ(k.rows.scale_row, want.rows.scale_row);
       }
       ASSERT_GE(index, static_cast<int64_t>(tiles.size()));
+      ASSERT_FALSE(kernel_walk.seek(static_cast<int32_t>(index), &k));
+      kernel_walk.finish();  // every expert read: the launch's status bits
+      EXPECT_EQ(kernel_walk.status(), status);
     }
   }
 }

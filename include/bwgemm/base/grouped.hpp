@@ -174,8 +174,10 @@ struct GroupedTile {
 //
 // Index is the type of the tile indices and of the per-tile arithmetic: int64_t on the host
 // (GroupedTileWalk); the kernels, whose launches bound the tiles below 2^31, use int32_t so that a tile's
-// column and row tile cost a 32-bit division, not a 64-bit one. Rows are int64_t either way.
-template <class Index>
+// column and row tile cost a 32-bit division, not a 64-bit one. Rows are int64_t either way. ReadAhead: the
+// experts' device values read at a time (independent loads in flight together, instead of one dependent
+// load per expert; ReadAhead registers of a kernel's walking thread): the same tiles whatever it is.
+template <class Index, int ReadAhead = 1>
 class BasicGroupedTileWalk {
  public:
   BWGEMM_HD constexpr BasicGroupedTileWalk(const GroupedTokens& tokens, int64_t experts, Index block_m,
@@ -225,10 +227,33 @@ class BasicGroupedTileWalk {
   BWGEMM_HD constexpr uint32_t status() const { return status_; }
 
  private:
+  // The experts' device values, kReadAhead at a time: ahead_[0] is expert_'s, the later ones the next
+  // experts', shifted down as the walk moves (constant indices: registers in a kernel).
+  static constexpr int kReadAhead = ReadAhead;
+  static_assert(kReadAhead >= 1, "read at least one value at a time");
+
+  BWGEMM_HD constexpr int32_t next_value() {
+    if (buffered_ == 0) {
+      const int32_t* values = tokens_.layout == GroupedLayout::kMasked ? tokens_.counts : tokens_.offsets;
+#if BWGEMM_DEVICE_PASS
+#pragma unroll
+#endif
+      for (int i = 0; i < kReadAhead; ++i) ahead_[i] = expert_ + i < experts_ ? values[expert_ + i] : 0;
+      buffered_ = kReadAhead;
+    }
+    const int32_t v = ahead_[0];
+#if BWGEMM_DEVICE_PASS
+#pragma unroll
+#endif
+    for (int i = 0; i + 1 < kReadAhead; ++i) ahead_[i] = ahead_[i + 1];
+    --buffered_;
+    return v;
+  }
+
   BWGEMM_HD constexpr void load() {
-    rows_ = tokens_.layout == GroupedLayout::kMasked
-                ? masked_expert_rows(expert_, tokens_.counts[expert_], tokens_.max_tokens)
-                : scan_.next(tokens_.offsets[expert_]);
+    const int32_t value = next_value();
+    rows_ = tokens_.layout == GroupedLayout::kMasked ? masked_expert_rows(expert_, value, tokens_.max_tokens)
+                                                     : scan_.next(value);
     status_ |= rows_.status;
     tiles_ = static_cast<Index>(ceil_div(rows_.rows(), block_m_)) * n_tiles_;
     loaded_ = true;
@@ -244,6 +269,8 @@ class BasicGroupedTileWalk {
   Index first_tile_ = 0;  // the linear index of expert_'s first tile
   Index tiles_ = 0;       // expert_'s tiles
   uint32_t status_ = 0;
+  int32_t ahead_[kReadAhead] = {};  // the values of the experts from the next one to load on
+  int buffered_ = 0;                // how many of ahead_ are read
 };
 
 // The host's walk (64-bit tile indices).

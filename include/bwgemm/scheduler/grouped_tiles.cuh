@@ -149,7 +149,8 @@ BWGEMM_HD constexpr int32_t scale_row(const GroupedSwapTileCoord& t, int32_t tok
 // CTA reads every expert's value (finish()), so one report covers the launch.
 //   Tile = GroupedTileCoord:     the tiled kernels': row tiles of block_m token rows, n_tiles column tiles
 //   Tile = GroupedSwapTileCoord: the swap-AB kernels': token tiles of block_m tokens, n_tiles weight tiles
-template <class TileType>
+// ReadAhead: the values the walk reads at a time (BasicGroupedTileWalk).
+template <class TileType, int ReadAhead>
 class BasicGroupedTileSource {
  public:
   using Tile = TileType;
@@ -189,12 +190,14 @@ class BasicGroupedTileSource {
   }
 
  private:
-  grouped::BasicGroupedTileWalk<int32_t> walk_;
+  grouped::BasicGroupedTileWalk<int32_t, ReadAhead> walk_;
   bool masked_;
   uint32_t* status_;
 };
 
-using GroupedTileSource = BasicGroupedTileSource<GroupedTileCoord>;
-using GroupedSwapTileSource = BasicGroupedTileSource<GroupedSwapTileCoord>;
+template <int ReadAhead>
+using GroupedTileSource = BasicGroupedTileSource<GroupedTileCoord, ReadAhead>;
+template <int ReadAhead>
+using GroupedSwapTileSource = BasicGroupedTileSource<GroupedSwapTileCoord, ReadAhead>;
 
 }  // namespace bwgemm::sched

@@ -2,10 +2,11 @@
 // kernels, and the swap-AB ones (16-bit and NVFP4, GEMM and dual GEMM: an expert's few tokens as the MMA's
 // columns, its weights on the 128-row side), over the tiles of every expert in one persistent launch. Each is
 // its dense kernel's Roles with two things changed:
-//   - the tiles: a sched::GroupedTileSource per walking thread instead of the tile grid, i.e. the walk over
+//   - the tiles: a sched::BasicGroupedTileSource per walking thread instead of the tile grid, i.e. the walk
+//   over
 //     the experts' device offsets or counts (base/grouped.hpp), each value read once per thread, bad values
 //     clamped to the caller's buffers; the walk's status bits ORed into the caller's status word once per
-//     launch (roles.cuh's run_epilogue, GroupedTileSource::finish). The dense Roles read a tile through
+//     launch (roles.cuh's run_epilogue, BasicGroupedTileSource::finish). The dense Roles read a tile through
 //     sched::first_row / weight_batch / row_limit / scale_block (scheduler/grouped_tiles.cuh): a tile's A
 //     rows start at its first row (not a multiple of the tile), the weights are the expert's (batch = expert
 //     of the stacked [E, N, K] maps), the epilogue stores the rows before the expert's end, an NVFP4 A's
@@ -75,9 +76,11 @@ struct GroupedRoles : Dense {
   BWGEMM_DEVICE explicit GroupedRoles(const Params& p) : Dense{p}, grouped(p) {}
 
   // The walk over the experts' tiles of ClusterBlockM rows, p.tiles.tiles_n column tiles per row tile.
-  BWGEMM_DEVICE sched::GroupedTileSource tile_source(const KernelContext<Cfg>&, bool reports) const {
-    return sched::GroupedTileSource(grouped.tokens, grouped.experts, Cfg::kClusterBlockM,
-                                    grouped.tiles.tiles_n, grouped.status, reports);
+  template <int ReadAhead>
+  BWGEMM_DEVICE sched::GroupedTileSource<ReadAhead> tile_source(
+      const KernelContext<Cfg>&, bool reports, std::integral_constant<int, ReadAhead>) const {
+    return sched::GroupedTileSource<ReadAhead>(grouped.tokens, grouped.experts, Cfg::kClusterBlockM,
+                                               grouped.tiles.tiles_n, grouped.status, reports);
   }
 };
 
@@ -157,9 +160,11 @@ struct GroupedSwapAbRoles : Dense {
 
   BWGEMM_DEVICE explicit GroupedSwapAbRoles(const Params& p) : Dense{p}, grouped(p) {}
 
-  BWGEMM_DEVICE sched::GroupedSwapTileSource tile_source(const KernelContext<Cfg>&, bool reports) const {
-    return sched::GroupedSwapTileSource(grouped.tokens, grouped.experts, Cfg::kBlockTokens,
-                                        grouped.tiles.tiles_m, grouped.status, reports);
+  template <int ReadAhead>
+  BWGEMM_DEVICE sched::GroupedSwapTileSource<ReadAhead> tile_source(
+      const KernelContext<Cfg>&, bool reports, std::integral_constant<int, ReadAhead>) const {
+    return sched::GroupedSwapTileSource<ReadAhead>(grouped.tokens, grouped.experts, Cfg::kBlockTokens,
+                                                   grouped.tiles.tiles_m, grouped.status, reports);
   }
 
   BWGEMM_DEVICE auto epilogue_tile(const KernelContext<Cfg>& ctx, const sched::GroupedSwapTileCoord& t,

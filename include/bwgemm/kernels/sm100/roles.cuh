@@ -71,26 +71,33 @@ struct KernelContext {
 
 namespace detail {
 
-// Whether Roles brings its own tile source (roles.tile_source(ctx, reports): the grouped kernels' walk over
-// the experts' counts) instead of the kernel's tile grid.
+// Whether Roles brings its own tile source (roles.tile_source(ctx, reports, read_ahead): the grouped
+// kernels' walk over the experts' counts) instead of the kernel's tile grid.
 template <class Roles, class Ctx, class = void>
 struct HasTileSource : std::false_type {};
 template <class Roles, class Ctx>
-struct HasTileSource<
-    Roles, Ctx,
-    std::void_t<decltype(std::declval<const Roles&>().tile_source(std::declval<const Ctx&>(), false))>>
+struct HasTileSource<Roles, Ctx,
+                     std::void_t<decltype(std::declval<const Roles&>().tile_source(
+                         std::declval<const Ctx&>(), false, std::integral_constant<int, 1>{}))>>
     : std::true_type {};
+
+// The device values a grouped walk reads at a time (sched::BasicGroupedTileSource): the producers' and the
+// MMA warp's walks are on the path to the first loads and MMAs of every expert, and take 8 (8 registers of
+// the thread); the epilogue's runs while the MMAs of its tile are in flight, in threads whose registers hold
+// the accumulator chunks, and takes 1.
+inline constexpr int kIssueWalkReadAhead = 8;
+inline constexpr int kEpilogueWalkReadAhead = 1;
 
 }  // namespace detail
 
-// The tiles a role of this CTA walks: Roles's own source where it has one, else the kernel's tile grid (every
-// id of the stream a tile). `reports`: the one thread of the launch that reports what the walk found
-// (sched::GroupedTileSource::finish).
-template <class Cfg, class Roles>
+// The tiles a role of this CTA walks: Roles's own source where it has one (reading ReadAhead device values
+// at a time), else the kernel's tile grid (every id of the stream a tile). `reports`: the one thread of the
+// launch that reports what the walk found (sched::BasicGroupedTileSource::finish).
+template <int ReadAhead, class Cfg, class Roles>
 BWGEMM_DEVICE BWGEMM_FORCEINLINE auto tile_source(const KernelContext<Cfg>& ctx, const Roles& roles,
                                                   bool reports) {
   if constexpr (detail::HasTileSource<Roles, KernelContext<Cfg>>::value) {
-    return roles.tile_source(ctx, reports);
+    return roles.tile_source(ctx, reports, std::integral_constant<int, ReadAhead>{});
   } else {
     (void)roles, (void)reports;
     return sched::GridTileSource{ctx.tiles};
@@ -106,7 +113,7 @@ BWGEMM_DEVICE void run_producer(const KernelContext<Cfg>& ctx, const Roles& role
   const auto& bars = ctx.bars;
   const uint32_t tx_bytes = roles.template producer_tx_bytes<I>(ctx);
   PipelineState<Cfg::kStages> stage;
-  auto tiles = tile_source(ctx, roles, false);
+  auto tiles = tile_source<detail::kIssueWalkReadAhead>(ctx, roles, false);
   for (auto ts = ctx.tile_stream(); ts.valid(); ts.next(true)) {
     typename decltype(tiles)::Tile t;
     if (!tiles.at(ts.tile, &t)) break;
@@ -142,7 +149,7 @@ BWGEMM_DEVICE void run_mma(const KernelContext<Cfg>& ctx, const Roles& roles) {
   const auto& bars = ctx.bars;
   PipelineState<Cfg::kStages> stage;
   PipelineState<Cfg::kAccStages> acc;
-  auto tiles = tile_source(ctx, roles, false);
+  auto tiles = tile_source<detail::kIssueWalkReadAhead>(ctx, roles, false);
   for (auto ts = ctx.tile_stream(); ts.valid(); ts.next(true), acc.advance()) {
     typename decltype(tiles)::Tile t;
     if (!tiles.at(ts.tile, &t)) break;
@@ -204,7 +211,8 @@ BWGEMM_DEVICE void run_epilogue(const KernelContext<Cfg>& ctx, const Roles& role
   // The per-tensor scales, once per thread (device-pointer scales are read here, not per tile).
   const auto scales = roles.epilogue_scales();
   // The launch's first epilogue thread reports what its tile walk found (grouped kernels: the status word).
-  auto tiles = tile_source(ctx, roles, ctx.cluster == 0 && ctx.rank == 0 && ctx.warp == 0 && ctx.lane == 0);
+  auto tiles = tile_source<detail::kEpilogueWalkReadAhead>(
+      ctx, roles, ctx.cluster == 0 && ctx.rank == 0 && ctx.warp == 0 && ctx.lane == 0);
   for (auto ts = ctx.tile_stream(); ts.valid(); ts.next(ctx.lane == 0), acc.advance()) {
     typename decltype(tiles)::Tile t;
     if (!tiles.at(ts.tile, &t)) break;
