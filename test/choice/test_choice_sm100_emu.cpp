@@ -15,6 +15,7 @@
 #include <bwgemm/base/diagnostics.hpp>
 #include <bwgemm/dual_gemm.cuh>
 #include <bwgemm/gemm.cuh>
+#include <bwgemm/grouped_gemm.cuh>
 #include <bwgemm/reference/activations.hpp>
 #include <bwgemm/sm100/tuning.hpp>
 #include <bwgemm/tuning/registry.hpp>
@@ -359,4 +360,59 @@ TEST(Sm100ChoiceTuning, InstallTuningFileFromThePublicEntry) {
   const std::string still = check_gemm(200, 64, 128);
   EXPECT_NE(still.find("-> GemmSmallM (tuning file '" + path + "'"), std::string::npos) << still;
   bwgemm::install_tuning_table(nullptr);
+}
+
+// The grouped entry points ask the tables too: the key's M is the tokens an expert is expected to get, its
+// batch the experts. Two experts of 40 and 0 tokens over 64 buffer rows (32 expected: the rules' swap AB);
+// the table names the 256-row tiles; D = A·B_eᵀ checked exactly either way.
+TEST(Sm100ChoiceTuning, GroupedEntryForcesAnotherConfig) {
+  const int64_t total = 64, n = 64, k = 64, experts = 2;
+  const std::vector<__half> a = operand(total * k, 3), b = operand(experts * n * k, 5);
+  __half* da = device_copy(a);
+  __half* db = device_copy(b);
+  __half* dd = device_copy(std::vector<__half>(total * n, __float2half(7.0f)));
+  int32_t* offs = nullptr;
+  ASSERT_EQ(cudaMalloc(&offs, 2 * sizeof(int32_t)), cudaSuccess);
+  const int32_t host_offs[2] = {40, 40};
+  ASSERT_EQ(cudaMemcpy(offs, host_offs, sizeof(host_offs), cudaMemcpyHostToDevice), cudaSuccess);
+  bwgemm::GroupedGemmArguments<__half> args;
+  args.tokens = bwgemm::contiguous_tokens(total, offs);
+  args.experts = experts, args.n = n, args.k = k, args.a = da, args.b = db, args.d = dd;
+  const auto run = [&] {
+    bwgemm::set_diagnostics(true);
+    ::testing::internal::CaptureStderr();
+    const bwgemm::Status s = bwgemm::grouped_gemm(args);
+    const std::string out = ::testing::internal::GetCapturedStderr();
+    bwgemm::set_diagnostics(false);
+    EXPECT_TRUE(s.ok()) << s.to_string();
+    std::vector<__half> d(total * n);
+    EXPECT_EQ(cudaMemcpy(d.data(), dd, d.size() * sizeof(__half), cudaMemcpyDeviceToHost), cudaSuccess);
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < total; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        float want = 7.0f;  // rows past offs[1] are not written
+        if (i < 40) {
+          want = 0;
+          for (int64_t l = 0; l < k; ++l) want += __half2float(a[i * k + l]) * __half2float(b[j * k + l]);
+        }
+        wrong += __half2float(d[i * n + j]) != want;
+      }
+    EXPECT_EQ(wrong, 0);
+    return out;
+  };
+  const std::string rules = run();
+  EXPECT_NE(rules.find("-> sm100::GroupedGemmSwapAbTokens32"), std::string::npos) << rules;
+  {
+    const InstalledTable table(
+        {{tuning::Operation::kGroupedGemm, kFp16, kFp16, kNxK, 64, 64, 2, 32, "GroupedGemmTokens256"}});
+    const std::string out = run();
+    EXPECT_NE(out.find("bwgemm::tuning grouped_gemm fp16->fp16 B nk M=32 N=64 K=64 batch=2 -> "
+                       "GroupedGemmTokens256 (built-in table 'emu-test', M bucket <= 32)"),
+              std::string::npos)
+        << out;
+    EXPECT_NE(out.find("-> sm100::GroupedGemmTokens256"), std::string::npos) << out;
+  }
+  for (void* p :
+       {static_cast<void*>(da), static_cast<void*>(db), static_cast<void*>(dd), static_cast<void*>(offs)})
+    (void)cudaFree(p);
 }

@@ -36,6 +36,7 @@
 #include "bwgemm/epilogue/functors.cuh"
 #include "bwgemm/host/launch.hpp"
 #include "bwgemm/host/operand_maps.hpp"
+#include "bwgemm/host/tuning_device.hpp"
 #include "bwgemm/kernels/sm100/dual_gemm_config.cuh"
 #include "bwgemm/kernels/sm100/dual_swap_ab_config.cuh"
 #include "bwgemm/kernels/sm100/gemm_config.cuh"
@@ -46,6 +47,8 @@
 #include "bwgemm/kernels/sm100/nvfp4_gemm_config.cuh"
 #include "bwgemm/kernels/sm100/nvfp4_gemm_swap_ab_config.cuh"
 #include "bwgemm/scheduler/schedulers.cuh"
+#include "bwgemm/sm100/tuning.hpp"
+#include "bwgemm/tuning/key.hpp"
 
 namespace bwgemm::sm100 {
 
@@ -105,8 +108,10 @@ void fill_grouped_params(const Args& a, Params* p) {
   p->tokens = a.tokens;
   p->experts = static_cast<int32_t>(a.experts);
   p->status = a.status;
-  grouped_tile_grid<Cfg>(a, &p->tiles);  // checked by can_implement_grouped
-  p->m = 0;                              // a tile's tokens are its expert's (sched::row_limit, column_limit)
+  // Checked by can_implement_grouped (check_grouped_run) before any parameter is filled.
+  const Status grid = grouped_tile_grid<Cfg>(a, &p->tiles);
+  (void)grid;
+  p->m = 0;  // a tile's tokens are its expert's (sched::row_limit, column_limit)
   p->n = static_cast<int32_t>(a.n);
   p->k = static_cast<int32_t>(a.k);
 }
@@ -594,28 +599,49 @@ using GroupedNvfp4DualGemmTokens128 = Nvfp4DualGemmConfig<128, 4, 1, sched::Stat
 template <class Out, class Epilogue>
 using GroupedNvfp4DualGemmTokens256 = Nvfp4DualGemmConfig<128, 5, 2, sched::StaticPersistent, Epilogue, Out>;
 
+// The default entry points' choices, in the order of the tuning candidate lists (sm100/tuning.hpp).
+enum class GroupedChoice { kSwapAbTokens32, kTokens128, kTokens256 };
+static_assert(kGroupedChoiceCount == static_cast<int>(GroupedChoice::kTokens256) + 1,
+              "sm100/tuning.hpp names every GroupedChoice, in order");
+
+// The rules' choice for an expert's expected tokens (the swap-AB one only where the operation has it).
+constexpr GroupedChoice grouped_choice(int64_t expected_tokens, bool swap_ab) {
+  return swap_ab && expected_tokens <= kGroupedSwapAbMaxTokens ? GroupedChoice::kSwapAbTokens32
+         : expected_tokens <= kGroupedOneCtaMaxTokens          ? GroupedChoice::kTokens128
+                                                               : GroupedChoice::kTokens256;
+}
+
 namespace detail {
-// The kernels of a default choice: the swap-AB one (SwapOp<Swap>; none where Swap is void) and the two tiled
-// ones (Op<Small>, Op<Large>).
-struct GroupedChoiceNames {
-  const char* entry;
-  const char* swap_ab;
-  const char* small;
-  const char* large;
-};
-// Runs the Config for the call's expected tokens per expert, naming it with the diagnostic switch on.
+// Runs the choice for the call: the tuning registry's entry for (op, the elements, expected tokens per
+// expert, N, K, E) where one applies (sm100/tuning.hpp; no split K: the grouped kernels take none), else the
+// rules' (grouped_choice); names it with the diagnostic switch on. Swap is void where the operation has no
+// swap-AB Config (an NVFP4 C).
 template <template <class> class SwapOp, class Swap, template <class> class Op, class Small, class Large,
           class Args>
-Status run_grouped_choice(const Args& a, cudaStream_t stream, const GroupedChoiceNames& names) {
+Status run_grouped_choice(const Args& a, cudaStream_t stream, tuning::Operation op, tuning::Element in,
+                          tuning::Element out, const char* entry, const char* const* names) {
+  constexpr bool kHasSwapAb = !std::is_void_v<Swap>;
   const int64_t expected = grouped_expected_tokens(a);
-  const auto report = [&](const char* name) {
-    ::bwgemm::detail::report_choice(names.entry, expected, a.n, a.k, a.experts, name);
-  };
-  if constexpr (!std::is_void_v<Swap>) {
-    if (expected <= kGroupedSwapAbMaxTokens) return report(names.swap_ab), SwapOp<Swap>::run(a, stream);
+  const tuning::Key key{op, in, out, BLayout::kColumnMajorKxN, expected, a.n, a.k, a.experts};
+  const TableChoice c = choose_for_current_device(
+      key, static_cast<int>(grouped_choice(expected, kHasSwapAb)), names, kGroupedChoiceCount,
+      [](int i, int split_k) {
+        return split_k <= 1 &&
+               (kHasSwapAb || static_cast<GroupedChoice>(i) != GroupedChoice::kSwapAbTokens32);
+      },
+      kHasSwapAb ? "the grouped kernels take no split" : "its Config cannot write an NVFP4 output or split");
+  if (diagnostics_enabled())
+    ::bwgemm::detail::report_choice(entry, expected, a.n, a.k, a.experts,
+                                    (std::string("sm100::") + names[c.index]).c_str());
+  switch (static_cast<GroupedChoice>(c.index)) {
+    case GroupedChoice::kSwapAbTokens32:
+      if constexpr (kHasSwapAb) return SwapOp<Swap>::run(a, stream);
+      return Op<Small>::run(a, stream);  // not reached: refused by the check above
+    case GroupedChoice::kTokens128:
+      return Op<Small>::run(a, stream);
+    default:
+      return Op<Large>::run(a, stream);
   }
-  if (expected <= kGroupedOneCtaMaxTokens) return report(names.small), Op<Small>::run(a, stream);
-  return report(names.large), Op<Large>::run(a, stream);
 }
 }  // namespace detail
 
@@ -623,9 +649,8 @@ template <class In, class Out>
 Status grouped_gemm(const GroupedGemmArguments<In, Out>& a, cudaStream_t stream = nullptr) {
   return detail::run_grouped_choice<GroupedGemmSwapAb, GroupedGemmSwapAbTokens32<Out>, GroupedGemm,
                                     GroupedGemmTokens128<Out>, GroupedGemmTokens256<Out>>(
-      a, stream,
-      {"bwgemm::sm100::grouped_gemm", "sm100::GroupedGemmSwapAbTokens32", "sm100::GroupedGemmTokens128",
-       "sm100::GroupedGemmTokens256"});
+      a, stream, tuning::Operation::kGroupedGemm, host::tuning_element<In>(), host::tuning_element<Out>(),
+      "bwgemm::sm100::grouped_gemm", kGroupedGemmChoiceNames);
 }
 
 template <class Out>
@@ -633,9 +658,8 @@ Status grouped_gemm_nvfp4(const Nvfp4GroupedGemmArguments<Out>& a, cudaStream_t 
   return detail::run_grouped_choice<GroupedNvfp4GemmSwapAb, GroupedNvfp4GemmSwapAbTokens32<Out>,
                                     GroupedNvfp4Gemm, GroupedNvfp4GemmTokens128<Out>,
                                     GroupedNvfp4GemmTokens256<Out>>(
-      a, stream,
-      {"bwgemm::sm100::grouped_gemm_nvfp4", "sm100::GroupedNvfp4GemmSwapAbTokens32",
-       "sm100::GroupedNvfp4GemmTokens128", "sm100::GroupedNvfp4GemmTokens256"});
+      a, stream, tuning::Operation::kNvfp4GroupedGemm, tuning::Element::kNvfp4, host::tuning_element<Out>(),
+      "bwgemm::sm100::grouped_gemm_nvfp4", kNvfp4GroupedGemmChoiceNames);
 }
 
 template <class In, class Out, class Epilogue>
@@ -644,23 +668,23 @@ Status grouped_dual_gemm(const GroupedDualGemmArguments<In, Out, Epilogue>& a,
   return detail::run_grouped_choice<GroupedDualGemmSwapAb, GroupedDualGemmSwapAbTokens32<Out, Epilogue>,
                                     GroupedDualGemm, GroupedDualGemmTokens128<Out, Epilogue>,
                                     GroupedDualGemmTokens256<Out, Epilogue>>(
-      a, stream,
-      {"bwgemm::sm100::grouped_dual_gemm", "sm100::GroupedDualGemmSwapAbTokens32",
-       "sm100::GroupedDualGemmTokens128", "sm100::GroupedDualGemmTokens256"});
+      a, stream, tuning::Operation::kGroupedDualGemm, host::tuning_element<In>(), host::tuning_element<Out>(),
+      "bwgemm::sm100::grouped_dual_gemm", kGroupedDualGemmChoiceNames);
 }
 
 template <class Out, class Epilogue>
 Status grouped_dual_gemm_nvfp4(const Nvfp4GroupedDualGemmArguments<Out, Epilogue>& a,
                                cudaStream_t stream = nullptr) {
   // An NVFP4 C: the tiled Configs only (the swap-AB kernels write 16-bit outputs).
-  using Swap = std::conditional_t<std::is_same_v<Out, Nvfp4Output>, void,
-                                  GroupedNvfp4DualGemmSwapAbTokens32<Out, Epilogue>>;
+  constexpr bool kNvfp4Out = std::is_same_v<Out, Nvfp4Output>;
+  using Swap = std::conditional_t<kNvfp4Out, void, GroupedNvfp4DualGemmSwapAbTokens32<Out, Epilogue>>;
+  tuning::Element out = tuning::Element::kNvfp4;
+  if constexpr (!kNvfp4Out) out = host::tuning_element<Out>();
   return detail::run_grouped_choice<GroupedNvfp4DualGemmSwapAb, Swap, GroupedNvfp4DualGemm,
                                     GroupedNvfp4DualGemmTokens128<Out, Epilogue>,
                                     GroupedNvfp4DualGemmTokens256<Out, Epilogue>>(
-      a, stream,
-      {"bwgemm::sm100::grouped_dual_gemm_nvfp4", "sm100::GroupedNvfp4DualGemmSwapAbTokens32",
-       "sm100::GroupedNvfp4DualGemmTokens128", "sm100::GroupedNvfp4DualGemmTokens256"});
+      a, stream, tuning::Operation::kNvfp4GroupedDualGemm, tuning::Element::kNvfp4, out,
+      "bwgemm::sm100::grouped_dual_gemm_nvfp4", kNvfp4GroupedDualGemmChoiceNames);
 }
 
 }  // namespace bwgemm::sm100

@@ -41,6 +41,18 @@ inline constexpr const char* kNvfp4DualGemmChoiceNames[kNvfp4DualGemmChoiceCount
     "Nvfp4DualGemmSwapAbTokens16", "Nvfp4DualGemmSwapAbTokens32", "Nvfp4DualGemmSwapAbTokens64",
     "Nvfp4DualGemmSmallM", "Nvfp4DualGemmLargeM"};
 
+// The grouped operations' (sm100/grouped_gemm.cuh's GroupedChoice order): the swap-AB 32-token tiles, the
+// 128-row tiles on one CTA, the 256-row tiles on a CTA pair. With an NVFP4 output only the tiled two run.
+inline constexpr int kGroupedChoiceCount = 3;
+inline constexpr const char* kGroupedGemmChoiceNames[kGroupedChoiceCount] = {
+    "GroupedGemmSwapAbTokens32", "GroupedGemmTokens128", "GroupedGemmTokens256"};
+inline constexpr const char* kGroupedDualGemmChoiceNames[kGroupedChoiceCount] = {
+    "GroupedDualGemmSwapAbTokens32", "GroupedDualGemmTokens128", "GroupedDualGemmTokens256"};
+inline constexpr const char* kNvfp4GroupedGemmChoiceNames[kGroupedChoiceCount] = {
+    "GroupedNvfp4GemmSwapAbTokens32", "GroupedNvfp4GemmTokens128", "GroupedNvfp4GemmTokens256"};
+inline constexpr const char* kNvfp4GroupedDualGemmChoiceNames[kGroupedChoiceCount] = {
+    "GroupedNvfp4DualGemmSwapAbTokens32", "GroupedNvfp4DualGemmTokens128", "GroupedNvfp4DualGemmTokens256"};
+
 inline const tuning::Candidates& tuning_candidates() {
   static const tuning::Candidates candidates = [] {
     tuning::Candidates c;
@@ -48,6 +60,10 @@ inline const tuning::Candidates& tuning_candidates() {
     c[tuning::Operation::kDualGemm] = {kDualGemmChoiceNames, kDualGemmChoiceCount};
     c[tuning::Operation::kNvfp4Gemm] = {kNvfp4GemmChoiceNames, kNvfp4GemmChoiceCount};
     c[tuning::Operation::kNvfp4DualGemm] = {kNvfp4DualGemmChoiceNames, kNvfp4DualGemmChoiceCount};
+    c[tuning::Operation::kGroupedGemm] = {kGroupedGemmChoiceNames, kGroupedChoiceCount};
+    c[tuning::Operation::kGroupedDualGemm] = {kGroupedDualGemmChoiceNames, kGroupedChoiceCount};
+    c[tuning::Operation::kNvfp4GroupedGemm] = {kNvfp4GroupedGemmChoiceNames, kGroupedChoiceCount};
+    c[tuning::Operation::kNvfp4GroupedDualGemm] = {kNvfp4GroupedDualGemmChoiceNames, kGroupedChoiceCount};
     return c;
   }();
   return candidates;

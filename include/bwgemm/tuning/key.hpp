@@ -14,10 +14,22 @@ namespace bwgemm::tuning {
 
 // The operations a table chooses kernels for. New operations (the grouped GEMMs) append here and to
 // kOperationNames; a file's "op" is the name.
-enum class Operation : uint8_t { kGemm, kDualGemm, kNvfp4Gemm, kNvfp4DualGemm };
-inline constexpr int kOperationCount = 4;
-inline constexpr const char* kOperationNames[kOperationCount] = {"gemm", "dual_gemm", "nvfp4_gemm",
-                                                                 "nvfp4_dual_gemm"};
+// The grouped (mixture-of-experts) operations' keys: m is the tokens an expert is expected to get
+// (expected_tokens_per_expert, or the buffers' rows over E), batch the experts E, the layout "nk".
+enum class Operation : uint8_t {
+  kGemm,
+  kDualGemm,
+  kNvfp4Gemm,
+  kNvfp4DualGemm,
+  kGroupedGemm,
+  kGroupedDualGemm,
+  kNvfp4GroupedGemm,
+  kNvfp4GroupedDualGemm
+};
+inline constexpr int kOperationCount = 8;
+inline constexpr const char* kOperationNames[kOperationCount] = {
+    "gemm",         "dual_gemm",         "nvfp4_gemm",         "nvfp4_dual_gemm",
+    "grouped_gemm", "grouped_dual_gemm", "nvfp4_grouped_gemm", "nvfp4_grouped_dual_gemm"};
 
 // The element types of the operands ("in": A and B) and of the output ("out": D or C); the names are the
 // benchmark's (gemm_fp16, gemm_bf16, gemm_nvfp4). nvfp4: e2m1 data with e4m3 scales per 16 values.
