@@ -24,6 +24,26 @@
 //   quantize_nvfp4_grouped(x, offs, global_scale=1, global_scales=None) -> (data, scales)
 //       a MoE layer's routed tokens x [T, K] with torch._grouped_mm's offs: each expert's scales where the
 //       grouped operations read them (docs/moe.md)
+//   grouped_mm(a, b, offs=None, counts=None, alpha=1, alphas=None, out_dtype=None, status=None) -> d
+//       a mixture-of-experts layer's FC2, every expert in one call: d_e = alpha alphas[e] a_e b[e]^T. Tokens:
+//       offs (a [T, K], torch._grouped_mm's E int32 cumulative row ends; d [T, N]) or counts (a [E,
+//       max_tokens, K], E int32; d [E, max_tokens, N]), read on the device; b [E, N, K] stacked nn.Linear
+//       weights (any row and expert strides); alphas E float32; status one int32 the kernel ORs the
+//       bwgemm::grouped::kStatus* bits of out-of-range offsets or counts into. Rows no expert owns are not
+//       written (the output is at::empty, as torch._grouped_mm's).
+//   grouped_dual_mm(a, b1, b2, offs=None, counts=None, alpha1=1, alpha2=1, alpha1s=None, alpha2s=None,
+//                   activation="silu", swiglu_limit=7, swiglu_alpha=1.702, status=None) -> c
+//       the gated FC1: c_e = act(alpha1 alpha1s[e] a_e b1[e]^T, alpha2 alpha2s[e] a_e b2[e]^T), act "silu"
+//       (epi::SiluMul) or "swiglu_oai" (epi::SiluMulClamped); b1 and b2 with one row and expert stride
+//       (views w[:, :N], w[:, N:] of a stacked [E, 2N, K] weight)
+//   grouped_mm_nvfp4(a, a_scales, b, b_scales, offs=None, counts=None, alpha=1, alphas=None, out_dtype=None,
+//                    status=None) -> d
+//   grouped_dual_mm_nvfp4(a, a_scales, b1, b1_scales, b2, b2_scales, offs=None, counts=None, alpha1=1,
+//                         alpha2=1, alpha1s=None, alpha2s=None, activation="silu", swiglu_limit=7,
+//                         swiglu_alpha=1.702, out_dtype=None, status=None) -> c
+//       NVFP4: a [T, K/2] with quantize_nvfp4_grouped's scales (offs) or [E, max_tokens, K/2] with E slabs of
+//       blocked scales (counts); b [E, N, K/2] with each expert's blocked scales (contiguous, or an [E,
+//       blocked] view); output fp16 (default) or bf16
 //   install_tuning_file(on_device, path) -> str                  a tuning file for the CUDA operators on
 //       on_device's GPU: "" when installed, else why not (bwgemm_torch.load_tuning_file)
 //

@@ -1,6 +1,7 @@
 """torch.ops.bwgemm on CUDA tensors against PyTorch references, and a CUDA-graph-captured call replayed on new
 inputs. Needs the package's CUDA library and a GPU it runs on (H100/H200: the sm_90a kernels; B200: sm_100a);
-skips with a message elsewhere. On an H200 (2026-12-01): 13 passed, the NVFP4 case skipped."""
+skips with a message elsewhere. On an H200 (2026-12-01): 13 passed, the NVFP4 case skipped. The grouped (MoE)
+operators' tests (the last section) have not run on a GPU."""
 import pytest
 import torch
 import torch.nn.functional as F
