@@ -509,7 +509,8 @@ def test_grouped_operators_with_no_rows_return_empty_outputs():
     b = torch.randn(2, 16, 32, dtype=torch.bfloat16)
     got = bt.grouped_mm(torch.empty(0, 32, dtype=torch.bfloat16), b, torch.zeros(2, dtype=torch.int32))
     assert got.shape == (0, 16)
-    got = bt.grouped_dual_mm(torch.empty(2, 0, 32, dtype=torch.bfloat16), b, b, counts=torch.zeros(2, dtype=torch.int32))
+    got = bt.grouped_dual_mm(torch.empty(2, 0, 32, dtype=torch.bfloat16), b, b,
+                             counts=torch.zeros(2, dtype=torch.int32))
     assert got.shape == (2, 0, 16)
 
 
@@ -540,8 +541,9 @@ def grouped_error_cases():
         (lambda: mm(a, b, offs, out_dtype=torch.int8), TypeError, "out_dtype must be A's dtype .* or float32"),
         (lambda: dual(a, w[:, :16], w[:, 16:].contiguous(), offs), ValueError, "b1 and b2 must have the same strides"),
         (lambda: dual(a, b, b, offs, activation="gelu"), ValueError, "activation must be \"silu\" or \"swiglu_oai\""),
-        (lambda: mm4(x, dense_xs, q, qs, offs), ValueError, "with offs, a_scales must hold the 128x4 blocked scales of "
-                                                            "512 rows \\(round_up\\(T \\+ 127 E, 128\\), T = 64, E = 3\\)"),
+        (lambda: mm4(x, dense_xs, q, qs, offs), ValueError,
+         "with offs, a_scales must hold the 128x4 blocked scales of 512 rows \\(round_up\\(T \\+ 127 E, 128\\), "
+         "T = 64, E = 3\\)"),
         (lambda: mm4(x, xs, q, qs[:2], offs), ValueError, "b_scales must hold E = 3 experts' 128x4 blocked scales"),
         (lambda: mm4(x, xs, q.reshape(48, 32), qs, offs), ValueError, "b must be \\[E, N, K/2\\]"),
         (lambda: mm4(x, xs, q, qs, offs, out_dtype=torch.float32), TypeError, "out_dtype must be float16 or bfloat16"),
