@@ -25,8 +25,17 @@ __all__ = [
     "gemm_nvfp4",
     "quantize_nvfp4",
     "quantize_nvfp4_grouped",
+    "grouped_mm",
+    "grouped_dual_mm",
+    "grouped_mm_nvfp4",
+    "grouped_dual_mm_nvfp4",
+    "quantize_nvfp4_experts",
     "blocked_scale_elements",
     "split_gate_up_nvfp4",
+    "STATUS_OFFSET_DECREASING",
+    "STATUS_OFFSET_PAST_TOTAL",
+    "STATUS_COUNT_NEGATIVE",
+    "STATUS_COUNT_ABOVE_MAX",
     "has_cuda_kernels",
     "load_tuning_file",
 ]
@@ -185,17 +194,116 @@ def blocked_scale_elements(rows, k):
 
 
 def split_gate_up_nvfp4(data, scales):
-    """Splits a quantized fused [gate; up] weight ([2N, K/2] data, blocked scales of 2N rows) into
-    (gate_data, gate_scales, up_data, up_scales) views without a copy. N must be a multiple of 128, so that the
-    gate's scales are whole 128-row blocks (otherwise quantize gate and up separately)."""
-    rows = data.shape[0]
+    """Splits a quantized fused [gate; up] weight into (gate_data, gate_scales, up_data, up_scales) views without a
+    copy: a dense one ([2N, K/2] data, blocked scales of 2N rows) or a mixture-of-experts layer's stacked one
+    ([E, 2N, K/2] data, each expert's blocked scales of 2N rows: quantize_nvfp4_experts' output). N must be a
+    multiple of 128, so that the gate's scales are whole 128-row blocks (otherwise quantize gate and up
+    separately)."""
+    stacked = data.dim() == 3
+    rows = data.shape[-2] if data.dim() >= 2 else 0
     n = rows // 2
-    if data.dim() != 2 or 2 * n != rows or n % 128 != 0:
-        raise ValueError(f"bwgemm.split_gate_up_nvfp4: data must be [2N, K/2] with N a multiple of 128 "
-                         f"(got shape {tuple(data.shape)})")
-    k = 2 * data.shape[1]
+    if data.dim() not in (2, 3) or 2 * n != rows or n % 128 != 0:
+        raise ValueError(f"bwgemm.split_gate_up_nvfp4: data must be [2N, K/2] or [E, 2N, K/2] with N a multiple of "
+                         f"128 (got shape {tuple(data.shape)})")
+    k = 2 * data.shape[-1]
     half = blocked_scale_elements(n, k)
-    flat = scales.reshape(-1)
-    if flat.numel() != 2 * half:
-        raise ValueError(f"bwgemm.split_gate_up_nvfp4: scales must hold {2 * half} elements (got {flat.numel()})")
-    return data[:n], flat[:half], data[n:], flat[half:]
+    experts = data.shape[0] if stacked else 1
+    if scales.numel() != experts * 2 * half:
+        raise ValueError(f"bwgemm.split_gate_up_nvfp4: scales must hold {experts * 2 * half} elements (got "
+                         f"{scales.numel()})")
+    if not stacked:
+        flat = scales.reshape(-1)
+        return data[:n], flat[:half], data[n:], flat[half:]
+    per_expert = scales.reshape(experts, 2 * half)
+    return data[:, :n], per_expert[:, :half], data[:, n:], per_expert[:, half:]
+
+
+def quantize_nvfp4_experts(w, global_scale=1.0):
+    """A mixture-of-experts layer's stacked weights w [E, N, K] (each expert's nn.Linear weight) quantized expert
+    by expert: (data [E, N, K/2] float4_e2m1fn_x2, scales [E, blocked_scale_elements(N, K)] float8_e4m3fn), what
+    grouped_mm_nvfp4 and grouped_dual_mm_nvfp4 take as b (split a fused [E, 2N, K] gate/up weight with
+    split_gate_up_nvfp4). global_scale: a number, or E per-expert decode scales (a float32 tensor on w's device, read
+    by the kernels; or a sequence of numbers). Offline weight preparation: one quantize_nvfp4 call per expert."""
+    if w.dim() != 3:
+        raise ValueError(f"bwgemm.quantize_nvfp4_experts: w must be [E, N, K] (got shape {tuple(w.shape)})")
+    experts = w.shape[0]
+    if isinstance(global_scale, torch.Tensor):
+        scales_e = [global_scale.reshape(-1)[e:e + 1] for e in range(experts)]
+    elif isinstance(global_scale, (int, float)):
+        scales_e = [float(global_scale)] * experts
+    else:
+        scales_e = [float(g) for g in global_scale]
+    if len(scales_e) != experts:
+        raise ValueError(f"bwgemm.quantize_nvfp4_experts: global_scale must be a number or hold E = {experts} scales")
+    parts = [quantize_nvfp4(w[e], scales_e[e]) for e in range(experts)]
+    return torch.stack([d for d, _ in parts]), torch.stack([s for _, s in parts])
+
+
+# ---- grouped (mixture-of-experts) operations ----------------------------------------------------------------------
+
+# The bits the grouped operators OR into their optional `status` tensor (one int32 on the operands' device; zero it
+# once, read it after one call or many): out-of-range device offsets or counts, which the kernels clamp to the
+# buffers (docs/moe.md, "Device data is not trusted").
+STATUS_OFFSET_DECREASING = 1  # an offs[e] below an earlier expert's end (a negative offs[0] included)
+STATUS_OFFSET_PAST_TOTAL = 2  # an offs[e] above T, a's rows
+STATUS_COUNT_NEGATIVE = 4  # a counts[e] below 0
+STATUS_COUNT_ABOVE_MAX = 8  # a counts[e] above max_tokens
+
+
+def grouped_mm(a, b, offs=None, counts=None, *, alpha=1.0, alphas=None, out_dtype=None, status=None):
+    """A mixture-of-experts layer's FC2, every expert in one call: d_e = alpha * alphas[e] * a_e @ b[e].T.
+
+    The tokens, one of two layouts:
+      offs (contiguous, torch._grouped_mm's): a [T, K] with the rows sorted by expert, offs E int32 cumulative
+        row ends (no leading 0) on a's device; expert e owns rows offs[e-1]..offs[e] (offs[-1] = 0); d [T, N].
+      counts (masked): a [E, max_tokens, K], counts E int32 on a's device; expert e owns the first counts[e]
+        rows of its slab; d [E, max_tokens, N].
+    b [E, N, K] (each expert's nn.Linear weight; torch._grouped_mm takes b[e].T, i.e. b.transpose(1, 2)) of a's
+    dtype, fp16 or bf16, rows of K contiguous elements, any row and expert strides (views of a larger tensor). N and
+    K multiples of 8. alphas: E float32 on a's device, read by the kernel (None: alpha alone). out_dtype a's dtype
+    (default) or float32.
+
+    The offsets and counts are read on the device (no synchronization; a CUDA graph replays the call with new
+    ones), and values out of range are clamped to the buffers and reported in `status` (one int32 on a's device,
+    into which the kernel ORs the STATUS_* bits; None: no report). The output is allocated uninitialized, as
+    torch._grouped_mm's: rows no expert owns (past offs[-1]; past counts[e] in slab e) are not written."""
+    return torch.ops.bwgemm.grouped_mm(a, b, offs, counts, float(alpha), alphas, out_dtype, status)
+
+
+def grouped_dual_mm(a, b1, b2, offs=None, counts=None, *, alpha1=1.0, alpha2=1.0, alpha1s=None, alpha2s=None,
+                    activation="silu", swiglu_limit=7.0, swiglu_alpha=1.702, status=None):
+    """A mixture-of-experts layer's gated FC1, every expert in one call:
+    c_e = act(alpha1 * alpha1s[e] * a_e @ b1[e].T, alpha2 * alpha2s[e] * a_e @ b2[e].T), of a's dtype.
+
+    The tokens and the output's layout as grouped_mm's (offs or counts). b1 (gate) and b2 (up) [E, N, K] of a's
+    dtype with the same strides: two tensors alike, or the views w[:, :N] and w[:, N:] of one stacked [E, 2N, K]
+    weight (gate rows first). activation: "silu" (silu(gate) * up) or "swiglu_oai" (gpt-oss: gate clamped above at
+    swiglu_limit, up to [-swiglu_limit, swiglu_limit], gate * sigmoid(swiglu_alpha * gate) * (up + 1)). alpha1s,
+    alpha2s: E float32 on a's device, or None. status and the unwritten rows: as grouped_mm."""
+    return torch.ops.bwgemm.grouped_dual_mm(a, b1, b2, offs, counts, float(alpha1), float(alpha2), alpha1s, alpha2s,
+                                            activation, float(swiglu_limit), float(swiglu_alpha), status)
+
+
+def grouped_mm_nvfp4(a, a_scales, b, b_scales, offs=None, counts=None, *, alpha=1.0, alphas=None, out_dtype=None,
+                     status=None):
+    """grouped_mm on NVFP4 operands (sm_100a; CPU tensors: the emulator; Hopper raises not-supported).
+
+    a: with offs, quantize_nvfp4_grouped's output for the sorted tokens (data [T, K/2], scales placed per expert);
+    with counts, data [E, max_tokens, K/2] and E slabs of blocked scales of max_tokens rows (each expert's
+    quantize_nvfp4 output, data stacked and scales concatenated). b: [E, N, K/2] data with packed rows and each
+    expert's blocked scales of N rows (quantize_nvfp4_experts' output). alpha * alphas[e]: A's decode global scale
+    times expert e's weight global scale. N % 16 == 0, K % 64 == 0; out_dtype float16 (default) or bfloat16."""
+    return torch.ops.bwgemm.grouped_mm_nvfp4(a, a_scales, b, b_scales, offs, counts, float(alpha), alphas, out_dtype,
+                                             status)
+
+
+def grouped_dual_mm_nvfp4(a, a_scales, b1, b1_scales, b2, b2_scales, offs=None, counts=None, *, alpha1=1.0,
+                          alpha2=1.0, alpha1s=None, alpha2s=None, activation="silu", swiglu_limit=7.0,
+                          swiglu_alpha=1.702, out_dtype=None, status=None):
+    """grouped_dual_mm on NVFP4 operands (sm_100a; CPU tensors: the emulator; Hopper raises not-supported): a as
+    grouped_mm_nvfp4's, b1 and b2 as its b with the same expert strides (split_gate_up_nvfp4's views of a stacked
+    [E, 2N, K] weight quantized by quantize_nvfp4_experts, N a multiple of 128, or two tensors). Output float16
+    (default) or bfloat16."""
+    return torch.ops.bwgemm.grouped_dual_mm_nvfp4(a, a_scales, b1, b1_scales, b2, b2_scales, offs, counts,
+                                                  float(alpha1), float(alpha2), alpha1s, alpha2s, activation,
+                                                  float(swiglu_limit), float(swiglu_alpha), out_dtype, status)

@@ -28,6 +28,22 @@ TORCH_LIBRARY(bwgemm, m) {
   m.def(
       "quantize_nvfp4_grouped(Tensor x, Tensor offs, float global_scale=1.0, Tensor? global_scales=None) -> "
       "(Tensor, Tensor)");
+  m.def(
+      "grouped_mm(Tensor a, Tensor b, Tensor? offs=None, Tensor? counts=None, float alpha=1.0, Tensor? "
+      "alphas=None, ScalarType? out_dtype=None, Tensor(a!)? status=None) -> Tensor");
+  m.def(
+      "grouped_dual_mm(Tensor a, Tensor b1, Tensor b2, Tensor? offs=None, Tensor? counts=None, float "
+      "alpha1=1.0, float alpha2=1.0, Tensor? alpha1s=None, Tensor? alpha2s=None, str activation=\"silu\", "
+      "float swiglu_limit=7.0, float swiglu_alpha=1.702, Tensor(a!)? status=None) -> Tensor");
+  m.def(
+      "grouped_mm_nvfp4(Tensor a, Tensor a_scales, Tensor b, Tensor b_scales, Tensor? offs=None, Tensor? "
+      "counts=None, float alpha=1.0, Tensor? alphas=None, ScalarType? out_dtype=None, Tensor(a!)? "
+      "status=None) -> Tensor");
+  m.def(
+      "grouped_dual_mm_nvfp4(Tensor a, Tensor a_scales, Tensor b1, Tensor b1_scales, Tensor b2, Tensor "
+      "b2_scales, Tensor? offs=None, Tensor? counts=None, float alpha1=1.0, float alpha2=1.0, Tensor? "
+      "alpha1s=None, Tensor? alpha2s=None, str activation=\"silu\", float swiglu_limit=7.0, float "
+      "swiglu_alpha=1.702, ScalarType? out_dtype=None, Tensor(a!)? status=None) -> Tensor");
   m.def("install_tuning_file(Tensor on_device, str path) -> str");
 }
 
@@ -38,5 +54,9 @@ TORCH_LIBRARY_IMPL(bwgemm, CPU, m) {
   m.impl("gemm_nvfp4", &bwgemm_torch::gemm_nvfp4);
   m.impl("quantize_nvfp4", &bwgemm_torch::quantize_nvfp4);
   m.impl("quantize_nvfp4_grouped", &bwgemm_torch::quantize_nvfp4_grouped);
+  m.impl("grouped_mm", &bwgemm_torch::grouped_mm);
+  m.impl("grouped_dual_mm", &bwgemm_torch::grouped_dual_mm);
+  m.impl("grouped_mm_nvfp4", &bwgemm_torch::grouped_mm_nvfp4);
+  m.impl("grouped_dual_mm_nvfp4", &bwgemm_torch::grouped_dual_mm_nvfp4);
   m.impl("install_tuning_file", &bwgemm_torch::install_tuning_file);
 }

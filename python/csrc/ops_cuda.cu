@@ -15,5 +15,9 @@ TORCH_LIBRARY_IMPL(bwgemm, CUDA, m) {
   m.impl("gemm_nvfp4", &bwgemm_torch::gemm_nvfp4);
   m.impl("quantize_nvfp4", &bwgemm_torch::quantize_nvfp4);
   m.impl("quantize_nvfp4_grouped", &bwgemm_torch::quantize_nvfp4_grouped);
+  m.impl("grouped_mm", &bwgemm_torch::grouped_mm);
+  m.impl("grouped_dual_mm", &bwgemm_torch::grouped_dual_mm);
+  m.impl("grouped_mm_nvfp4", &bwgemm_torch::grouped_mm_nvfp4);
+  m.impl("grouped_dual_mm_nvfp4", &bwgemm_torch::grouped_dual_mm_nvfp4);
   m.impl("install_tuning_file", &bwgemm_torch::install_tuning_file);
 }

@@ -329,6 +329,296 @@ def test_errors_name_the_argument():
         bt.gemm(a, b.to("meta"))
 
 
+# ---- grouped (mixture-of-experts) operations ----------------------------------------------------------------
+
+def expert_rows(offs=None, counts=None):
+    """(expert, row index) pairs of a grouped call with valid metadata: the rows of a [T, ...] (offs, cumulative
+    row ends) or of slab e of a [E, max_tokens, ...] (counts) that expert e owns."""
+    if offs is not None:
+        ends = offs.tolist()
+        return [(e, slice(ends[e - 1] if e else 0, ends[e])) for e in range(len(ends))]
+    return [(e, (e, slice(0, c))) for e, c in enumerate(counts.tolist())]
+
+
+def grouped_reference(a, expert_fn, offs=None, counts=None, n=None):
+    """fp32 output of a grouped call, computed expert by expert with torch.matmul: expert_fn(e, a_rows) -> [rows, N];
+    and the mask of the rows some expert owns (the only ones compared: the operators leave the others unwritten)."""
+    shape = (a.shape[0], n) if offs is not None else (a.shape[0], a.shape[1], n)
+    out = torch.zeros(shape)
+    owned = torch.zeros(shape[:-1], dtype=torch.bool)
+    for e, rows in expert_rows(offs, counts):
+        out[rows] = expert_fn(e, a[rows].float())
+        owned[rows] = True
+    return out, owned
+
+
+def swiglu_oai(gate, up, limit=7.0, alpha=1.702):
+    """gpt-oss's clamped SwiGLU, as bwgemm's epi::SiluMulClamped."""
+    g = gate.clamp(max=limit)
+    u = up.clamp(-limit, limit)
+    return g * torch.sigmoid(alpha * g) * (u + 1)
+
+
+def tokens(layout, experts, gen, k, dtype, sizes):
+    """(a, offs, counts) for the layout: contiguous a [sum(sizes) + 5, K] (5 rows past offs[-1], which no expert
+    owns), masked a [E, max(sizes) + 3, K]."""
+    if layout == "offs":
+        offs = torch.tensor(sizes, dtype=torch.int32).cumsum(0).to(torch.int32)
+        a = torch.randn(int(offs[-1]) + 5, k, generator=gen).to(dtype)
+        return a, offs, None
+    counts = torch.tensor(sizes, dtype=torch.int32)
+    a = torch.randn(experts, max(sizes) + 3, k, generator=gen).to(dtype)
+    return a, None, counts
+
+
+# Zero-token experts first, in the middle and last; one expert past a 128-row tile.
+SIZES = [0, 70, 1, 0, 140, 0]
+
+
+@pytest.mark.parametrize("layout", ["offs", "counts"])
+@pytest.mark.parametrize("dtype,out_dtype", [(torch.float16, None), (torch.bfloat16, None),
+                                             (torch.bfloat16, torch.float32)])
+def test_grouped_mm_matches_a_per_expert_loop(layout, dtype, out_dtype):
+    gen = torch.Generator().manual_seed(51)
+    e, n, k = len(SIZES), 64, 128
+    a, offs, counts = tokens(layout, e, gen, k, dtype, SIZES)
+    b = (torch.randn(e, n, k, generator=gen) / 8).to(dtype)
+    alphas = torch.tensor([1.0, 0.5, 2.0, 1.0, 0.25, 4.0])
+    got = bt.grouped_mm(a, b, offs, counts, alpha=0.5, alphas=alphas, out_dtype=out_dtype)
+    out = out_dtype or dtype
+    assert got.dtype == out and got.shape == a.shape[:-1] + (n,)
+    want, owned = grouped_reference(a, lambda i, x: 0.5 * float(alphas[i]) * (x @ b[i].float().T), offs, counts, n)
+    tol = 2 ** -10 if out == torch.float16 else 2 ** -7 if out == torch.bfloat16 else 1e-5
+    torch.testing.assert_close(got.float()[owned], want[owned], rtol=2 * tol, atol=1e-3)
+
+
+@pytest.mark.parametrize("layout", ["offs", "counts"])
+@pytest.mark.parametrize("activation", ["silu", "swiglu_oai"])
+def test_grouped_dual_mm_matches_a_per_expert_loop(layout, activation):
+    """Gate and up as the two views of one stacked [E, 2N, K] weight; the same bits as two separate tensors."""
+    gen = torch.Generator().manual_seed(52)
+    dtype, e, n, k = torch.bfloat16, 5, 64, 64
+    sizes = [30, 0, 129, 0, 3]
+    a, offs, counts = tokens(layout, e, gen, k, dtype, sizes)
+    w = (torch.randn(e, 2 * n, k, generator=gen) / 4).to(dtype)
+    a1s, a2s = torch.tensor([1.0, 2.0, 0.5, 1.0, 0.25]), torch.tensor([0.5, 1.0, 1.0, 4.0, 2.0])
+    act = F.silu if activation == "silu" else None
+    limit, s_alpha = 2.0, 1.5  # a low limit: the clamp is hit
+
+    def expert(i, x):
+        gate = 0.5 * float(a1s[i]) * (x @ w[i, :n].float().T)
+        up = 2.0 * float(a2s[i]) * (x @ w[i, n:].float().T)
+        return act(gate) * up if act else swiglu_oai(gate, up, limit, s_alpha)
+
+    kw = dict(alpha1=0.5, alpha2=2.0, alpha1s=a1s, alpha2s=a2s, activation=activation, swiglu_limit=limit,
+              swiglu_alpha=s_alpha)
+    got = bt.grouped_dual_mm(a, w[:, :n], w[:, n:], offs, counts, **kw)
+    assert got.dtype == dtype and got.shape == a.shape[:-1] + (n,)
+    want, owned = grouped_reference(a, expert, offs, counts, n)
+    torch.testing.assert_close(got.float()[owned], want[owned], rtol=2 ** -6, atol=2e-2)
+    apart = bt.grouped_dual_mm(a, w[:, :n].contiguous(), w[:, n:].contiguous(), offs, counts, **kw)
+    assert torch.equal(got[owned], apart[owned])
+
+
+def nvfp4_tokens(layout, x, offs, counts, g):
+    """The NVFP4 A of a grouped call and its fp32 decoding, per expert: contiguous, quantize_nvfp4_grouped with
+    per-expert global scales g; masked, each expert's slab quantized alone, data stacked and scales concatenated."""
+    k = x.shape[-1]
+    deq = torch.zeros(x.shape)
+    if layout == "offs":
+        data, scales = bt.quantize_nvfp4_grouped(x, offs, g)
+        d8, s8 = data.view(torch.uint8), scales.view(torch.uint8)
+        scale_row = 0
+        for e, rows in expert_rows(offs, None):
+            r = rows.stop - rows.start
+            if r > 0:
+                start = scale_row // 128 * (-(-k // 64)) * 512
+                blocked = s8[start:start + bt.blocked_scale_elements(r, k)]
+                deq[rows] = dequantize_reference(d8[rows], blocked, r, k, float(g[e]))
+            scale_row += -(-r // 128) * 128
+        return data, scales, deq
+    parts = [bt.quantize_nvfp4(x[e], float(g[e])) for e in range(x.shape[0])]
+    for e, (d, s) in enumerate(parts):
+        deq[e] = dequantize_reference(d, s, x.shape[1], k, float(g[e]))
+    return torch.stack([d for d, _ in parts]), torch.cat([s for _, s in parts]), deq
+
+
+@pytest.mark.parametrize("layout", ["offs", "counts"])
+@pytest.mark.parametrize("out_dtype", [None, torch.bfloat16])
+def test_grouped_mm_nvfp4_matches_the_decoded_operands(layout, out_dtype):
+    gen = torch.Generator().manual_seed(53)
+    e, n, k = 4, 48, 128
+    sizes = [0, 60, 131, 7]
+    x, offs, counts = tokens(layout, e, gen, k, torch.float32, sizes)
+    g_a = torch.tensor([0.5, 0.25, 0.125, 1.0]) / 8
+    g_w = torch.tensor([0.05, 0.1, 0.02, 0.04])
+    a, a_s, fa = nvfp4_tokens(layout, x, offs, counts, g_a)
+    w = torch.randn(e, n, k, generator=gen)
+    b, b_s = bt.quantize_nvfp4_experts(w, g_w)
+    assert b.shape == (e, n, k // 2) and b_s.shape == (e, bt.blocked_scale_elements(n, k))
+    fb = [dequantize_reference(b[i], b_s[i], n, k, float(g_w[i])) for i in range(e)]
+    got = bt.grouped_mm_nvfp4(a, a_s, b, b_s, offs, counts, alpha=2.0, alphas=g_a * g_w, out_dtype=out_dtype)
+    assert got.dtype == (out_dtype or torch.float16) and got.shape == x.shape[:-1] + (n,)
+    want, owned = grouped_reference(fa, lambda i, xa: 2.0 * (xa @ fb[i].T), offs, counts, n)
+    torch.testing.assert_close(got.float()[owned], want[owned], rtol=2 ** -7, atol=1e-3)
+
+
+@pytest.mark.parametrize("layout,activation", [("offs", "silu"), ("counts", "swiglu_oai")])
+def test_grouped_dual_mm_nvfp4_matches_the_decoded_operands(layout, activation):
+    """A stacked [E, 2N, K] gate/up weight quantized per expert and split into views (N = 128)."""
+    gen = torch.Generator().manual_seed(54)
+    e, n, k = 3, 128, 64
+    sizes = [40, 0, 90]
+    x, offs, counts = tokens(layout, e, gen, k, torch.float32, sizes)
+    g_a = torch.tensor([0.01, 0.02, 0.005])
+    g_w = torch.tensor([0.002, 0.001, 0.004])
+    a, a_s, fa = nvfp4_tokens(layout, x, offs, counts, g_a)
+    w = torch.randn(e, 2 * n, k, generator=gen)
+    wq, ws = bt.quantize_nvfp4_experts(w, g_w)
+    b1, b1_s, b2, b2_s = bt.split_gate_up_nvfp4(wq, ws)
+    fw = [dequantize_reference(wq[i], ws[i], 2 * n, k, float(g_w[i])) for i in range(e)]
+    act = (lambda g, u: F.silu(g) * u) if activation == "silu" else swiglu_oai
+    got = bt.grouped_dual_mm_nvfp4(a, a_s, b1, b1_s, b2, b2_s, offs, counts, alpha1s=g_a * g_w, alpha2s=g_a * g_w,
+                                   activation=activation, out_dtype=torch.bfloat16)
+    assert got.dtype == torch.bfloat16 and got.shape == x.shape[:-1] + (n,)
+    want, owned = grouped_reference(fa, lambda i, xa: act(xa @ fw[i][:n].T, xa @ fw[i][n:].T), offs, counts, n)
+    torch.testing.assert_close(got.float()[owned], want[owned], rtol=2 ** -6, atol=1e-2)
+
+
+def test_grouped_status_word_reports_bad_offsets_and_counts():
+    """Out-of-range device offsets and counts are clamped to the buffers and OR their bits into status; valid ones
+    set none. The bits accumulate over calls."""
+    gen = torch.Generator().manual_seed(55)
+    a = torch.randn(64, 32, generator=gen).to(torch.float16)
+    b = torch.randn(3, 16, 32, generator=gen).to(torch.float16)
+    status = torch.zeros(1, dtype=torch.int32)
+    bt.grouped_mm(a, b, torch.tensor([10, 30, 64], dtype=torch.int32), status=status)
+    assert int(status) == 0
+    got = bt.grouped_mm(a, b, torch.tensor([40, 20, 90], dtype=torch.int32), status=status)
+    assert int(status) == bt.STATUS_OFFSET_DECREASING | bt.STATUS_OFFSET_PAST_TOTAL
+    # Expert 0 owns [0, 40), expert 1 nothing, expert 2 [40, 64): the rows clamped to a's.
+    torch.testing.assert_close(got[:40].float(), a[:40].float() @ b[0].float().T, rtol=2 ** -9, atol=1e-2)
+    torch.testing.assert_close(got[40:].float(), a[40:].float() @ b[2].float().T, rtol=2 ** -9, atol=1e-2)
+    status.zero_()
+    am = torch.randn(3, 20, 32, generator=gen).to(torch.float16)
+    bt.grouped_dual_mm(am, b, b, counts=torch.tensor([-1, 25, 5], dtype=torch.int32), status=status)
+    assert int(status) == bt.STATUS_COUNT_NEGATIVE | bt.STATUS_COUNT_ABOVE_MAX
+
+
+def test_grouped_operators_with_no_rows_return_empty_outputs():
+    b = torch.randn(2, 16, 32, dtype=torch.bfloat16)
+    got = bt.grouped_mm(torch.empty(0, 32, dtype=torch.bfloat16), b, torch.zeros(2, dtype=torch.int32))
+    assert got.shape == (0, 16)
+    got = bt.grouped_dual_mm(torch.empty(2, 0, 32, dtype=torch.bfloat16), b, b,
+                             counts=torch.zeros(2, dtype=torch.int32))
+    assert got.shape == (2, 0, 16)
+
+
+def grouped_error_cases():
+    """(call, exception, message) of the grouped operators' argument errors."""
+    a = torch.randn(64, 32, dtype=torch.float16)
+    b = torch.randn(3, 16, 32, dtype=torch.float16)
+    w = torch.randn(3, 32, 32, dtype=torch.float16)
+    offs = torch.tensor([10, 30, 64], dtype=torch.int32)
+    x, xs = bt.quantize_nvfp4_grouped(torch.randn(64, 64), offs)
+    q, qs = bt.quantize_nvfp4_experts(torch.randn(3, 16, 64))
+    dense_xs = bt.quantize_nvfp4(torch.randn(64, 64))[1]
+    mm, dual, mm4, dual4 = bt.grouped_mm, bt.grouped_dual_mm, bt.grouped_mm_nvfp4, bt.grouped_dual_mm_nvfp4
+    return [
+        (lambda: mm(a, b), ValueError, "pass exactly one of offs .* and counts"),
+        (lambda: mm(a, b, offs, offs), ValueError, "pass exactly one of offs"),
+        (lambda: mm(a, b, offs.long()), TypeError, "offs must be int32"),
+        (lambda: mm(a.reshape(2, 32, 32), b, counts=offs), ValueError, "with counts, a must be \\[E, max_tokens, K\\] "
+                                                                       "with E = 3"),
+        (lambda: mm(a, b[:2], offs), ValueError, "b must be \\[E, N, K\\] = \\[3, N, 32\\]"),
+        (lambda: mm(a, b.to(torch.bfloat16), offs), TypeError, "b must have A's dtype"),
+        (lambda: mm(a, b.transpose(1, 2).contiguous().transpose(1, 2), offs), ValueError,
+         "b must have rows of K contiguous elements"),
+        (lambda: mm(a, b[:, :12], offs), ValueError, "N = 12 must be a positive multiple of 8"),
+        (lambda: mm(a, b, offs, alphas=torch.ones(2)), ValueError, "alphas must be a contiguous 1-D tensor of one "
+                                                                    "scale per expert \\(3"),
+        (lambda: mm(a, b, offs, status=torch.zeros(1)), TypeError, "status must be int32"),
+        (lambda: mm(a, b, offs, out_dtype=torch.int8), TypeError, "out_dtype must be A's dtype .* or float32"),
+        (lambda: dual(a, w[:, :16], w[:, 16:].contiguous(), offs), ValueError, "b1 and b2 must have the same strides"),
+        (lambda: dual(a, b, b, offs, activation="gelu"), ValueError, "activation must be \"silu\" or \"swiglu_oai\""),
+        (lambda: mm4(x, dense_xs, q, qs, offs), ValueError,
+         "with offs, a_scales must hold the 128x4 blocked scales of 512 rows \\(round_up\\(T \\+ 127 E, 128\\), "
+         "T = 64, E = 3\\)"),
+        (lambda: mm4(x, xs, q, qs[:2], offs), ValueError, "b_scales must hold E = 3 experts' 128x4 blocked scales"),
+        (lambda: mm4(x, xs, q.reshape(48, 32), qs, offs), ValueError, "b must be \\[E, N, K/2\\]"),
+        (lambda: mm4(x, xs, q, qs, offs, out_dtype=torch.float32), TypeError, "out_dtype must be float16 or bfloat16"),
+        (lambda: dual4(x, xs, q, qs, q[:, :8], qs, offs), ValueError, "b1 and b2 must have one shape"),
+    ]
+
+
+def test_grouped_errors_name_the_argument_on_cpu_and_in_the_fake():
+    """Every error of the CPU operator, and the same from the fake implementation (FakeTensorMode: what
+    torch.compile traces with)."""
+    for call, exc, message in grouped_error_cases():
+        with pytest.raises(exc, match=message):
+            call()
+    cases = grouped_error_cases()  # made outside the mode, converted by it
+    with torch._subclasses.fake_tensor.FakeTensorMode(allow_non_fake_inputs=True):
+        for call, exc, message in cases:
+            with pytest.raises(exc, match=message):
+                call()
+
+
+def test_opcheck_grouped_operators():
+    gen = torch.Generator().manual_seed(56)
+    tests = ("test_schema", "test_faketensor", "test_aot_dispatch_static")
+    # Every row owned by an expert: opcheck compares whole outputs, and the rows no expert owns are left unwritten.
+    offs = torch.tensor([20, 20, 50], dtype=torch.int32)
+    counts = torch.tensor([24, 24, 24], dtype=torch.int32)
+    a = torch.randn(50, 64, generator=gen).to(torch.bfloat16)
+    am = torch.randn(3, 24, 64, generator=gen).to(torch.bfloat16)
+    w = (torch.randn(3, 32, 64, generator=gen) / 8).to(torch.bfloat16)
+    alphas = torch.tensor([1.0, 0.5, 2.0])
+    x, xs = (t.view(torch.uint8) for t in bt.quantize_nvfp4_grouped(torch.randn(50, 64, generator=gen), offs))
+    slabs = [bt.quantize_nvfp4(torch.randn(24, 64, generator=gen)) for _ in range(3)]  # masked: slab by slab
+    xm = torch.stack([d.view(torch.uint8) for d, _ in slabs])
+    xms = torch.cat([s.view(torch.uint8) for _, s in slabs])
+    q, qs = (t.view(torch.uint8) for t in bt.quantize_nvfp4_experts(torch.randn(3, 32, 64, generator=gen)))
+    cases = [
+        (torch.ops.bwgemm.grouped_mm.default, (a, w, offs, None, 1.0, alphas, None, torch.zeros(1, dtype=torch.int32))),
+        (torch.ops.bwgemm.grouped_mm.default, (am, w, None, counts, 0.5, None, torch.float32)),
+        (torch.ops.bwgemm.grouped_dual_mm.default, (a, w, w, offs, None, 1.0, 1.0, alphas, alphas, "swiglu_oai")),
+        (torch.ops.bwgemm.grouped_dual_mm.default, (am, w, w, None, counts)),
+        (torch.ops.bwgemm.grouped_mm_nvfp4.default, (x, xs, q, qs, offs, None, 1.0, alphas, torch.bfloat16)),
+        (torch.ops.bwgemm.grouped_mm_nvfp4.default, (xm, xms, q, qs, None, counts)),
+        (torch.ops.bwgemm.grouped_dual_mm_nvfp4.default, (x, xs, q, qs, q, qs, offs)),
+        (torch.ops.bwgemm.grouped_dual_mm_nvfp4.default,
+         (xm, xms, q, qs, q, qs, None, counts, 1.0, 1.0, None, None, "silu", 7.0, 1.702, None,
+          torch.zeros(1, dtype=torch.int32))),
+    ]
+    for op, args in cases:
+        torch.library.opcheck(op, args, test_utils=tests)
+
+
+@pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
+def test_torch_compile_traces_a_grouped_mlp(backend):
+    """FC1 and FC2 of a MoE layer (offs on the device, a status word) compiled with fullgraph=True through the fake
+    implementations: the eager results for two token counts."""
+    gen = torch.Generator().manual_seed(57)
+    e, n, k = 3, 32, 64
+    w13 = (torch.randn(e, 2 * n, k, generator=gen) / 8).to(torch.bfloat16)
+    w2 = (torch.randn(e, k, n, generator=gen) / 8).to(torch.bfloat16)
+
+    def experts(x, offs, status):
+        h = bt.grouped_dual_mm(x, w13[:, :n], w13[:, n:], offs, status=status)
+        return bt.grouped_mm(h, w2, offs, status=status)
+
+    compiled = torch.compile(experts, backend=backend, fullgraph=True, dynamic=True)
+    for t in (48, 40):
+        x = torch.randn(t, k, generator=gen).to(torch.bfloat16)
+        offs = torch.tensor([t // 4, t // 4, t], dtype=torch.int32)
+        status = torch.zeros(1, dtype=torch.int32)
+        assert torch.equal(compiled(x, offs, status), experts(x, offs, status))
+    bad = torch.tensor([t, 1, t], dtype=torch.int32)
+    compiled(x, bad, status)
+    assert int(status) == bt.STATUS_OFFSET_DECREASING  # the mutation of status survives functionalization
+
+
 # ---- torch.compile and the fake implementations ----------------------------------------------------------------
 
 def test_opcheck_schemas_and_fake_implementations():
