@@ -200,6 +200,37 @@ bool grouped_unit_alphas(const Args& a) {
   return a.alpha1 == 1.0f && a.alpha2 == 1.0f && a.alpha1_ptr == nullptr && a.alpha2_ptr == nullptr;
 }
 
+// The GEMM's output D_e = alpha_e · acc (every grouped GEMM kernel's parameters: d, ldd, batch_stride_d, the
+// functor, identity) and the per-expert alphas; returns the output's strides and alignment.
+template <class Args, class Params>
+GroupedOutput fill_grouped_gemm_output(const Args& a, Params* p) {
+  const GroupedOutput d = grouped_output(a.d, a.tokens, a.n, a.ldd, a.d_expert_stride);
+  p->d = a.d;
+  p->ldd = d.ld, p->batch_stride_d = d.batch_stride;
+  p->epilogue = epi::LinearCombination{a.alpha, 0.0f, nullptr, nullptr};
+  p->scale_ptr[0] = a.alpha_ptr;
+  p->identity = a.alpha == 1.0f && a.alpha_ptr == nullptr;
+  return d;
+}
+// The dual GEMM's scales and functor: C_e = epilogue(alpha1_e · gate, alpha2_e · up).
+template <class Args, class Params>
+void fill_grouped_dual_scales(const Args& a, Params* p) {
+  p->alpha1 = a.alpha1, p->alpha2 = a.alpha2;
+  p->scale_ptr[0] = a.alpha1_ptr, p->scale_ptr[1] = a.alpha2_ptr;
+  p->unit_alphas = grouped_unit_alphas(a);
+  p->epilogue = a.epilogue;
+}
+// The dual GEMM's 16-bit output (c, ldc, batch_stride_c) and its scales; returns the output's strides and
+// alignment.
+template <class Args, class Params>
+GroupedOutput fill_grouped_dual_output(const Args& a, Params* p) {
+  const GroupedOutput c = grouped_output(a.c, a.tokens, a.n, a.ldc, a.c_expert_stride);
+  p->c = a.c;
+  p->ldc = c.ld, p->batch_stride_c = c.batch_stride;
+  fill_grouped_dual_scales(a, p);
+  return c;
+}
+
 // The checks every grouped entry point runs before it builds a launch: the Config's, the device's, the
 // pointers'.
 template <class Cfg, class Args>
@@ -243,13 +274,7 @@ struct GroupedGemm {
         !s.ok())
       return s;
     detail::fill_grouped_params<Cfg>(a, &p);
-    const detail::GroupedOutput d = detail::grouped_output(a.d, a.tokens, a.n, a.ldd, a.d_expert_stride);
-    p.d = a.d;
-    p.ldd = d.ld, p.batch_stride_d = d.batch_stride;
-    p.d_aligned32 = d.aligned32;
-    p.epilogue = epi::LinearCombination{a.alpha, 0.0f, nullptr, nullptr};
-    p.scale_ptr[0] = a.alpha_ptr;
-    p.identity = a.alpha == 1.0f && a.alpha_ptr == nullptr;
+    p.d_aligned32 = detail::fill_grouped_gemm_output(a, &p).aligned32;
     p.idesc = Cfg::instr_desc(std::is_same_v<In, __half> ? ptx::MmaF16Format::kF16 : ptx::MmaF16Format::kBF16,
                               BLayout::kColumnMajorKxN);
     p.b = Cfg::b_operand(BLayout::kColumnMajorKxN);
@@ -278,13 +303,7 @@ struct GroupedNvfp4Gemm {
         !s.ok())
       return s;
     detail::fill_grouped_params<Cfg>(a, &p);
-    const detail::GroupedOutput d = detail::grouped_output(a.d, a.tokens, a.n, a.ldd, a.d_expert_stride);
-    p.d = a.d;
-    p.ldd = d.ld, p.batch_stride_d = d.batch_stride;
-    p.d_aligned32 = d.aligned32;
-    p.epilogue = epi::LinearCombination{a.alpha, 0.0f, nullptr, nullptr};
-    p.scale_ptr[0] = a.alpha_ptr;
-    p.identity = a.alpha == 1.0f && a.alpha_ptr == nullptr;
+    p.d_aligned32 = detail::fill_grouped_gemm_output(a, &p).aligned32;
     detail::grouped_cache_hints(a, &p);
     return host::launch_tile_kernel<Cfg>(&grouped_nvfp4_gemm_kernel<Cfg>, p, stream, a.launch);
   }
@@ -323,14 +342,7 @@ struct GroupedDualGemm {
           !s.ok())
         return s;
     detail::fill_grouped_params<Cfg>(a, &p);
-    const detail::GroupedOutput c = detail::grouped_output(a.c, a.tokens, a.n, a.ldc, a.c_expert_stride);
-    p.c = a.c;
-    p.ldc = c.ld, p.batch_stride_c = c.batch_stride;
-    p.c_aligned32 = c.aligned32;
-    p.alpha1 = a.alpha1, p.alpha2 = a.alpha2;
-    p.scale_ptr[0] = a.alpha1_ptr, p.scale_ptr[1] = a.alpha2_ptr;
-    p.unit_alphas = detail::grouped_unit_alphas(a);
-    p.epilogue = a.epilogue;
+    p.c_aligned32 = detail::fill_grouped_dual_output(a, &p).aligned32;
     p.idesc =
         Cfg::instr_desc(std::is_same_v<In, __half> ? ptx::MmaF16Format::kF16 : ptx::MmaF16Format::kBF16);
     return host::launch_tile_kernel<Cfg>(&grouped_dual_gemm_kernel<Cfg>, p, stream, a.launch);
@@ -375,16 +387,10 @@ struct GroupedNvfp4DualGemm {
       p.out_scales = static_cast<uint8_t*>(a.c.scales);
       p.out_global_scale = a.c_global_scale;
       p.scale_ptr[2] = a.c_global_scale_ptr;
+      detail::fill_grouped_dual_scales(a, &p);
     } else {
-      const detail::GroupedOutput c = detail::grouped_output(a.c, a.tokens, a.n, a.ldc, a.c_expert_stride);
-      p.c = a.c;
-      p.ldc = c.ld, p.batch_stride_c = c.batch_stride;
-      p.c_aligned32 = c.aligned32;
+      p.c_aligned32 = detail::fill_grouped_dual_output(a, &p).aligned32;
     }
-    p.alpha1 = a.alpha1, p.alpha2 = a.alpha2;
-    p.scale_ptr[0] = a.alpha1_ptr, p.scale_ptr[1] = a.alpha2_ptr;
-    p.unit_alphas = detail::grouped_unit_alphas(a);
-    p.epilogue = a.epilogue;
     detail::grouped_cache_hints(a, &p);
     return host::launch_tile_kernel<Cfg>(&grouped_nvfp4_dual_gemm_kernel<Cfg>, p, stream, a.launch);
   }
@@ -457,12 +463,7 @@ struct GroupedGemmSwapAb {
     const In* const weights[1] = {a.b};
     if (Status s = detail::grouped_f16_swap_ab_operands<Cfg>(a, weights, &p); !s.ok()) return s;
     detail::fill_grouped_params<Cfg>(a, &p);
-    const detail::GroupedOutput d = detail::grouped_output(a.d, a.tokens, a.n, a.ldd, a.d_expert_stride);
-    p.d = a.d;
-    p.ldd = d.ld, p.batch_stride_d = d.batch_stride;
-    p.epilogue = epi::LinearCombination{a.alpha, 0.0f, nullptr, nullptr};
-    p.scale_ptr[0] = a.alpha_ptr;
-    p.identity = a.alpha == 1.0f && a.alpha_ptr == nullptr;
+    detail::fill_grouped_gemm_output(a, &p);
     return host::launch_tile_kernel<Cfg>(&grouped_f16_swap_ab_kernel<Cfg>, p, stream, a.launch);
   }
 };
@@ -487,13 +488,7 @@ struct GroupedDualGemmSwapAb {
     const In* const weights[2] = {a.b1, a.b2};
     if (Status s = detail::grouped_f16_swap_ab_operands<Cfg>(a, weights, &p); !s.ok()) return s;
     detail::fill_grouped_params<Cfg>(a, &p);
-    const detail::GroupedOutput c = detail::grouped_output(a.c, a.tokens, a.n, a.ldc, a.c_expert_stride);
-    p.c = a.c;
-    p.ldc = c.ld, p.batch_stride_c = c.batch_stride;
-    p.alpha1 = a.alpha1, p.alpha2 = a.alpha2;
-    p.scale_ptr[0] = a.alpha1_ptr, p.scale_ptr[1] = a.alpha2_ptr;
-    p.unit_alphas = detail::grouped_unit_alphas(a);
-    p.epilogue = a.epilogue;
+    detail::fill_grouped_dual_output(a, &p);
     return host::launch_tile_kernel<Cfg>(&grouped_f16_swap_ab_kernel<Cfg>, p, stream, a.launch);
   }
 };
@@ -515,12 +510,7 @@ struct GroupedNvfp4GemmSwapAb {
     const Nvfp4Tensor* const weights[1] = {&a.b};
     if (Status s = detail::grouped_nvfp4_swap_ab_operands<Cfg>(a, weights, &p); !s.ok()) return s;
     detail::fill_grouped_params<Cfg>(a, &p);
-    const detail::GroupedOutput d = detail::grouped_output(a.d, a.tokens, a.n, a.ldd, a.d_expert_stride);
-    p.d = a.d;
-    p.ldd = d.ld, p.batch_stride_d = d.batch_stride;
-    p.epilogue = epi::LinearCombination{a.alpha, 0.0f, nullptr, nullptr};
-    p.scale_ptr[0] = a.alpha_ptr;
-    p.identity = a.alpha == 1.0f && a.alpha_ptr == nullptr;
+    detail::fill_grouped_gemm_output(a, &p);
     return host::launch_tile_kernel<Cfg>(&grouped_nvfp4_swap_ab_kernel<Cfg>, p, stream, a.launch);
   }
 };
@@ -542,13 +532,7 @@ struct GroupedNvfp4DualGemmSwapAb {
     const Nvfp4Tensor* const weights[2] = {&a.b1, &a.b2};
     if (Status s = detail::grouped_nvfp4_swap_ab_operands<Cfg>(a, weights, &p); !s.ok()) return s;
     detail::fill_grouped_params<Cfg>(a, &p);
-    const detail::GroupedOutput c = detail::grouped_output(a.c, a.tokens, a.n, a.ldc, a.c_expert_stride);
-    p.c = a.c;
-    p.ldc = c.ld, p.batch_stride_c = c.batch_stride;
-    p.alpha1 = a.alpha1, p.alpha2 = a.alpha2;
-    p.scale_ptr[0] = a.alpha1_ptr, p.scale_ptr[1] = a.alpha2_ptr;
-    p.unit_alphas = detail::grouped_unit_alphas(a);
-    p.epilogue = a.epilogue;
+    detail::fill_grouped_dual_output(a, &p);
     return host::launch_tile_kernel<Cfg>(&grouped_nvfp4_swap_ab_kernel<Cfg>, p, stream, a.launch);
   }
 };
