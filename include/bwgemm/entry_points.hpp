@@ -1,5 +1,6 @@
 // The default entry points' declarations alone: bwgemm::gemm, gemm_workspace_bytes, gemm_nvfp4, dual_gemm,
-// dual_gemm_workspace_bytes and dual_gemm_nvfp4, with their argument structs, and no kernel.
+// dual_gemm_workspace_bytes, dual_gemm_nvfp4 and the grouped (mixture-of-experts) grouped_gemm,
+// grouped_gemm_nvfp4, grouped_dual_gemm, grouped_dual_gemm_nvfp4, with their argument structs, and no kernel.
 //
 // Two ways to use bwgemm:
 //   header-only  include <bwgemm/gemm.cuh> / <bwgemm/dual_gemm.cuh> where you call: every calling unit
@@ -24,6 +25,8 @@
 
 #include "bwgemm/arguments/dual_gemm.hpp"
 #include "bwgemm/arguments/gemm.hpp"
+#include "bwgemm/arguments/grouped_dual_gemm.hpp"
+#include "bwgemm/arguments/grouped_gemm.hpp"
 #include "bwgemm/arguments/nvfp4_dual_gemm.hpp"
 #include "bwgemm/arguments/nvfp4_gemm.hpp"
 #include "bwgemm/base/status.hpp"
@@ -45,5 +48,18 @@ template <class In, class Out>
 Status dual_gemm(const DualGemmArguments<In, Out>& args, cudaStream_t stream = nullptr);
 template <class In, class Out>
 Status dual_gemm_workspace_bytes(const DualGemmArguments<In, Out>& args, int64_t* bytes);
+
+// grouped_gemm.cuh: every expert of a mixture-of-experts layer in one call (docs/moe.md): the grouped GEMM
+// (FC2) and the grouped gated dual GEMM (FC1), fp16/bf16 (sm_100a, sm_90a) and NVFP4 (sm_100a).
+template <class In, class Out>
+Status grouped_gemm(const GroupedGemmArguments<In, Out>& args, cudaStream_t stream = nullptr);
+template <class Out>
+Status grouped_gemm_nvfp4(const Nvfp4GroupedGemmArguments<Out>& args, cudaStream_t stream = nullptr);
+template <class In, class Out, class Epilogue>
+Status grouped_dual_gemm(const GroupedDualGemmArguments<In, Out, Epilogue>& args,
+                         cudaStream_t stream = nullptr);
+template <class Out, class Epilogue>
+Status grouped_dual_gemm_nvfp4(const Nvfp4GroupedDualGemmArguments<Out, Epilogue>& args,
+                               cudaStream_t stream = nullptr);
 
 }  // namespace bwgemm

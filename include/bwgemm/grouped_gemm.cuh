@@ -22,6 +22,7 @@
 #include "bwgemm/arguments/grouped_gemm.hpp"
 #include "bwgemm/base/entry_point.hpp"
 #include "bwgemm/base/status.hpp"
+#include "bwgemm/entry_points.hpp"  // the declarations, with the stream's default (nullptr)
 #include "bwgemm/host/launch.hpp"
 #include "bwgemm/sm100/grouped_gemm.cuh"
 #if !BWGEMM_EMULATION
@@ -41,7 +42,7 @@ inline Status grouped_nvfp4_not_on_hopper(const char* entry) {
 }  // namespace detail
 
 template <class In, class Out>
-Status grouped_gemm(const GroupedGemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
+Status grouped_gemm(const GroupedGemmArguments<In, Out>& args, cudaStream_t stream) {
   const detail::EntryPointScope entry("bwgemm::grouped_gemm");
   if (Status s = validate(args); !s.ok()) return s;
   host::ComputeCapability cc;
@@ -54,7 +55,7 @@ Status grouped_gemm(const GroupedGemmArguments<In, Out>& args, cudaStream_t stre
 }
 
 template <class Out>
-Status grouped_gemm_nvfp4(const Nvfp4GroupedGemmArguments<Out>& args, cudaStream_t stream = nullptr) {
+Status grouped_gemm_nvfp4(const Nvfp4GroupedGemmArguments<Out>& args, cudaStream_t stream) {
   const detail::EntryPointScope entry("bwgemm::grouped_gemm_nvfp4");
   if (Status s = validate(args); !s.ok()) return s;
   host::ComputeCapability cc;
@@ -65,8 +66,7 @@ Status grouped_gemm_nvfp4(const Nvfp4GroupedGemmArguments<Out>& args, cudaStream
 }
 
 template <class In, class Out, class Epilogue>
-Status grouped_dual_gemm(const GroupedDualGemmArguments<In, Out, Epilogue>& args,
-                         cudaStream_t stream = nullptr) {
+Status grouped_dual_gemm(const GroupedDualGemmArguments<In, Out, Epilogue>& args, cudaStream_t stream) {
   const detail::EntryPointScope entry("bwgemm::grouped_dual_gemm");
   if (Status s = validate(args); !s.ok()) return s;
   host::ComputeCapability cc;
@@ -80,7 +80,7 @@ Status grouped_dual_gemm(const GroupedDualGemmArguments<In, Out, Epilogue>& args
 
 template <class Out, class Epilogue>
 Status grouped_dual_gemm_nvfp4(const Nvfp4GroupedDualGemmArguments<Out, Epilogue>& args,
-                               cudaStream_t stream = nullptr) {
+                               cudaStream_t stream) {
   const detail::EntryPointScope entry("bwgemm::grouped_dual_gemm_nvfp4");
   if (Status s = validate(args); !s.ok()) return s;
   host::ComputeCapability cc;

@@ -11,7 +11,9 @@
 namespace {
 
 // Small integers: every product and sum is exact in fp32, so the GEMM is compared bit for bit.
-float small_int(uint32_t i, uint32_t salt) { return static_cast<float>(static_cast<int>((i * 2654435761u + salt) % 5u) - 2); }
+float small_int(uint32_t i, uint32_t salt) {
+  return static_cast<float>(static_cast<int>((i * 2654435761u + salt) % 5u) - 2);
+}
 
 TEST(CompiledUse, GemmThroughTheDeclarationsOnly) {
   const int64_t m = 130, n = 72, k = 96;  // tails in M and N
@@ -27,8 +29,7 @@ TEST(CompiledUse, GemmThroughTheDeclarationsOnly) {
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
       float want = 0.0f;
-      for (int64_t l = 0; l < k; ++l)
-        want += __bfloat162float(a[i * k + l]) * __bfloat162float(b[l * n + j]);
+      for (int64_t l = 0; l < k; ++l) want += __bfloat162float(a[i * k + l]) * __bfloat162float(b[l * n + j]);
       ASSERT_EQ(d[i * n + j], want) << "D[" << i << ", " << j << "]";
     }
   int64_t bytes = -1;
@@ -56,7 +57,32 @@ TEST(CompiledUse, DualGemmThroughTheDeclarationsOnly) {
         up += static_cast<double>(__half2float(a[i * k + l])) * __half2float(b2[j * k + l]);
       }
       const double want = gate / (1.0 + std::exp(-gate)) * up;
-      ASSERT_NEAR(__half2float(c[i * n + j]), want, 2e-3 + 2e-3 * std::fabs(want)) << "C[" << i << ", " << j << "]";
+      ASSERT_NEAR(__half2float(c[i * n + j]), want, 2e-3 + 2e-3 * std::fabs(want))
+          << "C[" << i << ", " << j << "]";
+    }
+}
+
+// The grouped GEMM through its declaration: two experts (30 and 0 of 40 buffer rows); rows past the last
+// offset keep their value.
+TEST(CompiledUse, GroupedGemmThroughTheDeclarationsOnly) {
+  const int64_t total = 40, n = 64, k = 64, experts = 2;
+  std::vector<__half> a(total * k), b(experts * n * k), d(total * n, __float2half(-1.0f));
+  for (size_t i = 0; i < a.size(); ++i) a[i] = __float2half(small_int(static_cast<uint32_t>(i), 2));
+  for (size_t i = 0; i < b.size(); ++i) b[i] = __float2half(small_int(static_cast<uint32_t>(i), 4));
+  const std::vector<int32_t> offs = {30, 30};
+  bwgemm::GroupedGemmArguments<__half> args;
+  args.tokens = bwgemm::contiguous_tokens(total, offs.data());
+  args.experts = experts, args.n = n, args.k = k, args.a = a.data(), args.b = b.data(), args.d = d.data();
+  const bwgemm::Status s = bwgemm::grouped_gemm(args);
+  ASSERT_TRUE(s.ok()) << s.to_string();
+  for (int64_t i = 0; i < total; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      float want = -1.0f;
+      if (i < 30) {
+        want = 0.0f;
+        for (int64_t l = 0; l < k; ++l) want += __half2float(a[i * k + l]) * __half2float(b[j * k + l]);
+      }
+      ASSERT_EQ(__half2float(d[i * n + j]), want) << "D[" << i << ", " << j << "]";
     }
 }
 

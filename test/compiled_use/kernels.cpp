@@ -4,3 +4,4 @@
 
 BWGEMM_INSTANTIATE_GEMM(__nv_bfloat16, float)
 BWGEMM_INSTANTIATE_DUAL_GEMM(__half, __half)
+BWGEMM_INSTANTIATE_GROUPED_GEMM(__half, __half)
