@@ -447,6 +447,15 @@ inline void add_grouped_metadata(host::OperandPointers* ops, const GroupedTokens
   else
     ops->add_if_given(t.offsets, "offsets");
 }
+
+// The tokens an expert is expected to get (the backends' choice of a Config): the caller's hint, else the
+// buffers' rows shared evenly (contiguous) or the slab's rows (masked).
+template <class Args>
+int64_t grouped_expected_tokens(const Args& a) {
+  if (a.expected_tokens_per_expert > 0) return a.expected_tokens_per_expert;
+  return a.tokens.layout == GroupedLayout::kMasked ? a.tokens.max_tokens
+                                                   : ceil_div(a.tokens.total_tokens, a.experts);
+}
 }  // namespace detail
 
 // The device memory a grouped GEMM call reads or writes (for host::require_device_pointers).
