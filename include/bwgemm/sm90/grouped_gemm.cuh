@@ -420,7 +420,6 @@ struct GroupedDualGemmSwapAb {
 // E as the batch).
 template <class In, class Out>
 Status grouped_gemm(const GroupedGemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
-  if (Status s = validate(args); !s.ok()) return s;  // E >= 1 before the expected tokens' division
   const int64_t expected = ::bwgemm::detail::grouped_expected_tokens(args);
   if (expected <= kGroupedSwapAbMaxTokens) {
     detail::report_grouped_choice("bwgemm::sm90::grouped_gemm", args, expected, "GroupedGemmSwapAbTokens32");
@@ -433,7 +432,6 @@ Status grouped_gemm(const GroupedGemmArguments<In, Out>& args, cudaStream_t stre
 template <class In, class Out, class Epilogue>
 Status grouped_dual_gemm(const GroupedDualGemmArguments<In, Out, Epilogue>& args,
                          cudaStream_t stream = nullptr) {
-  if (Status s = validate(args); !s.ok()) return s;  // E >= 1 before the expected tokens' division
   const int64_t expected = ::bwgemm::detail::grouped_expected_tokens(args);
   if (expected <= kGroupedSwapAbMaxTokens) {
     detail::report_grouped_choice("bwgemm::sm90::grouped_dual_gemm", args, expected,
