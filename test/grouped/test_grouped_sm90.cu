@@ -3,6 +3,9 @@
 // a message elsewhere; the argument refusals and the kernels' tile walk replayed on the host (every owned row
 // and column tile taken once by the persistent grid, for grids of 1 to 132 CTAs) run everywhere.
 //
+// Every GPU case runs the tiled kernels (GroupedGemmTile128x128, GroupedDualGemmTile128x64) and the swap-AB
+// ones (GroupedGemmSwapAbTokens32, GroupedDualGemmSwapAbTokens32) by name; the decode cases (a few tokens per
+// expert) and the choice cases go through the default entry points.
 // Cases: E = 1 .. 16 with ragged counts up to 300 rows (empty experts first, in the middle and last, one-row
 // experts), both layouts, padded row strides and (masked) expert strides, per-expert alphas, every shipped
 // gated functor for the dual GEMM, bad device metadata (decreasing offsets, offsets past total_tokens,
@@ -40,6 +43,14 @@ using bf16 = __nv_bfloat16;
 using f16 = __half;
 
 constexpr uint8_t kPoison = kPoisonByte;  // 0xFF: a NaN in fp16, bf16 and fp32
+
+// The kernels a case runs: the public dispatch (bwgemm::grouped_gemm, grouped_dual_gemm: sm90's default
+// choice on a compute-capability-9.0 GPU), or a grouped Config of sm90 by name.
+enum class Kernel { kDefault, kTiled, kSwapAb };
+constexpr Kernel kKernels[] = {Kernel::kTiled, Kernel::kSwapAb};
+const char* kernel_name(Kernel k) {
+  return k == Kernel::kDefault ? "default" : k == Kernel::kTiled ? "tiled" : "swap AB";
+}
 
 template <class T>
 uint32_t bits_of(T v) {
@@ -220,12 +231,17 @@ class GemmCase {
     if (!alphas_.empty()) upload(dalpha_, alphas_);
   }
 
-  // Runs the call with the device's values `meta` and compares D and the status word with the reference.
-  void check(const std::vector<int32_t>& meta) {
+  // Runs the call on `kernel` with the device's values `meta` and compares D and the status word with the
+  // reference.
+  void check(const std::vector<int32_t>& meta, Kernel kernel = Kernel::kDefault) {
+    SCOPED_TRACE(kernel_name(kernel));
     md_.set(meta);
     dd_.fill(kPoison);
     bwgemm::GroupedGemmArguments<In, Out> args = arguments(true);
-    const bwgemm::Status st = bwgemm::grouped_gemm(args);  // the public dispatch: sm90 on cc 9.0
+    const bwgemm::Status st =
+        kernel == Kernel::kTiled    ? sm90::GroupedGemm<sm90::GroupedGemmTile128x128<Out>>::run(args)
+        : kernel == Kernel::kSwapAb ? sm90::GroupedGemmSwapAb<sm90::GroupedGemmSwapAbTokens32<Out>>::run(args)
+                                    : bwgemm::grouped_gemm(args);  // the public dispatch: sm90 on cc 9.0
     ASSERT_TRUE(st.ok()) << st.to_string();
     synchronize();
 
@@ -256,9 +272,12 @@ class GemmCase {
     a.alpha = 0.75f;
     if (!alphas_.empty())
       a.alpha_ptr = device ? reinterpret_cast<const float*>(dalpha_.data()) : alphas_.data();
+    a.expected_tokens_per_expert = expected;
     if (device) a.status = reinterpret_cast<uint32_t*>(md_.status.data());
     return a;
   }
+
+  int64_t expected = 0;  // expected_tokens_per_expert (0: no hint)
 
  private:
   Metadata md_;
@@ -270,11 +289,12 @@ class GemmCase {
 };
 
 template <class In, class Out>
-void check_gemm(const Tokens& t, const Shape& s, bool per_expert_alpha, uint32_t seed) {
+void check_gemm(const Tokens& t, const Shape& s, bool per_expert_alpha, uint32_t seed,
+                Kernel kernel = Kernel::kDefault) {
   SCOPED_TRACE(std::string(t.masked ? "masked" : "contiguous") + " E " + std::to_string(t.experts) +
                " rows " + std::to_string(t.rows) + " N " + std::to_string(s.n) + " K " + std::to_string(s.k));
   GemmCase<In, Out> c(t, s, per_expert_alpha, seed);
-  c.check(t.meta);
+  c.check(t.meta, kernel);
 }
 
 // ---- the grouped dual GEMM
@@ -305,10 +325,17 @@ class DualCase {
 
   // `act`: the host form of the functor (reference/activations.hpp).
   template <class Act>
-  void check(const std::vector<int32_t>& meta, const Act& act) {
+  void check(const std::vector<int32_t>& meta, const Act& act, Kernel kernel = Kernel::kDefault) {
+    SCOPED_TRACE(kernel_name(kernel));
     md_.set(meta);
     dc_.fill(kPoison);
-    const bwgemm::Status st = bwgemm::grouped_dual_gemm(arguments(true));  // the public dispatch
+    const bwgemm::GroupedDualGemmArguments<In, Out, Epilogue> args = arguments(true);
+    const bwgemm::Status st =
+        kernel == Kernel::kTiled
+            ? sm90::GroupedDualGemm<sm90::GroupedDualGemmTile128x64<Out, Epilogue>>::run(args)
+        : kernel == Kernel::kSwapAb
+            ? sm90::GroupedDualGemmSwapAb<sm90::GroupedDualGemmSwapAbTokens32<Out, Epilogue>>::run(args)
+            : bwgemm::grouped_dual_gemm(args);  // the public dispatch
     ASSERT_TRUE(st.ok()) << st.to_string();
     synchronize();
 
@@ -348,9 +375,12 @@ class DualCase {
       a.alpha2_ptr = device ? reinterpret_cast<const float*>(dalpha2_.data()) : alpha2_.data();
     }
     a.epilogue = f_;
+    a.expected_tokens_per_expert = expected;
     if (device) a.status = reinterpret_cast<uint32_t*>(md_.status.data());
     return a;
   }
+
+  int64_t expected = 0;  // expected_tokens_per_expert (0: no hint)
 
  private:
   Metadata md_;
@@ -365,11 +395,12 @@ class DualCase {
 const auto kSiluMulRef = [](float g, float u) { return ref::silu_mul(g, u); };
 
 template <class In, class Out>
-void check_dual(const Tokens& t, const Shape& s, bool per_expert_alpha, uint32_t seed) {
+void check_dual(const Tokens& t, const Shape& s, bool per_expert_alpha, uint32_t seed,
+                Kernel kernel = Kernel::kDefault) {
   SCOPED_TRACE(std::string(t.masked ? "masked" : "contiguous") + " E " + std::to_string(t.experts) +
                " rows " + std::to_string(t.rows) + " N " + std::to_string(s.n) + " K " + std::to_string(s.k));
   DualCase<In, Out, bwgemm::epi::SiluMul> c(t, s, per_expert_alpha, seed);
-  c.check(t.meta, kSiluMulRef);
+  c.check(t.meta, kSiluMulRef, kernel);
 }
 
 // ---- the cases
@@ -379,16 +410,18 @@ void check_dual(const Tokens& t, const Shape& s, bool per_expert_alpha, uint32_t
 // K a multiple of 8 but not of 64 (TMA zero-fills the last K block).
 TEST(Sm90GroupedGemm, RaggedCountsBothLayouts) {
   BWGEMM_REQUIRE_SM90();
-  uint32_t seed = 100;
-  for (int64_t experts : {1, 2, 3, 5, 8, 16}) {
-    const std::vector<int64_t> counts = ragged(experts, seed);
-    const Shape s{experts % 2 ? 200 : 136, experts % 3 ? 328 : 72};
-    check_gemm<bf16, bf16>(contiguous(counts), s, experts % 2 == 0, seed++);
-    check_gemm<bf16, bf16>(masked(counts), s, experts % 2 == 1, seed++);
+  for (Kernel kernel : kKernels) {
+    uint32_t seed = 100;
+    for (int64_t experts : {1, 2, 3, 5, 8, 16}) {
+      const std::vector<int64_t> counts = ragged(experts, seed);
+      const Shape s{experts % 2 ? 200 : 136, experts % 3 ? 328 : 72};
+      check_gemm<bf16, bf16>(contiguous(counts), s, experts % 2 == 0, seed++, kernel);
+      check_gemm<bf16, bf16>(masked(counts), s, experts % 2 == 1, seed++, kernel);
+    }
+    const std::vector<int64_t> counts = ragged(7, 7);
+    check_gemm<f16, f16>(contiguous(counts), Shape{264, 128}, true, seed++, kernel);
+    check_gemm<f16, f16>(masked(counts), Shape{64, 200}, false, seed++, kernel);
   }
-  const std::vector<int64_t> counts = ragged(7, 7);
-  check_gemm<f16, f16>(contiguous(counts), Shape{264, 128}, true, seed++);
-  check_gemm<f16, f16>(masked(counts), Shape{64, 200}, false, seed++);
 }
 
 // Every expert with one row, one expert with one row, and every expert empty (no tile at all: nothing
@@ -396,12 +429,14 @@ TEST(Sm90GroupedGemm, RaggedCountsBothLayouts) {
 TEST(Sm90GroupedGemm, OneTokenAndEmptyExperts) {
   BWGEMM_REQUIRE_SM90();
   const Shape s{136, 96};
-  check_gemm<bf16, bf16>(contiguous(std::vector<int64_t>(16, 1)), s, true, 200);
-  check_gemm<bf16, bf16>(masked(std::vector<int64_t>(16, 1)), s, true, 201);
-  check_gemm<bf16, bf16>(contiguous({1}, 0), s, false, 202);
-  check_gemm<bf16, bf16>(masked({1}, 0), s, false, 203);
-  check_gemm<bf16, bf16>(contiguous({0, 0, 0}), s, false, 204);
-  check_gemm<bf16, bf16>(masked({0, 0, 0, 0}), s, false, 205);
+  for (Kernel kernel : kKernels) {
+    check_gemm<bf16, bf16>(contiguous(std::vector<int64_t>(16, 1)), s, true, 200, kernel);
+    check_gemm<bf16, bf16>(masked(std::vector<int64_t>(16, 1)), s, true, 201, kernel);
+    check_gemm<bf16, bf16>(contiguous({1}, 0), s, false, 202, kernel);
+    check_gemm<bf16, bf16>(masked({1}, 0), s, false, 203, kernel);
+    check_gemm<bf16, bf16>(contiguous({0, 0, 0}), s, false, 204, kernel);
+    check_gemm<bf16, bf16>(masked({0, 0, 0, 0}), s, false, 205, kernel);
+  }
 }
 
 // Bad device values: what each expert owns is clamped (base/grouped.hpp), nothing outside it is written,
@@ -429,16 +464,18 @@ TEST(Sm90GroupedGemm, BadMetadataClampedAndReported) {
   BWGEMM_REQUIRE_SM90();
   const std::vector<int64_t> counts{130, 70, 90, 5, 120, 33};
   const Shape s{136, 128};
-  {
-    const Tokens t = contiguous(counts);
-    GemmCase<bf16, bf16> c(t, s, true, 300);
-    c.check(bad_offsets_decreasing(t));
-    c.check(bad_offsets_past_total(t));
-  }
-  {
-    const Tokens t = masked(counts);
-    GemmCase<bf16, bf16> c(t, s, true, 301);
-    c.check(bad_counts(t));
+  for (Kernel kernel : kKernels) {
+    {
+      const Tokens t = contiguous(counts);
+      GemmCase<bf16, bf16> c(t, s, true, 300);
+      c.check(bad_offsets_decreasing(t), kernel);
+      c.check(bad_offsets_past_total(t), kernel);
+    }
+    {
+      const Tokens t = masked(counts);
+      GemmCase<bf16, bf16> c(t, s, true, 301);
+      c.check(bad_counts(t), kernel);
+    }
   }
 }
 
@@ -447,62 +484,101 @@ TEST(Sm90GroupedGemm, BadMetadataClampedAndReported) {
 TEST(Sm90GroupedGemm, SameCallWithNewCounts) {
   BWGEMM_REQUIRE_SM90();
   const Shape s{200, 136};
-  {
-    const Tokens t = contiguous({40, 200, 0, 300, 17}, 60);
-    GemmCase<bf16, bf16> c(t, s, true, 400);
-    c.check(t.meta);
-    c.check({0, 0, 150, 150, 617});  // one expert takes every row
-    c.check({300, 301, 302, 500, 520});
-  }
-  {
-    const Tokens t = masked({40, 200, 0, 300, 17});
-    GemmCase<f16, f16> c(t, s, false, 401);
-    c.check(t.meta);
-    c.check({303, 0, 1, 129, 128});
+  for (Kernel kernel : kKernels) {
+    {
+      const Tokens t = contiguous({40, 200, 0, 300, 17}, 60);
+      GemmCase<bf16, bf16> c(t, s, true, 400);
+      c.check(t.meta, kernel);
+      c.check({0, 0, 150, 150, 617}, kernel);  // one expert takes every row
+      c.check({300, 301, 302, 500, 520}, kernel);
+    }
+    {
+      const Tokens t = masked({40, 200, 0, 300, 17});
+      GemmCase<f16, f16> c(t, s, false, 401);
+      c.check(t.meta, kernel);
+      c.check({303, 0, 1, 129, 128}, kernel);
+    }
   }
 }
 
 // The GEMM's fp32 output.
 TEST(Sm90GroupedGemm, Fp32Output) {
   BWGEMM_REQUIRE_SM90();
-  check_gemm<bf16, float>(contiguous(ragged(6, 11)), Shape{136, 200}, true, 500);
+  for (Kernel kernel : kKernels)
+    check_gemm<bf16, float>(contiguous(ragged(6, 11)), Shape{136, 200}, true, 500, kernel);
+}
+
+// Decode: a few tokens per expert (0 .. 65, the swap-AB tile's 32 and its neighbours) through the default
+// entry points, each layout once on the swap-AB kernels and once on the tiled ones: contiguous, 261 rows
+// over 12 experts (22 expected: swap AB), then the hint 64 (tiled); masked, the slab's 65 rows (tiled),
+// then the hint 22 (swap AB).
+const std::vector<int64_t> kDecodeCounts{0, 1, 31, 32, 33, 5, 64, 17, 0, 2, 65, 8};
+
+TEST(Sm90GroupedGemm, DecodeCountsDefaultChoice) {
+  BWGEMM_REQUIRE_SM90();
+  const Shape s{392, 136};
+  for (bool is_masked : {false, true}) {
+    const Tokens t = is_masked ? masked(kDecodeCounts, 0) : contiguous(kDecodeCounts, 3);
+    SCOPED_TRACE(is_masked ? "masked" : "contiguous");
+    GemmCase<bf16, bf16> c(t, s, true, 1000 + is_masked);
+    c.check(t.meta);
+    c.expected = is_masked ? 22 : 64;
+    c.check(t.meta);
+  }
 }
 
 TEST(Sm90GroupedDualGemm, RaggedCountsBothLayouts) {
   BWGEMM_REQUIRE_SM90();
-  uint32_t seed = 600;
-  for (int64_t experts : {1, 2, 4, 9, 16}) {
-    const std::vector<int64_t> counts = ragged(experts, seed);
-    const Shape s{experts % 2 ? 136 : 200, experts % 3 ? 200 : 64};
-    check_dual<bf16, bf16>(contiguous(counts), s, experts % 2 == 0, seed++);
-    check_dual<bf16, bf16>(masked(counts), s, experts % 2 == 1, seed++);
+  for (Kernel kernel : kKernels) {
+    uint32_t seed = 600;
+    for (int64_t experts : {1, 2, 4, 9, 16}) {
+      const std::vector<int64_t> counts = ragged(experts, seed);
+      const Shape s{experts % 2 ? 136 : 200, experts % 3 ? 200 : 64};
+      check_dual<bf16, bf16>(contiguous(counts), s, experts % 2 == 0, seed++, kernel);
+      check_dual<bf16, bf16>(masked(counts), s, experts % 2 == 1, seed++, kernel);
+    }
+    const std::vector<int64_t> counts = ragged(5, 5);
+    check_dual<f16, f16>(contiguous(counts), Shape{72, 128}, true, seed++, kernel);
+    check_dual<f16, f16>(masked(counts), Shape{128, 72}, false, seed++, kernel);
   }
-  const std::vector<int64_t> counts = ragged(5, 5);
-  check_dual<f16, f16>(contiguous(counts), Shape{72, 128}, true, seed++);
-  check_dual<f16, f16>(masked(counts), Shape{128, 72}, false, seed++);
 }
 
 TEST(Sm90GroupedDualGemm, BadMetadataAndNewCounts) {
   BWGEMM_REQUIRE_SM90();
   const std::vector<int64_t> counts{130, 70, 90, 5, 120, 33};
   const Shape s{136, 128};
-  {
-    const Tokens t = contiguous(counts);
-    DualCase<bf16, bf16, bwgemm::epi::SiluMul> c(t, s, true, 700);
-    c.check(bad_offsets_decreasing(t), kSiluMulRef);
-    c.check(bad_offsets_past_total(t), kSiluMulRef);
+  for (Kernel kernel : kKernels) {
+    {
+      const Tokens t = contiguous(counts);
+      DualCase<bf16, bf16, bwgemm::epi::SiluMul> c(t, s, true, 700);
+      c.check(bad_offsets_decreasing(t), kSiluMulRef, kernel);
+      c.check(bad_offsets_past_total(t), kSiluMulRef, kernel);
+      c.check(t.meta, kSiluMulRef, kernel);
+      c.check({0, 1, 2, 300, 300, 400}, kSiluMulRef, kernel);
+    }
+    {
+      const Tokens t = masked(counts);
+      DualCase<bf16, bf16, bwgemm::epi::SiluMul> c(t, s, true, 701);
+      c.check(bad_counts(t), kSiluMulRef, kernel);
+      c.check({0, 0, 1, 132, 0, 7}, kSiluMulRef, kernel);
+    }
+    {
+      const Tokens t = masked(std::vector<int64_t>(16, 1));
+      DualCase<bf16, bf16, bwgemm::epi::SiluMul> c(t, s, false, 702);
+      c.check(t.meta, kSiluMulRef, kernel);
+    }
+  }
+}
+
+TEST(Sm90GroupedDualGemm, DecodeCountsDefaultChoice) {
+  BWGEMM_REQUIRE_SM90();
+  const Shape s{200, 392};
+  for (bool is_masked : {false, true}) {
+    const Tokens t = is_masked ? masked(kDecodeCounts, 0) : contiguous(kDecodeCounts, 3);
+    SCOPED_TRACE(is_masked ? "masked" : "contiguous");
+    DualCase<bf16, bf16, bwgemm::epi::SiluMul> c(t, s, true, 1100 + is_masked);
     c.check(t.meta, kSiluMulRef);
-    c.check({0, 1, 2, 300, 300, 400}, kSiluMulRef);
-  }
-  {
-    const Tokens t = masked(counts);
-    DualCase<bf16, bf16, bwgemm::epi::SiluMul> c(t, s, true, 701);
-    c.check(bad_counts(t), kSiluMulRef);
-    c.check({0, 0, 1, 132, 0, 7}, kSiluMulRef);
-  }
-  {
-    const Tokens t = masked(std::vector<int64_t>(16, 1));
-    DualCase<bf16, bf16, bwgemm::epi::SiluMul> c(t, s, false, 702);
+    c.expected = is_masked ? 22 : 64;
     c.check(t.meta, kSiluMulRef);
   }
 }
@@ -514,7 +590,7 @@ void check_functor(const Act& act, const char* name, uint32_t seed, Epilogue f =
   SCOPED_TRACE(name);
   const Tokens t = contiguous({37, 0, 140, 1, 64});
   DualCase<bf16, bf16, Epilogue> c(t, Shape{72, 136, 8, 8}, true, seed, f);
-  c.check(t.meta, act);
+  for (Kernel kernel : kKernels) c.check(t.meta, act, kernel);
 }
 
 TEST(Sm90GroupedDualGemm, EveryShippedFunctor) {
@@ -536,11 +612,12 @@ TEST(Sm90GroupedDualGemm, EveryShippedFunctor) {
 // The tiles the kernels' CTAs take, walked on the host as each CTA's roles walk them (StaticPersistent over
 // grouped_tile_bound ids, each CTA stopping at the first id GroupedTileWalk rejects): every row of every
 // expert's tiles and every column tile exactly once, whatever the grid, and CTA 0's finished walk has the
-// reference's status bits.
-void check_walk(const Tokens& t, int64_t n_tiles, int64_t grid) {
+// reference's status bits. kBlockM: the tiled kernels' 128 rows, or the swap-AB kernels' 32 tokens (their
+// column tiles the weight tiles).
+void check_walk(const Tokens& t, int64_t n_tiles, int64_t grid, int64_t kBlockM) {
+  SCOPED_TRACE("tiles of " + std::to_string(kBlockM) + " rows");
   const bwgemm::GroupedTokens tokens = t.masked ? bwgemm::masked_tokens(t.rows, t.meta.data())
                                                 : bwgemm::contiguous_tokens(t.rows, t.meta.data());
-  constexpr int64_t kBlockM = 128;
   const int64_t bound = sm90::grouped_tile_bound(tokens, t.experts, kBlockM, n_tiles);
   const int64_t slab = t.masked ? t.rows : 0;
   std::vector<int> seen(static_cast<size_t>((t.masked ? t.experts * t.rows : t.rows) * n_tiles), 0);
@@ -554,6 +631,7 @@ void check_walk(const Tokens& t, int64_t n_tiles, int64_t grid) {
                                            id, static_cast<int32_t>(grid), static_cast<int32_t>(bound))) {
       if (!walk.seek(id, &tile)) break;
       ASSERT_LT(tile.row_begin, tile.row_end);
+      ASSERT_LE(tile.row_end - tile.row_begin, kBlockM);
       for (int64_t r = tile.row_begin; r < tile.row_end; ++r)
         ++seen[static_cast<size_t>((tile.expert * slab + r) * n_tiles + tile.n_tile)];
     }
@@ -573,21 +651,28 @@ void check_walk(const Tokens& t, int64_t n_tiles, int64_t grid) {
 }
 
 TEST(Sm90GroupedWalk, EveryOwnedTileOnceWhateverTheGrid) {
-  uint32_t seed = 900;
-  for (int64_t experts : {1, 3, 8, 16}) {
-    const std::vector<int64_t> counts = ragged(experts, seed++);
-    for (bool is_masked : {false, true}) {
-      Tokens t = is_masked ? masked(counts) : contiguous(counts);
-      for (int64_t grid : {1, 5, 132})
-        for (int64_t n_tiles : {1, 3}) check_walk(t, n_tiles, grid);
-      if (experts >= 8) {  // bad values
-        t.meta = is_masked ? bad_counts(t) : bad_offsets_decreasing(t);
-        for (int64_t grid : {1, 7, 132}) check_walk(t, 2, grid);
-        if (!is_masked) {
-          t.meta = bad_offsets_past_total(contiguous(counts));
-          check_walk(t, 2, 3);
+  for (int64_t block_m : {int64_t{128}, sm90::kGroupedSwapAbMaxTokens}) {
+    uint32_t seed = 900;
+    for (int64_t experts : {1, 3, 8, 16}) {
+      const std::vector<int64_t> counts = ragged(experts, seed++);
+      for (bool is_masked : {false, true}) {
+        Tokens t = is_masked ? masked(counts) : contiguous(counts);
+        for (int64_t grid : {1, 5, 132})
+          for (int64_t n_tiles : {1, 3}) check_walk(t, n_tiles, grid, block_m);
+        if (experts >= 8) {  // bad values
+          t.meta = is_masked ? bad_counts(t) : bad_offsets_decreasing(t);
+          for (int64_t grid : {1, 7, 132}) check_walk(t, 2, grid, block_m);
+          if (!is_masked) {
+            t.meta = bad_offsets_past_total(contiguous(counts));
+            check_walk(t, 2, 3, block_m);
+          }
         }
       }
+    }
+    // Decode counts (0 .. 65 tokens per expert).
+    for (bool is_masked : {false, true}) {
+      const Tokens t = is_masked ? masked(kDecodeCounts, 0) : contiguous(kDecodeCounts, 3);
+      for (int64_t grid : {1, 13, 132}) check_walk(t, 4, grid, block_m);
     }
   }
 }
@@ -625,6 +710,14 @@ TEST(Sm90GroupedArguments, ValidationBeforeTheDevice) {
   s = sm90::grouped_dual_gemm(d);
   EXPECT_EQ(s.code(), bwgemm::StatusCode::kInvalidArgument) << s.to_string();
   EXPECT_NE(s.message().find("N must be"), std::string::npos) << s.message();
+
+  // The swap-AB entry points alike.
+  s = sm90::GroupedGemmSwapAb<sm90::GroupedGemmSwapAbTokens32<bf16>>::run(a);
+  EXPECT_EQ(s.code(), bwgemm::StatusCode::kInvalidArgument) << s.to_string();
+  EXPECT_NE(s.message().find("experts"), std::string::npos) << s.message();
+  s = sm90::GroupedDualGemmSwapAb<sm90::GroupedDualGemmSwapAbTokens32<bf16>>::run(d);
+  EXPECT_EQ(s.code(), bwgemm::StatusCode::kInvalidArgument) << s.to_string();
+  EXPECT_NE(s.message().find("N must be"), std::string::npos) << s.message();
 }
 
 // A tile bound past 32 bits (E · ceil(max_tokens / 128) · ceil(N / 128) tiles) is refused by name.
@@ -640,6 +733,12 @@ TEST(Sm90GroupedArguments, TileBoundPast32BitsRefused) {
   const bwgemm::Status s = sm90::grouped_gemm(a);
   EXPECT_EQ(s.code(), bwgemm::StatusCode::kInvalidArgument) << s.to_string();
   EXPECT_NE(s.message().find("experts · ceil(max_tokens / 128)"), std::string::npos) << s.message();
+  // The swap-AB kernels' bound: tiles of 32 tokens by 64 weight rows.
+  const bwgemm::Status swap =
+      sm90::GroupedGemmSwapAb<sm90::GroupedGemmSwapAbTokens32<bf16>>::can_implement(a);
+  EXPECT_EQ(swap.code(), bwgemm::StatusCode::kInvalidArgument) << swap.to_string();
+  EXPECT_NE(swap.message().find("experts · ceil(max_tokens / 32)) · ceil(n / 64)"), std::string::npos)
+      << swap.message();
 }
 
 // Valid arguments: off a compute-capability-9.0 GPU a device mismatch naming H100/H200; on one, host memory
@@ -653,6 +752,11 @@ TEST(Sm90GroupedArguments, DeviceOrHostMemoryRefused) {
   host.a = a.data(), host.b = b.data(), host.d = d.data();
   expect_device_or_host_memory_refused([](const auto& args) { return sm90::grouped_gemm(args); },
                                        fake_gemm_arguments(), host, 9, 0, "H100/H200");
+  expect_device_or_host_memory_refused(
+      [](const auto& args) {
+        return sm90::GroupedGemmSwapAb<sm90::GroupedGemmSwapAbTokens32<bf16>>::run(args);
+      },
+      fake_gemm_arguments(), host, 9, 0, "H100/H200");
 }
 
 }  // namespace

@@ -447,6 +447,16 @@ inline void add_grouped_metadata(host::OperandPointers* ops, const GroupedTokens
   else
     ops->add_if_given(t.offsets, "offsets");
 }
+
+// The tokens an expert is expected to get (the backends' choice of a Config): the caller's hint, else the
+// buffers' rows shared evenly (contiguous) or the slab's rows (masked). Called before validate: E < 1 gives
+// 0 (validate refuses the call).
+template <class Args>
+int64_t grouped_expected_tokens(const Args& a) {
+  if (a.expected_tokens_per_expert > 0) return a.expected_tokens_per_expert;
+  if (a.tokens.layout == GroupedLayout::kMasked) return a.tokens.max_tokens;
+  return a.experts > 0 ? ceil_div(a.tokens.total_tokens, a.experts) : 0;
+}
 }  // namespace detail
 
 // The device memory a grouped GEMM call reads or writes (for host::require_device_pointers).

@@ -176,14 +176,8 @@ GroupedOutput grouped_output(const Out* p, const GroupedTokens& t, int64_t n, in
   return o;
 }
 
-// The tokens an expert is expected to get: the caller's hint, else the buffers' rows shared evenly
-// (contiguous) or the slab's rows (masked).
-template <class Args>
-int64_t grouped_expected_tokens(const Args& a) {
-  if (a.expected_tokens_per_expert > 0) return a.expected_tokens_per_expert;
-  return a.tokens.layout == GroupedLayout::kMasked ? a.tokens.max_tokens
-                                                   : ceil_div(a.tokens.total_tokens, a.experts);
-}
+// The tokens an expert is expected to get (arguments/grouped_gemm.hpp: both backends choose by it).
+using ::bwgemm::detail::grouped_expected_tokens;
 
 // The NVFP4 kernels' L2 hints: keep the weights (re-read by each of an expert's row tiles) where the expert's
 // rows outnumber N (re-reading the tokens' rows per column tile), else the tokens (the dense rule).

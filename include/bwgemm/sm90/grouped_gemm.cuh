@@ -14,13 +14,17 @@
 //   bwgemm::Status s = bwgemm::sm90::grouped_gemm(args, stream);
 //   // or an explicit kernel:
 //   s = bwgemm::sm90::GroupedGemm<bwgemm::sm90::GroupedGemmTile128x128<__nv_bfloat16>>::run(args, stream);
+//   s = bwgemm::sm90::GroupedGemmSwapAb<bwgemm::sm90::GroupedGemmSwapAbTokens32<__nv_bfloat16>>::run(args);
 //
 // The kernels (kernels/sm90/grouped_kernels.cuh) are the tiled GEMM's and dual GEMM's over the experts' row
-// tiles: a static persistent grid of min(tile bound, resident CTAs) CTAs, the bound from host arguments only
-// (contiguous (ceil(total_tokens / BlockM) + E) · ceil(N / BlockN) tiles, masked E · ceil(max_tokens /
-// BlockM) · ceil(N / BlockN)), so a CUDA graph captures the launch once and replays it with new device
-// offsets or counts. Each CTA's roles walk the tile ids cluster, cluster + clusters, ... through the
-// experts' device values (grouped::GroupedTileWalk) and stop at the first id past the experts' tiles.
+// tiles (GroupedGemm, GroupedDualGemm), or the swap-AB ones' over the experts' token tiles
+// (GroupedGemmSwapAb, GroupedDualGemmSwapAb: the expert's weights on the wgmma's 64-row side, up to
+// BlockTokens of its tokens as the wgmma's N, whole K per CTA): a static persistent grid of min(tile bound,
+// resident CTAs) CTAs, the bound from host arguments only (contiguous (ceil(total_tokens / BlockM) + E) ·
+// ceil(N / BlockN) tiles, masked E · ceil(max_tokens / BlockM) · ceil(N / BlockN); swap AB: BlockTokens for
+// BlockM, the weight tile's rows for BlockN), so a CUDA graph captures the launch once and replays it with
+// new device offsets or counts. Each CTA's roles walk the tile ids cluster, cluster + clusters, ... through
+// the experts' device values (grouped::GroupedTileWalk) and stop at the first id past the experts' tiles.
 //
 // The call validates everything first (bwgemm::validate, then the Config's tile bound, which must fit in
 // 32 bits), then needs a GPU of compute capability 9.0 and device-accessible operands; it launches nothing on
@@ -37,6 +41,7 @@
 
 #include "bwgemm/arguments/grouped_dual_gemm.hpp"
 #include "bwgemm/arguments/grouped_gemm.hpp"
+#include "bwgemm/base/diagnostics.hpp"
 #include "bwgemm/base/grouped.hpp"
 #include "bwgemm/base/int_math.hpp"
 #include "bwgemm/base/status.hpp"
@@ -64,6 +69,24 @@ using GroupedGemmTile128x128 = typename GemmTile128x128<Out>::template WithTmaSt
 template <class Out, class Epilogue = epi::SiluMul>
 using GroupedDualGemmTile128x64 =
     typename DualGemmTile128x64<Out>::template WithTmaStore<false>::template WithEpilogue<Epilogue>;
+// The swap-AB Configs, taken where an expert is expected to get at most kGroupedSwapAbMaxTokens tokens
+// (decode; detail::grouped_expected_tokens, arguments/grouped_gemm.hpp), one tile of 32 tokens covering
+// such an expert's tokens, its weights streamed once per tile (not measured on grouped calls):
+//   GroupedGemmSwapAbTokens32     : GemmSwapAbTokens32 (32 tokens x 64 weight rows, 16 stages), the dense
+//                                   GEMM's swap-AB Config for 17 .. 32 tokens (sm90/choice.hpp): 32 rather
+//                                   than 16 tokens so that an expert's 17 .. 32 tokens take one tile, and the
+//                                   bound matches the sm_100a grouped choice's
+//   GroupedDualGemmSwapAbTokens32 : 32 tokens x 64 rows of each weight matrix, 10 stages of 20 KiB (about
+//                                   the 192 KiB in flight of the dense dual GEMM's 16- and 64-token Configs,
+//                                   which have no 32-token one)
+inline constexpr int64_t kGroupedSwapAbMaxTokens = 32;
+template <class Out>
+using GroupedGemmSwapAbTokens32 = GemmSwapAbTokens32<Out>;
+template <class Out, class Epilogue = epi::SiluMul>
+using GroupedDualGemmSwapAbTokens32 = SwapAbConfig<32, 10, 2, Epilogue, Out, 1>;
+static_assert(GroupedGemmSwapAbTokens32<__nv_bfloat16>::kBlockTokens == kGroupedSwapAbMaxTokens &&
+                  GroupedDualGemmSwapAbTokens32<__nv_bfloat16>::kBlockTokens == kGroupedSwapAbMaxTokens,
+              "the bound is the swap-AB Configs' tile of tokens");
 
 namespace detail {
 
@@ -137,7 +160,32 @@ inline GroupedTileParams grouped_tile_params(const GroupedTokens& t, int64_t exp
 template <class Cfg, class Args>
 Status can_implement_grouped(const Args& a, sched::TileGrid* grid) {
   if (Status s = validate(a); !s.ok()) return s;
-  return grouped_tile_grid(a.tokens, a.experts, a.n, Cfg::kBlockM, Cfg::kBlockN, grid);
+  return grouped_tile_grid(a.tokens, a.experts, a.n, GroupedTileShape<Cfg>::kRows,
+                           GroupedTileShape<Cfg>::kColumns, grid);
+}
+
+// Launches a grouped swap-AB kernel: a static persistent grid of min(tile bound, resident CTAs) CTAs (at
+// least one: with no tiles its walk stops at once and reports), one CTA per cluster, splits 1, no stream-K.
+template <class Cfg, class Params>
+Status launch_grouped_swap_ab(void (*kernel)(const Params), Params& p, cudaStream_t stream,
+                              const LaunchOptions& options) {
+  int64_t resident = 0;
+  if (Status s = host::cached_resident_clusters(kernel, Cfg::kThreads, 1, Cfg::kSmemBytes, &resident);
+      !s.ok())
+    return s;
+  const int64_t tiles = p.tiles.total();
+  const int64_t ctas = tiles < resident ? (tiles > 0 ? tiles : 1) : resident;
+  p.splits = 1;
+  p.grid_ctas = static_cast<int32_t>(ctas);
+  p.sk_ctas = 0;
+  return host::launch_cluster_kernel(kernel, static_cast<uint32_t>(ctas), Cfg::kThreads, 1u, Cfg::kSmemBytes,
+                                     stream, p, options);
+}
+
+// The default entry points' diagnostic line: the expected tokens per expert as M, E as the batch.
+template <class Args>
+void report_grouped_choice(const char* entry, const Args& a, int64_t expected, const char* choice) {
+  ::bwgemm::detail::report_choice(entry, expected, a.n, a.k, a.experts, std::string("sm90::") + choice);
 }
 
 }  // namespace detail
@@ -254,16 +302,144 @@ struct GroupedDualGemm {
   }
 };
 
+// The grouped GEMM on swap-AB Config Cfg (a SwapAbConfig with Weights = 1 and epi::LinearCombination): an
+// expert's tokens in tiles of BlockTokens from its first token, its weights in tiles of kBlockWeights rows,
+// whole K per CTA.
+template <class Cfg>
+struct GroupedGemmSwapAb {
+  using Out = typename Cfg::Out;
+  using Params = GroupedSwapAbParams<Cfg>;
+  static_assert(Cfg::kWeights == 1, "GroupedGemmSwapAb takes a SwapAbConfig with Weights = 1");
+  static_assert(std::is_same_v<typename Cfg::Epilogue, epi::LinearCombination>,
+                "the grouped GEMM's functor is LinearCombination (alpha_e · acc)");
+
+  // Host-side checks only (no device access): the operation's rules, then this Config's tile bound.
+  template <class In>
+  static Status can_implement(const GroupedGemmArguments<In, Out>& a) {
+    sched::TileGrid grid;
+    return detail::can_implement_grouped<Cfg>(a, &grid);
+  }
+
+  template <class In>
+  static Status run(const GroupedGemmArguments<In, Out>& a, cudaStream_t stream = nullptr) {
+    sched::TileGrid grid;
+    if (Status s = detail::can_implement_grouped<Cfg>(a, &grid); !s.ok()) return s;
+    if (Status s = host::require_compute_capability_90("bwgemm::sm90::GroupedGemmSwapAb"); !s.ok()) return s;
+    if (Status s = host::require_device_pointers(device_operands(a), "bwgemm::sm90::GroupedGemmSwapAb");
+        !s.ok())
+      return s;
+    const int64_t lda = a.lda == 0 ? a.k : a.lda, ldb = a.ldb == 0 ? a.k : a.ldb,
+                  ldd = a.ldd == 0 ? a.n : a.ldd;
+    const int64_t b_stride = a.b_expert_stride == 0 ? a.n * ldb : a.b_expert_stride;
+    const detail::TokenMap am = detail::token_map(a.tokens, a.experts, lda, a.a_expert_stride);
+
+    Params p;
+    if (Status s = detail::token_operand_maps(a.a, a.tokens, a.k, am, lda, Cfg::kBlockTokens, &p.tmap_tokens,
+                                              &p.tmap_tokens_tail);
+        !s.ok())
+      return s;
+    if (Status s = detail::operand_map(a.b, a.k, a.n, a.experts, ldb, b_stride, Cfg::kBlockK,
+                                       Cfg::kBlockWeights, &p.tmap_w[0]);
+        !s.ok())
+      return s;
+    p.d = a.d;
+    p.ldd = ldd;
+    p.m = static_cast<int32_t>(am.rows);
+    p.n = static_cast<int32_t>(a.n);
+    p.k = static_cast<int32_t>(a.k);
+    p.tiles = grid;
+    p.read_c = false;
+    p.epilogue = epi::LinearCombination{a.alpha, 0.0f, nullptr, nullptr};
+    p.grouped = detail::grouped_tile_params(a.tokens, a.experts, grid.tiles_n, ldd, a.d_expert_stride,
+                                            a.alpha_ptr, nullptr, a.status);
+    return detail::launch_grouped_swap_ab<Cfg>(&grouped_swap_ab_kernel<Cfg, In>, p, stream, a.launch);
+  }
+};
+
+// The grouped dual GEMM on swap-AB Config Cfg (a SwapAbConfig with Weights = 2; its Epilogue the
+// arguments').
+template <class Cfg>
+struct GroupedDualGemmSwapAb {
+  using Out = typename Cfg::Out;
+  using Epilogue = typename Cfg::Epilogue;
+  using Params = GroupedSwapAbParams<Cfg>;
+  static_assert(Cfg::kWeights == 2, "GroupedDualGemmSwapAb takes a SwapAbConfig with Weights = 2");
+
+  template <class In>
+  static Status can_implement(const GroupedDualGemmArguments<In, Out, Epilogue>& a) {
+    sched::TileGrid grid;
+    return detail::can_implement_grouped<Cfg>(a, &grid);
+  }
+
+  template <class In>
+  static Status run(const GroupedDualGemmArguments<In, Out, Epilogue>& a, cudaStream_t stream = nullptr) {
+    sched::TileGrid grid;
+    if (Status s = detail::can_implement_grouped<Cfg>(a, &grid); !s.ok()) return s;
+    if (Status s = host::require_compute_capability_90("bwgemm::sm90::GroupedDualGemmSwapAb"); !s.ok())
+      return s;
+    if (Status s = host::require_device_pointers(device_operands(a), "bwgemm::sm90::GroupedDualGemmSwapAb");
+        !s.ok())
+      return s;
+    const int64_t lda = a.lda == 0 ? a.k : a.lda, ldb = a.ldb == 0 ? a.k : a.ldb,
+                  ldc = a.ldc == 0 ? a.n : a.ldc;
+    const int64_t b_stride = a.b_expert_stride == 0 ? a.n * ldb : a.b_expert_stride;
+    const detail::TokenMap am = detail::token_map(a.tokens, a.experts, lda, a.a_expert_stride);
+
+    Params p;
+    if (Status s = detail::token_operand_maps(a.a, a.tokens, a.k, am, lda, Cfg::kBlockTokens, &p.tmap_tokens,
+                                              &p.tmap_tokens_tail);
+        !s.ok())
+      return s;
+    const In* weights[2] = {a.b1, a.b2};
+    for (int w = 0; w < 2; ++w) {
+      if (Status s = detail::operand_map(weights[w], a.k, a.n, a.experts, ldb, b_stride, Cfg::kBlockK,
+                                         Cfg::kBlockWeights, &p.tmap_w[w]);
+          !s.ok())
+        return s;
+    }
+    p.d = a.c;
+    p.ldd = ldc;
+    p.m = static_cast<int32_t>(am.rows);
+    p.n = static_cast<int32_t>(a.n);
+    p.k = static_cast<int32_t>(a.k);
+    p.tiles = grid;
+    p.alpha1 = a.alpha1;
+    p.alpha2 = a.alpha2;
+    p.epilogue = a.epilogue;
+    p.grouped = detail::grouped_tile_params(a.tokens, a.experts, grid.tiles_n, ldc, a.c_expert_stride,
+                                            a.alpha1_ptr, a.alpha2_ptr, a.status);
+    return detail::launch_grouped_swap_ab<Cfg>(&grouped_swap_ab_kernel<Cfg, In>, p, stream, a.launch);
+  }
+};
+
 // ---- the default entry points ---------------------------------------------------------------------------
-// GroupedGemmTile128x128 and GroupedDualGemmTile128x64 (above) for every call.
+// Swap AB (GroupedGemmSwapAbTokens32, GroupedDualGemmSwapAbTokens32) where an expert is expected to get at
+// most kGroupedSwapAbMaxTokens tokens (expected_tokens_per_expert, else the buffers' rows over E, masked the
+// slab's rows: detail::grouped_expected_tokens), else GroupedGemmTile128x128 and GroupedDualGemmTile128x64.
+// With the diagnostic switch on (base/diagnostics.hpp) each call names its Config (the expected tokens as M,
+// E as the batch).
 template <class In, class Out>
 Status grouped_gemm(const GroupedGemmArguments<In, Out>& args, cudaStream_t stream = nullptr) {
+  const int64_t expected = ::bwgemm::detail::grouped_expected_tokens(args);
+  if (expected <= kGroupedSwapAbMaxTokens) {
+    detail::report_grouped_choice("bwgemm::sm90::grouped_gemm", args, expected, "GroupedGemmSwapAbTokens32");
+    return GroupedGemmSwapAb<GroupedGemmSwapAbTokens32<Out>>::run(args, stream);
+  }
+  detail::report_grouped_choice("bwgemm::sm90::grouped_gemm", args, expected, "GroupedGemmTile128x128");
   return GroupedGemm<GroupedGemmTile128x128<Out>>::run(args, stream);
 }
 
 template <class In, class Out, class Epilogue>
 Status grouped_dual_gemm(const GroupedDualGemmArguments<In, Out, Epilogue>& args,
                          cudaStream_t stream = nullptr) {
+  const int64_t expected = ::bwgemm::detail::grouped_expected_tokens(args);
+  if (expected <= kGroupedSwapAbMaxTokens) {
+    detail::report_grouped_choice("bwgemm::sm90::grouped_dual_gemm", args, expected,
+                                  "GroupedDualGemmSwapAbTokens32");
+    return GroupedDualGemmSwapAb<GroupedDualGemmSwapAbTokens32<Out, Epilogue>>::run(args, stream);
+  }
+  detail::report_grouped_choice("bwgemm::sm90::grouped_dual_gemm", args, expected,
+                                "GroupedDualGemmTile128x64");
   return GroupedDualGemm<GroupedDualGemmTile128x64<Out, Epilogue>>::run(args, stream);
 }
 

@@ -11,6 +11,14 @@
 // grid is static: min(grouped_tile_bound, resident CTAs) persistent CTAs walk linear tile ids cluster,
 // cluster + clusters, ... and stop at the first id past the experts' tiles. The Configs: one CTA per cluster,
 // no ping-pong, D (C) stored from registers (GroupedTiles::config_supported).
+//
+// grouped_swap_ab_kernel: the swap-AB kernel body (kernels/sm90/swap_ab_kernel.cuh) over the experts' token
+// tiles, for few tokens per expert (decode): the expert's weights (kBlockWeights rows of each of kWeights
+// matrices, [E, N, K] K-major, batch e) on the wgmma's 64-row side, kBlockTokens of its tokens from its first
+// one as the wgmma's N; the GEMM (kWeights = 1, D_e = alpha_e · A_e B_eᵀ) and the dual GEMM (kWeights = 2).
+// A static persistent grid of min(tile bound, resident CTAs) CTAs (the bound: token tiles of kBlockTokens x
+// weight tiles of kBlockWeights), whole K per CTA (no split, no stream-K), the output stored from registers,
+// only the tokens below the expert's end.
 #pragma once
 
 #include <cuda.h>
@@ -18,6 +26,7 @@
 #include "bwgemm/kernels/sm90/dual_gemm_kernel.cuh"
 #include "bwgemm/kernels/sm90/gemm_kernel.cuh"
 #include "bwgemm/kernels/sm90/grouped_tiles.cuh"
+#include "bwgemm/kernels/sm90/swap_ab_kernel.cuh"
 
 namespace bwgemm::sm90 {
 
@@ -58,6 +67,29 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   static_assert(GroupedTiles<Cfg>::config_supported(),
                 "grouped kernels: one CTA per cluster, no ping-pong, no TMA store, sched::StaticPersistent");
   dual_gemm_kernel_body<Cfg, In>(p, GroupedTiles<Cfg>(p.grouped));
+#else
+  (void)p;
+  ::bwgemm::ptx::trap();  // built for another architecture; the entry points never launch it here
+#endif
+}
+
+// SwapAbParams with the metadata in `grouped` (the output's expert stride, the per-expert scale arrays: [0]
+// alpha_ptr of the GEMM or alpha1_ptr of the dual GEMM, [1] alpha2_ptr). The dense fields m (the token map's
+// rows), n, k, d, ldd, tiles (total: the tile bound), grid_ctas, the host scales (epilogue
+// LinearCombination{alpha, 0} for the GEMM; alpha1, alpha2 and the functor for the dual GEMM) are filled as
+// for a dense call; splits 1, sk_ctas 0, read_c false, alpha1_ptr and alpha2_ptr null.
+template <class Cfg>
+struct GroupedSwapAbParams : SwapAbParams<Cfg> {
+  GroupedTileParams grouped;
+};
+
+template <class Cfg, class In>
+__global__ void __launch_bounds__(Cfg::kThreads, 1)
+    grouped_swap_ab_kernel(const __grid_constant__ GroupedSwapAbParams<Cfg> p) {
+#if BWGEMM_SM90A_KERNEL_BODY
+  static_assert(Cfg::kWeights == 2 || std::is_same_v<typename Cfg::Epilogue, epi::LinearCombination>,
+                "the grouped GEMM's functor is LinearCombination (alpha_e · acc)");
+  swap_ab_kernel_body<Cfg, In, false>(p, GroupedTiles<Cfg>(p.grouped));
 #else
   (void)p;
   ::bwgemm::ptx::trap();  // built for another architecture; the entry points never launch it here

@@ -19,7 +19,10 @@
 // existed.
 //
 // GroupedTiles: the tiles of grouped::BasicGroupedTileWalk (base/grouped.hpp) over the device's offsets or
-// counts, each expert's rows in tiles of Cfg::kBlockM, each with n_tiles column tiles of Cfg::kBlockN.
+// counts, each expert's rows in tiles of Cfg::kBlockM, each with n_tiles column tiles of Cfg::kBlockN. The
+// swap-AB kernel body (kernels/sm90/swap_ab_kernel.cuh) takes it alike with a SwapAbConfig: the expert's
+// tokens in tiles of Cfg::kBlockTokens (the output's rows, the wgmma's N), each with n_tiles tiles of
+// Cfg::kBlockWeights weight rows (the output's columns), whole K per CTA (kSplitK false).
 //   contiguous: A and the output are [total_tokens, ...] (batch 0); a tile's A box starts at its first row,
 //               so the rows of a box past the expert's end are the next expert's (or, past total_tokens,
 //               zero-filled by TMA): loaded, multiplied into accumulator rows that are never stored (each
@@ -59,22 +62,37 @@ struct GroupedTileParams {
   uint32_t* status = nullptr;  // the status word, or null
 };
 
+// The tile shape a Config gives the walk: the tiled Configs' kBlockM rows x kBlockN columns; the swap-AB
+// Configs' (those with kBlockTokens) kBlockTokens tokens x kBlockWeights weight rows.
+template <class Cfg, class = void>
+struct GroupedTileShape {
+  static constexpr int kRows = Cfg::kBlockM, kColumns = Cfg::kBlockN;
+};
+template <class Cfg>
+struct GroupedTileShape<Cfg, std::void_t<decltype(Cfg::kBlockTokens)>> {
+  static constexpr int kRows = Cfg::kBlockTokens, kColumns = Cfg::kBlockWeights;
+};
+
 // The upper bound of a grouped call's tiles, from host arguments only (base/grouped.hpp): the linear ids the
 // kernels walk.
 using grouped::grouped_tile_bound;
 
 template <class Cfg>
 class GroupedTiles {
+  using Shape = GroupedTileShape<Cfg>;
+
  public:
   // One CTA tile: expert e's rows [row0, row_end) of A and the output, columns [n0, n0 + kBlockN).
   struct Tile {
     int32_t expert, row0, row_end, n0;
   };
+  // The swap-AB body: no split of K and no stream-K (the launch's splits are 1).
+  static constexpr bool kSplitK = false;
 
   class Walk {
    public:
     BWGEMM_DEVICE BWGEMM_FORCEINLINE explicit Walk(const GroupedTileParams& g)
-        : g_(g), walk_(g.tokens, g.experts, Cfg::kBlockM, g.n_tiles) {}
+        : g_(g), walk_(g.tokens, g.experts, Shape::kRows, g.n_tiles) {}
 
     BWGEMM_DEVICE BWGEMM_FORCEINLINE bool seek(int32_t id, Tile* t) {
       grouped::GroupedTile gt;
@@ -82,7 +100,7 @@ class GroupedTiles {
       t->expert = static_cast<int32_t>(gt.expert);
       t->row0 = static_cast<int32_t>(gt.row_begin);
       t->row_end = static_cast<int32_t>(gt.row_end);
-      t->n0 = static_cast<int32_t>(gt.n_tile) * Cfg::kBlockN;
+      t->n0 = static_cast<int32_t>(gt.n_tile) * Shape::kColumns;
       return true;
     }
     BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t row0(const Tile& t, uint32_t /*cta_rank*/) const {
@@ -91,10 +109,10 @@ class GroupedTiles {
     BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t col0(const Tile& t, uint32_t /*cta_rank*/) const { return t.n0; }
     BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t a_batch(const Tile& t) const { return masked() ? t.expert : 0; }
     BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t b_batch(const Tile& t) const { return t.expert; }
-    // Masked: max_tokens, the slab's rows (a tile starts at a multiple of kBlockM of its slab, so a box that
-    // crosses max_tokens holds max_tokens mod kBlockM rows: the tail map's box). Contiguous: no limit, every
-    // box whole (an expert's tiles start at its first row, anywhere, so the rows left before total_tokens
-    // need not be total_tokens mod kBlockM; TMA zero-fills the rows past total_tokens).
+    // Masked: max_tokens, the slab's rows (a tile starts at a multiple of kBlockM (kBlockTokens) of its slab,
+    // so a box that crosses max_tokens holds max_tokens mod kBlockM rows: the tail map's box). Contiguous: no
+    // limit, every box whole (an expert's tiles start at its first row, anywhere, so the rows left before
+    // total_tokens need not be total_tokens mod kBlockM; TMA zero-fills the rows past total_tokens).
     BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t a_rows() const {
       return masked() ? static_cast<int32_t>(g_.tokens.max_tokens) : INT32_MAX;
     }

@@ -85,11 +85,66 @@ struct SwapAbParams {
   typename Cfg::Epilogue epilogue{};  // GEMM: its device-pointer scales read once per CTA
 };
 
-// BMnMajor: the GEMM's B is K x N row-major (weights MN-major in shared memory).
-template <class Cfg, class In, bool BMnMajor>
-__global__ void __launch_bounds__(Cfg::kThreads, 1)
-    swap_ab_kernel(const __grid_constant__ SwapAbParams<Cfg> p) {
-#if BWGEMM_SM90A_KERNEL_BODY
+// The dense tile source of the swap-AB body (swap_ab_kernel_body): the tiles of p.tiles, M tiles of
+// BlockTokens tokens (output rows) by N tiles of kBlockWeights weight rows (output columns). A source
+// answers, per role's walk (source.walk()):
+//   seek(id, &tile)                     the tile of linear id `id` (ids increasing per walk); false ends the
+//                                       role's loop (the dense source: always true)
+//   row0(tile, 0), col0(tile, 0)        the tile's first token (A's and the output's row) and first weight
+//                                       row (the output's column)
+//   a_batch(tile), b_batch(tile)        the third TMA coordinate of the tokens and of the weights
+//   a_rows()                            the token rows past which a box goes through the tail map (RowBox)
+//   row_end(tile)                       the tokens below it are stored (and C read)
+//   out_offset(tile, stride), c_offset  elements from D's (C's) pointer to the tile's batch
+//   epilogue(f, tile) / scales(s, tile) the GEMM's functor / the dual GEMM's two scales for the tile
+//   report(cta)                         after the producer's loop: the status word
+// and kSplitK: whether the launch may split K (a cluster split or stream-K; false: splits 1, no stream-K,
+// and the code of both compiled out). The grouped source is kernels/sm90/grouped_tiles.cuh's GroupedTiles.
+template <class Cfg>
+struct SwapAbTiles {
+  using Tile = sched::TileCoord;
+  static constexpr bool kSplitK = true;
+  struct Walk {
+    const SwapAbParams<Cfg>& p;
+    BWGEMM_DEVICE BWGEMM_FORCEINLINE bool seek(int32_t id, Tile* t) const {
+      *t = p.tiles.tile_at(id);
+      return true;
+    }
+    BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t row0(const Tile& t, uint32_t /*cta_rank*/) const {
+      return t.m * Cfg::kBlockTokens;
+    }
+    BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t col0(const Tile& t, uint32_t /*cta_rank*/) const {
+      return t.n * Cfg::kBlockWeights;
+    }
+    BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t a_batch(const Tile& t) const { return t.batch; }
+    BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t b_batch(const Tile& t) const { return t.batch; }
+    BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t a_rows() const { return p.m; }
+    BWGEMM_DEVICE BWGEMM_FORCEINLINE int32_t row_end(const Tile& /*t*/) const { return p.m; }
+    BWGEMM_DEVICE BWGEMM_FORCEINLINE int64_t out_offset(const Tile& t, int64_t batch_stride) const {
+      return static_cast<int64_t>(t.batch) * batch_stride;
+    }
+    BWGEMM_DEVICE BWGEMM_FORCEINLINE int64_t c_offset(const Tile& t) const {
+      return static_cast<int64_t>(t.batch) * p.batch_stride_c;
+    }
+    template <class Epilogue>
+    BWGEMM_DEVICE BWGEMM_FORCEINLINE const Epilogue& epilogue(const Epilogue& f, const Tile& /*t*/) const {
+      return f;
+    }
+    BWGEMM_DEVICE BWGEMM_FORCEINLINE const epi::DualScales& scales(const epi::DualScales& s,
+                                                                   const Tile& /*t*/) const {
+      return s;
+    }
+    BWGEMM_DEVICE BWGEMM_FORCEINLINE void report(int32_t /*cta*/) const {}
+  };
+  const SwapAbParams<Cfg>& p;
+  BWGEMM_DEVICE BWGEMM_FORCEINLINE Walk walk() const { return Walk{p}; }
+};
+
+// The kernel's body over the tiles of `source` (SwapAbTiles: the dense GEMM and dual GEMM; GroupedTiles:
+// the grouped ones, kernels/sm90/grouped_kernels.cuh). BMnMajor: the GEMM's B is K x N row-major (weights
+// MN-major in shared memory).
+template <class Cfg, class In, bool BMnMajor, class Source>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void swap_ab_kernel_body(const SwapAbParams<Cfg>& p, const Source& source) {
   using namespace ::bwgemm::ptx;
   using Out = typename Cfg::Out;
   using Epilogue = typename Cfg::Epilogue;
@@ -126,12 +181,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   //   stream-K: this CTA's range of the units (sched::StreamKRanges), one segment per tile it touches.
   using SKR = sched::StreamKRanges;
   using Segment = SKR::Segment;
-  const uint32_t splits = static_cast<uint32_t>(p.splits);
+  using Tile = typename Source::Tile;
+  using Walk = decltype(source.walk());
+  const uint32_t splits = Source::kSplitK ? static_cast<uint32_t>(p.splits) : 1u;
   const uint32_t rank = splits > 1 ? cluster_ctarank() : 0u;
   const int32_t total = p.tiles.total();
   const int32_t k_blocks = (p.k + Cfg::kBlockK - 1) / Cfg::kBlockK;
   const int32_t cta = static_cast<int32_t>(block_idx().x);
-  const bool stream_k = p.sk_ctas > 0;
+  const bool stream_k = Source::kSplitK && p.sk_ctas > 0;
   const int32_t units = stream_k ? total * k_blocks : 0;
   const SKR::Range sk = stream_k ? SKR::cta_range(units, p.sk_ctas, cta) : SKR::Range{0, 0};
   const KRange kr = split_k_range(k_blocks, static_cast<int32_t>(splits), static_cast<int32_t>(rank));
@@ -162,28 +219,44 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     }
   }
 
+  // The functor (GEMM) and the scales (dual GEMM) of a tile: the source's (per expert for the grouped one;
+  // the dense source answers f and alphas).
+  const auto tile_functor = [&](Walk& walk, const Tile& t) -> Epilogue {
+    if constexpr (kWeights == 1) {
+      return walk.epilogue(f, t);
+    } else {
+      return f;
+    }
+  };
+  const auto tile_scales = [&](Walk& walk, const Tile& t) -> epi::DualScales {
+    if constexpr (kWeights == 2) {
+      return walk.scales(alphas, t);
+    } else {
+      return alphas;
+    }
+  };
+
   // The output value at (row, col) from the accumulator sums of each weight matrix (alpha, beta, C and the
-  // gate as the Config's epilogue functor says).
+  // gate as the tile's functor ft and scales s say); the tile t of `walk` places its batch in D and C.
   Out* const d = p.d;
-  const auto output = [&](const float(&v)[kWeights], int32_t batch, int32_t row, int32_t col) {
+  const auto output = [&](const Epilogue& ft, const epi::DualScales& s, const Walk& walk, const Tile& t,
+                          const float(&v)[kWeights], int32_t row, int32_t col) {
     float out;
     if constexpr (kWeights == 2) {
-      out = f(alphas.alpha1 * v[0], alphas.alpha2 * v[1]);
+      out = ft(s.alpha1 * v[0], s.alpha2 * v[1]);
     } else {
       constexpr bool kTakesC = std::is_invocable_v<const Epilogue&, float, float>;
       constexpr bool kTakesAccOnly = std::is_invocable_v<const Epilogue&, float>;
-      const Out* c =
-          p.c + static_cast<int64_t>(batch) * p.batch_stride_c + static_cast<int64_t>(row) * p.ldc + col;
+      const Out* c = p.c + walk.c_offset(t) + static_cast<int64_t>(row) * p.ldc + col;
       if constexpr (kTakesC && kTakesAccOnly) {
-        out = p.read_c ? f(v[0], load_one(c)) : f(v[0]);
+        out = p.read_c ? ft(v[0], load_one(c)) : ft(v[0]);
       } else if constexpr (kTakesC) {
-        out = f(v[0], load_one(c));
+        out = ft(v[0], load_one(c));
       } else {
-        out = f(v[0]);
+        out = ft(v[0]);
       }
     }
-    store_one(d + static_cast<int64_t>(batch) * p.batch_stride_d + static_cast<int64_t>(row) * p.ldd + col,
-              out);
+    store_one(d + walk.out_offset(t, p.batch_stride_d) + static_cast<int64_t>(row) * p.ldd + col, out);
   };
 
   if (!consumer_role) {
@@ -191,18 +264,22 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     warpgroup_reg_dealloc<Cfg::kProducerRegs>();
     if (warp == 0 && elect_one_sync()) {
       PipelineState<Cfg::kStages> stage;
+      auto walk = source.walk();
       for (Segment seg = first_segment(); seg.tile != sched::kNoTile; seg = next_segment(seg)) {
-        const sched::TileCoord t = p.tiles.tile_at(seg.tile);
-        const int32_t m0 = t.m * Cfg::kBlockTokens;   // first token (output row)
-        const int32_t n0 = t.n * Cfg::kBlockWeights;  // first weight row (output column)
+        Tile t;
+        if (!walk.seek(seg.tile, &t)) break;
+        const int32_t m0 = walk.row0(t, 0);  // first token (output row)
+        const int32_t n0 = walk.col0(t, 0);  // first weight row (output column)
+        const int32_t a_batch = walk.a_batch(t), b_batch = walk.b_batch(t);
         const int32_t k_iters = seg.k_end - seg.k_begin;
-        // m0 < M always (the token tiles cover M), so the box is the full map's or the tail map's.
-        const RowBox box = row_box<Cfg::kBlockTokens>(m0, p.m, &p.tmap_tokens, &p.tmap_tokens_tail);
+        // m0 < a_rows always (the token tiles start inside the rows), so the box is the full map's or the
+        // tail map's.
+        const RowBox box = row_box<Cfg::kBlockTokens>(m0, walk.a_rows(), &p.tmap_tokens, &p.tmap_tokens_tail);
         produce_k_blocks<Cfg>(
             stage, full, empty, smem, k_iters,
             [&](uint32_t base, uint32_t bar, int32_t k) {
               const int32_t k0 = seg.k_begin * Cfg::kBlockK + k;
-              tma_load(base + Cfg::kTokenOffset, box.map, bar, {k0, m0, t.batch});
+              tma_load(base + Cfg::kTokenOffset, box.map, bar, {k0, m0, a_batch});
 #pragma unroll
               for (int w = 0; w < kWeights; ++w) {
                 const uint32_t dst = base + Cfg::kWeightOffset + static_cast<uint32_t>(w * Cfg::kWeightBytes);
@@ -210,14 +287,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #pragma unroll
                   for (int c = 0; c < Cfg::kConsumerWarpgroups; ++c)
                     tma_load(dst + c * Cfg::kWeightChunkBytes, &p.tmap_w[w], bar,
-                             {n0 + c * Cfg::kWarpgroupWeights, k0, t.batch});
+                             {n0 + c * Cfg::kWarpgroupWeights, k0, b_batch});
                 } else {
-                  tma_load(dst, &p.tmap_w[w], bar, {k0, n0, t.batch});
+                  tma_load(dst, &p.tmap_w[w], bar, {k0, n0, b_batch});
                 }
               }
             },
             box.missing_bytes);
       }
+      walk.report(cta);
       // Every load of this CTA is issued: the next kernel of the stream (launched with programmatic
       // dependent launch) may be scheduled once every CTA got here or exited, its set-up overlapping this
       // grid's last wgmmas and stores. Safe for the data at any point: the dependent's griddepcontrol.wait
@@ -238,8 +316,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     constexpr uint32_t kWK16Bytes = BMnMajor ? kWgmmaK16BytesMnMajor : kWgmmaK16BytesKMajor;
     PipelineState<Cfg::kStages> stage;
     const uint32_t tid = me.consumer * kWarpgroupThreads + me.thread;  // of the consumer threads
+    auto walk = source.walk();
     for (Segment seg = first_segment(); seg.tile != sched::kNoTile; seg = next_segment(seg)) {
-      const sched::TileCoord t = p.tiles.tile_at(seg.tile);
+      Tile t;
+      if (!walk.seek(seg.tile, &t)) break;
+      const Epilogue ft = tile_functor(walk, t);
+      const epi::DualScales st = tile_scales(walk, t);
       const int32_t k_iters = seg.k_end - seg.k_begin;
       float acc[kWeights][Cfg::kAccRegs];
 #pragma unroll
@@ -296,18 +378,19 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       if (splits == 1) {
         // acc[w][4j + 2h + e]: weight row 16w' + l/4 + 8h of this consumer (warp w', lane l), token
         // 8j + 2(l%4) + e.
-        const int32_t col_base = t.n * Cfg::kBlockWeights +
+        const int32_t col_base = walk.col0(t, 0) +
                                  static_cast<int32_t>(me.consumer) * Cfg::kWarpgroupWeights +
                                  static_cast<int32_t>(me.warp_in_group * 16 + me.lane / 4);
-        const int32_t row_base = t.m * Cfg::kBlockTokens + static_cast<int32_t>(2 * (me.lane % 4));
+        const int32_t row_base = walk.row0(t, 0) + static_cast<int32_t>(2 * (me.lane % 4));
+        const int32_t row_end = walk.row_end(t);
 #pragma unroll
         for (int i = 0; i < Cfg::kAccRegs; ++i) {
           const int32_t col = col_base + 8 * ((i / 2) % 2), row = row_base + 8 * (i / 4) + i % 2;
-          if (col >= p.n || row >= p.m) continue;
+          if (col >= p.n || row >= row_end) continue;
           float v[kWeights];
 #pragma unroll
           for (int w = 0; w < kWeights; ++w) v[w] = acc[w][i];
-          output(v, t.batch, row, col);
+          output(ft, st, walk, t, v, row, col);
         }
       } else {
         // Both consumers are done reading the stages (the partials overwrite them; one tile per CTA here).
@@ -320,14 +403,19 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       }
     }
   }
-  if (splits == 1) return;
+  if (!Source::kSplitK || splits == 1) return;
 
   // ---- split K: every CTA's partials are written and visible to the cluster -------------------------
   cluster_sync();
   if (consumer_role) {
     // This CTA's share of the tile: quads [rank·Q/S, (rank+1)·Q/S) of the partials, summed over the ranks.
-    const sched::TileCoord t = p.tiles.tile_at(first_segment().tile);
-    const int32_t m0 = t.m * Cfg::kBlockTokens, n0 = t.n * Cfg::kBlockWeights;
+    auto walk = source.walk();
+    Tile t;
+    walk.seek(first_segment().tile, &t);  // one tile per cluster here: the dense source's
+    const int32_t m0 = walk.row0(t, 0), n0 = walk.col0(t, 0);
+    const Epilogue ft = tile_functor(walk, t);
+    const epi::DualScales st = tile_scales(walk, t);
+
     const uint32_t tid = thread_idx().x - kWarpgroupThreads;
     constexpr int kQuads = Cfg::kPartialElements / 4;  // per weight matrix
     for_each_rank_quad_sum<kQuads, Cfg::kConsumerThreads, kWeights, 1>(
@@ -345,19 +433,27 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #pragma unroll
           for (int k = 0; k < 4; ++k) {
             const int32_t row = row_first + 2 * k;
-            if (row >= p.m) continue;
+            if (row >= walk.row_end(t)) continue;
             float v[kWeights];
 #pragma unroll
             for (int w = 0; w < kWeights; ++w) {
               const float s4[4] = {sum[w].x, sum[w].y, sum[w].z, sum[w].w};
               v[w] = s4[k];
             }
-            output(v, t.batch, row, col);
+            output(ft, st, walk, t, v, row, col);
           }
         });
   }
   // No CTA leaves (taking its shared memory) while a peer still reads its partials.
   cluster_sync();
+}
+
+// BMnMajor: the GEMM's B is K x N row-major (weights MN-major in shared memory).
+template <class Cfg, class In, bool BMnMajor>
+__global__ void __launch_bounds__(Cfg::kThreads, 1)
+    swap_ab_kernel(const __grid_constant__ SwapAbParams<Cfg> p) {
+#if BWGEMM_SM90A_KERNEL_BODY
+  swap_ab_kernel_body<Cfg, In, BMnMajor>(p, SwapAbTiles<Cfg>{p});
 #else
   (void)p;
   ::bwgemm::ptx::trap();  // built for another architecture; the entry points never launch it here
