@@ -1,5 +1,7 @@
 #include "cublaslt.hpp"
 
+#include <initializer_list>
+
 namespace bwgemm::bench {
 namespace {
 
@@ -51,6 +53,14 @@ LtMatmul::LtMatmul(cublasLtHandle_t handle, const LtMatmulShape& shape, size_t w
     BWGEMM_BENCH_CUBLAS(cublasLtMatmulPreferenceCreate(&preference));
     BWGEMM_BENCH_CUBLAS(cublasLtMatmulPreferenceSetAttribute(
         preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes, sizeof(workspace_bytes)));
+    if (shape.min_alignment_bytes > 0) {
+      const uint32_t alignment = static_cast<uint32_t>(shape.min_alignment_bytes);
+      for (cublasLtMatmulPreferenceAttributes_t attribute :
+           {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+            CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES})
+        BWGEMM_BENCH_CUBLAS(
+            cublasLtMatmulPreferenceSetAttribute(preference, attribute, &alignment, sizeof(alignment)));
+    }
     cublasLtMatmulHeuristicResult_t result{};
     int returned = 0;
     BWGEMM_BENCH_CUBLAS(cublasLtMatmulAlgoGetHeuristic(handle, desc_, layout_a_, layout_b_, layout_d_,

@@ -40,6 +40,10 @@ struct LtMatmulShape {
   bool vec16_ue4m3_scales = false;
   // Negative control only: set the scale pointers but not the scale mode (the silent failure above).
   bool omit_scale_mode_for_negative_control = false;
+  // The least alignment (bytes) of the A, B and D pointers run() will get; 0: cuBLASLt's default assumption
+  // (256). The heuristic then ranks only algorithms that work with it (CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_*):
+  // the mixture-of-experts loops pass pointers into the middle of a buffer (bench/moe_baselines.cpp).
+  int64_t min_alignment_bytes = 0;
 };
 
 class LtMatmul {
