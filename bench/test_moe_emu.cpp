@@ -20,8 +20,8 @@ namespace {
 using namespace bwgemm::bench;
 
 // Small layers: hidden (FC1's K, FC2's N) 128; intermediate 128 (stacked NVFP4 weights) or 192 (two tensors).
-const MoeModel kStacked{"tiny", 128, 128, 6, 2, 6};
-const MoeModel kSplit{"tiny-split", 128, 192, 4, 3, 4};
+const MoeModel kStacked{"tiny", 128, 128, 16, 2, 16};
+const MoeModel kSplit{"tiny-split", 128, 192, 8, 2, 8};
 
 struct Emulated {
   Context context;
@@ -41,7 +41,7 @@ void expect_candidates_pass(const std::vector<Implementation<Problem>>& impls, c
                             MoeOp op) {
   Emulated emu;
   ASSERT_EQ(impls.size(), 3u) << "bwgemm, bwgemm_tiles128, bwgemm_tiles256";
-  // Contiguous with Zipf routing (idle experts, one hot), masked with uniform routing.
+  // Contiguous with Zipf routing (of 16 experts two get no row, one gets 21), masked with uniform routing.
   for (MoeLayout layout : {MoeLayout::kContiguous, MoeLayout::kMasked}) {
     {
       const MoeRouting routing = layout == MoeLayout::kContiguous ? MoeRouting::kZipf : MoeRouting::kUniform;
