@@ -99,11 +99,11 @@ void LtMatmul::set_scale_pointers(const void* a_scales, const void* b_scales) co
 }
 
 void LtMatmul::run(const void* a, const void* b, void* d, void* workspace, cudaStream_t stream,
-                   const void* a_scales, const void* b_scales) const {
+                   const void* a_scales, const void* b_scales, float alpha) const {
   // The descriptor is host-side state read when cublasLtMatmul enqueues, so the scale pointers of
   // the operand set in use can be set call by call (and are baked into a captured graph).
   if (shape_.vec16_ue4m3_scales) set_scale_pointers(a_scales, b_scales);
-  const float alpha = 1.0f, beta = 0.0f;
+  const float beta = 0.0f;
   BWGEMM_BENCH_CUBLAS(cublasLtMatmul(handle_, desc_, &alpha, a, layout_a_, b, layout_b_, &beta, d, layout_d_,
                                      d, layout_d_, &algo_, workspace, workspace_bytes_, stream));
 }

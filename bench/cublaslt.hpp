@@ -56,9 +56,9 @@ class LtMatmul {
   LtMatmul& operator=(const LtMatmul&) = delete;
   ~LtMatmul();
 
-  // D = A * B (alpha 1, beta 0) on `stream`. workspace: at least the bytes given to the constructor.
+  // D = alpha A * B (beta 0) on `stream`. workspace: at least the bytes given to the constructor.
   void run(const void* a, const void* b, void* d, void* workspace, cudaStream_t stream,
-           const void* a_scales = nullptr, const void* b_scales = nullptr) const;
+           const void* a_scales = nullptr, const void* b_scales = nullptr, float alpha = 1.0f) const;
 
  private:
   void set_scale_pointers(const void* a_scales, const void* b_scales) const;

@@ -646,15 +646,12 @@ const char* const kUsage =
     "                             MxNxK or 'M N K' per line, '#' comments); GEMM in both B layouts\n"
     "  --bwgemm_sweep=models      M = 1, 2, 4, ..., 16384 on the qkv, o, gate/up and down projections of\n"
     "                             Llama-3.1-8B, Qwen2.5-32B and Llama-3.1-70B (bench/shapes.cpp)\n"
-    "  --bwgemm_sweep=moe         the mixture-of-experts groups only (moe_fc1_*, moe_fc2_*): the MoE layers "
-    "of\n"
-    "                             DeepSeek-V3 (also 32 local experts), Qwen3-30B-A3B, gpt-oss-120b and Llama "
-    "4\n"
-    "                             Maverick at 1 to 16384 tokens, uniform and Zipf routing, offsets and "
-    "masked\n"
-    "                             (bench/moe_shapes.cpp). Without it the MoE groups run a few default "
-    "shapes;\n"
-    "                             --bwgemm_shapes and --bwgemm_sweep=models leave them out\n"
+    "  --bwgemm_sweep=moe         the mixture-of-experts groups only (moe_fc1_*, moe_fc2_*,\n"
+    "                             moe_layer_nvfp4): the MoE layers of DeepSeek-V3 (also with 32\n"
+    "                             local experts), Qwen3-30B-A3B, gpt-oss-120b and Llama 4 Maverick\n"
+    "                             at 1 to 16384 tokens, uniform and Zipf routing, offsets and masked\n"
+    "                             (bench/moe_shapes.cpp). Without it the MoE groups run a few default\n"
+    "                             shapes; --bwgemm_shapes and --bwgemm_sweep=models leave them out\n"
     "  --bwgemm_paired=0|1        also register <group>/paired_<impl>/<shape> for every bwgemm kernel: it "
     "and\n"
     "                             the shape's baselines timed in alternating rounds (ABAB.., order reversed\n"
@@ -841,7 +838,9 @@ int main(int argc, char** argv) {
       {"moe_fc1_nvfp4", register_group(moe.fc1_nvfp4, moe_shapes_for(options.moe, MoeOp::kFc1), dev,
                                        options.paired, options.host_cost)},
       {"moe_fc2_nvfp4", register_group(moe.fc2_nvfp4, moe_shapes_for(options.moe, MoeOp::kFc2), dev,
-                                       options.paired, options.host_cost)}};
+                                       options.paired, options.host_cost)},
+      {"moe_layer_nvfp4", register_group(moe.layer_nvfp4, moe_shapes_for(options.moe, MoeOp::kLayer), dev,
+                                         options.paired, options.host_cost)}};
   for (const auto& [group, report] : moe_reports) {
     GroupReport with_probes = report;
     for (const auto& [g, why] : moe.unavailable)
@@ -852,7 +851,7 @@ int main(int argc, char** argv) {
                          count_candidates(table.gemm_fp16) + count_candidates(table.gemm_bf16) +
                          count_candidates(table.dual_bf16) + count_candidates(moe.fc1_bf16) +
                          count_candidates(moe.fc2_bf16) + count_candidates(moe.fc1_nvfp4) +
-                         count_candidates(moe.fc2_nvfp4);
+                         count_candidates(moe.fc2_nvfp4) + count_candidates(moe.layer_nvfp4);
   if (candidates == 0) {
     std::printf(
         "  [none] bwgemm kernels: none registered yet (they register in bench/candidates.cu once "

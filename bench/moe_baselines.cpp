@@ -11,6 +11,10 @@
 //   cublaslt_loop_2gemm_silu      FC1: two matmuls per expert (gate, up; two intermediates [rows, N]), then
 //   the
 //                                 silu-mul kernel.
+//   cublaslt_loop_quantize        the NVFP4 layer: FC1's loop (concatenated where I % 128 == 0) into fp16,
+//   silu-mul,
+//                                 bwgemm::quantize_nvfp4_grouped into NVFP4 (FC2's A, the candidates' scale
+//                                 placement and global scale), FC2's loop with alpha = that global scale.
 //   cublas_grouped[_concat_silu]  16-bit: cuBLAS's grouped GEMM, cublasGemmGroupedBatchedEx, one call for
 //   every
 //                                 expert with rows (the experts with equal rows form a group), FC1 then
@@ -131,19 +135,25 @@ int64_t loop_alignment(const Problem& p, bool b2, int64_t mid_row_bytes, const v
   return alignment;
 }
 
-// The silu-mul after FC1's matmuls: x and y with row stride ld_in (rows as the output's), into the output.
-template <class Problem, class TMid>
-void silu_mul_rows(const Problem& p, const TMid* x, const TMid* y, int64_t ld_in, typename Problem::Out* out,
-                   cudaStream_t stream) {
-  static_assert(std::is_same_v<TMid, typename Problem::Out>, "the intermediate is in the output's type");
-  const MoeTokens& t = p.tokens();
-  const int64_t n = p.shape().n();
+// silu(x) * y of the rows the tokens own (x, y with row stride ld_in, the output's rows; out n wide, row
+// stride n).
+template <class T>
+void silu_mul_tokens(const MoeTokens& t, const T* x, const T* y, int64_t ld_in, T* out, int64_t n,
+                     cudaStream_t stream) {
   if (t.layout() == MoeLayout::kMasked) {
     launch_masked_silu_mul(x, y, ld_in, t.max_tokens() * ld_in, out, n, t.max_tokens() * n,
                            t.device_metadata(), t.experts(), t.max_tokens(), n, stream);
   } else {
     launch_silu_mul(x, y, ld_in, out, n, t.rows(), n, stream);  // the routed rows are rows 0 .. rows - 1
   }
+}
+
+// The silu-mul after FC1's matmuls, into the problem's output.
+template <class Problem, class TMid>
+void silu_mul_rows(const Problem& p, const TMid* x, const TMid* y, int64_t ld_in, typename Problem::Out* out,
+                   cudaStream_t stream) {
+  static_assert(std::is_same_v<TMid, typename Problem::Out>, "the intermediate is in the output's type");
+  silu_mul_tokens(p.tokens(), x, y, ld_in, out, p.shape().n(), stream);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -244,6 +254,80 @@ Implementation<Problem> fc1_loop(DualLoop variant) {
       const TMid* x = state->x.get();
       silu_mul_rows(p, x, concat ? x + n : state->y.get(), n_out, p.operands(set).out, stream);
     };
+  };
+  return impl;
+}
+
+// ------------------------------------------------------------------------------------------------
+// The NVFP4 layer: FC1's loop into fp16 (concatenated where the weights are stacked, else two GEMMs),
+// silu-mul, bwgemm's grouped quantizer into the problem's mid (global scale g), FC2's loop on mid (alpha g).
+
+Implementation<MoeLayerNvfp4Problem> layer_loop() {
+  Implementation<MoeLayerNvfp4Problem> impl;
+  impl.name = "cublaslt_loop_quantize";
+  impl.is_baseline = true;
+  // The quantizer is bwgemm's, built for sm_100a in this binary (moe_candidates.cu), as the layer's
+  // candidates.
+  impl.requirement = DeviceRequirement::kSm100a;
+  impl.intermediate_unit_roundoff = kFp16UnitRoundoff;
+  impl.prepare = [](const MoeLayerNvfp4Problem& p) -> Launch {
+#if !BWGEMM_BENCH_HAVE_CUBLASLT_NVFP4
+    throw BenchError("the cuBLASLt NVFP4 baseline needs cuBLAS 12.8 or newer");
+#else
+    const MoeTokens& t = p.tokens();
+    const int64_t h = p.hidden(), i = p.intermediate(), rows = t.buffer_rows();
+    const bool concat = p.stacked();
+    const int64_t n_out = concat ? 2 * i : i;
+    struct State {
+      DeviceBuffer<uint8_t> workspace{kCublasWorkspaceBytes};
+      DeviceBuffer<__half> x, y, act;  // FC1's gate (and up; concat: [rows, 2I]), silu(gate) * up
+      std::unique_ptr<ExpertMatmuls> fc1, fc2;
+    };
+    auto state = std::make_shared<State>();
+    state->x = DeviceBuffer<__half>(static_cast<size_t>(rows * n_out));
+    if (!concat) state->y = DeviceBuffer<__half>(static_cast<size_t>(rows * i));
+    state->act = DeviceBuffer<__half>(static_cast<size_t>(rows * i));
+    int64_t alignment = kMaxAlignment;
+    for (int set = 0; set < p.sets(); ++set)
+      for (int64_t e = 0; e < t.experts(); ++e)
+        if (t.counts()[static_cast<size_t>(e)] > 0)
+          alignment = std::min({alignment, alignment_of(p.a_of(set, e)), alignment_of(p.w1_of(set, e)),
+                                alignment_of(p.w3_of(set, e)), alignment_of(p.w2_of(set, e)),
+                                alignment_of(p.mid_of(set, e)), alignment_of(p.out_of(set, e)),
+                                alignment_of(state->x.get() + t.first_row(e) * n_out)});
+    state->fc1 = std::make_unique<ExpertMatmuls>(
+        expert_shape(1, n_out, h, n_out, CUDA_R_4F_E2M1, CUDA_R_16F, true, alignment), t.counts(),
+        p.operands(0).w1_scales, p.operands(0).a_scales);
+    state->fc2 =
+        std::make_unique<ExpertMatmuls>(expert_shape(1, h, i, h, CUDA_R_4F_E2M1, CUDA_R_16F, true, alignment),
+                                        t.counts(), p.operands(0).w2_scales, p.operands(0).mid_scales);
+    return [state, &p, concat, i, n_out](int set, cudaStream_t stream) {
+      const MoeTokens& t = p.tokens();
+      void* ws = state->workspace.get();
+      const float g = p.mid_global_scale();
+      for (int64_t e = 0; e < t.experts(); ++e) {
+        const int32_t c = t.counts()[static_cast<size_t>(e)];
+        if (c <= 0) continue;
+        const LtMatmul& mm = state->fc1->rows(c);
+        const int64_t row = t.first_row(e);
+        mm.run(p.w1_of(set, e), p.a_of(set, e), state->x.get() + row * n_out, ws, stream,
+               p.w1_scales_of(set, e), p.a_scales_of(set, e));
+        if (!concat)
+          mm.run(p.w3_of(set, e), p.a_of(set, e), state->y.get() + row * i, ws, stream,
+                 p.w3_scales_of(set, e), p.a_scales_of(set, e));
+      }
+      const __half* x = state->x.get();
+      silu_mul_tokens(t, x, concat ? x + i : state->y.get(), n_out, state->act.get(), i, stream);
+      const MoeLayerOperands& o = p.operands(set);
+      moe_quantize_nvfp4(state->act.get(), t.grouped(), t.experts(), i, g, o.mid, o.mid_scales, stream);
+      for (int64_t e = 0; e < t.experts(); ++e) {
+        const int32_t c = t.counts()[static_cast<size_t>(e)];
+        if (c <= 0) continue;
+        state->fc2->rows(c).run(p.w2_of(set, e), p.mid_of(set, e), p.out_of(set, e), ws, stream,
+                                p.w2_scales_of(set, e), p.mid_scales_of(set, e), g);
+      }
+    };
+#endif
   };
   return impl;
 }
@@ -358,6 +442,7 @@ void add_moe_baselines(MoeImplementationTable& table) {
   table.fc1_nvfp4.push_back(fc1_loop<MoeFc1Nvfp4Problem>(DualLoop::kConcat));
   table.fc1_nvfp4.push_back(fc1_loop<MoeFc1Nvfp4Problem>(DualLoop::kTwoGemms));
   table.fc2_nvfp4.push_back(fc2_loop<MoeFc2Nvfp4Problem>());
+  table.layer_nvfp4.push_back(layer_loop());
 }
 
 void add_moe_negative_controls(MoeImplementationTable& table) {

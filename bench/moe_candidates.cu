@@ -7,6 +7,10 @@
 //   moe_fc2_bf16   bwgemm   bwgemm::grouped_gemm<bf16, bf16>
 //   moe_fc1_nvfp4  bwgemm   bwgemm::grouped_dual_gemm_nvfp4<__half, epi::SiluMul>
 //   moe_fc2_nvfp4  bwgemm   bwgemm::grouped_gemm_nvfp4<__half>
+//   moe_layer_nvfp4 bwgemm  bwgemm::grouped_dual_gemm_nvfp4<Nvfp4Output, epi::SiluMul> (FC1's NVFP4 output,
+//   the
+//                            sm_100a Configs with Nvfp4Output), then bwgemm::grouped_gemm_nvfp4<__half> on it
+// and the layer baseline's quantizer (bwgemm::quantize_nvfp4_grouped<__half>, moe_quantize_nvfp4).
 // and, on compute capability 10.0, each with its sm_100a Config forced (the default's choice by the expected
 // tokens per expert, sm100/grouped_gemm.cuh, is not measured yet): bwgemm_tiles128 (128-row tiles, one CTA)
 // and bwgemm_tiles256 (256-row tiles over a CTA pair). Same kernels as the default: nothing new instantiated.
@@ -16,6 +20,7 @@
 // an H200 before the sm_90a grouped kernels are merged) is left out, with its message printed as a [skip]
 // line.
 #include "bwgemm/grouped_gemm.cuh"
+#include "bwgemm/quantize.cuh"
 #include "moe_registry.hpp"
 
 namespace bwgemm::bench {
@@ -33,7 +38,7 @@ Status failed(const char* what, cudaError_t err) {
 constexpr int64_t kProbeExperts = 2, kProbeRows = 16, kProbeN = 128, kProbeK = 128;
 
 struct ProbeBuffers {
-  DeviceBuffer<uint8_t> a, a_scales, b1, b2, b_scales1, b_scales2, out;
+  DeviceBuffer<uint8_t> a, a_scales, b1, b2, b_scales1, b_scales2, out, out_scales;
   DeviceBuffer<int32_t> offs;
   ProbeBuffers()
       : a(1 << 16),
@@ -43,8 +48,9 @@ struct ProbeBuffers {
         b_scales1(1 << 14),
         b_scales2(1 << 14),
         out(1 << 16),
+        out_scales(1 << 14),
         offs(kProbeExperts) {
-    for (auto* b : {&a, &a_scales, &b1, &b2, &b_scales1, &b_scales2, &out})
+    for (auto* b : {&a, &a_scales, &b1, &b2, &b_scales1, &b_scales2, &out, &out_scales})
       BWGEMM_BENCH_CUDA(cudaMemset(b->get(), 0, b->bytes()));
     const int32_t ends[kProbeExperts] = {kProbeRows / 2, kProbeRows};
     BWGEMM_BENCH_CUDA(cudaMemcpy(offs.get(), ends, sizeof(ends), cudaMemcpyHostToDevice));
@@ -106,6 +112,14 @@ Status probe_fc1_nvfp4(const ProbeBuffers& p, cudaStream_t s) {
   args.b1 = {p.b1.get(), p.b_scales1.get()};
   args.b2 = {p.b2.get(), p.b_scales2.get()};
   args.c = reinterpret_cast<__half*>(p.out.get());
+  return grouped_dual_gemm_nvfp4(args, s);
+}
+Status probe_fc1_nvfp4_out(const ProbeBuffers& p, cudaStream_t s) {
+  Nvfp4GroupedDualGemmArguments<Nvfp4Output> args;
+  fill_nvfp4(args, p);
+  args.b1 = {p.b1.get(), p.b_scales1.get()};
+  args.b2 = {p.b2.get(), p.b_scales2.get()};
+  args.c = {p.out.get(), p.out_scales.get()};
   return grouped_dual_gemm_nvfp4(args, s);
 }
 Status probe_fc2_nvfp4(const ProbeBuffers& p, cudaStream_t s) {
@@ -179,6 +193,49 @@ Nvfp4GroupedGemmArguments<__half> arguments(const MoeFc2Nvfp4Problem& p, int set
   return args;
 }
 
+// The NVFP4 layer: FC1 into the problem's NVFP4 mid (global scale g), FC2 from it (alpha g).
+Status run_layer(const MoeLayerNvfp4Problem& p, int set, cudaStream_t stream) {
+  const MoeLayerOperands& o = p.operands(set);
+  Nvfp4GroupedDualGemmArguments<Nvfp4Output> fc1;
+  fc1.tokens = p.tokens().grouped();
+  fc1.experts = p.tokens().experts();
+  fc1.n = p.intermediate();
+  fc1.k = p.hidden();
+  fc1.a = {o.a, o.a_scales};
+  fc1.b1 = {o.w1, o.w1_scales};
+  fc1.b2 = {o.w3, o.w3_scales};
+  fc1.b_data_expert_stride = p.w13_expert_stride();
+  fc1.b_scales_expert_stride = p.w13_scales_expert_stride();
+  fc1.c = {o.mid, o.mid_scales};
+  fc1.c_global_scale = p.mid_global_scale();
+  if (Status st = grouped_dual_gemm_nvfp4(fc1, stream); !st.ok()) return st;
+  Nvfp4GroupedGemmArguments<__half> fc2;
+  fc2.tokens = fc1.tokens;
+  fc2.experts = fc1.experts;
+  fc2.n = p.hidden();
+  fc2.k = p.intermediate();
+  fc2.a = {o.mid, o.mid_scales};
+  fc2.b = {o.w2, o.w2_scales};
+  fc2.b_data_expert_stride = p.w2_expert_stride();
+  fc2.b_scales_expert_stride = p.w2_scales_expert_stride();
+  fc2.d = o.out;
+  fc2.alpha = p.mid_global_scale();
+  return grouped_gemm_nvfp4(fc2, stream);
+}
+
+Implementation<MoeLayerNvfp4Problem> layer_candidate() {
+  Implementation<MoeLayerNvfp4Problem> impl;
+  impl.name = "bwgemm";
+  impl.requirement = DeviceRequirement::kSm100a;
+  impl.prepare = [](const MoeLayerNvfp4Problem& problem) -> Launch {
+    return [&problem](int set, cudaStream_t stream) {
+      const Status st = run_layer(problem, set, stream);
+      if (!st.ok()) throw BenchError(st.to_string());
+    };
+  };
+  return impl;
+}
+
 // `run` (Status(const Args&, cudaStream_t)) on a problem's operands.
 template <class Problem, class Run>
 Implementation<Problem> candidate(const char* name, DeviceRequirement requirement, Run run) {
@@ -221,7 +278,8 @@ void add_moe_candidates(MoeImplementationTable& table, const DeviceInfo& device)
   if (!sm100 && !sm90) {
     const std::string why = "bwgemm: the grouped kernels are sm_100a and sm_90a code (this device is " +
                             std::to_string(device.cc_major) + "." + std::to_string(device.cc_minor) + ")";
-    for (const char* group : {"moe_fc1_bf16", "moe_fc2_bf16", "moe_fc1_nvfp4", "moe_fc2_nvfp4"})
+    for (const char* group :
+         {"moe_fc1_bf16", "moe_fc2_bf16", "moe_fc1_nvfp4", "moe_fc2_nvfp4", "moe_layer_nvfp4"})
       table.unavailable.emplace_back(group, why);
     return;
   }
@@ -248,8 +306,8 @@ void add_moe_candidates(MoeImplementationTable& table, const DeviceInfo& device)
   if (!sm100) {
     const std::string why =
         "bwgemm: NVFP4 grouped operations need compute capability 10.0 (this device is 9.0)";
-    table.unavailable.emplace_back("moe_fc1_nvfp4", why);
-    table.unavailable.emplace_back("moe_fc2_nvfp4", why);
+    for (const char* group : {"moe_fc1_nvfp4", "moe_fc2_nvfp4", "moe_layer_nvfp4"})
+      table.unavailable.emplace_back(group, why);
     return;
   }
   using DualNvfp4Args = Nvfp4GroupedDualGemmArguments<__half>;
@@ -274,6 +332,23 @@ void add_moe_candidates(MoeImplementationTable& table, const DeviceInfo& device)
       [](const GemmNvfp4Args& a, cudaStream_t s) {
         return sm100::GroupedNvfp4Gemm<sm100::GroupedNvfp4GemmTokens256<__half>>::run(a, s);
       });
+  // The layer: FC1 with the NVFP4 output (its own Configs), then the NVFP4 grouped GEMM probed above.
+  if (const Status st = probe(probe_fc1_nvfp4_out); st.ok()) {
+    table.layer_nvfp4.push_back(layer_candidate());
+  } else {
+    table.unavailable.emplace_back(
+        MoeLayerNvfp4Problem::kGroup,
+        "bwgemm: bwgemm::grouped_dual_gemm_nvfp4 (NVFP4 output) did not run on this "
+        "device in this build: " +
+            st.to_string());
+  }
+}
+
+void moe_quantize_nvfp4(const __half* x, const GroupedTokens& tokens, int64_t experts, int64_t k, float g,
+                        uint8_t* packed, uint8_t* scales, cudaStream_t stream) {
+  const Status st =
+      quantize_nvfp4_grouped(x, tokens, experts, k, k, g, nullptr, packed, scales, nullptr, stream);
+  if (!st.ok()) throw BenchError(st.to_string());
 }
 
 }  // namespace bwgemm::bench

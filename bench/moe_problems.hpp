@@ -176,6 +176,89 @@ class MoeProblem {
   mutable std::shared_ptr<const Reference> reference_;
 };
 
+// One MoE layer in NVFP4 (group moe_layer_nvfp4): FC1 with an NVFP4 output, which FC2 reads as its A.
+//   mid = NVFP4(silu(A W1_eᵀ) · (A W3_eᵀ)), global scale g, placed as FC2's tokens (K = intermediate)
+//   D   = g · mid W2_eᵀ  (fp16)
+// A and W13 as MoeFc1Nvfp4Problem's, W2 as MoeFc2Nvfp4Problem's B. g: a power of two for which this data's
+// largest silu(x)·y stays well inside the e4m3 block scales' range (mid_global_scale). The check: mid decodes
+// to within its quantization error of the fp32 reference (a block's scale per element), and D matches the
+// NVFP4 reference computed from the mid the implementation wrote.
+struct MoeLayerOperands {
+  const uint8_t* a = nullptr;  // tokens [rows, H/2 bytes], scales in the grouped placement (K = H)
+  const uint8_t* a_scales = nullptr;
+  const uint8_t* w1 = nullptr;  // gate: [E, I, H] (or the stacked [E, 2I, H])
+  const uint8_t* w1_scales = nullptr;
+  const uint8_t* w3 = nullptr;  // up
+  const uint8_t* w3_scales = nullptr;
+  const uint8_t* w2 = nullptr;  // [E, H, I]
+  const uint8_t* w2_scales = nullptr;
+  uint8_t* mid = nullptr;  // [rows, I/2 bytes], scales in the grouped placement (K = I)
+  uint8_t* mid_scales = nullptr;
+  __half* out = nullptr;  // [rows, H]
+};
+
+class MoeLayerNvfp4Problem {
+ public:
+  using Shape = MoeShape;  // op kLayer: N = intermediate, K = hidden (FC1's)
+  using Operands = MoeLayerOperands;
+  static constexpr const char* kGroup = "moe_layer_nvfp4";
+
+  MoeLayerNvfp4Problem(const Shape& shape, const Context& context);
+  const Shape& shape() const { return shape_; }
+  const MoeTokens& tokens() const { return tokens_; }
+  int sets() const { return static_cast<int>(operands_.size()); }
+  const Operands& operands(int set) const { return operands_[static_cast<size_t>(set)]; }
+  int64_t hidden() const { return shape_.model.hidden; }
+  int64_t intermediate() const { return shape_.model.intermediate; }
+  float mid_global_scale() const { return mid_global_scale_; }
+
+  // W1 and W3 share these (bytes); stacked: W3_e = W1_e + I rows, [W1_e; W3_e] one 2I x H operand (I % 128 ==
+  // 0).
+  bool stacked() const { return stacked_; }
+  int64_t w13_expert_stride() const { return w13_stride_; }
+  int64_t w13_scales_expert_stride() const { return w13_scales_stride_; }
+  int64_t w2_expert_stride() const { return w2_stride_; }
+  int64_t w2_scales_expert_stride() const { return w2_scales_stride_; }
+  // Expert e's operands in operand set `set`.
+  const uint8_t* a_of(int set, int64_t e) const;
+  const uint8_t* a_scales_of(int set, int64_t e) const;
+  const uint8_t* w1_of(int set, int64_t e) const { return operands(set).w1 + e * w13_stride_; }
+  const uint8_t* w1_scales_of(int set, int64_t e) const {
+    return operands(set).w1_scales + e * w13_scales_stride_;
+  }
+  const uint8_t* w3_of(int set, int64_t e) const { return operands(set).w3 + e * w13_stride_; }
+  const uint8_t* w3_scales_of(int set, int64_t e) const {
+    return operands(set).w3_scales + e * w13_scales_stride_;
+  }
+  const uint8_t* w2_of(int set, int64_t e) const { return operands(set).w2 + e * w2_stride_; }
+  const uint8_t* w2_scales_of(int set, int64_t e) const {
+    return operands(set).w2_scales + e * w2_scales_stride_;
+  }
+  uint8_t* mid_of(int set, int64_t e) const;
+  uint8_t* mid_scales_of(int set, int64_t e) const;
+  __half* out_of(int set, int64_t e) const { return operands(set).out + tokens_.first_row(e) * hidden(); }
+
+  double flops() const;      // FC1 and FC2
+  double min_bytes() const;  // A, the routed experts' W13 and W2, mid written and read, D
+  void poison_output(cudaStream_t stream) const;  // D and mid (data and scales) of set 0
+  CheckResult check_output(double u_mid, cudaStream_t stream) const;
+
+ private:
+  struct Reference;
+  Shape shape_;
+  MoeTokens tokens_;
+  std::vector<int64_t> sampled_experts_;
+  std::vector<std::vector<int64_t>> sampled_rows_;  // within each expert
+  OutputSample mid_sample_, out_sample_;            // the same rows; columns of I, of H
+  bool stacked_ = false;
+  float mid_global_scale_ = 1.0f;
+  int64_t w13_stride_ = 0, w13_scales_stride_ = 0, w2_stride_ = 0, w2_scales_stride_ = 0;
+  std::vector<DeviceBuffer<uint8_t>> a_, a_scales_, w13_, w13_scales_, w2_, w2_scales_, mid_, mid_scales_;
+  std::vector<DeviceBuffer<__half>> out_;
+  std::vector<Operands> operands_;
+  mutable std::shared_ptr<const Reference> reference_;  // FC1's x, y
+};
+
 using MoeFc1Bf16Problem = MoeProblem<false, true>;
 using MoeFc2Bf16Problem = MoeProblem<false, false>;
 using MoeFc1Nvfp4Problem = MoeProblem<true, true>;

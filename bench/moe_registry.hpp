@@ -17,6 +17,7 @@ struct MoeImplementationTable {
   std::vector<Implementation<MoeFc2Bf16Problem>> fc2_bf16;
   std::vector<Implementation<MoeFc1Nvfp4Problem>> fc1_nvfp4;
   std::vector<Implementation<MoeFc2Nvfp4Problem>> fc2_nvfp4;
+  std::vector<Implementation<MoeLayerNvfp4Problem>> layer_nvfp4;
   // Implementations left out on this device: (group, "<implementation>: <why>"), printed as [skip] lines.
   std::vector<std::pair<std::string, std::string>> unavailable;
 };
@@ -35,5 +36,11 @@ void add_moe_negative_controls(MoeImplementationTable& table);
 // error (a build without the backend for this GPU, e.g. the sm_90a grouped kernels not merged yet), it is not
 // registered and table.unavailable says why.
 void add_moe_candidates(MoeImplementationTable& table, const DeviceInfo& device);
+
+// moe_candidates.cu: bwgemm::quantize_nvfp4_grouped of a 16-bit [rows, k] (contiguous) or [E, max_tokens, k]
+// (masked) x into the grouped placement with global scale g, for the layer baseline (moe_baselines.cpp) between
+// its silu-mul and FC2. Throws BenchError on failure.
+void moe_quantize_nvfp4(const __half* x, const GroupedTokens& tokens, int64_t experts, int64_t k, float g,
+                        uint8_t* packed, uint8_t* scales, cudaStream_t stream);
 
 }  // namespace bwgemm::bench

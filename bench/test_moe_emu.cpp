@@ -1,8 +1,9 @@
 // The mixture-of-experts problems and bwgemm's grouped candidates (bench/moe_problems.cpp, moe_candidates.cu)
 // in the CPU emulator: on small layers of both weight layouts (N a multiple of 128: the stacked [E, 2N, K]
-// weights; N = 192: NVFP4 gate and up as two tensors), both token layouts and both routings, every candidate
-// the emulated B200 registers (its probe runs) passes the problem's validation; a call that writes nothing
-// fails it; the masked silu-mul writes the rows of the counts only. The cuBLASLt baselines need a GPU.
+// weights; N = 192: NVFP4 gate and up as two tensors) and both token layouts, every candidate the emulated
+// B200 registers (its probe runs) passes the problem's validation, the NVFP4 layer (FC1's NVFP4 output into
+// FC2) included; a call that writes nothing fails it, and so does a layer whose NVFP4 intermediate is wrong;
+// the masked silu-mul writes the counted rows only. The cuBLASLt baselines need a GPU.
 //
 // Emulation only (label emu): the same problem and candidate code bwgemm_bench runs, compiled as host C++
 // against the emulated runtime.
@@ -40,7 +41,8 @@ template <class Problem>
 void expect_candidates_pass(const std::vector<Implementation<Problem>>& impls, const MoeModel& model,
                             MoeOp op) {
   Emulated emu;
-  ASSERT_EQ(impls.size(), 3u) << "bwgemm, bwgemm_tiles128, bwgemm_tiles256";
+  // bwgemm, bwgemm_tiles128, bwgemm_tiles256; the layer: bwgemm.
+  ASSERT_EQ(impls.size(), op == MoeOp::kLayer ? 1u : 3u);
   // Contiguous with Zipf routing (of 16 experts two get no row, one gets 21), masked with uniform routing.
   for (MoeLayout layout : {MoeLayout::kContiguous, MoeLayout::kMasked}) {
     {
@@ -97,6 +99,38 @@ TEST(MoeEmu, Fc1Nvfp4StackedWeights) {
 TEST(MoeEmu, Fc1Nvfp4GateAndUpApart) {
   const MoeImplementationTable t = candidates();
   expect_candidates_pass(t.fc1_nvfp4, kSplit, MoeOp::kFc1);
+}
+
+TEST(MoeEmu, LayerNvfp4StackedWeights) {
+  const MoeImplementationTable t = candidates();
+  expect_candidates_pass(t.layer_nvfp4, kStacked, MoeOp::kLayer);
+}
+
+TEST(MoeEmu, LayerNvfp4GateAndUpApart) {
+  const MoeImplementationTable t = candidates();
+  expect_candidates_pass(t.layer_nvfp4, kSplit, MoeOp::kLayer);
+}
+
+// The layer check reads the NVFP4 intermediate: bwgemm's layer passes; then the layer baseline's quantizer
+// (moe_quantize_nvfp4) writes zeros over mid, and the check fails on FC1's output.
+TEST(MoeEmu, LayerCheckReadsTheQuantizedMid) {
+  Emulated emu;
+  const MoeShape shape{kSplit, 40, MoeRouting::kUniform, MoeLayout::kContiguous, MoeOp::kLayer};
+  const MoeLayerNvfp4Problem problem(shape, emu.context);
+  const MoeImplementationTable t = candidates();
+  const Launch bwgemm = t.layer_nvfp4.at(0).prepare(problem);
+  problem.poison_output(emu.context.stream);
+  bwgemm(0, emu.context.stream);
+  ASSERT_TRUE(problem.check_output(0.0, emu.context.stream).ok);
+  DeviceBuffer<__half> zeros(static_cast<size_t>(problem.tokens().buffer_rows() * problem.intermediate()));
+  ASSERT_EQ(cudaMemset(zeros.get(), 0, zeros.bytes()), cudaSuccess);
+  const MoeLayerOperands& o = problem.operands(0);
+  moe_quantize_nvfp4(zeros.get(), problem.tokens().grouped(), problem.tokens().experts(),
+                     problem.intermediate(), problem.mid_global_scale(), o.mid, o.mid_scales,
+                     emu.context.stream);
+  const CheckResult check = problem.check_output(0.0, emu.context.stream);
+  EXPECT_FALSE(check.ok);
+  EXPECT_NE(check.message.find("FC1's NVFP4 output"), std::string::npos) << check.message;
 }
 
 TEST(MoeEmu, MaskedSiluMulWritesTheCountedRowsOnly) {
