@@ -14,7 +14,7 @@
 //   cublaslt_loop_quantize        the NVFP4 layer: FC1's loop (concatenated where I % 128 == 0) into fp16,
 //   silu-mul,
 //                                 bwgemm::quantize_nvfp4_grouped into NVFP4 (FC2's A, the candidates' scale
-//                                 placement and global scale), FC2's loop with alpha = that global scale.
+//                                 placement and global scale), FC2's loop with the problem's alpha.
 //   cublas_grouped[_concat_silu]  16-bit: cuBLAS's grouped GEMM, cublasGemmGroupedBatchedEx, one call for
 //   every
 //                                 expert with rows (the experts with equal rows form a group), FC1 then
@@ -260,7 +260,8 @@ Implementation<Problem> fc1_loop(DualLoop variant) {
 
 // ------------------------------------------------------------------------------------------------
 // The NVFP4 layer: FC1's loop into fp16 (concatenated where the weights are stacked, else two GEMMs),
-// silu-mul, bwgemm's grouped quantizer into the problem's mid (global scale g), FC2's loop on mid (alpha g).
+// silu-mul, bwgemm's grouped quantizer into the problem's mid (global scale g), FC2's loop on mid (alpha
+// out_alpha).
 
 Implementation<MoeLayerNvfp4Problem> layer_loop() {
   Implementation<MoeLayerNvfp4Problem> impl;
@@ -324,7 +325,7 @@ Implementation<MoeLayerNvfp4Problem> layer_loop() {
         const int32_t c = t.counts()[static_cast<size_t>(e)];
         if (c <= 0) continue;
         state->fc2->rows(c).run(p.w2_of(set, e), p.mid_of(set, e), p.out_of(set, e), ws, stream,
-                                p.w2_scales_of(set, e), p.mid_scales_of(set, e), g);
+                                p.w2_scales_of(set, e), p.mid_scales_of(set, e), p.out_alpha());
       }
     };
 #endif

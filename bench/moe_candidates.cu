@@ -193,7 +193,7 @@ Nvfp4GroupedGemmArguments<__half> arguments(const MoeFc2Nvfp4Problem& p, int set
   return args;
 }
 
-// The NVFP4 layer: FC1 into the problem's NVFP4 mid (global scale g), FC2 from it (alpha g).
+// The NVFP4 layer: FC1 into the problem's NVFP4 mid (global scale g), FC2 from it (alpha out_alpha).
 Status run_layer(const MoeLayerNvfp4Problem& p, int set, cudaStream_t stream) {
   const MoeLayerOperands& o = p.operands(set);
   Nvfp4GroupedDualGemmArguments<Nvfp4Output> fc1;
@@ -219,7 +219,7 @@ Status run_layer(const MoeLayerNvfp4Problem& p, int set, cudaStream_t stream) {
   fc2.b_data_expert_stride = p.w2_expert_stride();
   fc2.b_scales_expert_stride = p.w2_scales_expert_stride();
   fc2.d = o.out;
-  fc2.alpha = p.mid_global_scale();
+  fc2.alpha = p.out_alpha();
   return grouped_gemm_nvfp4(fc2, stream);
 }
 

@@ -65,8 +65,10 @@ PickedRows pick_rows(const MoeTokens& t) {
 OutputSample columns_of(const std::vector<int64_t>& rows, int64_t n) {
   OutputSample sample = make_output_sample(1, n, kValidationColumnBlock, /*aligned_blocks=*/false);
   sample.rows = rows;
-  for (int64_t& start : sample.col_starts) start -= start % kNvfp4BlockSize;  // whole NVFP4 blocks of an output
-  sample.col_starts.erase(std::unique(sample.col_starts.begin(), sample.col_starts.end()), sample.col_starts.end());
+  for (int64_t& start : sample.col_starts)
+    start -= start % kNvfp4BlockSize;  // whole NVFP4 blocks of an output
+  sample.col_starts.erase(std::unique(sample.col_starts.begin(), sample.col_starts.end()),
+                          sample.col_starts.end());
   return sample;
 }
 
@@ -363,6 +365,18 @@ float layer_mid_global_scale(int64_t k) {
   return static_cast<float>(std::exp2(std::ceil(std::log2(std::max(1.0, static_cast<double>(k) / 400.0)))));
 }
 
+// FC2's alpha: g over a power of two, at least 2 (the alpha differs from the mid's decode scale, as a layer's
+// output scale makes it), enough that D's spread stays 8 sigma under fp16's 65504 (gate and up of variance
+// 0.085 K, silu(gate) · up of mean square about their variance^2 / 2, D summing intermediate of those times
+// the weights' 0.29).
+float layer_out_alpha(int64_t hidden, int64_t intermediate, float g) {
+  const double gate_variance = 0.085 * static_cast<double>(hidden);
+  const double sigma =
+      std::sqrt(static_cast<double>(intermediate) * 0.29 * gate_variance * gate_variance / 2.0);
+  const double halvings = std::max(1.0, std::ceil(std::log2(8.0 * sigma / 65504.0)));
+  return static_cast<float>(g / std::exp2(halvings));
+}
+
 float silu(float v) {
   return v / (1.0f + std::exp(-v));
 }
@@ -405,6 +419,7 @@ MoeLayerNvfp4Problem::MoeLayerNvfp4Problem(const Shape& shape, const Context& co
   w2_stride_ = h * i / 2;
   w2_scales_stride_ = blocked_scale_bytes(h, sf_i);
   mid_global_scale_ = layer_mid_global_scale(h);
+  out_alpha_ = layer_out_alpha(h, i, mid_global_scale_);
   const int64_t w13_bytes = w13_tensors * e_count * w13_stride_,
                 w13_scale_bytes = w13_tensors * e_count * w13_scales_stride_;
   const int64_t w2_bytes = e_count * w2_stride_, w2_scale_bytes = e_count * w2_scales_stride_;
@@ -569,11 +584,11 @@ CheckResult MoeLayerNvfp4Problem::check_output(double u_mid, cudaStream_t stream
         }
       }
     }
-    // FC2 on the mid this implementation wrote: D = g · mid W2ᵀ.
+    // FC2 on the mid this implementation wrote: D = out_alpha · mid W2ᵀ.
     for (size_t blk = 0; blk < out_sample_.col_starts.size(); ++blk) {
       std::vector<float> dot, dot_abs;
-      nvfp4_block_dot(m, w2_of(0, e), w2_scales_of(0, e), h, out_sample_.col_starts[blk], wo, g, &dot,
-                      &dot_abs);
+      nvfp4_block_dot(m, w2_of(0, e), w2_scales_of(0, e), h, out_sample_.col_starts[blk], wo, out_alpha_,
+                      &dot, &dot_abs);
       place_block(dot, s, wo, blk, row0, out_cols, &out_want);
       place_block(dot_abs, s, wo, blk, row0, out_cols, &out_abs);
     }

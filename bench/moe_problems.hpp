@@ -178,11 +178,12 @@ class MoeProblem {
 
 // One MoE layer in NVFP4 (group moe_layer_nvfp4): FC1 with an NVFP4 output, which FC2 reads as its A.
 //   mid = NVFP4(silu(A W1_eᵀ) · (A W3_eᵀ)), global scale g, placed as FC2's tokens (K = intermediate)
-//   D   = g · mid W2_eᵀ  (fp16)
+//   D   = out_alpha · mid W2_eᵀ  (fp16)
 // A and W13 as MoeFc1Nvfp4Problem's, W2 as MoeFc2Nvfp4Problem's B. g: a power of two for which this data's
-// largest silu(x)·y stays well inside the e4m3 block scales' range (mid_global_scale). The check: mid decodes
-// to within its quantization error of the fp32 reference (a block's scale per element), and D matches the
-// NVFP4 reference computed from the mid the implementation wrote.
+// largest silu(x)·y stays well inside the e4m3 block scales' range (mid_global_scale); out_alpha: g over a
+// power of two (at least 2) that keeps D well inside fp16 (the mid's decode scale times a layer's output
+// scale). The check: mid decodes to within its quantization error of the fp32 reference (a block's scale per
+// element), and D matches the NVFP4 reference computed from the mid the implementation wrote.
 struct MoeLayerOperands {
   const uint8_t* a = nullptr;  // tokens [rows, H/2 bytes], scales in the grouped placement (K = H)
   const uint8_t* a_scales = nullptr;
@@ -211,6 +212,7 @@ class MoeLayerNvfp4Problem {
   int64_t hidden() const { return shape_.model.hidden; }
   int64_t intermediate() const { return shape_.model.intermediate; }
   float mid_global_scale() const { return mid_global_scale_; }
+  float out_alpha() const { return out_alpha_; }  // FC2's alpha
 
   // W1 and W3 share these (bytes); stacked: W3_e = W1_e + I rows, [W1_e; W3_e] one 2I x H operand (I % 128 ==
   // 0).
@@ -251,7 +253,7 @@ class MoeLayerNvfp4Problem {
   std::vector<std::vector<int64_t>> sampled_rows_;  // within each expert
   OutputSample mid_sample_, out_sample_;            // the same rows; columns of I, of H
   bool stacked_ = false;
-  float mid_global_scale_ = 1.0f;
+  float mid_global_scale_ = 1.0f, out_alpha_ = 1.0f;
   int64_t w13_stride_ = 0, w13_scales_stride_ = 0, w2_stride_ = 0, w2_scales_stride_ = 0;
   std::vector<DeviceBuffer<uint8_t>> a_, a_scales_, w13_, w13_scales_, w2_, w2_scales_, mid_, mid_scales_;
   std::vector<DeviceBuffer<__half>> out_;
