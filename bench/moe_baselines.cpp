@@ -1,26 +1,20 @@
 // The mixture-of-experts groups' baselines: what a framework without a grouped kernel runs.
 //
-//   cublaslt_loop                 FC2: one cuBLASLt matmul per expert with rows (its rows of A against its
-//   weight,
-//                                 into its rows of D), in expert order on the stream.
-//   cublaslt_loop_concat_silu     FC1: one matmul per expert with rows against [B1_e; B2_e] (2N output
-//   columns,
-//                                 into an intermediate [rows, 2N]), then one silu-mul kernel over every
-//                                 routed row. NVFP4: where N % 128 == 0 (the stacked weight's scale view; not
-//                                 gpt-oss).
-//   cublaslt_loop_2gemm_silu      FC1: two matmuls per expert (gate, up; two intermediates [rows, N]), then
-//   the
-//                                 silu-mul kernel.
-//   cublaslt_loop_quantize        the NVFP4 layer: FC1's loop (concatenated where I % 128 == 0) into fp16,
-//   silu-mul,
-//                                 bwgemm::quantize_nvfp4_grouped into NVFP4 (FC2's A, the candidates' scale
-//                                 placement and global scale), FC2's loop with the problem's alpha.
-//   cublas_grouped[_concat_silu]  16-bit: cuBLAS's grouped GEMM, cublasGemmGroupedBatchedEx, one call for
-//   every
-//                                 expert with rows (the experts with equal rows form a group), FC1 then
-//                                 silu-mul. Registered as an implementation, not a baseline: it has not run
-//                                 on a GPU yet, and a baseline that fails skips every paired benchmark of its
-//                                 shape, an implementation only its own.
+//   cublaslt_loop              FC2: one cuBLASLt matmul per expert with rows (its rows of A against its
+//                              weight, into its rows of D), in expert order on the stream.
+//   cublaslt_loop_concat_silu  FC1: one matmul per expert with rows against [B1_e; B2_e] (2N output columns,
+//                              into an intermediate [rows, 2N]), then one silu-mul kernel over every routed
+//                              row. NVFP4: where N % 128 == 0 (the stacked weight's scale view; not gpt-oss).
+//   cublaslt_loop_2gemm_silu   FC1: two matmuls per expert (gate, up; two intermediates [rows, N]), then the
+//                              silu-mul kernel.
+//   cublaslt_loop_quantize     the NVFP4 layer: FC1's loop (concatenated where I % 128 == 0) into fp16,
+//                              silu-mul, bwgemm::quantize_nvfp4_grouped into NVFP4 (FC2's A, the candidates'
+//                              scale placement and global scale), FC2's loop with the problem's alpha.
+//   cublas_grouped,            16-bit: cuBLAS's grouped GEMM, cublasGemmGroupedBatchedEx, one call for all
+//   cublas_grouped_concat_silu the experts with rows (equal rows form a group), FC1 then silu-mul. Registered
+//                              as an implementation, not a baseline: it has not run on a GPU yet, and a
+//                              baseline that fails skips every paired benchmark of its shape, an
+//                              implementation only its own.
 // Each matmul is the dense baselines' (baselines.cpp: cuBLASLt heuristic's first algorithm, fp32
 // accumulation, 32 MiB workspace, the operands swapped into cuBLASLt's column-major "TN"), configured once
 // per distinct row count, with the alignment of the pointers it gets (rows start mid-buffer). NVFP4:
@@ -260,15 +254,14 @@ Implementation<Problem> fc1_loop(DualLoop variant) {
 
 // ------------------------------------------------------------------------------------------------
 // The NVFP4 layer: FC1's loop into fp16 (concatenated where the weights are stacked, else two GEMMs),
-// silu-mul, bwgemm's grouped quantizer into the problem's mid (global scale g), FC2's loop on mid (alpha
-// out_alpha).
+// silu-mul, bwgemm's grouped quantizer into the problem's mid (global scale g), FC2's loop on mid (its alpha
+// the problem's out_alpha).
 
 Implementation<MoeLayerNvfp4Problem> layer_loop() {
   Implementation<MoeLayerNvfp4Problem> impl;
   impl.name = "cublaslt_loop_quantize";
   impl.is_baseline = true;
-  // The quantizer is bwgemm's, built for sm_100a in this binary (moe_candidates.cu), as the layer's
-  // candidates.
+  // The quantizer is bwgemm's, built for sm_100a in this binary (moe_candidates.cu), as the candidates are.
   impl.requirement = DeviceRequirement::kSm100a;
   impl.intermediate_unit_roundoff = kFp16UnitRoundoff;
   impl.prepare = [](const MoeLayerNvfp4Problem& p) -> Launch {

@@ -3,22 +3,21 @@
 // the default entry points instantiate two Configs each (sm100::GroupedGemmTokens128 / 256 and their
 // siblings; the sm_90a grouped kernels, once bwgemm::grouped_gemm and grouped_dual_gemm dispatch to them).
 //
-//   moe_fc1_bf16   bwgemm   bwgemm::grouped_dual_gemm<bf16, bf16, epi::SiluMul>
-//   moe_fc2_bf16   bwgemm   bwgemm::grouped_gemm<bf16, bf16>
-//   moe_fc1_nvfp4  bwgemm   bwgemm::grouped_dual_gemm_nvfp4<__half, epi::SiluMul>
-//   moe_fc2_nvfp4  bwgemm   bwgemm::grouped_gemm_nvfp4<__half>
-//   moe_layer_nvfp4 bwgemm  bwgemm::grouped_dual_gemm_nvfp4<Nvfp4Output, epi::SiluMul> (FC1's NVFP4 output,
-//   the
-//                            sm_100a Configs with Nvfp4Output), then bwgemm::grouped_gemm_nvfp4<__half> on it
-// and the layer baseline's quantizer (bwgemm::quantize_nvfp4_grouped<__half>, moe_quantize_nvfp4).
-// and, on compute capability 10.0, each with its sm_100a Config forced (the default's choice by the expected
-// tokens per expert, sm100/grouped_gemm.cuh, is not measured yet): bwgemm_tiles128 (128-row tiles, one CTA)
-// and bwgemm_tiles256 (256-row tiles over a CTA pair). Same kernels as the default: nothing new instantiated.
+//   moe_fc1_bf16     bwgemm  bwgemm::grouped_dual_gemm<bf16, bf16, epi::SiluMul>
+//   moe_fc2_bf16     bwgemm  bwgemm::grouped_gemm<bf16, bf16>
+//   moe_fc1_nvfp4    bwgemm  bwgemm::grouped_dual_gemm_nvfp4<__half, epi::SiluMul>
+//   moe_fc2_nvfp4    bwgemm  bwgemm::grouped_gemm_nvfp4<__half>
+//   moe_layer_nvfp4  bwgemm  bwgemm::grouped_dual_gemm_nvfp4<Nvfp4Output, epi::SiluMul> (its own two
+//                            Configs), then bwgemm::grouped_gemm_nvfp4<__half> on its output
+// and, on compute capability 10.0, the four GEMM groups' entry points with their sm_100a Config forced (the
+// default's choice by the expected tokens per expert, sm100/grouped_gemm.cuh, is not measured yet):
+// bwgemm_tiles128 (128-row tiles, one CTA) and bwgemm_tiles256 (256-row tiles over a CTA pair), the kernels
+// the default instantiates anyway. Also here: the layer baseline's quantizer (moe_quantize_nvfp4:
+// bwgemm::quantize_nvfp4_grouped<__half>).
 //
 // Before registering, each entry point runs once on a tiny problem (2 experts, 16 rows) on the device: one
 // that returns an error there (no backend for this GPU in this build, e.g. the 16-bit grouped operations on
-// an H200 before the sm_90a grouped kernels are merged) is left out, with its message printed as a [skip]
-// line.
+// an H200 before the sm_90a grouped kernels are merged) is left out, its message printed as a [skip] line.
 #include "bwgemm/grouped_gemm.cuh"
 #include "bwgemm/quantize.cuh"
 #include "moe_registry.hpp"

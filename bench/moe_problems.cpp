@@ -318,8 +318,7 @@ CheckResult MoeProblem<kNvfp4, kDual>::check_output(double u_mid, cudaStream_t s
           if constexpr (kNvfp4) {
             const SampledNvfp4Rows a =
                 sample_nvfp4_rows(a_of(0, e), a_scales_of(0, e), tokens_.scale_buffer_rows(e), k, local);
-            // B rows j0 .. j0 + w of gate (branch 0) or up: in the stacked [2N, K] operand, up starts at row
-            // N.
+            // B rows j0 .. j0 + w of gate (branch 0) or up (in the stacked [2N, K] operand from row N).
             const bool up_in_b1 = branch == 1 && stacked_;
             const uint8_t* b = branch == 1 && !stacked_ ? b2_of(0, e) : b1_of(0, e);
             const uint8_t* bs = branch == 1 && !stacked_ ? b2_scales_of(0, e) : b1_scales_of(0, e);

@@ -6,23 +6,20 @@
 //
 // Layouts (row-major; E the local experts, N and K the group's: FC1 N = intermediate, K = hidden; FC2 the
 // other way round):
-//   tokens, contiguous  A [rows, K] sorted by expert, the output [rows, N]; rows = the routed rows (at least
-//   1
-//                       row is allocated); `offs` E int32 cumulative row ends on the device
+//   tokens, contiguous  A [rows, K] sorted by expert, the output [rows, N]; rows = the routed rows (at
+//                       least 1 row is allocated); `offs` E int32 cumulative row ends on the device
 //                       (torch._grouped_mm's)
 //   tokens, masked      A [E, max_tokens, K], the output [E, max_tokens, N]; E int32 counts on the device
 //   NVFP4 tokens        data as above with K/2 bytes a row; scales where bwgemm's grouped operations read
-//   them
-//                       (docs/moe.md): contiguous, expert e's blocked scales from row sum_{j<e}
+//                       them (docs/moe.md): contiguous, expert e's blocked scales from row sum_{j<e}
 //                       round_up(rows_j, 128) of a buffer of grouped_scale_rows(rows, E) rows; masked, E
-//                       slabs of round_up(max_tokens, 128) rows. Each expert's scales are a blocked buffer of
-//                       its own, so a cuBLASLt call per expert reads them as they are.
+//                       slabs of round_up(max_tokens, 128) rows. Each expert's scales are a blocked buffer
+//                       of its own, so a cuBLASLt call per expert reads them as they are.
 //   weights             nn.Linear per expert, stacked [E, N, K] (FC2). FC1: one stacked [E, 2N, K] tensor,
-//   gate
-//                       rows first (B1 = W, B2 = W + N rows, the expert stride 2N rows); NVFP4 with N % 128
-//                       != 0 (gpt-oss) two [E, N, K] tensors, as the blocked scales of 2N rows cannot be
-//                       split there. NVFP4 weights: each expert's scales a blocked buffer of its rows (N, or
-//                       2N stacked).
+//                       gate rows first (B1 = W, B2 = W + N rows, the expert stride 2N rows); NVFP4 with
+//                       N % 128 != 0 (gpt-oss) two [E, N, K] tensors, as the blocked scales of 2N rows cannot
+//                       be split there. NVFP4 weights: each expert's scales a blocked buffer of its rows (N,
+//                       or 2N stacked).
 //
 // The routing is fixed per shape and the same in every operand set; the device offsets or counts are uploaded
 // once and read by the calls on the device (the cuBLASLt loops read the host copy to size their GEMMs).
@@ -73,8 +70,7 @@ class MoeTokens {
   DeviceBuffer<int32_t> metadata_;
 };
 
-// One operand set. In: __nv_bfloat16, or uint8_t (packed e2m1) with the *_scales; Out: __nv_bfloat16 or
-// __half.
+// One operand set. In: __nv_bfloat16, or uint8_t (packed e2m1) with the *_scales; Out: bf16 or __half.
 template <class In, class Out>
 struct MoeOperands {
   const In* a = nullptr;
@@ -214,8 +210,8 @@ class MoeLayerNvfp4Problem {
   float mid_global_scale() const { return mid_global_scale_; }
   float out_alpha() const { return out_alpha_; }  // FC2's alpha
 
-  // W1 and W3 share these (bytes); stacked: W3_e = W1_e + I rows, [W1_e; W3_e] one 2I x H operand (I % 128 ==
-  // 0).
+  // W1 and W3 share these (bytes). Stacked (I % 128 == 0): W3_e = W1_e + I rows, [W1_e; W3_e] one 2I x H
+  // operand.
   bool stacked() const { return stacked_; }
   int64_t w13_expert_stride() const { return w13_stride_; }
   int64_t w13_scales_expert_stride() const { return w13_scales_stride_; }

@@ -1,8 +1,8 @@
 // The mixture-of-experts (MoE) benchmark problems' shapes and routing: the MoE layers of named open models,
 // the tokens, how a deterministic router spreads them over the experts (uniform or Zipf-skewed), the layout
 // (contiguous with offsets, or masked with counts), and how many rotating operand copies a problem needs.
-// Host code, no CUDA: tested by ctest bench.moe_shapes without a GPU. docs/performance.md, "Mixture of
-// experts".
+// Host code, no CUDA: tested by bench_moe_shapes_test without a GPU. docs/performance.md, "Mixture of
+// experts (MoE)".
 //
 // The routing is the same function in bench/moe_torch.py (a golden vector in both tests keeps them equal):
 //
@@ -36,7 +36,7 @@ struct MoeModel {
   int64_t local_experts = 0;
 };
 
-// DeepSeek-V3 (and with expert parallelism 8: 32 local experts), Qwen3-30B-A3B, gpt-oss-120b, Llama 4
+// DeepSeek-V3 (also with expert parallelism 8: 32 local experts), Qwen3-30B-A3B, gpt-oss-120b, Llama 4
 // Maverick.
 const std::vector<MoeModel>& moe_models();
 
