@@ -38,8 +38,8 @@ void add_moe_negative_controls(MoeImplementationTable& table);
 void add_moe_candidates(MoeImplementationTable& table, const DeviceInfo& device);
 
 // moe_candidates.cu: bwgemm::quantize_nvfp4_grouped of a 16-bit [rows, k] (contiguous) or [E, max_tokens, k]
-// (masked) x into the grouped placement with global scale g, for the layer baseline (moe_baselines.cpp) between
-// its silu-mul and FC2. Throws BenchError on failure.
+// (masked) x into the grouped placement with global scale g, for the layer baseline (moe_baselines.cpp)
+// between its silu-mul and FC2. Throws BenchError on failure.
 void moe_quantize_nvfp4(const __half* x, const GroupedTokens& tokens, int64_t experts, int64_t k, float g,
                         uint8_t* packed, uint8_t* scales, cudaStream_t stream);
 
