@@ -4,7 +4,7 @@ torch._grouped_mm (FC1: one grouped GEMM on the stacked [E, 2N, K] gate/up weigh
 
     python3 bench/moe_torch.py [--models deepseek-v3,...] [--tokens 1,8,...] [--routing uniform,zipf]
                                [--rounds 16] [--min-sample-ms 0.5] [--graphs 1] [--out moe_torch.json]
-    python3 bench/moe_torch.py --dry-run     # no GPU needed: the router, the shapes, the operators on CPU tensors
+    python3 bench/moe_torch.py --dry-run     # no GPU: the router, the operators on CPU tensors, the run's loop
 
 bf16, contiguous tokens (`offs`, as torch._grouped_mm takes them), the shapes and the router of bwgemm_bench's moe
 groups (bench/moe_shapes.cpp; the same routing, checked by a golden vector in both tests). Per shape, each side is
@@ -29,6 +29,7 @@ import os
 import statistics
 import sys
 import tempfile
+import time
 
 # ---- the router: bench/moe_shapes.cpp, bit for bit ---------------------------------------------------------------
 
@@ -196,15 +197,48 @@ def paired_stats(impl, baseline):
             "ratio_min": min(ratios), "ratio_max": max(ratios)}
 
 
+class CudaClock:
+    """CUDA events around the calls (the GPU run)."""
+
+    def __init__(self, torch):
+        self.torch = torch
+
+    def event(self):
+        return self.torch.cuda.Event(enable_timing=True)
+
+    def synchronize(self):
+        self.torch.cuda.synchronize()
+
+
+class HostClock:
+    """The host's clock with the CUDA event interface (--dry-run: the run's plumbing on CPU, times meaningless)."""
+
+    class Event:
+        def record(self):
+            self.t = time.perf_counter()
+
+        def synchronize(self):
+            pass
+
+        def elapsed_time(self, other):
+            return (other.t - self.t) * 1e3
+
+    def event(self):
+        return HostClock.Event()
+
+    def synchronize(self):
+        pass
+
+
 class Side:
     """A callable on operand set i, as a batch of calls that one CUDA graph replays (or eager launches)."""
 
-    def __init__(self, torch, fn, sets, min_sample_ms, graphs):
-        self.torch, self.fn, self.sets = torch, fn, sets
+    def __init__(self, torch, fn, sets, min_sample_ms, graphs, clock):
+        self.fn, self.sets, self.clock = fn, sets, clock
         for i in range(2 * sets):  # warm-up: lazy loading, clocks
             fn(i % sets)
-        torch.cuda.synchronize()
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        clock.synchronize()
+        start, stop = clock.event(), clock.event()
         start.record()
         for i in range(sets):
             fn(i)
@@ -231,8 +265,7 @@ class Side:
             self.note = "eager launches"
 
     def sample_us(self):
-        torch = self.torch
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start, stop = self.clock.event(), self.clock.event()
         start.record()
         if self.graph is not None:
             self.graph.replay()
@@ -275,19 +308,9 @@ def operand_sets(torch, shape, op, device, l2_bytes):
     return [(uniform(max(shape.rows, 1), k), weights[s % weight_copies], offs) for s in range(sets)], sets
 
 
-def run_gpu(args):
-    import torch
-
-    if not torch.cuda.is_available():
-        print("moe_torch.py: no CUDA device: nothing to time (--dry-run checks the script without one)")
-        return 0
-    device = torch.device("cuda")
-    props = torch.cuda.get_device_properties(device)
-    l2_bytes = getattr(props, "L2_cache_size", 50 << 20)
-    bwgemm_torch, why = grouped_ops(require_cuda=True)
-    print(f"moe_torch.py: {props.name}, torch {torch.__version__}; "
-          + ("bwgemm_torch's grouped operators against torch._grouped_mm" if bwgemm_torch else
-             f"torch._grouped_mm alone: {why}"))
+def sweep(args, torch, device, l2_bytes, candidate, clock, empty_cache=lambda: None):
+    """Checks and times every shape of args; candidate: (fc1, fc2) of the implementation, or None for torch
+    alone. The records of bench/paired_table.py's JSON."""
     records = []
     for model in args.models:
         for routing in args.routing:
@@ -301,26 +324,46 @@ def run_gpu(args):
                     tf = torch_fc1 if op == "fc1" else torch_fc2
                     torch_call = lambda i, sets=sets, tf=tf: tf(torch, *sets[i])  # noqa: E731
                     check(torch, torch_call(0), sets[0][0], sets[0][1], shape.counts, op, key % "torch")
-                    sides = [Side(torch, torch_call, nsets, args.min_sample_ms, args.graphs)]
-                    if bwgemm_torch is not None:
-                        bf = bwgemm_fc1 if op == "fc1" else bwgemm_fc2
-                        bw_call = lambda i, sets=sets, bf=bf: bf(bwgemm_torch, *sets[i])  # noqa: E731
+                    sides = [Side(torch, torch_call, nsets, args.min_sample_ms, args.graphs, clock)]
+                    if candidate is not None:
+                        cf = candidate[0] if op == "fc1" else candidate[1]
+                        bw_call = lambda i, sets=sets, cf=cf: cf(*sets[i])  # noqa: E731
                         check(torch, bw_call(0), sets[0][0], sets[0][1], shape.counts, op, key % "bwgemm_torch")
-                        sides.insert(0, Side(torch, bw_call, nsets, args.min_sample_ms, args.graphs))
+                        sides.insert(0, Side(torch, bw_call, nsets, args.min_sample_ms, args.graphs, clock))
                     samples = time_interleaved(sides, args.rounds)
                     label = f"{args.rounds} alternating rounds, {nsets} operand sets, " + \
-                        ", ".join(s.note for s in sides)
-                    if bwgemm_torch is not None:
+                        ", ".join(side.note for side in sides)
+                    if candidate is not None:
                         stats = paired_stats(samples[0], samples[1])
                         records.append(dict(name=key % "paired_bwgemm_torch", run_type="iteration", label=label,
                                             vs_torch_grouped_mm=stats["ratio_of_medians"], **stats))
                         print(f"{key % 'paired_bwgemm_torch'}: {stats['us']:.1f} us, torch "
                               f"{stats['baseline_us']:.1f} us, ratio {stats['ratio']:.3f}")
-                    us = statistics.median(samples[-1])
-                    records.append(dict(name=key % "torch_grouped_mm", run_type="iteration", us=us, baseline=1,
-                                        label=label))
+                    records.append(dict(name=key % "torch_grouped_mm", run_type="iteration",
+                                        us=statistics.median(samples[-1]), baseline=1, label=label))
                     del sets, sides
-                    torch.cuda.empty_cache()
+                    empty_cache()
+    return records
+
+
+def run_gpu(args):
+    import torch
+
+    if not torch.cuda.is_available():
+        print("moe_torch.py: no CUDA device: nothing to time (--dry-run checks the script without one)")
+        return 0
+    device = torch.device("cuda")
+    props = torch.cuda.get_device_properties(device)
+    l2_bytes = getattr(props, "L2_cache_size", 50 << 20)
+    bwgemm_torch, why = grouped_ops(require_cuda=True)
+    print(f"moe_torch.py: {props.name}, torch {torch.__version__}; "
+          + ("bwgemm_torch's grouped operators against torch._grouped_mm" if bwgemm_torch else
+             f"torch._grouped_mm alone: {why}"))
+    candidate = None
+    if bwgemm_torch is not None:
+        candidate = (lambda a, w, offs: bwgemm_fc1(bwgemm_torch, a, w, offs),
+                     lambda a, w, offs: bwgemm_fc2(bwgemm_torch, a, w, offs))
+    records = sweep(args, torch, device, l2_bytes, candidate, CudaClock(torch), torch.cuda.empty_cache)
     context = {"date": datetime.datetime.now().isoformat(timespec="seconds"), "device": props.name,
                "torch": torch.__version__, "script": "bench/moe_torch.py",
                "bwgemm_torch": "grouped operators" if bwgemm_torch else why}
@@ -330,7 +373,7 @@ def run_gpu(args):
     return 0
 
 
-# ---- --dry-run: CPU, no timing ---------------------------------------------------------------------------------
+# ---- --dry-run: CPU, no GPU timing ---------------------------------------------------------------------------------
 
 
 def dry_run():
@@ -403,24 +446,33 @@ def dry_run():
                 expect(False, f"bwgemm_torch {op}: {type(e).__name__}: {e}")
         print("moe_torch.py --dry-run: bwgemm_torch's grouped operators checked on CPU tensors (emulator)")
 
-    # The JSON the GPU run writes reads back through bench/paired_table.py.
+    # The GPU run's sweep on CPU: the host's clock for CUDA events, eager calls, torch's own FC1 and FC2 standing
+    # in for bwgemm_torch's; its records read back through bench/paired_table.py.
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import paired_table  # noqa: E402
 
-    record = dict(name=f"moe_fc1_bf16/paired_bwgemm_torch/{shape.key('fc1')}", run_type="iteration", **stats)
+    args = argparse.Namespace(models=["tiny"], tokens=[8, 40], routing=["zipf"], rounds=2, min_sample_ms=0.1,
+                              graphs=0)
+    stand_in = (lambda a, w, offs: torch_fc1(torch, a, w, offs), lambda a, w, offs: torch_fc2(torch, a, w, offs))
+    print("moe_torch.py --dry-run: the GPU run's loop on CPU, torch standing in for bwgemm_torch, the host's clock "
+          "(the times below mean nothing):")
+    records = sweep(args, torch, cpu, 1024, stand_in, HostClock())
+    expect(len(records) == 2 * 2 * 2, f"sweep: {len(records)} records")
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "moe_torch.json")
         with open(path, "w", encoding="utf-8") as f:
-            json.dump({"context": {}, "benchmarks": [record]}, f)
+            json.dump({"context": {}, "benchmarks": records}, f)
         rows = paired_table.summarize([path])
-        expect(len(rows) == 1 and rows[0][:3] == ("moe_fc1_bf16", "bwgemm_torch", 40), f"paired_table: {rows}")
+        expect([r[:3] for r in rows] == [("moe_fc1_bf16", "bwgemm_torch", 8), ("moe_fc1_bf16", "bwgemm_torch", 40),
+                                         ("moe_fc2_bf16", "bwgemm_torch", 8), ("moe_fc2_bf16", "bwgemm_torch", 40)],
+               f"paired_table: {[r[:3] for r in rows]}")
     print("moe_torch.py --dry-run: " + ("passed" if not failures else f"{len(failures)} failures"))
     return 0 if not failures else 1
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--dry-run", action="store_true", help="check the script on CPU, no GPU, no timing")
+    p.add_argument("--dry-run", action="store_true", help="check the script on CPU, no GPU (times meaningless)")
     p.add_argument("--models", default=",".join(MODELS), help="comma-separated: " + ", ".join(MODELS))
     p.add_argument("--tokens", default=",".join(map(str, SWEEP_TOKENS)))
     p.add_argument("--routing", default="uniform,zipf")
