@@ -1,5 +1,7 @@
 #include "cublaslt.hpp"
 
+#include <initializer_list>
+
 namespace bwgemm::bench {
 namespace {
 
@@ -51,6 +53,14 @@ LtMatmul::LtMatmul(cublasLtHandle_t handle, const LtMatmulShape& shape, size_t w
     BWGEMM_BENCH_CUBLAS(cublasLtMatmulPreferenceCreate(&preference));
     BWGEMM_BENCH_CUBLAS(cublasLtMatmulPreferenceSetAttribute(
         preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes, sizeof(workspace_bytes)));
+    if (shape.min_alignment_bytes > 0) {
+      const uint32_t alignment = static_cast<uint32_t>(shape.min_alignment_bytes);
+      for (cublasLtMatmulPreferenceAttributes_t attribute :
+           {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+            CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES})
+        BWGEMM_BENCH_CUBLAS(
+            cublasLtMatmulPreferenceSetAttribute(preference, attribute, &alignment, sizeof(alignment)));
+    }
     cublasLtMatmulHeuristicResult_t result{};
     int returned = 0;
     BWGEMM_BENCH_CUBLAS(cublasLtMatmulAlgoGetHeuristic(handle, desc_, layout_a_, layout_b_, layout_d_,
@@ -89,11 +99,11 @@ void LtMatmul::set_scale_pointers(const void* a_scales, const void* b_scales) co
 }
 
 void LtMatmul::run(const void* a, const void* b, void* d, void* workspace, cudaStream_t stream,
-                   const void* a_scales, const void* b_scales) const {
+                   const void* a_scales, const void* b_scales, float alpha) const {
   // The descriptor is host-side state read when cublasLtMatmul enqueues, so the scale pointers of
   // the operand set in use can be set call by call (and are baked into a captured graph).
   if (shape_.vec16_ue4m3_scales) set_scale_pointers(a_scales, b_scales);
-  const float alpha = 1.0f, beta = 0.0f;
+  const float beta = 0.0f;
   BWGEMM_BENCH_CUBLAS(cublasLtMatmul(handle_, desc_, &alpha, a, layout_a_, b, layout_b_, &beta, d, layout_d_,
                                      d, layout_d_, &algo_, workspace, workspace_bytes_, stream));
 }

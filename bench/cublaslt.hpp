@@ -40,6 +40,10 @@ struct LtMatmulShape {
   bool vec16_ue4m3_scales = false;
   // Negative control only: set the scale pointers but not the scale mode (the silent failure above).
   bool omit_scale_mode_for_negative_control = false;
+  // The least alignment (bytes) of the A, B and D pointers run() will get; 0: cuBLASLt's default assumption
+  // (256). The heuristic then ranks only algorithms that work with it (CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_*):
+  // the mixture-of-experts loops pass pointers into the middle of a buffer (bench/moe_baselines.cpp).
+  int64_t min_alignment_bytes = 0;
 };
 
 class LtMatmul {
@@ -52,9 +56,9 @@ class LtMatmul {
   LtMatmul& operator=(const LtMatmul&) = delete;
   ~LtMatmul();
 
-  // D = A * B (alpha 1, beta 0) on `stream`. workspace: at least the bytes given to the constructor.
+  // D = alpha A * B (beta 0) on `stream`. workspace: at least the bytes given to the constructor.
   void run(const void* a, const void* b, void* d, void* workspace, cudaStream_t stream,
-           const void* a_scales = nullptr, const void* b_scales = nullptr) const;
+           const void* a_scales = nullptr, const void* b_scales = nullptr, float alpha = 1.0f) const;
 
  private:
   void set_scale_pointers(const void* a_scales, const void* b_scales) const;

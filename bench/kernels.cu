@@ -107,6 +107,44 @@ __global__ void silu_mul_scalar_kernel(const T* x, const T* y, int64_t ld_in, T*
   }
 }
 
+// One block row (blockIdx.y) per expert: its rows [0, clamp(counts[e], 0, max_rows)) of the slab, a
+// grid-stride loop over them in blockIdx.x; vectorized by eight where the launcher found every row 16-byte
+// aligned.
+template <class T, bool kVector>
+__global__ void masked_silu_mul_kernel(const T* __restrict__ x, const T* __restrict__ y, int64_t ld_in,
+                                       int64_t slab_in, T* __restrict__ out, int64_t ld_out, int64_t slab_out,
+                                       const int32_t* __restrict__ counts, int64_t max_rows, int64_t cols) {
+  const int64_t e = blockIdx.y;
+  const int64_t count = counts[e];
+  const int64_t rows = count < 0 ? 0 : (count > max_rows ? max_rows : count);
+  const int64_t step = kVector ? kVectorElems : 1;
+  const int64_t per_row = cols / step, total = rows * per_row;
+  const T* xe = x + e * slab_in;
+  const T* ye = y + e * slab_in;
+  T* oe = out + e * slab_out;
+  for (int64_t v = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; v < total;
+       v += int64_t{gridDim.x} * blockDim.x) {
+    const int64_t r = v / per_row, c = (v % per_row) * step;
+    if constexpr (kVector) {
+      const uint4 xv = *reinterpret_cast<const uint4*>(xe + r * ld_in + c);
+      const uint4 yv = *reinterpret_cast<const uint4*>(ye + r * ld_in + c);
+      uint4 ov;
+      const T* xs = reinterpret_cast<const T*>(&xv);
+      const T* ys = reinterpret_cast<const T*>(&yv);
+      T* os = reinterpret_cast<T*>(&ov);
+#pragma unroll
+      for (int i = 0; i < kVectorElems; ++i) os[i] = from_f32<T>(silu_times(to_f32(xs[i]), to_f32(ys[i])));
+      *reinterpret_cast<uint4*>(oe + r * ld_out + c) = ov;
+    } else {
+      oe[r * ld_out + c] = from_f32<T>(silu_times(to_f32(xe[r * ld_in + c]), to_f32(ye[r * ld_in + c])));
+    }
+  }
+}
+
+// Blocks per expert of masked_silu_mul_kernel: enough for a full slab at a few steps per thread, at most this
+// many (most experts of a decode step have a row or two, and every block of an empty expert still launches).
+constexpr int64_t kMaxMaskedBlocksPerExpert = 16;
+
 bool aligned16(const void* p) {
   return reinterpret_cast<uintptr_t>(p) % 16 == 0;
 }
@@ -216,6 +254,37 @@ template void launch_silu_mul<__half>(const __half*, const __half*, int64_t, __h
                                       int64_t, cudaStream_t);
 template void launch_silu_mul<__nv_bfloat16>(const __nv_bfloat16*, const __nv_bfloat16*, int64_t,
                                              __nv_bfloat16*, int64_t, int64_t, int64_t, cudaStream_t);
+
+template <class T>
+void launch_masked_silu_mul(const T* x, const T* y, int64_t ld_in, int64_t slab_in, T* out, int64_t ld_out,
+                            int64_t slab_out, const int32_t* counts, int64_t experts, int64_t max_rows,
+                            int64_t cols, cudaStream_t stream) {
+  if (experts < 1 || experts > 65535)
+    throw BenchError("launch_masked_silu_mul: experts must be in [1, 65535] (got " + std::to_string(experts) +
+                     ")");
+  const bool vectorizable = cols % kVectorElems == 0 && ld_in % kVectorElems == 0 &&
+                            ld_out % kVectorElems == 0 && slab_in % kVectorElems == 0 &&
+                            slab_out % kVectorElems == 0 && aligned16(x) && aligned16(y) && aligned16(out);
+  const int64_t per_slab = max_rows * cols / (vectorizable ? kVectorElems : 1);
+  const dim3 grid(
+      static_cast<unsigned>(std::clamp<int64_t>(
+          (per_slab + 4 * kThreadsPerBlock - 1) / (4 * kThreadsPerBlock), 1, kMaxMaskedBlocksPerExpert)),
+      static_cast<unsigned>(experts));
+  if (vectorizable) {
+    masked_silu_mul_kernel<T, true><<<grid, kThreadsPerBlock, 0, stream>>>(x, y, ld_in, slab_in, out, ld_out,
+                                                                           slab_out, counts, max_rows, cols);
+  } else {
+    masked_silu_mul_kernel<T, false><<<grid, kThreadsPerBlock, 0, stream>>>(x, y, ld_in, slab_in, out, ld_out,
+                                                                            slab_out, counts, max_rows, cols);
+  }
+  BWGEMM_BENCH_CUDA(cudaGetLastError());
+}
+template void launch_masked_silu_mul<__half>(const __half*, const __half*, int64_t, int64_t, __half*, int64_t,
+                                             int64_t, const int32_t*, int64_t, int64_t, int64_t,
+                                             cudaStream_t);
+template void launch_masked_silu_mul<__nv_bfloat16>(const __nv_bfloat16*, const __nv_bfloat16*, int64_t,
+                                                    int64_t, __nv_bfloat16*, int64_t, int64_t, const int32_t*,
+                                                    int64_t, int64_t, int64_t, cudaStream_t);
 
 int bandwidth_grid_blocks(int sm_count) {
   int per_sm_read = 0, per_sm_copy = 0;

@@ -34,6 +34,15 @@ template <class T>
 void launch_silu_mul(const T* x, const T* y, int64_t ld_in, T* out, int64_t ld_out, int64_t rows,
                      int64_t cols, cudaStream_t stream);
 
+// launch_silu_mul on the masked layout of a mixture-of-experts call: expert e's rows [0, clamp(counts[e], 0,
+// max_rows)) of its slab (x, y: row stride ld_in, slab stride slab_in elements; out: ld_out, slab_out).
+// counts: `experts` int32 in device memory, read by the kernel (one launch for every expert; the rows past an
+// expert's count are not written).
+template <class T>
+void launch_masked_silu_mul(const T* x, const T* y, int64_t ld_in, int64_t slab_in, T* out, int64_t ld_out,
+                            int64_t slab_out, const int32_t* counts, int64_t experts, int64_t max_rows,
+                            int64_t cols, cudaStream_t stream);
+
 // The bandwidth references (docs/performance.md, "Bandwidth reference"): kernels that stream a buffer
 // once with 16-byte loads in a grid-stride loop over a grid of `blocks` blocks (bandwidth_grid_blocks).
 // `bytes` must be a positive multiple of 16 and the pointers 16-byte aligned (cudaMalloc'd buffers are);

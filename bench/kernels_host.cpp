@@ -6,6 +6,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -100,6 +101,24 @@ template void launch_silu_mul<__half>(const __half*, const __half*, int64_t, __h
                                       int64_t, cudaStream_t);
 template void launch_silu_mul<__nv_bfloat16>(const __nv_bfloat16*, const __nv_bfloat16*, int64_t,
                                              __nv_bfloat16*, int64_t, int64_t, int64_t, cudaStream_t);
+
+template <class T>
+void launch_masked_silu_mul(const T* x, const T* y, int64_t ld_in, int64_t slab_in, T* out, int64_t ld_out,
+                            int64_t slab_out, const int32_t* counts, int64_t experts, int64_t max_rows,
+                            int64_t cols, cudaStream_t stream) {
+  const std::vector<int32_t> rows = copy_to_host(counts, experts, stream);
+  for (int64_t e = 0; e < experts; ++e) {
+    const int64_t r = std::min<int64_t>(std::max<int32_t>(rows[static_cast<size_t>(e)], 0), max_rows);
+    if (r > 0)
+      launch_silu_mul(x + e * slab_in, y + e * slab_in, ld_in, out + e * slab_out, ld_out, r, cols, stream);
+  }
+}
+template void launch_masked_silu_mul<__half>(const __half*, const __half*, int64_t, int64_t, __half*, int64_t,
+                                             int64_t, const int32_t*, int64_t, int64_t, int64_t,
+                                             cudaStream_t);
+template void launch_masked_silu_mul<__nv_bfloat16>(const __nv_bfloat16*, const __nv_bfloat16*, int64_t,
+                                                    int64_t, __nv_bfloat16*, int64_t, int64_t, const int32_t*,
+                                                    int64_t, int64_t, int64_t, cudaStream_t);
 
 int bandwidth_grid_blocks(int sm_count) {
   return sm_count > 0 ? sm_count : 1;

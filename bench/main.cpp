@@ -2,7 +2,7 @@
 //
 //   bwgemm_bench [Google Benchmark flags] [--bwgemm_samples=N] [--bwgemm_min_sample_ms=X]
 //                [--bwgemm_warmup_ms=X] [--bwgemm_graphs=0|1] [--bwgemm_device=N]
-//                [--bwgemm_shapes=MxNxK,... | @FILE] [--bwgemm_sweep=models] [--bwgemm_paired=0|1]
+//                [--bwgemm_shapes=MxNxK,... | @FILE] [--bwgemm_sweep=models|moe] [--bwgemm_paired=0|1]
 //                [--bwgemm_host_cost=0|1]
 //
 // Inspects the GPU first and registers only what it can run (printing what was skipped and why), the
@@ -26,6 +26,7 @@
 #include "bwgemm/tuning/registry.hpp"
 #include "cublaslt.hpp"
 #include "kernels.cuh"
+#include "moe_registry.hpp"
 #include "paired.hpp"
 #include "registry.hpp"
 #include "shapes.hpp"
@@ -645,6 +646,12 @@ const char* const kUsage =
     "                             MxNxK or 'M N K' per line, '#' comments); GEMM in both B layouts\n"
     "  --bwgemm_sweep=models      M = 1, 2, 4, ..., 16384 on the qkv, o, gate/up and down projections of\n"
     "                             Llama-3.1-8B, Qwen2.5-32B and Llama-3.1-70B (bench/shapes.cpp)\n"
+    "  --bwgemm_sweep=moe         the mixture-of-experts groups only (moe_fc1_*, moe_fc2_*,\n"
+    "                             moe_layer_nvfp4): the MoE layers of DeepSeek-V3 (also with 32\n"
+    "                             local experts), Qwen3-30B-A3B, gpt-oss-120b and Llama 4 Maverick\n"
+    "                             at 1 to 16384 tokens, uniform and Zipf routing, offsets and masked\n"
+    "                             (bench/moe_shapes.cpp). Without it the MoE groups run a few default\n"
+    "                             shapes; --bwgemm_shapes and --bwgemm_sweep=models leave them out\n"
     "  --bwgemm_paired=0|1        also register <group>/paired_<impl>/<shape> for every bwgemm kernel: it "
     "and\n"
     "                             the shape's baselines timed in alternating rounds (ABAB.., order reversed\n"
@@ -678,6 +685,7 @@ struct Options {
   bool paired = false;
   bool host_cost = false;
   ShapeSets shapes = default_shapes();
+  std::vector<MoeShape> moe = default_moe_shapes();  // the mixture-of-experts groups' (layer) shapes
 };
 
 int parse_flags(int argc, char** argv, TimingConfig* timing, Options* options) {
@@ -705,8 +713,13 @@ int parse_flags(int argc, char** argv, TimingConfig* timing, Options* options) {
         std::fprintf(stderr, "bwgemm_bench: --bwgemm_shapes: %s\n", error.c_str());
         return EXIT_FAILURE;
       }
+      options->moe.clear();
     } else if (std::strcmp(argv[i], "--bwgemm_sweep=models") == 0) {
       options->shapes = model_sweep();
+      options->moe.clear();
+    } else if (std::strcmp(argv[i], "--bwgemm_sweep=moe") == 0) {
+      options->shapes = ShapeSets{};
+      options->moe = moe_sweep();
     } else {
       std::fprintf(stderr, "bwgemm_bench: unrecognized or out-of-range argument '%s'\n%s", argv[i], kUsage);
       return EXIT_FAILURE;
@@ -810,9 +823,35 @@ int main(int argc, char** argv) {
               register_group(table.gemm_bf16, shapes.gemm, dev, options.paired, options.host_cost));
   print_group("dual_bf16",
               register_group(table.dual_bf16, shapes.dual_bf16, dev, options.paired, options.host_cost));
+
+  // The mixture-of-experts groups (bench/moe_*): bwgemm's grouped entry points first run on a tiny problem
+  // here.
+  MoeImplementationTable moe;
+  add_moe_baselines(moe);
+  if (!options.moe.empty()) add_moe_candidates(moe, dev);
+  if (options.negative_controls) add_moe_negative_controls(moe);
+  const std::pair<const char*, GroupReport> moe_reports[] = {
+      {"moe_fc1_bf16", register_group(moe.fc1_bf16, moe_shapes_for(options.moe, MoeOp::kFc1), dev,
+                                      options.paired, options.host_cost)},
+      {"moe_fc2_bf16", register_group(moe.fc2_bf16, moe_shapes_for(options.moe, MoeOp::kFc2), dev,
+                                      options.paired, options.host_cost)},
+      {"moe_fc1_nvfp4", register_group(moe.fc1_nvfp4, moe_shapes_for(options.moe, MoeOp::kFc1), dev,
+                                       options.paired, options.host_cost)},
+      {"moe_fc2_nvfp4", register_group(moe.fc2_nvfp4, moe_shapes_for(options.moe, MoeOp::kFc2), dev,
+                                       options.paired, options.host_cost)},
+      {"moe_layer_nvfp4", register_group(moe.layer_nvfp4, moe_shapes_for(options.moe, MoeOp::kLayer), dev,
+                                         options.paired, options.host_cost)}};
+  for (const auto& [group, report] : moe_reports) {
+    GroupReport with_probes = report;
+    for (const auto& [g, why] : moe.unavailable)
+      if (g == group) with_probes.skipped.push_back(why);
+    if (!options.moe.empty()) print_group(group, with_probes);
+  }
   const int candidates = count_candidates(table.dual_nvfp4) + count_candidates(table.gemm_nvfp4) +
                          count_candidates(table.gemm_fp16) + count_candidates(table.gemm_bf16) +
-                         count_candidates(table.dual_bf16);
+                         count_candidates(table.dual_bf16) + count_candidates(moe.fc1_bf16) +
+                         count_candidates(moe.fc2_bf16) + count_candidates(moe.fc1_nvfp4) +
+                         count_candidates(moe.fc2_nvfp4) + count_candidates(moe.layer_nvfp4);
   if (candidates == 0) {
     std::printf(
         "  [none] bwgemm kernels: none registered yet (they register in bench/candidates.cu once "

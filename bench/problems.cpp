@@ -6,6 +6,7 @@
 #include "bwgemm/formats/scale_layout.cuh"
 #include "bwgemm/reference/nvfp4_gemm.hpp"
 #include "kernels.cuh"
+#include "problem_util.hpp"
 #include "timing.hpp"
 
 namespace bwgemm::bench {
@@ -13,9 +14,6 @@ namespace {
 
 constexpr uint64_t kDataSeed = 0x6277'6765'6D6D'0001ull;  // "bwgemm", 1: the fixed input distribution's seed
 constexpr int64_t kValidationColumnBlock = 128;  // = NVFP4 scale atom rows: B row blocks are whole atoms
-constexpr uint8_t kNaNByte = 0xFF;               // 0xFFFF is a NaN in fp16 and in bf16
-constexpr uint8_t kFp4MagnitudeMask = 0x77;      // clears the sign bit of both e2m1 nibbles
-constexpr uint8_t kE4m3MagnitudeMask = 0x7F;
 
 enum class Operand : uint64_t { kA = 1, kB = 2, kAScales = 3, kBScales = 4 };
 
@@ -28,64 +26,12 @@ uint64_t operand_seed(int set, Operand operand) {
   return z ^ (z >> 31);
 }
 
-template <class T>
-void copy_to_host(T* dst, const T* src, size_t count) {
-  BWGEMM_BENCH_CUDA(cudaMemcpy(dst, src, count * sizeof(T), cudaMemcpyDeviceToHost));
-}
-
-// Rows `rows` (each `width` elements at row stride ld) of a device matrix, packed row after row.
-template <class T>
-std::vector<T> copy_rows(const T* src, int64_t ld, const std::vector<int64_t>& rows, int64_t width) {
-  std::vector<T> out(rows.size() * static_cast<size_t>(width));
-  for (size_t i = 0; i < rows.size(); ++i)
-    copy_to_host(out.data() + i * width, src + rows[i] * ld, static_cast<size_t>(width));
-  return out;
-}
-
-// The sampled elements of a device output (row-major, row stride ld) as fp32.
-template <class T>
-std::vector<float> gather_output(const T* d, int64_t ld, const OutputSample& sample) {
-  const std::vector<T> rows = copy_rows(d, ld, sample.rows, ld);
-  const int64_t cols = sample.cols();
-  std::vector<float> out(sample.rows.size() * static_cast<size_t>(cols));
-  for (size_t i = 0; i < sample.rows.size(); ++i)
-    for (int64_t j = 0; j < cols; ++j) out[i * cols + j] = ref::to_float(rows[i * ld + sample.col(j)]);
-  return out;
-}
-
-template <class T>
-std::vector<float> abs_to_float(const std::vector<T>& x) {
-  std::vector<float> out(x.size());
-  for (size_t i = 0; i < x.size(); ++i) out[i] = std::fabs(ref::to_float(x[i]));
-  return out;
-}
-
 // Writes a rows x block result into columns [block_index * block, ...) of a rows x cols sample.
 void scatter_block(const std::vector<float>& block_out, int64_t rows, int64_t block, size_t block_index,
                    int64_t cols, std::vector<float>* sample_out) {
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < block; ++j)
       (*sample_out)[i * cols + static_cast<int64_t>(block_index) * block + j] = block_out[i * block + j];
-}
-
-// sum_k a[i][k] b[j][k] for host A rows (S x K) and a K-major B block (w x K), via bwgemm::ref::gemm.
-template <class T>
-std::vector<float> reference_dot(const std::vector<T>& a_rows, const std::vector<T>& b_rows, int64_t s,
-                                 int64_t w, int64_t k) {
-  std::vector<float> out(static_cast<size_t>(s * w));
-  ref::GemmArgs<T, T, float> args;
-  args.m = s;
-  args.n = w;
-  args.k = k;
-  args.a = a_rows.data();
-  args.lda = k;
-  args.b = b_rows.data();
-  args.b_layout = ref::BLayout::kColumnMajorKxN;
-  args.ldb = k;
-  args.d = out.data();
-  args.ldd = w;
-  ref::gemm(args);
-  return out;
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -106,38 +52,6 @@ void fill_nvfp4_matrix(uint8_t* data, uint8_t* scales, int64_t rows, int64_t k, 
                        Operand scale_operand, cudaStream_t stream) {
   fill_masked_bytes(data, rows * k / 2, operand_seed(set, data_operand), kFp4ByteMask, stream);
   fill_blocked_e4m3_scales(scales, rows, k / kNvfp4BlockSize, operand_seed(set, scale_operand), stream);
-}
-
-// The sampled rows of a device NVFP4 matrix A (m x K) as an s-row NVFP4 matrix, and its magnitudes.
-struct SampledNvfp4Rows {
-  std::vector<uint8_t> data, scales, data_abs, scales_abs;
-  int64_t rows = 0, k = 0;
-  ref::Nvfp4Matrix matrix() const { return {data.data(), scales.data(), rows, k}; }
-  ref::Nvfp4Matrix abs_matrix() const { return {data_abs.data(), scales_abs.data(), rows, k}; }
-};
-
-SampledNvfp4Rows sample_nvfp4_rows(const uint8_t* data, const uint8_t* scales, int64_t m, int64_t k,
-                                   const std::vector<int64_t>& rows) {
-  const int64_t row_bytes = k / 2, sf_cols = k / kNvfp4BlockSize, s = static_cast<int64_t>(rows.size());
-  SampledNvfp4Rows out;
-  out.rows = s;
-  out.k = k;
-  out.data = copy_rows(data, row_bytes, rows, row_bytes);
-  // Scales re-laid out through the formats layer (blocked -> plain -> pick rows -> blocked).
-  std::vector<uint8_t> blocked(static_cast<size_t>(blocked_scale_bytes(m, sf_cols)));
-  copy_to_host(blocked.data(), scales, blocked.size());
-  std::vector<uint8_t> plain(static_cast<size_t>(m * sf_cols)),
-      sample_plain(static_cast<size_t>(s * sf_cols));
-  unswizzle_scales_from_blocked(blocked.data(), m, sf_cols, 1, plain.data());
-  for (int64_t i = 0; i < s; ++i)
-    std::memcpy(&sample_plain[i * sf_cols], &plain[rows[i] * sf_cols], static_cast<size_t>(sf_cols));
-  out.scales.resize(static_cast<size_t>(blocked_scale_bytes(s, sf_cols)));
-  swizzle_scales_to_blocked(sample_plain.data(), s, sf_cols, 1, out.scales.data());
-  out.data_abs = out.data;
-  out.scales_abs = out.scales;
-  for (auto& byte : out.data_abs) byte &= kFp4MagnitudeMask;
-  for (auto& byte : out.scales_abs) byte &= kE4m3MagnitudeMask;
-  return out;
 }
 
 // dot = sum_k a b and dot_abs = sum_k |a b| (s x w) of the sampled A rows with rows [row0, row0 + w) of a
@@ -166,6 +80,30 @@ std::string name_of(const char* group, const std::string& shape_key) {
 }
 
 }  // namespace
+
+SampledNvfp4Rows sample_nvfp4_rows(const uint8_t* data, const uint8_t* scales, int64_t m, int64_t k,
+                                   const std::vector<int64_t>& rows) {
+  const int64_t row_bytes = k / 2, sf_cols = k / kNvfp4BlockSize, s = static_cast<int64_t>(rows.size());
+  SampledNvfp4Rows out;
+  out.rows = s;
+  out.k = k;
+  out.data = copy_rows(data, row_bytes, rows, row_bytes);
+  // Scales re-laid out through the formats layer (blocked -> plain -> pick rows -> blocked).
+  std::vector<uint8_t> blocked(static_cast<size_t>(blocked_scale_bytes(m, sf_cols)));
+  copy_to_host(blocked.data(), scales, blocked.size());
+  std::vector<uint8_t> plain(static_cast<size_t>(m * sf_cols)),
+      sample_plain(static_cast<size_t>(s * sf_cols));
+  unswizzle_scales_from_blocked(blocked.data(), m, sf_cols, 1, plain.data());
+  for (int64_t i = 0; i < s; ++i)
+    std::memcpy(&sample_plain[i * sf_cols], &plain[rows[i] * sf_cols], static_cast<size_t>(sf_cols));
+  out.scales.resize(static_cast<size_t>(blocked_scale_bytes(s, sf_cols)));
+  swizzle_scales_to_blocked(sample_plain.data(), s, sf_cols, 1, out.scales.data());
+  out.data_abs = out.data;
+  out.scales_abs = out.scales;
+  for (auto& byte : out.data_abs) byte &= kFp4MagnitudeMask;
+  for (auto& byte : out.scales_abs) byte &= kE4m3MagnitudeMask;
+  return out;
+}
 
 // ------------------------------------------------------------------------------------------------
 // GEMM
