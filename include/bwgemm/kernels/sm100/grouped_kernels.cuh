@@ -4,7 +4,7 @@
 //   - the tiles: a sched::GroupedTileSource per walking thread instead of the tile grid, i.e. the walk over
 //     the experts' device offsets or counts (base/grouped.hpp), each value read once per thread, bad values
 //     clamped to the caller's buffers; the walk's status bits ORed into the caller's status word once per
-//     launch (roles.cuh's run_epilogue, GroupedTileSource::finish). The dense Roles read a tile through
+//     launch (roles.cuh's run_tile_records, GroupedTileSource::finish). The dense Roles read a tile through
 //     sched::first_row / weight_batch / row_limit / scale_block (scheduler/grouped_tiles.cuh): a tile's A
 //     rows start at its first row (not a multiple of the tile), the weights are the expert's (batch = expert
 //     of the stacked [E, N, K] maps), the epilogue stores the rows before the expert's end, an NVFP4 A's
