@@ -15,7 +15,8 @@ output rows are 32-byte aligned, and the call reads no C (GEMM: alpha = 1, beta 
   loop. A kernel with neither (one tile per CTA, chunks unrolled) is measured on its straight-line code from
   the first block with a tensor-memory load to the kernel's end.
 - The fast path is the path through that loop's body, from its head to its backward branch, through no
-  block with a global load (LDG: reading C), that stores the most bytes (an interior chunk stores every
+  block with an unpredicated global load (LDG: reading C; a predicated one, the grouped kernels' per-expert
+  scale read where a scale array is given, is counted as an instruction), that stores the most bytes (an interior chunk stores every
   column; a path that leaves through a bounds check stores fewer) and, of those, has the fewest instructions
   (the per-tile fast path rather than the per-chunk one; the 256-bit stores of aligned rows rather than the
   128-bit ones). A store predicated on the register its block's final branch tests counts on one edge only
@@ -260,7 +261,8 @@ def measure(name, instrs):
         if blk not in best or blk < head:
             continue
         for t in cfg.successors(blk):
-            if t <= blk or t not in body or has(cfg.block_instrs(t), r"^LDG"):
+            if t <= blk or t not in body or any(i.opcode.startswith("LDG") and i.pred is None
+                                                for i in cfg.block_instrs(t)):
                 continue
             cand = (best[blk][0] + stored_on_edge(blk, t), best[blk][1] - cost(t))
             if t not in best or cand > best[t]:

@@ -49,10 +49,12 @@ def resource_usage(cuobjdump, binary, arch):
                             "nvfp4_gemm_swap_ab_kernel": "LinearCombination",
                             "nvfp4_gemm_swap_ab_split_kernel": "LinearCombination",
                             "dual_swap_ab_kernel": "SiluMul", "dual_swap_ab_split_kernel": "SiluMul"}
-        m = re.search(r"\b(nvfp4_dual_gemm_kernel|nvfp4_gemm_kernel|dual_gemm_kernel|gemm_kernel)<bwgemm::sm100::(?:Nvfp4Dual|Nvfp4|Dual)?GemmConfig<(\d+), (\d+), (\d+), "
+        # The tiled kernels and their grouped (mixture-of-experts) kernels, grouped_*: the same Configs.
+        m = re.search(r"\b((?:grouped_)?(?:nvfp4_dual_gemm_kernel|nvfp4_gemm_kernel|dual_gemm_kernel|gemm_kernel))"
+                      r"<bwgemm::sm100::(?:Nvfp4Dual|Nvfp4|Dual)?GemmConfig<(\d+), (\d+), (\d+), "
                       r"bwgemm::sched::(\w+), bwgemm::epi::(\w+), (?:bwgemm::)?(\w+)[,>]", pretty)
         if m:
-            if m.group(6) != shipped_epilogue[m.group(1)]:
+            if m.group(6) != shipped_epilogue[m.group(1).removeprefix("grouped_")]:
                 continue  # test-only instantiations (other epilogues) are not shipped kernels
             keyed[(m.group(1), m.group(2), m.group(3), m.group(4), m.group(5), m.group(7))] = usage[mangled]
             continue

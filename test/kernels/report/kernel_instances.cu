@@ -16,6 +16,7 @@
 #include "bwgemm/sm100/dual_gemm_swap_ab.cuh"
 #include "bwgemm/sm100/gemm.cuh"
 #include "bwgemm/sm100/gemm_swap_ab.cuh"
+#include "bwgemm/sm100/grouped_gemm.cuh"
 #include "bwgemm/sm100/nvfp4_dual_gemm.cuh"
 #include "bwgemm/sm100/nvfp4_dual_swap_ab.cuh"
 #include "bwgemm/sm100/nvfp4_gemm.cuh"
@@ -83,9 +84,10 @@ const char* kernel_name() {
   return "nvfp4_dual_gemm_kernel";
 }
 
+// prefix: "grouped_" for a Config's grouped (mixture-of-experts) kernel (kernels/sm100/grouped_kernels.cuh).
 template <class Cfg, bool Split = false>
-void describe(int stages_argument) {
-  std::printf("%s|%d|%d|%d|%s|%s|stages=%d|threads=%d|smem=%d|tmem=%d|acc_stages=%d\n",
+void describe(int stages_argument, const char* prefix = "") {
+  std::printf("%s%s|%d|%d|%d|%s|%s|stages=%d|threads=%d|smem=%d|tmem=%d|acc_stages=%d\n", prefix,
               kernel_name<Cfg, Split>(), Cfg::kBlockN, stages_argument, Cfg::kClusterCtas,
               Cfg::Scheduler::kName, out_name<typename Cfg::Out>(), Cfg::kStages, Cfg::kThreads,
               Cfg::kSmemBytes, Cfg::kTmemColumns, Cfg::kAccStages);
@@ -143,6 +145,43 @@ void describe_all(bwgemm::sm100::ConfigList<Cs...>) {
   (instantiate_and_describe<Cs>(), ...);
 }
 
+// The grouped kernel of Cfg, a shipped grouped Config (sm100/grouped_gemm.cuh: a tiled GEMM, dual GEMM, NVFP4
+// GEMM or NVFP4 dual GEMM Config, static persistent).
+template <class Cfg>
+void instantiate_and_describe_grouped() {
+  if constexpr (IsGemmConfig<Cfg>::value) {
+    volatile auto kernel = &bwgemm::sm100::grouped_gemm_kernel<Cfg>;
+    (void)kernel;
+  } else if constexpr (IsNvfp4GemmConfig<Cfg>::value) {
+    volatile auto kernel = &bwgemm::sm100::grouped_nvfp4_gemm_kernel<Cfg>;
+    (void)kernel;
+  } else if constexpr (IsDualGemmConfig<Cfg>::value) {
+    volatile auto kernel = &bwgemm::sm100::grouped_dual_gemm_kernel<Cfg>;
+    (void)kernel;
+  } else {
+    volatile auto kernel = &bwgemm::sm100::grouped_nvfp4_dual_gemm_kernel<Cfg>;
+    (void)kernel;
+  }
+  int stages_argument = Cfg::kStages;
+  if constexpr (IsGemmConfig<Cfg>::value || IsDualGemmConfig<Cfg>::value)
+    stages_argument = Cfg::kStagesRequested;
+  describe<Cfg>(stages_argument, "grouped_");
+}
+
+template <class... Cs>
+void describe_all_grouped(bwgemm::sm100::ConfigList<Cs...>) {
+  (instantiate_and_describe_grouped<Cs>(), ...);
+}
+
+// The shipped grouped Configs (one per entry point's choice), fp16 output, SiluMul for the duals.
+using ShippedGroupedConfigs = bwgemm::sm100::ConfigList<
+    bwgemm::sm100::GroupedGemmTokens128<__half>, bwgemm::sm100::GroupedGemmTokens256<__half>,
+    bwgemm::sm100::GroupedDualGemmTokens128<__half, bwgemm::epi::SiluMul>,
+    bwgemm::sm100::GroupedDualGemmTokens256<__half, bwgemm::epi::SiluMul>,
+    bwgemm::sm100::GroupedNvfp4GemmTokens128<__half>, bwgemm::sm100::GroupedNvfp4GemmTokens256<__half>,
+    bwgemm::sm100::GroupedNvfp4DualGemmTokens128<__half, bwgemm::epi::SiluMul>,
+    bwgemm::sm100::GroupedNvfp4DualGemmTokens256<__half, bwgemm::epi::SiluMul>>;
+
 }  // namespace
 
 int main() {
@@ -158,5 +197,6 @@ int main() {
   describe_all(bwgemm::sm100::ShippedNvfp4DualNvfp4OutConfigs{});  // NVFP4 C
   describe_all(bwgemm::sm100::ShippedNvfp4GemmNvfp4OutConfigs{});  // NVFP4 D
   describe_all(bwgemm::sm100::ShippedDualSwapAbConfigs{});         // small-M 16-bit dual
+  describe_all_grouped(ShippedGroupedConfigs{});                   // grouped (mixture of experts)
   return 0;
 }

@@ -63,10 +63,15 @@ constexpr sched::TileGrid swap_ab_tiles(int64_t m, int64_t n, int64_t batch) {
   return sched::grouped_tile_grid(n, Cfg::kBlockWeights, m, Cfg::kBlockTokens, batch);
 }
 
+// Bytes of one tile record (roles.cuh's TileRecord: what the record thread hands the epilogue warps per tile;
+// 48 bytes for a grouped tile), one per accumulator stage.
+inline constexpr int kTileRecordBytes = 64;
+
 // The shared-memory tail every sm_100a kernel places after its operand stages (byte offsets from its
-// start): the stage and accumulator barriers, the Cluster Launch Control response ring, and the slot
-// tcgen05.alloc writes the tensor-memory base address to.
-template <int Stages, int AccStages>
+// start): the stage and accumulator barriers, the Cluster Launch Control response ring, the tile records
+// with their barriers (TileRecords: the kernels with Cfg::kTileRecords), and the slot tcgen05.alloc writes
+// the tensor-memory base address to.
+template <int Stages, int AccStages, bool TileRecords = false>
 struct BarrierLayout {
   static constexpr int kFullBarriers = 0;                                      // [Stages], even CTA
   static constexpr int kEmptyBarriers = kFullBarriers + 8 * Stages;            // [Stages]
@@ -75,7 +80,10 @@ struct BarrierLayout {
   static constexpr int kClcFullBarriers = kAccEmptyBarriers + 8 * AccStages;   // [kClcStages]
   static constexpr int kClcEmptyBarriers = kClcFullBarriers + 8 * kClcStages;  // [kClcStages], even CTA
   static constexpr int kClcResponses = static_cast<int>(round_up_u32(kClcEmptyBarriers + 8 * kClcStages, 16));
-  static constexpr int kTmemBaseSlot = kClcResponses + kClcResponseBytes * kClcStages;
+  static constexpr int kRecordEmptyBarriers = kClcResponses + kClcResponseBytes * kClcStages;  // [AccStages]
+  static constexpr int kTileRecords =
+      static_cast<int>(round_up_u32(kRecordEmptyBarriers + (TileRecords ? 8 * AccStages : 0), 16));
+  static constexpr int kTmemBaseSlot = kTileRecords + (TileRecords ? kTileRecordBytes * AccStages : 0);
   static constexpr int kBytes = kTmemBaseSlot + 16;
 };
 
@@ -127,6 +135,17 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void arrive_on_pair_barrier(uint32_t local_bar)
   }
 }
 
+// Arrive once on a barrier of the even CTA by the address pair_barrier<CtaGroup> gave (mapped once, not per
+// arrival).
+template <int CtaGroup>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void arrive_on_mapped_pair_barrier(uint32_t pair_bar) {
+  if constexpr (CtaGroup == 2) {
+    ptx::mbarrier_arrive_cluster(pair_bar);
+  } else {
+    ptx::mbarrier_arrive(pair_bar);
+  }
+}
+
 // Arrive with an expected transaction byte count on a barrier of the even CTA (or the local one).
 template <int CtaGroup>
 BWGEMM_DEVICE BWGEMM_FORCEINLINE void arrive_expect_tx_on_pair_barrier(uint32_t local_bar, uint32_t bytes) {
@@ -159,8 +178,10 @@ struct ClcBarriers {
 
 // The barriers and the tensor-memory slot of one CTA of a tcgen05 kernel, at the offsets Cfg derives from
 // BarrierLayout. Arrival counts: `full[s]` (in the even CTA) gets Cfg::kProducerWarps arrivals from each
-// CTA of the pair; `empty[s]` and `acc_full[a]` one tcgen05.commit; `acc_empty[a]` (even CTA) one per
-// epilogue warp of each CTA; the CLC ring as TileStream and run_clc_scheduler use it.
+// CTA of the pair; `empty[s]` one tcgen05.commit; `acc_full[a]` one tcgen05.commit, plus, with tile records
+// (Cfg::kTileRecords), the record thread's arrival once it wrote the tile's record `records + a ·
+// kTileRecordBytes`; `acc_empty[a]` (even CTA) one per epilogue warp of each CTA; `record_empty[a]` one per
+// epilogue warp of this CTA (the record is read); the CLC ring as TileStream and run_clc_scheduler use it.
 template <class Cfg>
 struct KernelBarriers {
   BarrierArray<Cfg::kStages> full;
@@ -168,9 +189,14 @@ struct KernelBarriers {
   BarrierArray<Cfg::kAccStages> acc_full;
   BarrierArray<Cfg::kAccStages> acc_empty;
   ClcBarriers clc;
+  BarrierArray<Cfg::kAccStages> record_empty;
+  uint32_t records;  // kAccStages tile records of kTileRecordBytes
   uint32_t tmem_base_slot;
 
   using Layout = typename Cfg::Barriers;
+  static_assert(!Cfg::kTileRecords ||
+                    Layout::kTmemBaseSlot - Layout::kTileRecords >= kTileRecordBytes * Cfg::kAccStages,
+                "a Config with tile records places them (BarrierLayout<..., true>)");
 
   // `smem`: the (aligned) dynamic shared memory base; the barrier area starts at Cfg::kBarrierOffset.
   BWGEMM_DEVICE explicit KernelBarriers(uint32_t smem)
@@ -181,6 +207,8 @@ struct KernelBarriers {
         clc{smem + Cfg::kBarrierOffset + Layout::kClcFullBarriers,
             smem + Cfg::kBarrierOffset + Layout::kClcEmptyBarriers,
             smem + Cfg::kBarrierOffset + Layout::kClcResponses},
+        record_empty{smem + Cfg::kBarrierOffset + Layout::kRecordEmptyBarriers},
+        records(smem + Cfg::kBarrierOffset + Layout::kTileRecords),
         tmem_base_slot(smem + Cfg::kBarrierOffset + Layout::kTmemBaseSlot) {}
 
   // One thread per CTA.
@@ -190,8 +218,9 @@ struct KernelBarriers {
       ptx::mbarrier_init(empty[s], 1);
     }
     for (uint32_t a = 0; a < Cfg::kAccStages; ++a) {
-      ptx::mbarrier_init(acc_full[a], 1);
+      ptx::mbarrier_init(acc_full[a], Cfg::kTileRecords ? 2 : 1);
       ptx::mbarrier_init(acc_empty[a], Cfg::kEpilogueWarps * Cfg::kClusterCtas);
+      if (Cfg::kTileRecords) ptx::mbarrier_init(record_empty[a], Cfg::kEpilogueWarps);
     }
     for (uint32_t i = 0; i < kClcStages; ++i) {
       ptx::mbarrier_init(clc.full_at(i), 1);
@@ -299,12 +328,12 @@ BWGEMM_DEVICE void run_clc_scheduler(const ClcBarriers& clc) {
   }
 }
 
-// The scheduler warp's whole job: with Cluster Launch Control the even CTA's elected thread runs
-// run_clc_scheduler; under the static schedulers the warp has nothing to do.
+// The scheduler warp's Cluster Launch Control job: the even CTA's lane 0 runs run_clc_scheduler; under the
+// static schedulers there is none. (Lane 1 writes the tile records where the kernel has them: roles.cuh.)
 template <class Scheduler, int CtaGroup>
-BWGEMM_DEVICE BWGEMM_FORCEINLINE void scheduler_warp(bool even_cta, const ClcBarriers& clc) {
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void scheduler_warp(bool even_cta, uint32_t lane, const ClcBarriers& clc) {
   if constexpr (Scheduler::kUsesClc) {
-    if (even_cta && ptx::elect_one_sync()) run_clc_scheduler<CtaGroup>(clc);
+    if (even_cta && lane == 0) run_clc_scheduler<CtaGroup>(clc);
   }
 }
 

@@ -129,7 +129,19 @@ struct DualGemmRoles {
     auto* const out_row = reinterpret_cast<typename Cfg::Out*>(
         c_bytes + static_cast<uint64_t>(static_cast<uint32_t>(row)) * ldc_bytes +
         static_cast<uint64_t>(static_cast<uint32_t>(t.batch)) * batch_stride_bytes);
-    return DualTileStore<Cfg, DualGemmParams<Cfg>, true>{p, s, out_row, t.n < fast_tiles_n};
+    return DualTileStore<Cfg, DualGemmParams<Cfg>, true>{p, s, out_row};
+  }
+
+  // The per-tile fast path (roles.cuh): C's layout for the record thread, and chunk `chunk` of a tile row
+  // whose first column is at `row`.
+  BWGEMM_DEVICE FastOutput fast_output() const {
+    return {c_bytes, ldc_bytes, batch_stride_bytes, static_cast<int32_t>(sizeof(typename Cfg::Out)),
+            fast_tiles_n};
+  }
+  BWGEMM_DEVICE BWGEMM_FORCEINLINE void fast_chunk(char* row, int chunk,
+                                                   const uint32_t (&values)[2][Cfg::kEpilogueColumns]) const {
+    detail::dual_fast_chunk(p, reinterpret_cast<typename Cfg::Out*>(row) + chunk * Cfg::kEpilogueColumns,
+                            values);
   }
 
   // Per CTA, once: the tile columns that take the fast path, 0 .. fast_tiles_n - 1: those whose every column

@@ -35,7 +35,7 @@ struct GemmBOperand {
 // Stages_ = 0: as many stages as fit in the 227 KB of shared memory.
 template <int BlockN_, int Stages_, int ClusterCtas_, class Scheduler_,
           class Epilogue_ = epi::LinearCombination, class Out_ = __half>
-struct GemmConfig : WarpRoles<1, ClusterCtas_> {  // one TMA producer warp (A and B)
+struct GemmConfig : WarpRoles<1, ClusterCtas_, true> {  // one TMA producer warp (A and B), tile records
   using Scheduler = Scheduler_;
   using Epilogue = Epilogue_;
   using Out = Out_;
@@ -46,8 +46,8 @@ struct GemmConfig : WarpRoles<1, ClusterCtas_> {  // one TMA producer warp (A an
   using WithOut = GemmConfig<BlockN_, Stages_, ClusterCtas_, Scheduler_, Epilogue_, O>;
 
   // ---- knobs -------------------------------------------------------------------------------------------
-  using WarpRoles<1, ClusterCtas_>::kClusterCtas;  // CTAs per cluster = the MMA's cta_group
-  static constexpr int kBlockN = BlockN_;          // output columns per cluster tile = MMA N
+  using WarpRoles<1, ClusterCtas_, true>::kClusterCtas;  // CTAs per cluster = the MMA's cta_group
+  static constexpr int kBlockN = BlockN_;                // output columns per cluster tile = MMA N
   static constexpr int kStagesRequested = Stages_;
 
   // ---- tile shape --------------------------------------------------------------------------------------
@@ -97,11 +97,11 @@ struct GemmConfig : WarpRoles<1, ClusterCtas_> {  // one TMA producer warp (A an
   // The most stages that fit: each costs kStageBytes plus two 8-byte barriers; the rest of the tail and the
   // 1024-byte alignment slack are fixed.
   static constexpr int kMaxStages =
-      (kMaxDynamicSmemBytes - kSmemAlignment - BarrierLayout<0, kAccStages>::kBytes - 16) /
+      (kMaxDynamicSmemBytes - kSmemAlignment - BarrierLayout<0, kAccStages, true>::kBytes - 16) /
       (kStageBytes + 16);
   static constexpr int kStages = kStagesRequested > 0 ? kStagesRequested : kMaxStages;
   static constexpr int kBarrierOffset = kStages * kStageBytes;
-  using Barriers = BarrierLayout<kStages, kAccStages>;
+  using Barriers = BarrierLayout<kStages, kAccStages, true>;  // with the tile records
   // + kSmemAlignment: the kernel aligns the dynamic buffer's start up to 1024 bytes itself.
   static constexpr int kSmemBytes = kBarrierOffset + Barriers::kBytes + kSmemAlignment;
 

@@ -64,6 +64,26 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void dual_apply(const Params& p, const epi::Dua
   }
 }
 
+// The tiled kernels' per-tile fast path (roles.cuh: Roles::fast_chunk) for one chunk of a tile row at `out`
+// (32-byte aligned, every column inside N): the GEMM's accumulator as it is (alpha 1, beta 0), the packed
+// conversion and 256-bit stores.
+template <int Columns, class Out>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void gemm_fast_chunk(Out* out, const uint32_t (&values)[1][Columns]) {
+  float f[Columns];
+#pragma unroll
+  for (int i = 0; i < Columns; ++i) f[i] = bits_to_f32(values[0][i]);
+  epi::store_row(out, f, true);
+}
+
+// The same for the dual GEMMs: epilogue(gate, up) (both alphas 1).
+template <int Columns, class Out, class Params>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void dual_fast_chunk(const Params& p, Out* out,
+                                                      const uint32_t (&values)[2][Columns]) {
+  float f[Columns];
+  dual_apply_unit(p, values, f);
+  epi::store_row(out, f, true);
+}
+
 // One fp32 value as the 16-bit output type (round to nearest even, as epi::store8's packed conversion).
 template <class Out>
 BWGEMM_DEVICE BWGEMM_FORCEINLINE Out dual_out_from_f32(float v) {
@@ -81,9 +101,8 @@ namespace bwgemm::sm100 {
 // A dual GEMM's epilogue store of one tile row of its 16-bit C, out = epilogue(alpha1 · gate, alpha2 · up)
 // (run_epilogue calls it per chunk of kEpilogueColumns columns), for the 16-bit dual (dual_gemm_kernel.cuh)
 // and the NVFP4 dual with a 16-bit C (nvfp4_dual_gemm_kernel.cuh); Params is the kernel's parameter block
-// (n, epilogue, unit_alphas, c_aligned32). The fast path (`fast`: an interior tile, both alphas 1, 32-byte
-// aligned rows of C; decided once per tile): the functor on the accumulators as they are and whole-chunk
-// 256-bit stores. Otherwise a chunk inside N is stored whole, in 256-bit stores where C's rows are 32-byte
+// (n, epilogue, unit_alphas, c_aligned32). (The per-tile fast path is the Roles' fast_chunk,
+// detail::dual_fast_chunk.) A chunk inside N is stored whole, in 256-bit stores where C's rows are 32-byte
 // aligned, without the two multiplies when both alphas are 1 (a uniform branch); a chunk that crosses N is
 // stored 8 columns at a time up to N, and, where N need not be a multiple of 8 (AnyN: the 16-bit dual; the
 // NVFP4 dual's N is a multiple of 16), the last columns past the final whole vector one by one.
@@ -94,13 +113,6 @@ struct DualTileStore {
   const Params& p;
   epi::DualScales s;  // the alphas with their device parts read (the roles' epilogue_scales)
   Out* out_row;
-  bool fast;
-
-  BWGEMM_DEVICE BWGEMM_FORCEINLINE void fast_store(int32_t col, const uint32_t (&values)[2][kColumns]) const {
-    float out[kColumns];
-    detail::dual_apply_unit(p, values, out);
-    epi::store_row(out_row + col, out, true);
-  }
 
   BWGEMM_DEVICE BWGEMM_FORCEINLINE void operator()(int32_t col, const uint32_t (&values)[2][kColumns]) const {
     const auto value = [&](int i) {

@@ -72,14 +72,12 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE void gemm_epilogue8(const GemmParams<Cfg>& p,
 
 }  // namespace detail
 
-// The epilogue's store of one tile row (run_epilogue calls it per chunk of kEpilogueColumns columns). The
-// fast path (`fast`: an interior tile, the identity functor, 32-byte aligned rows; decided once per tile):
-// the accumulator straight to the packed conversion and whole-chunk 256-bit stores. Otherwise a chunk inside
-// N is stored whole, without per-vector bounds checks, through the functor where it is not the identity, in
-// 256-bit stores where D's rows are 32-byte aligned; a chunk that crosses N (the last tile column) is stored
-// 8 columns at a time up to N (a multiple of 8).
-// F: how the store holds the functor (a reference to the per-CTA one; the grouped kernels' per-expert one by
-// value).
+// The epilogue's store of one tile row (run_epilogue calls it per chunk of kEpilogueColumns columns) off the
+// per-tile fast path (GemmRoles::fast_chunk). A chunk inside N is stored whole, without per-vector bounds
+// checks, through the functor where it is not the identity, in 256-bit stores where D's rows are 32-byte
+// aligned; a chunk that crosses N (the last tile column) is stored 8 columns at a time up to N (a multiple of
+// 8). F: how the store holds the functor (a reference to the per-CTA one; the grouped kernels' per-expert one
+// by value).
 template <class Cfg, class F = const typename Cfg::Epilogue&>
 struct GemmTileStore {
   using Out = typename Cfg::Out;
@@ -88,18 +86,10 @@ struct GemmTileStore {
   F f;  // p.epilogue with its device scales read (GemmRoles::epilogue_scales)
   Out* d_row;
   int32_t row, batch;  // the row of D (and C) and the batch, for C's row on the path that reads it
-  bool fast;
 
   // C's row, where the call reads C (only off the fast path: the identity reads no C), else nullptr.
   BWGEMM_DEVICE BWGEMM_FORCEINLINE const Out* c_row() const {
     return p.read_c ? p.c + batch * p.batch_stride_c + static_cast<int64_t>(row) * p.ldc : nullptr;
-  }
-
-  BWGEMM_DEVICE BWGEMM_FORCEINLINE void fast_store(int32_t col, const uint32_t (&values)[1][kColumns]) const {
-    float out[kColumns];
-#pragma unroll
-    for (int i = 0; i < kColumns; ++i) out[i] = bits_to_f32(values[0][i]);
-    epi::store_row(d_row + col, out, true);
   }
 
   BWGEMM_DEVICE BWGEMM_FORCEINLINE void operator()(int32_t col, const uint32_t (&values)[1][kColumns]) const {
@@ -209,8 +199,19 @@ struct GemmRoles {
     Out* const d_row =
         reinterpret_cast<Out*>(d_bytes + static_cast<uint64_t>(static_cast<uint32_t>(row)) * ldd_bytes +
                                static_cast<uint64_t>(static_cast<uint32_t>(t.batch)) * batch_stride_d_bytes);
-    // The fast path decided once per tile: an interior tile (every column inside N), D = A·B, aligned rows.
-    return GemmTileStore<Cfg, F>{p, f, d_row, row, t.batch, t.n < fast_tiles_n};
+    return GemmTileStore<Cfg, F>{p, f, d_row, row, t.batch};
+  }
+
+  // The per-tile fast path (roles.cuh): D's layout for the record thread, and chunk `chunk` of a tile row
+  // whose first column is at `row`.
+  BWGEMM_DEVICE FastOutput fast_output() const {
+    return {d_bytes, ldd_bytes, batch_stride_d_bytes, static_cast<int32_t>(sizeof(typename Cfg::Out)),
+            fast_tiles_n};
+  }
+  BWGEMM_DEVICE BWGEMM_FORCEINLINE void fast_chunk(char* row, int chunk,
+                                                   const uint32_t (&values)[1][Cfg::kEpilogueColumns]) const {
+    detail::gemm_fast_chunk(reinterpret_cast<typename Cfg::Out*>(row) + chunk * Cfg::kEpilogueColumns,
+                            values);
   }
 
   // Per CTA, once: the tile columns that take the fast path, 0 .. fast_tiles_n - 1: those whose every column

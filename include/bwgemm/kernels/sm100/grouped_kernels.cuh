@@ -3,14 +3,14 @@
 // columns, its weights on the 128-row side), over the tiles of every expert in one persistent launch. Each is
 // its dense kernel's Roles with two things changed:
 //   - the tiles: a sched::BasicGroupedTileSource per walking thread instead of the tile grid, i.e. the walk
-//   over
-//     the experts' device offsets or counts (base/grouped.hpp), each value read once per thread, bad values
-//     clamped to the caller's buffers; the walk's status bits ORed into the caller's status word once per
-//     launch (roles.cuh's run_epilogue, BasicGroupedTileSource::finish). The dense Roles read a tile through
-//     sched::first_row / weight_batch / row_limit / scale_block (scheduler/grouped_tiles.cuh): a tile's A
-//     rows start at its first row (not a multiple of the tile), the weights are the expert's (batch = expert
-//     of the stacked [E, N, K] maps), the epilogue stores the rows before the expert's end, an NVFP4 A's
-//     scales are the expert's own blocked buffer;
+//     over the experts' device offsets or counts (base/grouped.hpp), each value read once per thread, bad
+//     values clamped to the caller's buffers; the walk's status bits ORed into the caller's status word once
+//     per launch (roles.cuh: run_tile_records' walk, or the swap-AB epilogue's;
+//     BasicGroupedTileSource::finish). The dense Roles read a tile through sched::first_row, first_column,
+//     row_limit, column_limit, weight_batch, scale_row and output_rows (scheduler/grouped_tiles.cuh): a
+//     tile's A rows start at its first row (not a multiple of the tile), the weights are the expert's (batch
+//     = expert of the stacked [E, N, K] maps), the epilogue stores the rows before the expert's end, an NVFP4
+//     A's scales are the expert's own blocked buffer;
 //   - the epilogue's scales: the per-expert ones, alpha · alpha_ptr[e], read when a tile starts (one load per
 //     epilogue thread and tile, from L1 after the first).
 // The grid is fixed by the host arguments (the static persistent schedule over grouped_tile_bound tiles), so

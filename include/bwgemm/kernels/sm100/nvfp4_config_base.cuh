@@ -23,14 +23,15 @@
 namespace bwgemm::sm100 {
 
 template <int BlockN_, int Stages_, int ClusterCtas_, class Scheduler_, int BOperands_>
-struct Nvfp4ConfigBase : WarpRoles<2, ClusterCtas_> {  // two TMA producer warps: operands, scale factors
+struct Nvfp4ConfigBase
+    : WarpRoles<2, ClusterCtas_, true> {  // two TMA producer warps (operands, scale factors), tile records
   using Scheduler = Scheduler_;
 
   // ---- knobs -------------------------------------------------------------------------------------------
-  using WarpRoles<2, ClusterCtas_>::kClusterCtas;  // CTAs per cluster = the MMA's cta_group
-  static constexpr int kBlockN = BlockN_;          // output columns per cluster tile = MMA N
-  static constexpr int kStages = Stages_;          // shared-memory pipeline depth
-  static constexpr int kBOperands = BOperands_;    // B tiles per stage = accumulators per tile (1 or 2)
+  using WarpRoles<2, ClusterCtas_, true>::kClusterCtas;  // CTAs per cluster = the MMA's cta_group
+  static constexpr int kBlockN = BlockN_;                // output columns per cluster tile = MMA N
+  static constexpr int kStages = Stages_;                // shared-memory pipeline depth
+  static constexpr int kBOperands = BOperands_;          // B tiles per stage = accumulators per tile (1 or 2)
 
   // ---- tile shape --------------------------------------------------------------------------------------
   static constexpr int kBlockM = 128;                            // output rows per CTA = tensor-memory lanes
@@ -100,7 +101,7 @@ struct Nvfp4ConfigBase : WarpRoles<2, ClusterCtas_> {  // two TMA producer warps
 
   // ---- shared memory layout after the stages -----------------------------------------------------------
   static constexpr int kBarrierOffset = kStages * kStageBytes;
-  using Barriers = BarrierLayout<kStages, kAccStages>;
+  using Barriers = BarrierLayout<kStages, kAccStages, true>;  // with the tile records
   // + kSmemAlignment: the kernel aligns the dynamic buffer's start up to 1024 bytes itself.
   static constexpr int kSmemBytes = kBarrierOffset + Barriers::kBytes + kSmemAlignment;
 

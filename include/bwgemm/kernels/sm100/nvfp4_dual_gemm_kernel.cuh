@@ -20,6 +20,7 @@
 #include <cuda.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "bwgemm/epilogue/store.cuh"
 #include "bwgemm/formats/bits.cuh"
@@ -205,7 +206,20 @@ struct Nvfp4DualGemmRoles {
     auto* const out_row = reinterpret_cast<typename Cfg::Out*>(
         c_bytes + static_cast<uint64_t>(static_cast<uint32_t>(row)) * ldc_bytes +
         static_cast<uint64_t>(static_cast<uint32_t>(t.batch)) * batch_stride_bytes);
-    return Nvfp4DualTileStore<Cfg>{p, s.alphas, out_row, t.n < fast_tiles_n};
+    return Nvfp4DualTileStore<Cfg>{p, s.alphas, out_row};
+  }
+
+  // The per-tile fast path (roles.cuh), a 16-bit C only: C's layout for the record thread, and chunk `chunk`
+  // of a tile row whose first column is at `row`.
+  template <bool B = !Cfg::kNvfp4Out, std::enable_if_t<B, int> = 0>
+  BWGEMM_DEVICE FastOutput fast_output() const {
+    return {c_bytes, ldc_bytes, batch_stride_bytes, static_cast<int32_t>(sizeof(typename Cfg::CElement)),
+            fast_tiles_n};
+  }
+  BWGEMM_DEVICE BWGEMM_FORCEINLINE void fast_chunk(char* row, int chunk,
+                                                   const uint32_t (&values)[2][Cfg::kEpilogueColumns]) const {
+    detail::dual_fast_chunk(p, reinterpret_cast<typename Cfg::Out*>(row) + chunk * Cfg::kEpilogueColumns,
+                            values);
   }
 
   // NVFP4 C: nvfp4_output_tile_store (which also writes the scale padding of rows past M).

@@ -61,9 +61,8 @@ struct Nvfp4GemmParams : Nvfp4OutputParams<Cfg::kNvfp4Out> {  // NVFP4 D: its sc
 };
 
 // The epilogue's store of one tile row (run_epilogue calls it per chunk of kEpilogueColumns columns), the
-// GEMM's (GemmTileStore): the fast path (`fast`: an interior tile, the identity functor, 32-byte aligned rows
-// of D; decided once per tile) stores the accumulator as it is in whole-chunk 256-bit stores. Otherwise a
-// chunk inside N is stored whole through the functor (with C where it reads it), in 256-bit stores where D's
+// GEMM's (GemmTileStore), off the per-tile fast path (Nvfp4GemmRoles::fast_chunk). A chunk inside N is
+// stored whole through the functor (with C where it reads it), in 256-bit stores where D's
 // rows are 32-byte aligned; a chunk that crosses N is stored 8 columns at a time up to N (a multiple of 16).
 // F: how the store holds the functor (a reference to the per-CTA one; the grouped kernels' per-expert one by
 // value).
@@ -75,14 +74,6 @@ struct Nvfp4GemmTileStore {
   F f;  // p.epilogue with its device scales read (Nvfp4GemmRoles::epilogue_scales)
   Out* d_row;
   const Out* c_row;  // C's row where the call reads C, else nullptr
-  bool fast;
-
-  BWGEMM_DEVICE BWGEMM_FORCEINLINE void fast_store(int32_t col, const uint32_t (&values)[1][kColumns]) const {
-    float out[kColumns];
-#pragma unroll
-    for (int i = 0; i < kColumns; ++i) out[i] = bits_to_f32(values[0][i]);
-    epi::store_row(d_row + col, out, true);
-  }
 
   BWGEMM_DEVICE BWGEMM_FORCEINLINE void operator()(int32_t col, const uint32_t (&values)[1][kColumns]) const {
     const Out* const c = c_row == nullptr ? nullptr : c_row + col;
@@ -243,7 +234,20 @@ struct Nvfp4GemmRoles {
     Out* const d_row = reinterpret_cast<Out*>(d_bytes + r * ldd_bytes + l * batch_stride_d_bytes);
     const Out* const c_row =
         p.read_c ? reinterpret_cast<const Out*>(c_bytes + r * ldc_bytes + l * batch_stride_c_bytes) : nullptr;
-    return Nvfp4GemmTileStore<Cfg, F>{p, f, d_row, c_row, t.n < fast_tiles_n};
+    return Nvfp4GemmTileStore<Cfg, F>{p, f, d_row, c_row};
+  }
+
+  // The per-tile fast path (roles.cuh), a 16-bit or fp32 D only: D's layout for the record thread, and chunk
+  // `chunk` of a tile row whose first column is at `row`.
+  template <bool B = !Cfg::kNvfp4Out, std::enable_if_t<B, int> = 0>
+  BWGEMM_DEVICE FastOutput fast_output() const {
+    return {d_bytes, ldd_bytes, batch_stride_d_bytes, static_cast<int32_t>(sizeof(typename Cfg::Out)),
+            fast_tiles_n};
+  }
+  BWGEMM_DEVICE BWGEMM_FORCEINLINE void fast_chunk(char* row, int chunk,
+                                                   const uint32_t (&values)[1][Cfg::kEpilogueColumns]) const {
+    detail::gemm_fast_chunk(reinterpret_cast<typename Cfg::Out*>(row) + chunk * Cfg::kEpilogueColumns,
+                            values);
   }
 
   // Per CTA, once: the tile columns that take the fast path, 0 .. fast_tiles_n - 1: those whose every column

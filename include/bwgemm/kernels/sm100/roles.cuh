@@ -11,14 +11,18 @@
 //                the epilogue has drained, then per K block waits for the stage's data, issues
 //                Roles::mma_tile(tile, accumulator)(stage_base, kb) and commits the stage back to the
 //                producers (multicast to the pair); at the tile's end commits the accumulator stage
-//   epilogue     walks the tile stream; per tile waits for the accumulator stage, reads it in chunks of
-//                kEpilogueColumns columns (Roles::kAccumulators accumulators of BlockN columns each), hands
-//                the stage back as soon as the last chunk is in registers (early release), and runs
-//                Roles::epilogue_tile(tile, row, scales)(column, values) for rows inside M, where `scales`
-//                is what Roles::epilogue_scales() returned once per thread before the first tile (the
-//                per-tensor scales with their device-pointer parts read: epilogue/device_scale.cuh)
-//   scheduler    with Cluster Launch Control, the even CTA's elected thread cancels clusters for work
-// Roles also provides prefetch_tensor_maps() (run by the first producer warp before the start barrier).
+//   epilogue     per tile (the record thread's tile records, or, without them, its own walk of the tile
+//                stream) waits for the accumulator stage, reads it in chunks of kEpilogueColumns columns
+//                (Roles::kAccumulators accumulators of BlockN columns each), hands the stage back as soon as
+//                the last chunk is in registers (early release), and runs Roles::epilogue_tile(tile, row,
+//                scales)(column, values) for rows inside M, where `scales` is what Roles::epilogue_scales()
+//                returned once per thread before the first tile (the per-tensor scales with their
+//                device-pointer parts read: epilogue/device_scale.cuh); a tile its record puts on the fast
+//                path goes through Roles::fast_chunk(row, chunk, values) instead
+//   scheduler    with Cluster Launch Control, the even CTA's lane 0 cancels clusters for work; with tile
+//                records (Cfg::kTileRecords), lane 1 of every CTA is the record thread (run_tile_records)
+// Roles also provides prefetch_tensor_maps() (run by the first producer warp before the start barrier) and,
+// for the fast path, fast_output() (FastOutput) and fast_chunk.
 #pragma once
 
 #include <cstdint>
@@ -34,10 +38,13 @@
 namespace bwgemm::sm100 {
 
 // The warp layout of every sm_100a kernel in a cluster of ClusterCtas CTAs (1, or a pair issuing
-// cta_group::2 MMAs from the even CTA). Configs derive from it.
-template <int ProducerWarps, int ClusterCtas>
+// cta_group::2 MMAs from the even CTA). Configs derive from it. TileRecords: the epilogue warps read each
+// tile from a record the scheduler warp's lane 1 writes (run_tile_records) instead of walking the tiles
+// themselves (the tiled kernels, whose epilogue then pays no tile decoding, CLC response or expert walk).
+template <int ProducerWarps, int ClusterCtas, bool TileRecords = false>
 struct WarpRoles {
   static constexpr int kClusterCtas = ClusterCtas;  // CTAs per cluster = the MMAs' cta_group
+  static constexpr bool kTileRecords = TileRecords;
   static constexpr int kEpilogueWarps = kTmemLanes / kTmemLanesPerWarp;  // 4: one per tensor-memory quarter
   static constexpr int kProducerWarps = ProducerWarps;  // each arrives once per stage on the full barrier
   static constexpr int kFirstProducerWarp = kEpilogueWarps;
@@ -47,8 +54,11 @@ struct WarpRoles {
   static constexpr int kThreads = kWarps * kWarpSize;
   // Arrivals that release one CLC response: every warp that walks the tile stream reads each response and
   // releases it once, and run_roles gives the stream to exactly these: per CTA the producers and the
-  // epilogue warps, plus the MMA warp of the even CTA (the odd CTA's MMA warp issues nothing).
-  static constexpr int kClcConsumerArrivals = kClusterCtas * (kProducerWarps + kEpilogueWarps) + 1;
+  // epilogue warps (with tile records: the record thread instead), plus the MMA warp of the even CTA (the odd
+  // CTA's MMA warp issues nothing).
+  static constexpr int kClcConsumerArrivals =
+      kClusterCtas * (kProducerWarps + (kTileRecords ? 1 : kEpilogueWarps)) + 1;
+  static constexpr uint32_t kRecordLane = 1;  // the scheduler warp's lane that writes the tile records
   static_assert(kEpilogueWarps * kTmemLanesPerWarp == kTmemLanes, "the epilogue warps cover tensor memory");
 };
 
@@ -81,10 +91,10 @@ struct HasTileSource<Roles, Ctx,
                          std::declval<const Ctx&>(), false, std::integral_constant<int, 1>{}))>>
     : std::true_type {};
 
-// The device values a grouped walk reads at a time (sched::BasicGroupedTileSource): the producers' and the
-// MMA warp's walks are on the path to the first loads and MMAs of every expert, and take 8 (8 registers of
-// the thread); the epilogue's runs while the MMAs of its tile are in flight, in threads whose registers hold
-// the accumulator chunks, and takes 1.
+// The device values a grouped walk reads at a time (sched::BasicGroupedTileSource): the producers', the MMA
+// warp's and the record thread's walks are on the path to the first loads, MMAs and stores of every expert,
+// and take 8 (8 registers of the thread); the swap-AB kernels' epilogue warps walk the tiles themselves, in
+// threads whose registers hold the accumulator chunks, and take 1.
 inline constexpr int kIssueWalkReadAhead = 8;
 inline constexpr int kEpilogueWalkReadAhead = 1;
 
@@ -103,6 +113,43 @@ BWGEMM_DEVICE BWGEMM_FORCEINLINE auto tile_source(const KernelContext<Cfg>& ctx,
     return sched::GridTileSource{ctx.tiles};
   }
 }
+
+// What the record thread (run_tile_records) hands the epilogue warps of its CTA for one tile, in slot a of
+// the records for accumulator stage a: the tile, and what the per-tile fast path needs, computed once per
+// tile by that one thread instead of by every epilogue thread.
+struct alignas(16) TileRecordHead {  // what the fast path reads, in one 16-byte shared-memory load
+  int64_t fast_offset;  // the byte offset of the tile's first column in this CTA's first row of the tile,
+                        // from the output's start (FastOutput::base), where the tile takes the fast path
+  int32_t fast_rows;    // this CTA's rows of the tile (from its first) that take the fast path: 0 where the
+                        // tile does not, else the rows inside M
+  int32_t valid;        // 0: the cluster's tiles have ended (no tile, no accumulator)
+};
+template <class Tile>
+struct TileRecord {
+  TileRecordHead head;
+  uint64_t fast_row_bytes;  // FastOutput::row_bytes (the dual GEMMs read it per tile: run_epilogue says why)
+  Tile tile;
+};
+
+// How a Roles with a per-tile fast path (its fast_output() and fast_chunk(row, values)) lays out its output:
+// the rows of tile column n of a tile whose first row is r start at base + batch · batch_bytes + (r + i) ·
+// row_bytes + n · BlockN · element_bytes; the tile columns 0 .. fast_tiles_n - 1 take the fast path (every
+// column inside N, and the path's other conditions: the identity functor or unit alphas, aligned rows).
+struct FastOutput {
+  char* base;
+  uint64_t row_bytes, batch_bytes;
+  int32_t element_bytes, fast_tiles_n;
+};
+
+namespace detail {
+
+template <class Roles, class = void>
+struct HasFastOutput : std::false_type {};
+template <class Roles>
+struct HasFastOutput<Roles, std::void_t<decltype(FastOutput{std::declval<const Roles&>().fast_output()})>>
+    : std::true_type {};
+
+}  // namespace detail
 
 // Producer I: per K block of every tile, wait for the stage, arm the full barrier, load.
 template <class Cfg, int I, class Roles>
@@ -174,48 +221,128 @@ namespace detail {
 // loaded one chunk at a time).
 inline constexpr int kEpilogueBufferRegisters = 128;
 
-// Whether the tile store Roles::epilogue_tile returns has a fast path decided once per tile: a `fast` flag
-// and fast_store(column, values), which the epilogue calls instead of store(column, values) for every chunk
-// of a tile whose flag is set (and whose warp's rows are all inside M). Stores without one are called chunk
-// by chunk.
-template <class Store, class Values, class = void>
-struct HasFastStore : std::false_type {};
-template <class Store, class Values>
-struct HasFastStore<
-    Store, Values,
-    std::void_t<decltype(std::declval<const Store&>().fast_store(0, std::declval<const Values&>())),
-                decltype(bool{std::declval<const Store&>().fast})>> : std::true_type {};
-
-}  // namespace detail
-
-// An epilogue warp: tensor-memory lanes 32w .. 32w + 31 hold rows 32w .. + 31 of the CTA's tile. Each lane
-// reads its row of Roles::kAccumulators accumulators (BlockN columns apart), kEpilogueColumns at a time. The
-// chunk loop is unrolled (BlockN / kEpilogueColumns <= 8 chunks), so every tensor-memory and global address
-// is an immediate offset; where two chunks fit detail::kEpilogueBufferRegisters the columns alternate between
-// two register buffers and chunk c + 1's tensor-memory loads are issued before chunk c's conversions and
-// stores (seed 004's order: they land while chunk c is stored; tcgen05.wait::ld waits for them when chunk c +
-// 1 is next). A store with a per-tile fast path (detail::HasFastStore) is decided once per tile, not per
-// chunk, and per warp (a warp with rows past M takes the per-chunk path, whose loads every lane runs).
-template <class Cfg, class Roles>
-BWGEMM_DEVICE void run_epilogue(const KernelContext<Cfg>& ctx, const Roles& roles, int32_t m) {
+// The chunks of one tile, read from accumulator stage `acc_index` (tensor-memory columns from acc_tmem, this
+// warp's lanes): each stored by store_chunk(chunk, values). The chunk loop is unrolled (BlockN /
+// kEpilogueColumns <= 8 chunks), so every tensor-memory and global address is an immediate offset; where two
+// chunks fit kEpilogueBufferRegisters the columns alternate between two register buffers and chunk c + 1's
+// tensor-memory loads are issued before chunk c's conversions and stores (seed 004's order: they land while
+// chunk c is stored; tcgen05.wait::ld waits for them when chunk c + 1 is next). Once the last chunk is in
+// registers the accumulator stage goes back to the MMA warp (and, with tile records, the stage's record to
+// the record thread).
+// `acc_empty`: the stage's acc_empty barrier as pair_barrier maps it.
+template <class Cfg, class Roles, class StoreChunk>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE void epilogue_chunks(const KernelContext<Cfg>& ctx, uint32_t acc_tmem,
+                                                      uint32_t acc_index, uint32_t acc_empty,
+                                                      const StoreChunk& store_chunk) {
   using namespace ::bwgemm::ptx;
-  constexpr int kCtaGroup = Cfg::kClusterCtas;
   constexpr int kColumns = Cfg::kEpilogueColumns;
   constexpr int kChunks = Cfg::kBlockN / kColumns;
   constexpr int kBuffers =
-      kChunks > 1 && 2 * Roles::kAccumulators * kColumns <= detail::kEpilogueBufferRegisters ? 2 : 1;
-  using Values = uint32_t[Roles::kAccumulators][kColumns];
+      kChunks > 1 && 2 * Roles::kAccumulators * kColumns <= kEpilogueBufferRegisters ? 2 : 1;
+  uint32_t values[kBuffers][Roles::kAccumulators][kColumns];
+  const auto load = [&](int chunk) {
+#pragma unroll
+    for (int i = 0; i < Roles::kAccumulators; ++i)
+      tcgen05_ld_32x32b(acc_tmem + i * Cfg::kBlockN + chunk * kColumns, values[chunk % kBuffers][i]);
+  };
+  if constexpr (kBuffers == 2) load(0);
+#pragma unroll
+  for (int chunk = 0; chunk < kChunks; ++chunk) {
+    if constexpr (kBuffers == 1) load(chunk);
+    tcgen05_wait_ld();  // this chunk's loads (the only ones in flight)
+    if (chunk + 1 < kChunks) {
+      if constexpr (kBuffers == 2) load(chunk + 1);  // ahead of this chunk's stores
+    } else {
+      // Everything is in registers: hand the accumulator stage back to the MMA warp.
+      tcgen05_fence_before_thread_sync();
+      if (ctx.lane == 0) {
+        arrive_on_mapped_pair_barrier<Cfg::kClusterCtas>(acc_empty);
+        if constexpr (Cfg::kTileRecords) mbarrier_arrive(ctx.bars.record_empty[acc_index]);
+      }
+    }
+    store_chunk(chunk, values[chunk % kBuffers]);
+  }
+}
+
+// The tile record of accumulator stage `index` (Cfg::kTileRecords).
+template <class Tile, class Cfg>
+BWGEMM_DEVICE BWGEMM_FORCEINLINE TileRecord<Tile>* tile_record(const KernelContext<Cfg>& ctx,
+                                                               uint32_t index) {
+  static_assert(sizeof(TileRecord<Tile>) <= kTileRecordBytes, "a tile record fits its slot");
+  return static_cast<TileRecord<Tile>*>(
+      ::bwgemm::ptx::shared_address_to_pointer(ctx.bars.records + index * kTileRecordBytes));
+}
+
+}  // namespace detail
+
+// The record thread (lane kRecordLane of the scheduler warp, in every CTA of a kernel with
+// Cfg::kTileRecords): walks the tile stream as the other roles do and writes each tile's record (TileRecord:
+// the tile and its fast-path row address and rows, decoded here once instead of by every epilogue thread)
+// into the slot of the accumulator stage the tile will occupy, once the epilogue warps have read the slot's
+// previous record (record_empty), then arrives on the stage's acc_full, which completes once the MMAs'
+// commit arrived too. After the last tile, a record with valid = 0 and both of the stage's arrivals (no MMA
+// commits there). `m` as run_epilogue's.
+template <class Cfg, class Roles>
+BWGEMM_DEVICE void run_tile_records(const KernelContext<Cfg>& ctx, const Roles& roles, int32_t m) {
+  using namespace ::bwgemm::ptx;
+  const auto& bars = ctx.bars;
+  PipelineState<Cfg::kAccStages> acc;
+  // The launch's first record thread reports what its tile walk found (grouped kernels: the status word).
+  auto tiles = tile_source<detail::kIssueWalkReadAhead>(ctx, roles, ctx.cluster == 0 && ctx.rank == 0);
+  using Tile = typename decltype(tiles)::Tile;
+  FastOutput out{};
+  if constexpr (detail::HasFastOutput<Roles>::value) out = roles.fast_output();
+  for (auto ts = ctx.tile_stream();; ts.next(true), acc.advance()) {
+    Tile t{};
+    const bool valid = ts.valid() && tiles.at(ts.tile, &t);
+    mbarrier_wait_parity(bars.record_empty[acc.index], acc.producer_parity());
+    TileRecord<Tile>* const r = detail::tile_record<Tile>(ctx, acc.index);
+    if (!valid) {
+      r->head.valid = 0;
+      mbarrier_arrive(bars.acc_full[acc.index]);
+      mbarrier_arrive(bars.acc_full[acc.index]);
+      break;
+    }
+    // This CTA's first row of the tile; the fast path's rows are those below the tile's row limit.
+    const int32_t first =
+        sched::first_row(t, Cfg::kClusterBlockM) + static_cast<int32_t>(ctx.rank) * Cfg::kBlockM;
+    const bool fast = t.n < out.fast_tiles_n;
+    r->head.fast_rows = fast ? sched::row_limit(t, m) - first : 0;
+    r->head.fast_offset =
+        fast ? static_cast<int64_t>(static_cast<uint64_t>(static_cast<uint32_t>(t.batch)) * out.batch_bytes +
+                                    static_cast<uint64_t>(static_cast<uint32_t>(first)) * out.row_bytes +
+                                    static_cast<uint64_t>(t.n) * Cfg::kBlockN * out.element_bytes)
+             : 0;
+    r->head.valid = 1;
+    r->fast_row_bytes = out.row_bytes;
+    r->tile = t;
+    mbarrier_arrive(bars.acc_full[acc.index]);
+  }
+  tiles.finish();
+}
+
+// An epilogue warp: tensor-memory lanes 32w .. 32w + 31 hold rows 32w .. + 31 of the CTA's tile. Each lane
+// reads its row of Roles::kAccumulators accumulators (BlockN columns apart), kEpilogueColumns at a time
+// (detail::epilogue_chunks), and stores the rows inside M through Roles::epilogue_tile. With tile records
+// (Cfg::kTileRecords) the tiles come from the record thread's records; a tile whose record says the fast path
+// and whose warp's rows are all inside it stores through Roles::fast_chunk at the record's row address (a
+// per-warp decision: the tensor-memory loads are .sync.aligned, every lane of the warp runs the same ones).
+// Without them (the swap-AB kernels) the warps walk the tile stream themselves.
+template <class Cfg, class Roles>
+BWGEMM_DEVICE void run_epilogue(const KernelContext<Cfg>& ctx, const Roles& roles, int32_t m) {
+  using namespace ::bwgemm::ptx;
+  constexpr int kColumns = Cfg::kEpilogueColumns;
   const auto& bars = ctx.bars;
   const uint32_t lane_base = (ctx.warp * kTmemLanesPerWarp) << kTmemLaneShift;
   PipelineState<Cfg::kAccStages> acc;
   // The per-tensor scales, once per thread (device-pointer scales are read here, not per tile).
   const auto scales = roles.epilogue_scales();
-  // The launch's first epilogue thread reports what its tile walk found (grouped kernels: the status word).
-  auto tiles = tile_source<detail::kEpilogueWalkReadAhead>(
-      ctx, roles, ctx.cluster == 0 && ctx.rank == 0 && ctx.warp == 0 && ctx.lane == 0);
-  for (auto ts = ctx.tile_stream(); ts.valid(); ts.next(ctx.lane == 0), acc.advance()) {
-    typename decltype(tiles)::Tile t;
-    if (!tiles.at(ts.tile, &t)) break;
+  // The acc_empty barriers as this CTA arrives on them (the even CTA's), mapped once.
+  const uint32_t acc_empty = pair_barrier<Cfg::kClusterCtas>(bars.acc_empty[0]);
+  const auto acc_empty_at = [&] { return acc_empty + acc.index * BarrierArray<1>::kBytesPerBarrier; };
+  // The store of tile t's chunks through Roles::epilogue_tile, rows inside M (the per-chunk path), once
+  // wait() has waited for the accumulator stage (after the store is built, which needs no accumulator).
+  const auto store_tile = [&](const auto& t, const auto& wait) {
     const int32_t row = epilogue_row<Cfg>(t, ctx.rank, ctx.warp, ctx.lane);
     // The tile's rows that are stored: those below M (a grouped tile: below the expert's end).
     const int32_t row_end = sched::row_limit(t, m);
@@ -223,48 +350,66 @@ BWGEMM_DEVICE void run_epilogue(const KernelContext<Cfg>& ctx, const Roles& role
     // Rows past the end store nothing; their row clamped to the last one (a minimum) keeps every pointer
     // inside the output.
     const auto store = roles.epilogue_tile(ctx, t, row < row_end - 1 ? row : row_end - 1, scales);
-    const uint32_t acc_tmem = ctx.tmem + lane_base + acc.index * Cfg::kAccColumnsPerStage;
     const int32_t tile_col = sched::first_column(t, Cfg::kBlockN);
-    mbarrier_wait_parity(bars.acc_full[acc.index], acc.consumer_parity());
-    tcgen05_fence_after_thread_sync();
-    // The tile's chunks, each stored by store_chunk(column, values).
-    const auto chunks = [&](const auto& store_chunk) {
-      Values values[kBuffers];
-      const auto load = [&](int chunk) {
-#pragma unroll
-        for (int i = 0; i < Roles::kAccumulators; ++i)
-          tcgen05_ld_32x32b(acc_tmem + i * Cfg::kBlockN + chunk * kColumns, values[chunk % kBuffers][i]);
-      };
-      if constexpr (kBuffers == 2) load(0);
-#pragma unroll
-      for (int chunk = 0; chunk < kChunks; ++chunk) {
-        if constexpr (kBuffers == 1) load(chunk);
-        tcgen05_wait_ld();  // this chunk's loads (the only ones in flight)
-        if (chunk + 1 < kChunks) {
-          if constexpr (kBuffers == 2) load(chunk + 1);  // ahead of this chunk's stores
-        } else {
-          // Everything is in registers: hand the accumulator stage back to the MMA warp.
-          tcgen05_fence_before_thread_sync();
-          if (ctx.lane == 0) arrive_on_pair_barrier<kCtaGroup>(bars.acc_empty[acc.index]);
-        }
-        store_chunk(tile_col + chunk * kColumns, values[chunk % kBuffers]);
-      }
-    };
-    if constexpr (detail::HasFastStore<decltype(store), Values>::value) {
-      // Taken by the whole warp or not at all (every row of the warp inside M): the tensor-memory loads are
-      // .sync.aligned, every lane of the warp must run the same one. Lane 0's answer, broadcast: the same in
-      // every lane, and a branch the compiler knows is uniform (no reconvergence barrier around the paths).
-      const bool warp_rows_in = row - static_cast<int32_t>(ctx.lane) + kWarpSize <= row_end;
-      if (shfl_sync(kFullWarpMask, static_cast<uint32_t>(warp_rows_in && store.fast), 0) != 0) {
-        chunks([&](int32_t col, const Values& v) { store.fast_store(col, v); });
-        continue;
-      }
+    const uint32_t acc_tmem = ctx.tmem + lane_base + acc.index * Cfg::kAccColumnsPerStage;
+    wait();
+    detail::epilogue_chunks<Cfg, Roles>(ctx, acc_tmem, acc.index, acc_empty_at(),
+                                        [&](int chunk, const auto& v) {
+                                          if (row_in) store(tile_col + chunk * kColumns, v);
+                                        });
+  };
+  if constexpr (Cfg::kTileRecords) {
+    using Tile = typename decltype(tile_source<detail::kIssueWalkReadAhead>(ctx, roles, false))::Tile;
+    // The fast path's row address of this thread's row of a tile, less the tile's offset (the record's):
+    // formed once, except for the dual GEMMs (two accumulators), whose epilogues use every register a thread
+    // has (255) and spill when it is held across tiles: theirs is formed per tile from the row stride the
+    // record carries (read per tile, so the compiler cannot hoist the product out of the loop; a
+    // shared-memory load and two multiply-adds of the ~440 instructions per 64 columns).
+    const uint32_t cta_row = ctx.warp * kWarpSize + ctx.lane;
+    constexpr bool kHoldFastRow = Roles::kAccumulators == 1;
+    char* fast_row = nullptr;
+    if constexpr (detail::HasFastOutput<Roles>::value && kHoldFastRow) {
+      const FastOutput out = roles.fast_output();
+      fast_row = out.base + static_cast<uint64_t>(cta_row) * out.row_bytes;
     }
-    chunks([&](int32_t col, const Values& v) {
-      if (row_in) store(col, v);
-    });
+    for (;; acc.advance()) {
+      mbarrier_wait_parity(bars.acc_full[acc.index], acc.consumer_parity());
+      const TileRecord<Tile>* const r = detail::tile_record<Tile>(ctx, acc.index);
+      const TileRecordHead head = r->head;
+      if (head.valid == 0) break;
+      tcgen05_fence_after_thread_sync();
+      const uint32_t acc_tmem = ctx.tmem + lane_base + acc.index * Cfg::kAccColumnsPerStage;
+      if constexpr (detail::HasFastOutput<Roles>::value) {
+        // The whole warp or none of it (every row of the warp on the fast path): the record's value and the
+        // warp index are the same in every lane, so the branch is uniform (no reconvergence barrier).
+        if (static_cast<int32_t>((ctx.warp + 1) * kWarpSize) <= head.fast_rows) {
+          char* row = fast_row + head.fast_offset;
+          if constexpr (!kHoldFastRow)
+            row = roles.fast_output().base + static_cast<uint64_t>(cta_row) * r->fast_row_bytes +
+                  head.fast_offset;
+          detail::epilogue_chunks<Cfg, Roles>(
+              ctx, acc_tmem, acc.index, acc_empty_at(),
+              [&](int chunk, const auto& v) { roles.fast_chunk(row, chunk, v); });
+          continue;
+        }
+      }
+      const Tile t = r->tile;
+      store_tile(t, [] {});
+    }
+  } else {
+    // The launch's first epilogue thread reports what its tile walk found (grouped kernels: the status word).
+    auto tiles = tile_source<detail::kEpilogueWalkReadAhead>(
+        ctx, roles, ctx.cluster == 0 && ctx.rank == 0 && ctx.warp == 0 && ctx.lane == 0);
+    for (auto ts = ctx.tile_stream(); ts.valid(); ts.next(ctx.lane == 0), acc.advance()) {
+      typename decltype(tiles)::Tile t;
+      if (!tiles.at(ts.tile, &t)) break;
+      store_tile(t, [&] {
+        mbarrier_wait_parity(bars.acc_full[acc.index], acc.consumer_parity());
+        tcgen05_fence_after_thread_sync();
+      });
+    }
+    tiles.finish();
   }
-  tiles.finish();
 }
 
 // The whole kernel body: set-up, the calling warp's role, the common end. `m` and `k` are the problem's
@@ -304,7 +449,11 @@ BWGEMM_DEVICE void run_roles(const Roles& roles, const sched::TileGrid& tiles, i
   } else if (warp == static_cast<uint32_t>(Cfg::kMmaWarp)) {
     run_mma<Cfg>(ctx, roles);
   } else {
-    scheduler_warp<typename Cfg::Scheduler, kCtaGroup>(ctx.even_cta, ctx.bars.clc);
+    scheduler_warp<typename Cfg::Scheduler, kCtaGroup>(ctx.even_cta, ctx.lane, ctx.bars.clc);
+    // Alongside (another lane), the tile records of the kernels that have them.
+    if constexpr (Cfg::kTileRecords) {
+      if (ctx.lane == Cfg::kRecordLane) run_tile_records<Cfg>(ctx, roles, m);
+    }
   }
 
   finish_kernel<Cfg>(warp, ctx.tmem);
