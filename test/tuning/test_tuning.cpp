@@ -439,7 +439,9 @@ TEST(TuningMalformed, WrongTypes) {
   refused(edited([](json& j) { j["metadata"]["compute_capability"] = "9"; }), "metadata.compute_capability");
   refused(edited([](json& j) { j["metadata"]["cuda_runtime"] = 13000; }), "metadata.cuda_runtime");
   refused(edited([](json& j) { j["metadata"] = json::array(); }), "metadata must be an object");
-  refused(edited([](json& j) { j["entries"][0]["op"] = "grouped_gemm"; }), "entries[0].op");
+  refused(edited([](json& j) { j["entries"][0]["op"] = "grouped_conv"; }), "entries[0].op");
+  // A known operation this device's lists do not have (the grouped ones are sm_100a's).
+  refused(edited([](json& j) { j["entries"][0]["op"] = "grouped_gemm"; }), "grouped_gemm has no candidates here");
   refused(edited([](json& j) { j["entries"][0]["in"] = "fp8"; }), "entries[0].in");
   refused(edited([](json& j) { j["entries"][0]["b_layout"] = "NK"; }), "entries[0].b_layout");
   refused(edited([](json& j) { j["entries"][0]["in"] = "nvfp4"; }), "has no nvfp4");
