@@ -337,9 +337,10 @@ BWGEMM_DEVICE void run_epilogue(const KernelContext<Cfg>& ctx, const Roles& role
   PipelineState<Cfg::kAccStages> acc;
   // The per-tensor scales, once per thread (device-pointer scales are read here, not per tile).
   const auto scales = roles.epilogue_scales();
-  // The acc_empty barriers as this CTA arrives on them (the even CTA's), mapped once.
-  const uint32_t acc_empty = pair_barrier<Cfg::kClusterCtas>(bars.acc_empty[0]);
-  const auto acc_empty_at = [&] { return acc_empty + acc.index * BarrierArray<1>::kBytesPerBarrier; };
+  // The acc_empty barrier of the current stage as this CTA arrives on it (the even CTA's), mapped per tile (a
+  // register less held across the tiles than mapping it once: the 256-column fp32 GEMM's epilogue is at the
+  // 255-register limit with CUDA 12.8's ptxas).
+  const auto acc_empty_at = [&] { return pair_barrier<Cfg::kClusterCtas>(bars.acc_empty[acc.index]); };
   // The store of tile t's chunks through Roles::epilogue_tile, rows inside M (the per-chunk path), once
   // wait() has waited for the accumulator stage (after the store is built, which needs no accumulator).
   const auto store_tile = [&](const auto& t, const auto& wait) {
