@@ -164,6 +164,30 @@ Status can_implement_grouped(const Args& a, sched::TileGrid* grid) {
                            GroupedTileShape<Cfg>::kColumns, grid);
 }
 
+// Every check an entry point's run makes before it builds a launch: can_implement_grouped's, a device of
+// compute capability 9.0, device pointers (`entry` names the caller in the messages).
+template <class Cfg, class Args>
+Status check_grouped_run(const Args& a, const char* entry, sched::TileGrid* grid) {
+  if (Status s = can_implement_grouped<Cfg>(a, grid); !s.ok()) return s;
+  if (Status s = host::require_compute_capability_90(entry); !s.ok()) return s;
+  return host::require_device_pointers(device_operands(a), entry);
+}
+
+// The tokens' and the weights' strides of a 16-bit grouped call (0 meaning packed), and the tokens' map.
+struct GroupedStrides {
+  int64_t lda = 0, ldb = 0, b_expert_stride = 0;
+  TokenMap tokens;
+};
+template <class Args>
+GroupedStrides grouped_strides(const Args& a) {
+  GroupedStrides st;
+  st.lda = a.lda == 0 ? a.k : a.lda;
+  st.ldb = a.ldb == 0 ? a.k : a.ldb;
+  st.b_expert_stride = a.b_expert_stride == 0 ? a.n * st.ldb : a.b_expert_stride;
+  st.tokens = token_map(a.tokens, a.experts, st.lda, a.a_expert_stride);
+  return st;
+}
+
 // Launches a grouped swap-AB kernel: a static persistent grid of min(tile bound, resident CTAs) CTAs (at
 // least one: with no tiles its walk stops at once and reports), one CTA per cluster, splits 1, no stream-K.
 template <class Cfg, class Params>
@@ -211,14 +235,10 @@ struct GroupedGemm {
   template <class In>
   static Status run(const GroupedGemmArguments<In, Out>& a, cudaStream_t stream = nullptr) {
     sched::TileGrid grid;
-    if (Status s = detail::can_implement_grouped<Cfg>(a, &grid); !s.ok()) return s;
-    if (Status s = host::require_compute_capability_90("bwgemm::sm90::GroupedGemm"); !s.ok()) return s;
-    if (Status s = host::require_device_pointers(device_operands(a), "bwgemm::sm90::GroupedGemm"); !s.ok())
-      return s;
-    const int64_t lda = a.lda == 0 ? a.k : a.lda, ldb = a.ldb == 0 ? a.k : a.ldb,
-                  ldd = a.ldd == 0 ? a.n : a.ldd;
-    const int64_t b_stride = a.b_expert_stride == 0 ? a.n * ldb : a.b_expert_stride;
-    const detail::TokenMap am = detail::token_map(a.tokens, a.experts, lda, a.a_expert_stride);
+    if (Status s = detail::check_grouped_run<Cfg>(a, "bwgemm::sm90::GroupedGemm", &grid); !s.ok()) return s;
+    const detail::GroupedStrides st = detail::grouped_strides(a);
+    const int64_t lda = st.lda, ldb = st.ldb, b_stride = st.b_expert_stride, ldd = a.ldd == 0 ? a.n : a.ldd;
+    const detail::TokenMap& am = st.tokens;
 
     Params p;
     if (Status s = detail::token_operand_maps(a.a, a.tokens, a.k, am, lda, Cfg::kARowsPerCta, &p.tmap_a,
@@ -263,15 +283,11 @@ struct GroupedDualGemm {
   template <class In>
   static Status run(const GroupedDualGemmArguments<In, Out, Epilogue>& a, cudaStream_t stream = nullptr) {
     sched::TileGrid grid;
-    if (Status s = detail::can_implement_grouped<Cfg>(a, &grid); !s.ok()) return s;
-    if (Status s = host::require_compute_capability_90("bwgemm::sm90::GroupedDualGemm"); !s.ok()) return s;
-    if (Status s = host::require_device_pointers(device_operands(a), "bwgemm::sm90::GroupedDualGemm");
-        !s.ok())
+    if (Status s = detail::check_grouped_run<Cfg>(a, "bwgemm::sm90::GroupedDualGemm", &grid); !s.ok())
       return s;
-    const int64_t lda = a.lda == 0 ? a.k : a.lda, ldb = a.ldb == 0 ? a.k : a.ldb,
-                  ldc = a.ldc == 0 ? a.n : a.ldc;
-    const int64_t b_stride = a.b_expert_stride == 0 ? a.n * ldb : a.b_expert_stride;
-    const detail::TokenMap am = detail::token_map(a.tokens, a.experts, lda, a.a_expert_stride);
+    const detail::GroupedStrides st = detail::grouped_strides(a);
+    const int64_t lda = st.lda, ldb = st.ldb, b_stride = st.b_expert_stride, ldc = a.ldc == 0 ? a.n : a.ldc;
+    const detail::TokenMap& am = st.tokens;
 
     Params p;
     if (Status s =
@@ -323,15 +339,11 @@ struct GroupedGemmSwapAb {
   template <class In>
   static Status run(const GroupedGemmArguments<In, Out>& a, cudaStream_t stream = nullptr) {
     sched::TileGrid grid;
-    if (Status s = detail::can_implement_grouped<Cfg>(a, &grid); !s.ok()) return s;
-    if (Status s = host::require_compute_capability_90("bwgemm::sm90::GroupedGemmSwapAb"); !s.ok()) return s;
-    if (Status s = host::require_device_pointers(device_operands(a), "bwgemm::sm90::GroupedGemmSwapAb");
-        !s.ok())
+    if (Status s = detail::check_grouped_run<Cfg>(a, "bwgemm::sm90::GroupedGemmSwapAb", &grid); !s.ok())
       return s;
-    const int64_t lda = a.lda == 0 ? a.k : a.lda, ldb = a.ldb == 0 ? a.k : a.ldb,
-                  ldd = a.ldd == 0 ? a.n : a.ldd;
-    const int64_t b_stride = a.b_expert_stride == 0 ? a.n * ldb : a.b_expert_stride;
-    const detail::TokenMap am = detail::token_map(a.tokens, a.experts, lda, a.a_expert_stride);
+    const detail::GroupedStrides st = detail::grouped_strides(a);
+    const int64_t lda = st.lda, ldb = st.ldb, b_stride = st.b_expert_stride, ldd = a.ldd == 0 ? a.n : a.ldd;
+    const detail::TokenMap& am = st.tokens;
 
     Params p;
     if (Status s = detail::token_operand_maps(a.a, a.tokens, a.k, am, lda, Cfg::kBlockTokens, &p.tmap_tokens,
@@ -374,16 +386,11 @@ struct GroupedDualGemmSwapAb {
   template <class In>
   static Status run(const GroupedDualGemmArguments<In, Out, Epilogue>& a, cudaStream_t stream = nullptr) {
     sched::TileGrid grid;
-    if (Status s = detail::can_implement_grouped<Cfg>(a, &grid); !s.ok()) return s;
-    if (Status s = host::require_compute_capability_90("bwgemm::sm90::GroupedDualGemmSwapAb"); !s.ok())
+    if (Status s = detail::check_grouped_run<Cfg>(a, "bwgemm::sm90::GroupedDualGemmSwapAb", &grid); !s.ok())
       return s;
-    if (Status s = host::require_device_pointers(device_operands(a), "bwgemm::sm90::GroupedDualGemmSwapAb");
-        !s.ok())
-      return s;
-    const int64_t lda = a.lda == 0 ? a.k : a.lda, ldb = a.ldb == 0 ? a.k : a.ldb,
-                  ldc = a.ldc == 0 ? a.n : a.ldc;
-    const int64_t b_stride = a.b_expert_stride == 0 ? a.n * ldb : a.b_expert_stride;
-    const detail::TokenMap am = detail::token_map(a.tokens, a.experts, lda, a.a_expert_stride);
+    const detail::GroupedStrides st = detail::grouped_strides(a);
+    const int64_t lda = st.lda, ldb = st.ldb, b_stride = st.b_expert_stride, ldc = a.ldc == 0 ? a.n : a.ldc;
+    const detail::TokenMap& am = st.tokens;
 
     Params p;
     if (Status s = detail::token_operand_maps(a.a, a.tokens, a.k, am, lda, Cfg::kBlockTokens, &p.tmap_tokens,
